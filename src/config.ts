@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import { parseRateLimit, type RateLimitSpec } from './lib/rate-limit-spec.js';
+
+/**
+ * The one place that reads process.env. Every variable of the product's table, validated together so that
+ * start-up names every bad variable at once.
+ */
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+
+const url = (what: string) =>
+  optionalText.refine((value) => value === undefined || URL.canParse(value), {
+    message: `must be a valid ${what} URL`,
+  });
+
+const rateLimit = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((value, ctx): RateLimitSpec => {
+      const parsed = parseRateLimit(value === undefined || value === '' ? fallback : value);
+      if (typeof parsed === 'string') {
+        ctx.addIssue({ code: 'custom', message: parsed });
+        return z.NEVER;
+      }
+      return parsed;
+    });
+
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const credentialsKey = optionalText.refine(
+  (value) => value === undefined || Buffer.from(value, 'base64').length === 32,
+  {
+    message: 'must be base64 of exactly 32 bytes (generate one with: openssl rand -base64 32)',
+  },
+);
+
+const envSchema = z.object({
+  SLACK_SIGNING_SECRET: optionalText,
+  SLACK_BOT_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xoxb-'), {
+    message: 'must be a bot token starting with xoxb-',
+  }),
+  SLACK_CLIENT_ID: optionalText,
+  SLACK_CLIENT_SECRET: optionalText,
+  SLACK_STATE_SECRET: optionalText,
+  SLACK_APP_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xapp-'), {
+    message: 'must be an app-level token starting with xapp-',
+  }),
+  SLACK_API_URL: url('Slack Web API').transform((v) => {
+    const base = v ?? 'https://slack.com/api/';
+    return base.endsWith('/') ? base : `${base}/`;
+  }),
+  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  REDIS_URL: url('Redis').refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
+    message: 'must start with redis:// or rediss://',
+  }),
+  UPSTREAM_BASE_URL: url('upstream service'),
+  UPSTREAM_AUTH_URL: url('token issuer'),
+  UPSTREAM_RATE_LIMIT: rateLimit('250/1h'),
+  CREDENTIALS_KEY: credentialsKey,
+  /** Previous keys still accepted for reading while CREDENTIALS_KEY is rotated: `id:base64,id:base64`. */
+  CREDENTIALS_KEY_PREVIOUS: optionalText,
+  BOT_ADMINS: optionalText.transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== ''),
+  ),
+  DIGEST_TZ: z
+    .string()
+    .trim()
+    .default('America/Sao_Paulo')
+    .refine(isTimeZone, { message: 'must be an IANA time zone such as America/Sao_Paulo' }),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SANDBOX_PORT: z.coerce.number().int().min(0).max(65_535).default(4010),
+  SANDBOX_RATE_LIMIT: rateLimit('250/1h'),
+  DATA_DIR: z.string().trim().default('data'),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export type SlackMode = { kind: 'socket'; appToken: string } | { kind: 'http' } | { kind: 'local' };
+
+export interface Config extends Env {
+  /** True when neither Slack nor upstream is configured: the bot runs against the sandbox and the playground page. */
+  localMode: boolean;
+  oauth: boolean;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** Validates the environment; throws one ConfigError naming every bad variable and why. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      problems.push(`${issue.path.join('.') || '(environment)'}: ${issue.message}`);
+    }
+    throw new ConfigError(problems);
+  }
+  const cfg = parsed.data;
+  const slackConfigured = Boolean(
+    cfg.SLACK_SIGNING_SECRET || cfg.SLACK_BOT_TOKEN || cfg.SLACK_CLIENT_ID || cfg.SLACK_APP_TOKEN,
+  );
+  const upstreamConfigured = Boolean(cfg.UPSTREAM_BASE_URL || cfg.UPSTREAM_AUTH_URL);
+  const localMode = !slackConfigured && !upstreamConfigured;
+  const oauthParts = [cfg.SLACK_CLIENT_ID, cfg.SLACK_CLIENT_SECRET, cfg.SLACK_STATE_SECRET];
+  const oauth = oauthParts.some(Boolean);
+
+  if (!localMode) {
+    if (!cfg.UPSTREAM_BASE_URL)
+      problems.push('UPSTREAM_BASE_URL: required unless local mode (the service {base_url})');
+    if (!cfg.UPSTREAM_AUTH_URL)
+      problems.push('UPSTREAM_AUTH_URL: required unless local mode (the token issuer {auth_url})');
+    if (!cfg.SLACK_APP_TOKEN && !cfg.SLACK_SIGNING_SECRET) {
+      problems.push(
+        'SLACK_SIGNING_SECRET: required in HTTP mode (set it, or SLACK_APP_TOKEN for Socket Mode)',
+      );
+    }
+    if (oauth && !oauthParts.every(Boolean)) {
+      for (const name of ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'] as const) {
+        if (!cfg[name])
+          problems.push(`${name}: required when any of SLACK_CLIENT_ID/SECRET/STATE_SECRET is set (OAuth)`);
+      }
+    }
+    if (!oauth && !cfg.SLACK_BOT_TOKEN) {
+      problems.push(
+        'SLACK_BOT_TOKEN: required for a single-workspace install (or set the SLACK_CLIENT_* variables for OAuth)',
+      );
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { ...cfg, localMode, oauth };
+}

@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
+
+export type { Logger } from 'pino';
+
+/**
+ * Secrets that must never reach a log line, wherever they sit in a logged object. pino's redaction works on
+ * paths, so the common shapes are listed one and two levels deep; `sanitizeForLog` is the belt for the rest.
+ */
+const SECRET_KEYS = [
+  'password',
+  'Password',
+  'senha',
+  'token',
+  'Token',
+  'accessToken',
+  'refreshToken',
+  'RefreshToken',
+  'jti',
+  'authorization',
+  'Authorization',
+  'botToken',
+  'appToken',
+  'clientSecret',
+  'signingSecret',
+  'stateSecret',
+  'credentialsKey',
+  'cookie',
+];
+
+const REDACT_PATHS = [
+  ...SECRET_KEYS,
+  ...SECRET_KEYS.map((k) => `*.${k}`),
+  ...SECRET_KEYS.map((k) => `*.*.${k}`),
+  'headers.authorization',
+  'req.headers.authorization',
+  'req.headers.cookie',
+];
+
+export function makeLogger(options: { level?: string; destination?: DestinationStream } = {}): Logger {
+  const opts: LoggerOptions = {
+    level: options.level ?? 'info',
+    base: { app: 'estoque-bot' },
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  return options.destination ? pino(opts, options.destination) : pino(opts);
+}
+
+export function newCorrelationId(): string {
+  return randomUUID();
+}
+
+const JWT_LIKE = /\beyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}\b/g;
+
+/** Masks anything shaped like a JWT in free text (error messages that echo a token, for instance). */
+export function maskSecretsInText(text: string): string {
+  return text.replace(JWT_LIKE, '[redacted-jwt]');
+}

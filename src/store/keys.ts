@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The only place Redis keys are built. Every key starts with the configured prefix (`estoque:` in production,
+ * a random one per test) so that tests and deployments sharing a Redis never collide.
+ */
+export class Keys {
+  constructor(readonly prefix: string = 'estoque:') {}
+
+  // Upstream budget, per credential.
+  budgetLog(credentialId: string): string {
+    return `${this.prefix}budget:{${credentialId}}:log`;
+  }
+  budgetPause(credentialId: string): string {
+    return `${this.prefix}budget:{${credentialId}}:pause`;
+  }
+  budgetStats(credentialId: string): string {
+    return `${this.prefix}budget:{${credentialId}}:stats`;
+  }
+
+  // Tokens, per credential.
+  tokens(credentialId: string): string {
+    return `${this.prefix}tokens:${credentialId}`;
+  }
+  tokenRefreshLock(credentialId: string): string {
+    return `${this.prefix}tokens:${credentialId}:lock`;
+  }
+
+  // Workspace links (encrypted credentials), per workspace.
+  link(workspaceId: string): string {
+    return `${this.prefix}link:${workspaceId}`;
+  }
+  brokenLinkNotice(workspaceId: string): string {
+    return `${this.prefix}link:${workspaceId}:broken-notice`;
+  }
+
+  // Slack installations.
+  installation(installId: string): string {
+    return `${this.prefix}installation:${installId}`;
+  }
+
+  // Response cache, per workspace and endpoint.
+  cache(workspaceId: string, endpoint: string, paramsHash: string): string {
+    return `${this.prefix}cache:${workspaceId}:${endpoint}:${paramsHash}`;
+  }
+  cachePattern(workspaceId: string): string {
+    return `${this.prefix}cache:${workspaceId}:*`;
+  }
+  cacheStats(workspaceId: string): string {
+    return `${this.prefix}cache-stats:${workspaceId}`;
+  }
+
+  // Last known stock, per workspace (hash field = material id).
+  lastKnownStock(workspaceId: string): string {
+    return `${this.prefix}stock:${workspaceId}`;
+  }
+
+  // Slack user -> upstream user mapping, per workspace.
+  userMatch(workspaceId: string, slackUserId: string): string {
+    return `${this.prefix}user-match:${workspaceId}:${slackUserId}`;
+  }
+
+  // Digest subscriptions and their claims.
+  subscriptions(workspaceId: string): string {
+    return `${this.prefix}digest:${workspaceId}:subs`;
+  }
+  subscriptionIndex(): string {
+    return `${this.prefix}digest:index`;
+  }
+  digestClaim(workspaceId: string, channelId: string, localDay: string): string {
+    return `${this.prefix}digest:${workspaceId}:${channelId}:claim:${localDay}`;
+  }
+  digestState(workspaceId: string, channelId: string): string {
+    return `${this.prefix}digest:${workspaceId}:${channelId}:state`;
+  }
+}
+
+/** A stable, non-reversible id for a value that must not appear in keys or logs as is. */
+export function shortHash(value: string, length = 16): string {
+  return createHash('sha256').update(value).digest('hex').slice(0, length);
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    // Integration tests bind ports and share one Redis (with random prefixes); files run in parallel workers.
+    pool: 'forks',
+  },
+});
