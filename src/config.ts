@@ -70,7 +70,7 @@ const envSchema = z.object({
   UPSTREAM_AUTH_URL: url('token issuer'),
   UPSTREAM_RATE_LIMIT: rateLimit('250/1h'),
   CREDENTIALS_KEY: credentialsKey,
-  /** Previous keys still accepted for reading while CREDENTIALS_KEY is rotated: `id:base64,id:base64`. */
+  /** Previous keys still accepted for reading while CREDENTIALS_KEY is rotated: comma-separated base64 keys. */
   CREDENTIALS_KEY_PREVIOUS: optionalText,
   BOT_ADMINS: optionalText.transform((v) =>
     (v ?? '')

@@ -43,8 +43,8 @@ export class Keys {
   cache(workspaceId: string, endpoint: string, paramsHash: string): string {
     return `${this.prefix}cache:${workspaceId}:${endpoint}:${paramsHash}`;
   }
-  cachePattern(workspaceId: string): string {
-    return `${this.prefix}cache:${workspaceId}:*`;
+  cachePrefix(workspaceId: string): string {
+    return `${this.prefix}cache:${workspaceId}:`;
   }
   cacheStats(workspaceId: string): string {
     return `${this.prefix}cache-stats:${workspaceId}`;
@@ -57,7 +57,10 @@ export class Keys {
 
   // Slack user -> upstream user mapping, per workspace.
   userMatch(workspaceId: string, slackUserId: string): string {
-    return `${this.prefix}user-match:${workspaceId}:${slackUserId}`;
+    return `${this.userMatchPrefix(workspaceId)}${slackUserId}`;
+  }
+  userMatchPrefix(workspaceId: string): string {
+    return `${this.prefix}user-match:${workspaceId}:`;
   }
 
   // Digest subscriptions and their claims.

@@ -1,0 +1,165 @@
+import type { LocalDate } from '../slack/parse/tokens.js';
+import type { Page } from '../upstream/client.js';
+import type {
+  GoodsReceipt,
+  HistoryEntry,
+  Material,
+  MaterialRequest,
+  PurchaseOrder,
+  RequestItem,
+  Stockroom,
+} from '../upstream/schemas.js';
+
+/**
+ * What the domain services hand to the renderers: plain data, no Slack, no HTTP. Every answer says how fresh
+ * its data is, so a message can tell the user it comes from cache and how old it is.
+ */
+
+export interface Freshness {
+  /** Epoch ms when the data was read from upstream. */
+  fetchedAt: number;
+  /** Served from the cache. */
+  fromCache: boolean;
+  /** Served from the cache only because upstream could not be asked (budget spent, upstream down). */
+  degraded: 'budget' | 'upstream' | null;
+}
+
+export interface Answer<T> {
+  data: T;
+  freshness: Freshness;
+}
+
+export interface CatalogEntry {
+  id: number;
+  name: string | null;
+}
+
+/** The newest stock balance seen in a request item; never a live figure. */
+export interface LastKnownStock {
+  materialId: number;
+  current: number;
+  minimum: number | null;
+  maximum: number | null;
+  requestId: number;
+  /** Epoch ms when the bot read it. */
+  seenAt: number;
+}
+
+export interface MaterialMatch {
+  material: Material;
+  typeName: string | null;
+  categoryName: string | null;
+  lastKnown: LastKnownStock | null;
+}
+
+export interface MaterialSearchView {
+  text: string;
+  stockroomId: number | null;
+  /** All matches; the renderer shows one page of them. */
+  matches: MaterialMatch[];
+  page: number;
+}
+
+export interface RequestHeader {
+  stockroomName: string | null;
+  requesterName: string | null;
+  statusName: string | null;
+  status: number | null;
+  /** ISO date-time of the first history entry, when known. */
+  openedAt: string | null;
+  lastChangeAt: string | null;
+}
+
+export interface RequestDetailView {
+  id: number;
+  header: RequestHeader | null;
+  items: RequestItem[];
+  /** Page of the items shown (items are paged by the renderer). */
+  page: number;
+}
+
+export interface RequestHistoryView {
+  id: number;
+  history: Page<HistoryEntry>;
+}
+
+export interface RequestFiltersView {
+  stockroomId?: number;
+  status?: number[];
+  purchaseId?: number;
+  from?: LocalDate;
+  to?: LocalDate;
+  text?: string;
+}
+
+export interface RequestListView {
+  filters: RequestFiltersView;
+  /** Set for `/solicitacao minhas`: whose requests these are. */
+  mine: { upstreamUserName: string | null } | null;
+  /** True when the default period (last 30 days) was applied. */
+  defaultPeriod: boolean;
+  list: Page<MaterialRequest>;
+}
+
+export interface PendingPurchasesGroup {
+  stockroom: Pick<Stockroom, 'almoxarifado' | 'nome'>;
+  purchases: PurchaseOrder[];
+}
+
+export interface PendingPurchasesView {
+  stockroomId: number | null;
+  groups: PendingPurchasesGroup[];
+  page: number;
+}
+
+export interface PurchaseFiltersView {
+  stockroomId?: number;
+  status?: number[];
+  supplierId?: number;
+  from?: LocalDate;
+  to?: LocalDate;
+  text?: string;
+}
+
+export interface PurchaseListView {
+  filters: PurchaseFiltersView;
+  list: Page<PurchaseOrder>;
+}
+
+export interface PurchaseRequestsView {
+  purchaseId: number;
+  requests: MaterialRequest[];
+  page: number;
+}
+
+export interface ReceiptFiltersView {
+  stockroomId?: number;
+  purchaseId?: number;
+  from?: LocalDate;
+  to?: LocalDate;
+}
+
+export interface ReceiptListView {
+  filters: ReceiptFiltersView;
+  list: Page<GoodsReceipt>;
+}
+
+export interface LinkStatusView {
+  linked: boolean;
+  broken: boolean;
+  linkedBy: string | null;
+  linkedAt: number | null;
+  login: string | null;
+  empresaId: number | null;
+  unidadeId: number | null;
+  tokenExpiresAt: number | null;
+  refreshExpiresAt: number | null;
+  budget: {
+    limit: number;
+    windowMs: number;
+    used: number;
+    remaining: number;
+    pausedUntil: number | null;
+  } | null;
+  cache: { hits: number; misses: number } | null;
+}

@@ -1,0 +1,80 @@
+/** Statuses a test may stage. */
+export type FaultStatus = 400 | 401 | 403 | 404 | 429 | 500 | 502 | 503 | 504;
+
+export interface FaultSpec {
+  /** Which requests: an exact path (`/v1/almoxarifados`, trailing slash ignored) or a RegExp tested on path + query. Default: any. */
+  path?: string | RegExp;
+  /** Only this HTTP method (default: any). */
+  method?: string;
+  /** Answer this status. Without it (and without dropConnection) the request is served normally after delayMs. */
+  status?: FaultStatus;
+  /** How many matching requests the fault hits (default 1). */
+  times?: number;
+  /** Wait this long before answering (or before dropping the connection). */
+  delayMs?: number;
+  /** Body to send; default ErrorCommandResult for 500, ProblemDetails otherwise. A string is sent as is. */
+  body?: unknown;
+  /** Content type of the body (default application/json for 500, application/problem+json otherwise). */
+  contentType?: string;
+  /** Extra response headers (for example a Retry-After the real service does not document). */
+  headers?: Record<string, string>;
+  /** Destroy the socket without answering. */
+  dropConnection?: boolean;
+}
+
+export interface SandboxFaults {
+  /** Queues a fault; the first queued fault that matches a request is applied to it. */
+  next(spec: FaultSpec): void;
+  /** Removes every queued fault. */
+  clear(): void;
+  /** Matching requests still to be hit by queued faults. */
+  readonly pending: number;
+}
+
+interface QueuedFault {
+  spec: FaultSpec;
+  remaining: number;
+}
+
+function trimSlash(path: string): string {
+  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+}
+
+export class FaultQueue implements SandboxFaults {
+  private queue: QueuedFault[] = [];
+
+  next(spec: FaultSpec): void {
+    const times = spec.times ?? 1;
+    if (!Number.isInteger(times) || times < 1) throw new RangeError('fault times must be a positive integer');
+    if (spec.status === undefined && !spec.dropConnection && spec.delayMs === undefined) {
+      throw new TypeError('a fault needs a status, dropConnection or delayMs');
+    }
+    this.queue.push({ spec: { ...spec }, remaining: times });
+  }
+
+  clear(): void {
+    this.queue = [];
+  }
+
+  get pending(): number {
+    return this.queue.reduce((sum, f) => sum + f.remaining, 0);
+  }
+
+  /** The fault for this request, consuming one of its hits; undefined when none matches. */
+  take(method: string, pathname: string, search: string): FaultSpec | undefined {
+    const index = this.queue.findIndex(({ spec }) => matches(spec, method, pathname, search));
+    const fault = this.queue[index];
+    if (!fault) return undefined;
+    fault.remaining -= 1;
+    if (fault.remaining === 0) this.queue.splice(index, 1);
+    return fault.spec;
+  }
+}
+
+function matches(spec: FaultSpec, method: string, pathname: string, search: string): boolean {
+  if (spec.method !== undefined && spec.method.toUpperCase() !== method.toUpperCase()) return false;
+  if (spec.path === undefined) return true;
+  if (typeof spec.path === 'string') return trimSlash(spec.path) === trimSlash(pathname);
+  spec.path.lastIndex = 0;
+  return spec.path.test(`${pathname}${search}`);
+}

@@ -1,0 +1,274 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type FormFields, TokenIssuer } from './auth-issuer.js';
+import { buildDemoData } from './data.js';
+import { FaultQueue, type FaultSpec, type SandboxFaults } from './faults.js';
+import {
+  JSON_TYPE,
+  PROBLEM_TYPE,
+  problem,
+  type Reply,
+  ReplyError,
+  readBody,
+  unexpectedError,
+  writeReply,
+} from './http-util.js';
+import type { SandboxData } from './model.js';
+import { SlidingWindowLimiter } from './rate-limit.js';
+import { bearerToken, matchDataRoute, serveData } from './routes.js';
+
+export type { FaultSpec, FaultStatus, SandboxFaults } from './faults.js';
+export type { SandboxData } from './model.js';
+
+export interface SandboxOptions {
+  /** 0 = a free port (default). */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Per credential (login), sliding window, counting login, refresh and data calls. Default 250 per hour. */
+  rateLimit?: { count: number; windowMs: number };
+  /** Access token lifetime, default 2 h. */
+  tokenTtlMs?: number;
+  /** Refresh token lifetime, default 7 days. */
+  refreshTtlMs?: number;
+  /** Clock, default Date.now; tests may move time. Demo data dates are offsets from its value at start. */
+  now?: () => number;
+  /** Artificial latency of every data call, default 0. */
+  latencyMs?: number;
+}
+
+export interface SandboxCall {
+  at: number;
+  method: string;
+  /** Path without the query string. */
+  path: string;
+  /** Path with the query string, as received. */
+  url: string;
+  /** The login the call is attributed to: from the token for data and refresh calls, from the form for logins. */
+  login: string | null;
+  /** Status answered; 0 while pending or when the connection was dropped by a fault. */
+  status: number;
+  kind: 'login' | 'refresh' | 'data';
+}
+
+export interface Sandbox {
+  /** The service `{base_url}` (UPSTREAM_BASE_URL). */
+  baseUrl: string;
+  /** The token issuer `{auth_url}` (UPSTREAM_AUTH_URL): login is POST /auth/v1/auth/, refresh POST /auth/v1/auth/refresh. */
+  authUrl: string;
+  port: number;
+  /** Every request received, in order. */
+  calls: SandboxCall[];
+  faults: SandboxFaults;
+  /** The demo data served (read it to find ids; do not change it). */
+  data: SandboxData;
+  expireAccessTokens(login?: string): void;
+  expireRefreshTokens(login?: string): void;
+  endSessions(login?: string): void;
+  close(): Promise<void>;
+}
+
+const AUTH_PREFIX = '/auth';
+const HOUR = 3_600_000;
+
+function trimSlash(path: string): string {
+  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+}
+
+function kindOf(path: string): SandboxCall['kind'] {
+  if (path === `${AUTH_PREFIX}/v1/auth`) return 'login';
+  if (path === `${AUTH_PREFIX}/v1/auth/refresh`) return 'refresh';
+  return 'data';
+}
+
+function formFields(entries: Iterable<[string, unknown]>): FormFields {
+  const fields: FormFields = new Map();
+  for (const [name, value] of entries) {
+    const key = name.toLowerCase();
+    if (!fields.has(key) && typeof value === 'string') fields.set(key, value);
+  }
+  return fields;
+}
+
+function parsingError(expected: string, instance: string): ReplyError {
+  return new ReplyError(
+    problem(400, `Falha ao ler o corpo da requisição: o formato esperado é ${expected}.`, instance, {
+      title: 'Erro de leitura (parsing) da requisição.',
+    }),
+  );
+}
+
+/** Reads the token calls' forms: login takes multipart/form-data only, refresh urlencoded only. */
+async function readForm(
+  req: IncomingMessage,
+  kind: 'login' | 'refresh',
+  instance: string,
+): Promise<FormFields> {
+  const contentType = req.headers['content-type'] ?? '';
+  const body = await readBody(req);
+  if (kind === 'refresh') {
+    if (!/^application\/x-www-form-urlencoded\b/i.test(contentType)) {
+      throw parsingError('application/x-www-form-urlencoded', instance);
+    }
+    return formFields(new URLSearchParams(body.toString('utf8')));
+  }
+  if (!/^multipart\/form-data\b/i.test(contentType)) throw parsingError('multipart/form-data', instance);
+  try {
+    const form = await new Request('http://sandbox.local/', {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body,
+    }).formData();
+    return formFields(form.entries());
+  } catch {
+    throw parsingError('multipart/form-data', instance);
+  }
+}
+
+function faultReply(fault: FaultSpec, status: number, instance: string): Reply {
+  const headers = fault.headers;
+  if (fault.body !== undefined) {
+    return {
+      status,
+      body: fault.body,
+      contentType: fault.contentType ?? (status === 500 ? JSON_TYPE : PROBLEM_TYPE),
+      headers,
+    };
+  }
+  const base = status === 500 ? unexpectedError() : problem(status, 'Falha simulada pelo sandbox.', instance);
+  return { ...base, contentType: fault.contentType ?? base.contentType, headers };
+}
+
+/** Starts the sandbox upstream: the token issuer under /auth and the stockroom endpoints under /v1. */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const now = options.now ?? Date.now;
+  const data = buildDemoData(now());
+  const issuer = new TokenIssuer(data.accounts, {
+    tokenTtlMs: options.tokenTtlMs ?? 2 * HOUR,
+    refreshTtlMs: options.refreshTtlMs ?? 7 * 24 * HOUR,
+    now,
+  });
+  const limit = options.rateLimit ?? { count: 250, windowMs: HOUR };
+  const limiter = new SlidingWindowLimiter(limit.count, limit.windowMs, now);
+  const faults = new FaultQueue();
+  const calls: SandboxCall[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.add(timer);
+    });
+
+  async function dispatch(req: IncomingMessage, call: SandboxCall, url: URL): Promise<Reply | 'dropped'> {
+    const path = trimSlash(url.pathname);
+    const instance = url.pathname;
+    const route = call.kind === 'data' ? matchDataRoute(path) : null;
+    let fields: FormFields | null = null;
+    if (call.kind === 'data') {
+      const token = bearerToken(req.headers);
+      call.login = token === null ? null : issuer.loginOf(token);
+    } else if (req.method === 'POST') {
+      fields = await readForm(req, call.kind, instance);
+      call.login =
+        call.kind === 'login' ? (fields.get('login') ?? null) : issuer.loginOf(fields.get('token') ?? '');
+    }
+
+    if (call.login !== null && !limiter.tryAcquire(call.login)) {
+      return problem(
+        429,
+        'Limite de requisições excedido para esta credencial. Tente novamente mais tarde.',
+        instance,
+      );
+    }
+    const fault = faults.take(call.method, url.pathname, url.search);
+    if (fault?.delayMs) await sleep(fault.delayMs);
+    if (fault?.dropConnection) return 'dropped';
+    if (fault?.status !== undefined) return faultReply(fault, fault.status, instance);
+
+    if (call.kind !== 'data') {
+      if (req.method !== 'POST' || fields === null) return problem(405, 'Use POST.', instance);
+      return call.kind === 'login' ? issuer.login(fields, instance) : issuer.refresh(fields, instance);
+    }
+    if (!route) return problem(404, `Recurso ${url.pathname} não encontrado.`, instance);
+    if (req.method !== 'GET' && req.method !== 'HEAD') return problem(405, 'Somente GET é aceito.', instance);
+    if (options.latencyMs) await sleep(options.latencyMs);
+    return serveData(
+      {
+        route: route.route,
+        rawId: route.rawId,
+        headers: req.headers,
+        params: url.searchParams,
+        path: instance,
+        now: now(),
+      },
+      issuer,
+      data,
+    );
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sandbox.local');
+    const call: SandboxCall = {
+      at: now(),
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      url: `${url.pathname}${url.search}`,
+      login: null,
+      status: 0,
+      kind: kindOf(trimSlash(url.pathname)),
+    };
+    calls.push(call);
+    let reply: Reply | 'dropped';
+    try {
+      reply = await dispatch(req, call, url);
+    } catch (error) {
+      if (error instanceof ReplyError) reply = error.reply;
+      else {
+        process.stderr.write(`sandbox: unexpected error on ${call.method} ${call.path}: ${String(error)}\n`);
+        reply = unexpectedError();
+      }
+    }
+    if (reply === 'dropped') {
+      req.socket.destroy();
+      return;
+    }
+    call.status = reply.status;
+    if (!res.destroyed && !res.writableEnded) writeReply(req, res, reply);
+  }
+
+  const server = createServer((req, res) => {
+    void handle(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host ?? '127.0.0.1';
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  return {
+    baseUrl: origin,
+    authUrl: `${origin}${AUTH_PREFIX}`,
+    port,
+    calls,
+    faults,
+    data,
+    expireAccessTokens: (login) => issuer.expireAccessTokens(login),
+    expireRefreshTokens: (login) => issuer.expireRefreshTokens(login),
+    endSessions: (login) => issuer.endSessions(login),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

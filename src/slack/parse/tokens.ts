@@ -1,0 +1,128 @@
+/**
+ * Shared pieces of the command text parser: words, `key:value` filters, accent- and case-insensitive keywords,
+ * dates in dd/mm/aaaa or ISO. Pure functions; every failure is a ParseFailure naming what was wrong.
+ */
+
+export interface LocalDate {
+  year: number;
+  month: number;
+  day: number;
+}
+
+export interface ParseFailure {
+  ok: false;
+  /** pt-BR, shown to the user above the command's usage. */
+  problem: string;
+}
+
+export type Parsed<T> = ({ ok: true } & T) | ParseFailure;
+
+export function fail(problem: string): ParseFailure {
+  return { ok: false, problem };
+}
+
+/** Lower case, no accents, for comparing keywords: `Histórico` -> `historico`. */
+export function fold(text: string): string {
+  return text
+    .normalize('NFD')
+    .replace(/\p{Diacritic}/gu, '')
+    .toLowerCase();
+}
+
+export interface Tokens {
+  words: string[];
+  filters: Map<string, string>;
+  /** Filter keys repeated or written with an empty value. */
+  problems: string[];
+}
+
+/** Splits on whitespace; `key:value` with a known-looking key becomes a filter (key folded), the rest are words. */
+export function tokenize(text: string): Tokens {
+  const words: string[] = [];
+  const filters = new Map<string, string>();
+  const problems: string[] = [];
+  // Slack turns some characters into entities; undo the three it escapes.
+  const clean = text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  for (const raw of clean.split(/\s+/)) {
+    if (raw === '') continue;
+    const match = /^([\p{L}_]+):(.*)$/u.exec(raw);
+    if (match) {
+      const key = fold(match[1] ?? '');
+      const value = match[2] ?? '';
+      if (value === '') problems.push(`o filtro \`${key}:\` está sem valor`);
+      else if (filters.has(key)) problems.push(`o filtro \`${key}:\` aparece mais de uma vez`);
+      else filters.set(key, value);
+    } else {
+      words.push(raw);
+    }
+  }
+  return { words, filters, problems };
+}
+
+export function unknownFilters(tokens: Tokens, allowed: readonly string[]): string[] {
+  return [...tokens.filters.keys()].filter((key) => !allowed.includes(key));
+}
+
+const INT32_MAX = 2_147_483_647;
+
+export function parseId(text: string): number | null {
+  const cleaned = text.replace(/^#/, '');
+  if (!/^\d{1,10}$/.test(cleaned)) return null;
+  const value = Number(cleaned);
+  return value >= 1 && value <= INT32_MAX ? value : null;
+}
+
+export function parseIdList(text: string, allowZero = false): number[] | null {
+  const parts = text.split(',').filter((p) => p !== '');
+  if (parts.length === 0) return null;
+  const values: number[] = [];
+  for (const part of parts) {
+    if (allowZero && part === '0') {
+      values.push(0);
+      continue;
+    }
+    const id = parseId(part);
+    if (id === null) return null;
+    values.push(id);
+  }
+  return values;
+}
+
+/** `dd/mm/aaaa` (also `dd/mm/aa`, `dd-mm-aaaa`) or ISO `aaaa-mm-dd`; only dates that exist. */
+export function parseLocalDate(text: string): LocalDate | null {
+  let year: number;
+  let month: number;
+  let day: number;
+  const br = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{2}|\d{4})$/.exec(text);
+  const iso = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (iso) {
+    year = Number(iso[1]);
+    month = Number(iso[2]);
+    day = Number(iso[3]);
+  } else if (br) {
+    day = Number(br[1]);
+    month = Number(br[2]);
+    year = Number(br[3]);
+    if ((br[3] ?? '').length === 2) year += 2000;
+  } else {
+    return null;
+  }
+  if (year < 2000 || year > 2100 || month < 1 || month > 12 || day < 1) return null;
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day > daysInMonth) return null;
+  return { year, month, day };
+}
+
+export function compareLocalDates(a: LocalDate, b: LocalDate): number {
+  return a.year - b.year || a.month - b.month || a.day - b.day;
+}
+
+/** `HH:MM` or `HHhMM` or `HHh`, 24-hour. */
+export function parseTimeOfDay(text: string): { hour: number; minute: number } | null {
+  const match = /^(\d{1,2})(?:[:h](\d{2})?)?$/i.exec(text);
+  if (!match || (match[2] === undefined && !/[:h]/i.test(text))) return null;
+  const hour = Number(match[1]);
+  const minute = match[2] === undefined ? 0 : Number(match[2]);
+  if (hour > 23 || minute > 59) return null;
+  return { hour, minute };
+}

@@ -1,0 +1,54 @@
+import type { Keys } from './keys.js';
+import type { KeyValue } from './kv.js';
+
+export interface CacheEntry<T> {
+  value: T;
+  fetchedAt: number;
+}
+
+/**
+ * Upstream answers per workspace and endpoint. Entries are kept longer than they are fresh so that, when the
+ * budget is spent or upstream is down, the last answer can still be shown with its age.
+ */
+export class CacheStore {
+  constructor(
+    private readonly kv: KeyValue,
+    private readonly keys: Keys,
+  ) {}
+
+  async get<T>(workspaceId: string, endpoint: string, paramsKey: string): Promise<CacheEntry<T> | null> {
+    const raw = await this.kv.get(this.keys.cache(workspaceId, endpoint, paramsKey));
+    if (raw === null) return null;
+    try {
+      return JSON.parse(raw) as CacheEntry<T>;
+    } catch {
+      return null;
+    }
+  }
+
+  async set<T>(
+    workspaceId: string,
+    endpoint: string,
+    paramsKey: string,
+    entry: CacheEntry<T>,
+    keepMs: number,
+  ): Promise<void> {
+    await this.kv.set(this.keys.cache(workspaceId, endpoint, paramsKey), JSON.stringify(entry), {
+      ttlMs: keepMs,
+    });
+  }
+
+  async record(workspaceId: string, outcome: 'hits' | 'misses'): Promise<void> {
+    await this.kv.hincrby(this.keys.cacheStats(workspaceId), outcome, 1);
+  }
+
+  async stats(workspaceId: string): Promise<{ hits: number; misses: number }> {
+    const raw = await this.kv.hgetall(this.keys.cacheStats(workspaceId));
+    return { hits: Number(raw.hits ?? 0), misses: Number(raw.misses ?? 0) };
+  }
+
+  async clear(workspaceId: string): Promise<void> {
+    const keys = await this.kv.keysWithPrefix(this.keys.cachePrefix(workspaceId));
+    await this.kv.del(...keys, this.keys.cacheStats(workspaceId));
+  }
+}

@@ -1,0 +1,93 @@
+import type { Redis } from 'ioredis';
+
+/**
+ * The few storage operations the stores need. Redis in production; an embedded implementation for local mode
+ * honours the same contract (test/store/kv-contract.ts runs against both). The budget has its own Lua-based
+ * implementation because it needs atomic sliding-window arithmetic.
+ */
+export interface KeyValue {
+  get(key: string): Promise<string | null>;
+  /** Returns false when `onlyIfAbsent` and the key exists. */
+  set(key: string, value: string, options?: { ttlMs?: number; onlyIfAbsent?: boolean }): Promise<boolean>;
+  del(...keys: string[]): Promise<number>;
+  /** Deletes the key only if it holds `value` (lock release). */
+  delIfEquals(key: string, value: string): Promise<boolean>;
+  hget(key: string, field: string): Promise<string | null>;
+  hset(key: string, field: string, value: string): Promise<void>;
+  hdel(key: string, field: string): Promise<void>;
+  hgetall(key: string): Promise<Record<string, string>>;
+  hincrby(key: string, field: string, by: number): Promise<number>;
+  /** Every key that starts with `prefix`. */
+  keysWithPrefix(prefix: string): Promise<string[]>;
+  ping(): Promise<boolean>;
+}
+
+const DEL_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+
+export class RedisKeyValue implements KeyValue {
+  constructor(readonly redis: Redis) {}
+
+  get(key: string): Promise<string | null> {
+    return this.redis.get(key);
+  }
+
+  async set(
+    key: string,
+    value: string,
+    options: { ttlMs?: number; onlyIfAbsent?: boolean } = {},
+  ): Promise<boolean> {
+    const ttl = options.ttlMs === undefined ? [] : (['PX', Math.max(1, Math.round(options.ttlMs))] as const);
+    const result = options.onlyIfAbsent
+      ? await this.redis.set(key, value, ...(ttl as ['PX', number]), 'NX')
+      : await this.redis.set(key, value, ...(ttl as ['PX', number]));
+    return result === 'OK';
+  }
+
+  del(...keys: string[]): Promise<number> {
+    return keys.length === 0 ? Promise.resolve(0) : this.redis.del(...keys);
+  }
+
+  async delIfEquals(key: string, value: string): Promise<boolean> {
+    return (await this.redis.eval(DEL_IF_EQUALS, 1, key, value)) === 1;
+  }
+
+  hget(key: string, field: string): Promise<string | null> {
+    return this.redis.hget(key, field);
+  }
+
+  async hset(key: string, field: string, value: string): Promise<void> {
+    await this.redis.hset(key, field, value);
+  }
+
+  async hdel(key: string, field: string): Promise<void> {
+    await this.redis.hdel(key, field);
+  }
+
+  hgetall(key: string): Promise<Record<string, string>> {
+    return this.redis.hgetall(key);
+  }
+
+  hincrby(key: string, field: string, by: number): Promise<number> {
+    return this.redis.hincrby(key, field, by);
+  }
+
+  async keysWithPrefix(prefix: string): Promise<string[]> {
+    const found: string[] = [];
+    const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      cursor = next;
+      found.push(...keys);
+    } while (cursor !== '0');
+    return found;
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      return (await this.redis.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import type { SecretBox } from './crypto.js';
+import type { Keys } from './keys.js';
+import type { KeyValue } from './kv.js';
+
+/** A workspace's link to an upstream login. `password` is a secret: it leaves this store only in memory. */
+export interface WorkspaceLink {
+  workspaceId: string;
+  credentialId: string;
+  login: string;
+  password: string;
+  empresaId: number | null;
+  unidadeId: number | null;
+  /** Slack user id of the admin who linked. */
+  linkedBy: string;
+  linkedAt: number;
+  /** Set when neither refresh nor login could renew the token: an admin must link again. */
+  brokenAt: number | null;
+}
+
+interface StoredLink {
+  credentialId: string;
+  /** `{ login, password }` sealed with AES-256-GCM, bound to the workspace. */
+  sealed: string;
+  empresaId: number | null;
+  unidadeId: number | null;
+  linkedBy: string;
+  linkedAt: number;
+  brokenAt: number | null;
+}
+
+export class LinkStore {
+  constructor(
+    private readonly kv: KeyValue,
+    private readonly keys: Keys,
+    private readonly box: SecretBox | null,
+  ) {}
+
+  private requireBox(): SecretBox {
+    if (!this.box) throw new Error('CREDENTIALS_KEY is required to store or read credentials');
+    return this.box;
+  }
+
+  async get(workspaceId: string): Promise<WorkspaceLink | null> {
+    const raw = await this.kv.get(this.keys.link(workspaceId));
+    if (raw === null) return null;
+    const stored = JSON.parse(raw) as StoredLink;
+    const box = this.requireBox();
+    const secret = JSON.parse(box.open(stored.sealed, `link:${workspaceId}`)) as {
+      login: string;
+      password: string;
+    };
+    if (box.needsResealing(stored.sealed)) {
+      // Key rotation: the value opened with an older key; seal it again with the current one.
+      await this.kv.set(
+        this.keys.link(workspaceId),
+        JSON.stringify({ ...stored, sealed: box.seal(JSON.stringify(secret), `link:${workspaceId}`) }),
+      );
+    }
+    return {
+      workspaceId,
+      credentialId: stored.credentialId,
+      login: secret.login,
+      password: secret.password,
+      empresaId: stored.empresaId,
+      unidadeId: stored.unidadeId,
+      linkedBy: stored.linkedBy,
+      linkedAt: stored.linkedAt,
+      brokenAt: stored.brokenAt,
+    };
+  }
+
+  async save(link: WorkspaceLink): Promise<void> {
+    const sealed = this.requireBox().seal(
+      JSON.stringify({ login: link.login, password: link.password }),
+      `link:${link.workspaceId}`,
+    );
+    const stored: StoredLink = {
+      credentialId: link.credentialId,
+      sealed,
+      empresaId: link.empresaId,
+      unidadeId: link.unidadeId,
+      linkedBy: link.linkedBy,
+      linkedAt: link.linkedAt,
+      brokenAt: link.brokenAt,
+    };
+    await this.kv.set(this.keys.link(link.workspaceId), JSON.stringify(stored));
+    await this.kv.del(this.keys.brokenLinkNotice(link.workspaceId));
+  }
+
+  async delete(workspaceId: string): Promise<void> {
+    await this.kv.del(this.keys.link(workspaceId), this.keys.brokenLinkNotice(workspaceId));
+  }
+
+  /** Marks the link broken; true only for the first caller, across processes (the admin gets one DM). */
+  async markBroken(workspaceId: string, at: number): Promise<boolean> {
+    const raw = await this.kv.get(this.keys.link(workspaceId));
+    if (raw !== null) {
+      const stored = JSON.parse(raw) as StoredLink;
+      if (stored.brokenAt === null)
+        await this.kv.set(this.keys.link(workspaceId), JSON.stringify({ ...stored, brokenAt: at }));
+    }
+    return this.kv.set(this.keys.brokenLinkNotice(workspaceId), String(at), { onlyIfAbsent: true });
+  }
+}

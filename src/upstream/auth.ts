@@ -1,0 +1,342 @@
+import type { Dispatcher } from 'undici';
+import type { Logger } from '../lib/logger.js';
+import type { TokenPair, TokenStore } from '../store/token-store.js';
+import type { Budget, Priority } from './budget.js';
+import type { UpstreamCredential } from './credential.js';
+import {
+  AuthRejectedError,
+  CredentialsExpiredError,
+  errorFromResponse,
+  UpstreamError,
+  UpstreamSchemaError,
+} from './errors.js';
+import { sendOnce } from './http.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from './retry.js';
+import { authResponseSchema } from './schemas.js';
+
+export interface TokenManagerOptions {
+  authUrl: string;
+  dispatcher: Dispatcher;
+  budget: Budget;
+  store: TokenStore;
+  logger: Logger;
+  now?: () => number;
+  /** Renew this long before the access token expires (default 10 min; tokens live about 2 h). */
+  refreshAheadMs?: number;
+  timeoutMs?: number;
+  retryPolicy?: RetryPolicy;
+  /** How long a renewal may hold the cross-process lock, and how long others wait for it. */
+  lockTtlMs?: number;
+  lockWaitMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface LoginOptions {
+  expireCurrentSession?: boolean;
+  priority?: Priority;
+}
+
+/** A token this close to expiry is treated as expired: a call made with it could land after it dies. */
+const EXPIRY_MARGIN_MS = 15_000;
+
+/**
+ * Access tokens per credential: cached until near expiry, renewed ahead of it, one renewal at a time across
+ * processes (a Redis lock; the others wait for the stored pair), refresh first and login with the stored
+ * password when the refresh token is dead. Every pair obtained is stored at once, since refresh tokens rotate.
+ */
+export class TokenManager {
+  private readonly memory = new Map<string, TokenPair>();
+  private readonly rejected = new Map<string, string>();
+  private readonly renewing = new Map<string, Promise<TokenPair>>();
+  private readonly now: () => number;
+  private readonly refreshAheadMs: number;
+  private readonly timeoutMs: number;
+  private readonly retryPolicy: RetryPolicy;
+  private readonly lockTtlMs: number;
+  private readonly lockWaitMs: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly loginUrl: string;
+  private readonly refreshUrl: string;
+
+  constructor(private readonly options: TokenManagerOptions) {
+    this.now = options.now ?? Date.now;
+    this.refreshAheadMs = options.refreshAheadMs ?? 10 * 60_000;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.retryPolicy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
+    this.lockTtlMs = options.lockTtlMs ?? 30_000;
+    this.lockWaitMs = options.lockWaitMs ?? 20_000;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    const base = options.authUrl.replace(/\/+$/, '');
+    this.loginUrl = `${base}/v1/auth/`;
+    this.refreshUrl = `${base}/v1/auth/refresh`;
+  }
+
+  /** A token good for a call now. Renews (refresh, else login) when it is expired or close to it. */
+  async accessToken(credential: UpstreamCredential, priority: Priority): Promise<string> {
+    let pair = this.memory.get(credential.id);
+    if (!pair) {
+      pair = (await this.options.store.load(credential.id)) ?? undefined;
+      if (pair) this.memory.set(credential.id, pair);
+    }
+    if (pair && this.usable(credential.id, pair)) {
+      if (pair.expiresAt - this.now() > this.refreshAheadMs) return pair.token;
+      // Inside the refresh-ahead zone: renew in the background; the current token is still good.
+      this.renew(credential, priority).catch((error: unknown) => {
+        this.options.logger.warn(
+          { credential: credential.id, err: describe(error) },
+          'token renewal ahead of expiry failed',
+        );
+      });
+      return pair.token;
+    }
+    return (await this.renew(credential, priority)).token;
+  }
+
+  /** After a 401 with `token`: the next accessToken renews instead of handing it out again. */
+  invalidate(credential: UpstreamCredential, token: string): void {
+    this.rejected.set(credential.id, token);
+  }
+
+  /** Forget everything about a credential (unlink). */
+  async forget(credentialId: string): Promise<void> {
+    this.memory.delete(credentialId);
+    this.rejected.delete(credentialId);
+    await this.options.store.clear(credentialId);
+  }
+
+  /** Expiries of the current pair, for the status command; no secret leaves. */
+  async expiries(credentialId: string): Promise<{ expiresAt: number; refreshExpiresAt: number } | null> {
+    const pair = this.memory.get(credentialId) ?? (await this.options.store.load(credentialId));
+    return pair ? { expiresAt: pair.expiresAt, refreshExpiresAt: pair.refreshExpiresAt } : null;
+  }
+
+  /**
+   * Keeps the refresh chain alive while the bot runs: renews when the refresh token would die within `withinMs`
+   * (an idle workspace would otherwise need its password on the next call). Background priority.
+   */
+  async keepAlive(credential: UpstreamCredential, withinMs = 24 * 3_600_000): Promise<boolean> {
+    const pair = this.memory.get(credential.id) ?? (await this.options.store.load(credential.id));
+    if (!pair || pair.refreshExpiresAt - this.now() > withinMs) return false;
+    await this.renew(credential, 'background', { forceRefresh: true });
+    return true;
+  }
+
+  /** Logs in and stores the pair. Throws AuthRejectedError with the issuer's message when it refuses. */
+  async login(credential: UpstreamCredential, options: LoginOptions = {}): Promise<TokenPair> {
+    const form = new FormData();
+    form.set('login', credential.login);
+    form.set('Password', credential.password);
+    form.set('Plataform', '6');
+    form.set('ExpireCurrentSession', options.expireCurrentSession ? 'true' : 'false');
+    form.set('StayConnected', 'true');
+    const pair = await this.tokenCall(
+      credential,
+      options.priority ?? 'interactive',
+      'POST /v1/auth/',
+      this.loginUrl,
+      form,
+    );
+    await this.store(credential.id, pair);
+    this.options.logger.info(
+      { credential: credential.id, expiresAt: new Date(pair.expiresAt).toISOString() },
+      'upstream login succeeded',
+    );
+    return pair;
+  }
+
+  private usable(credentialId: string, pair: TokenPair): boolean {
+    return this.rejected.get(credentialId) !== pair.token && pair.expiresAt - this.now() > EXPIRY_MARGIN_MS;
+  }
+
+  private fresh(credentialId: string, pair: TokenPair): boolean {
+    return this.usable(credentialId, pair) && pair.expiresAt - this.now() > this.refreshAheadMs;
+  }
+
+  private renew(
+    credential: UpstreamCredential,
+    priority: Priority,
+    options: { forceRefresh?: boolean } = {},
+  ): Promise<TokenPair> {
+    const running = this.renewing.get(credential.id);
+    if (running) return running;
+    const job = this.renewAcrossProcesses(credential, priority, options.forceRefresh ?? false).finally(() =>
+      this.renewing.delete(credential.id),
+    );
+    this.renewing.set(credential.id, job);
+    return job;
+  }
+
+  private async renewAcrossProcesses(
+    credential: UpstreamCredential,
+    priority: Priority,
+    forceRefresh: boolean,
+  ): Promise<TokenPair> {
+    const deadline = this.now() + this.lockWaitMs;
+    for (;;) {
+      const release = await this.options.store.tryLock(credential.id, this.lockTtlMs);
+      if (release) {
+        try {
+          return await this.renewHoldingLock(credential, priority, forceRefresh);
+        } finally {
+          await release().catch(() => undefined);
+        }
+      }
+      // Another process renews: wait for the pair it stores.
+      await this.sleep(200);
+      const stored = await this.options.store.load(credential.id);
+      if (
+        stored &&
+        (forceRefresh
+          ? stored.obtainedAt > (this.memory.get(credential.id)?.obtainedAt ?? 0)
+          : this.fresh(credential.id, stored))
+      ) {
+        this.memory.set(credential.id, stored);
+        return stored;
+      }
+      if (this.now() > deadline) {
+        // The holder may have died; its lock expires with lockTtlMs and the next round takes it.
+        this.options.logger.warn(
+          { credential: credential.id },
+          'still waiting for another process to renew tokens',
+        );
+      }
+    }
+  }
+
+  private async renewHoldingLock(
+    credential: UpstreamCredential,
+    priority: Priority,
+    forceRefresh: boolean,
+  ): Promise<TokenPair> {
+    const stored = await this.options.store.load(credential.id);
+    if (stored && !forceRefresh && this.fresh(credential.id, stored)) {
+      this.memory.set(credential.id, stored);
+      return stored;
+    }
+    if (stored && stored.refreshExpiresAt - this.now() > EXPIRY_MARGIN_MS) {
+      try {
+        const pair = await this.refresh(credential, stored, priority);
+        await this.store(credential.id, pair);
+        this.options.logger.info(
+          { credential: credential.id, expiresAt: new Date(pair.expiresAt).toISOString() },
+          'upstream token refreshed',
+        );
+        return pair;
+      } catch (error) {
+        if (!(error instanceof AuthRejectedError)) throw error;
+        this.options.logger.warn({ credential: credential.id }, 'refresh refused; logging in again');
+      }
+    }
+    try {
+      // The credential is the bot's: a session still open is its own earlier one, so end it.
+      return await this.login(credential, { expireCurrentSession: true, priority });
+    } catch (error) {
+      if (error instanceof AuthRejectedError) {
+        await this.forget(credential.id);
+        throw new CredentialsExpiredError(
+          'neither refresh nor login with the stored password renewed the token',
+          error,
+        );
+      }
+      throw error;
+    }
+  }
+
+  private refresh(
+    credential: UpstreamCredential,
+    current: TokenPair,
+    priority: Priority,
+  ): Promise<TokenPair> {
+    const form = new URLSearchParams();
+    form.set('Token', current.token);
+    form.set('RefreshToken', current.refreshToken);
+    return this.tokenCall(credential, priority, 'POST /v1/auth/refresh', this.refreshUrl, form);
+  }
+
+  private async store(credentialId: string, pair: TokenPair): Promise<void> {
+    this.memory.set(credentialId, pair);
+    this.rejected.delete(credentialId);
+    await this.options.store.save(credentialId, pair);
+  }
+
+  private async tokenCall(
+    credential: UpstreamCredential,
+    priority: Priority,
+    endpoint: string,
+    url: string,
+    body: FormData | URLSearchParams,
+  ): Promise<TokenPair> {
+    const result = await withRetry(
+      () =>
+        this.options.budget.schedule(credential.id, priority, () =>
+          sendOnce(this.options.dispatcher, {
+            method: 'POST',
+            url,
+            body,
+            timeoutMs: this.timeoutMs,
+            endpoint,
+          }),
+        ),
+      { policy: this.retryPolicy, shouldRetry: retryableTransport, sleep: this.sleep },
+    );
+    return this.parseTokenResponse(result.status, result.body, result.headers, endpoint);
+  }
+
+  private parseTokenResponse(
+    status: number,
+    body: unknown,
+    headers: Record<string, string | string[] | undefined>,
+    endpoint: string,
+  ): TokenPair {
+    const parsed = authResponseSchema.safeParse(body);
+    if (status >= 200 && status < 300) {
+      if (!parsed.success)
+        throw new UpstreamSchemaError(endpoint, 'token response does not match the documented shape');
+      const { success, message, hasActiveSession, authToken } = parsed.data;
+      if (!success || !authToken) throw new AuthRejectedError(message ?? null, hasActiveSession ?? false);
+      const now = this.now();
+      return {
+        token: authToken.token,
+        refreshToken: authToken.refreshToken,
+        jti: authToken.jti,
+        expiresAt: parseUtc(authToken.expiresIn) ?? now + 2 * 3_600_000,
+        refreshExpiresAt: parseUtc(authToken.refreshExpiresIn) ?? now + 7 * 86_400_000,
+        obtainedAt: now,
+      };
+    }
+    // The issuer refuses credentials or a dead refresh token with 400/401 (sometimes with its own message).
+    if (status === 400 || status === 401 || status === 403) {
+      const message = parsed.success ? (parsed.data.message ?? null) : problemText(body);
+      const active = parsed.success ? (parsed.data.hasActiveSession ?? false) : false;
+      throw new AuthRejectedError(message, active);
+    }
+    throw errorFromResponse(status, body, headers, endpoint);
+  }
+}
+
+function retryableTransport(error: unknown): boolean {
+  return error instanceof UpstreamError && error.retryable;
+}
+
+/** The issuer says UTC; a value without a zone designator is read as UTC, not local time. */
+function parseUtc(value: string): number | null {
+  const text = /([zZ]|[+-]\d\d:?\d\d)$/.test(value) ? value : `${value}Z`;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+function problemText(body: unknown): string | null {
+  if (body && typeof body === 'object') {
+    const record = body as Record<string, unknown>;
+    for (const key of ['message', 'detail', 'title']) {
+      if (typeof record[key] === 'string' && record[key] !== '') return record[key] as string;
+    }
+  }
+  return null;
+}
+
+function describe(error: unknown): { name: string; code?: string } {
+  if (error instanceof UpstreamError) return { name: error.name, code: error.code };
+  if (error instanceof Error) return { name: error.name };
+  return { name: 'unknown' };
+}

@@ -1,0 +1,76 @@
+import type { Budget, BudgetOptions, Priority } from './budget.js';
+import { usageOf } from './budget.js';
+import { mapPriorities, resolveBudgetPolicy } from './budget-policy.js';
+import { type Acquire, BudgetQueue } from './budget-queue.js';
+
+/**
+ * The budget of a single process (local mode): the same sliding window, capacities, pause and queue as the Redis
+ * budget, kept in memory on the monotonic clock. Two processes using it do not share anything.
+ */
+export function createMemoryBudget(options: BudgetOptions): Budget {
+  const policy = resolveBudgetPolicy(options);
+  /** Per credential, the start of every call that still counts, oldest first. */
+  const logs = new Map<string, number[]>();
+  /** Per credential, the monotonic instant a pause ends. */
+  const pauses = new Map<string, number>();
+
+  const liveLog = (credentialId: string, now: number): number[] => {
+    const log = logs.get(credentialId) ?? [];
+    let gone = 0;
+    while (gone < log.length && (log[gone] ?? 0) <= now - policy.spanMs) gone += 1;
+    if (gone > 0) log.splice(0, gone);
+    if (log.length === 0) logs.delete(credentialId);
+    return log;
+  };
+
+  const pausedMs = (credentialId: string, now: number): number => {
+    const until = pauses.get(credentialId);
+    if (until === undefined) return 0;
+    if (until > now) return until - now;
+    pauses.delete(credentialId);
+    return 0;
+  };
+
+  /** When the entry that has to leave for a call at `capacity` does leave. */
+  const windowWait = (log: number[], capacity: number, now: number): number => {
+    if (log.length < capacity) return 0;
+    return (log[log.length - capacity] ?? now) + policy.spanMs - now;
+  };
+
+  const acquire: Acquire = async (credentialId: string, priority: Priority) => {
+    const now = performance.now();
+    const paused = pausedMs(credentialId, now);
+    const log = liveLog(credentialId, now);
+    if (paused === 0 && log.length < policy.capacity[priority]) {
+      log.push(now);
+      logs.set(credentialId, log);
+      return { granted: true };
+    }
+    return {
+      granted: false,
+      waitMs: mapPriorities((p) => Math.max(paused, windowWait(log, policy.capacity[p], now))),
+    };
+  };
+
+  const queue = new BudgetQueue(acquire, policy.maxWaitMs, options.logger);
+
+  return {
+    schedule: (credentialId, priority, fn, scheduleOptions) =>
+      queue.schedule(credentialId, priority, fn, scheduleOptions),
+
+    async pause(credentialId, ms) {
+      if (!(ms > 0)) return;
+      const until = performance.now() + Math.min(ms, 2_147_483_647);
+      if (until > (pauses.get(credentialId) ?? 0)) pauses.set(credentialId, until);
+      options.logger?.warn({ credentialId, pausedMs: ms }, 'upstream budget paused');
+    },
+
+    async usage(credentialId) {
+      const now = performance.now();
+      const log = liveLog(credentialId, now);
+      return usageOf(policy, log.length, pausedMs(credentialId, now), windowWait(log, policy.count, now));
+    },
+
+    close: () => queue.close(),
+  };
+}

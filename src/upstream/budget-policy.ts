@@ -1,0 +1,78 @@
+import type { BudgetOptions, Priority } from './budget.js';
+
+/** Highest first: the order of the in-process queue and of the capacities below. */
+export const PRIORITIES = ['interactive', 'digest', 'background'] as const satisfies readonly Priority[];
+
+export const PRIORITY_RANK: Readonly<Record<Priority, number>> = { interactive: 0, digest: 1, background: 2 };
+
+/** How long a job may wait for a slot unless `schedule` says otherwise; 0 = only if a slot is free now. */
+export const DEFAULT_MAX_WAIT_MS: Readonly<Record<Priority, number>> = {
+  interactive: 10_000,
+  digest: 600_000,
+  background: 0,
+};
+
+/** Share of COUNT that lower priorities leave for higher ones, rounded up. */
+const DEFAULT_RESERVE_SHARE: Readonly<Record<Priority, number>> = {
+  interactive: 0,
+  digest: 0.1,
+  background: 0.3,
+};
+
+/**
+ * A margin added to the window: an entry keeps counting for `windowMs + guardMs`. The decision is taken in Redis
+ * but the call leaves a few milliseconds later (reply, event loop, network), and that delay varies from call to
+ * call; without a margin, a call that left late and a call that left early could both fall in one window as the
+ * upstream measures it. 2% of the window, at most one second (36 s of a 1 h window would waste budget).
+ */
+function defaultGuardMs(windowMs: number): number {
+  return Math.min(1_000, Math.ceil(windowMs * 0.02));
+}
+
+export interface BudgetPolicy {
+  count: number;
+  windowMs: number;
+  guardMs: number;
+  /** `windowMs + guardMs`: how long a call counts against the budget. */
+  spanMs: number;
+  /** How many calls in the span a call of each priority may find before it has to wait. */
+  capacity: Readonly<Record<Priority, number>>;
+  maxWaitMs: Readonly<Record<Priority, number>>;
+}
+
+export function mapPriorities<T>(f: (priority: Priority) => T): Record<Priority, T> {
+  return { interactive: f('interactive'), digest: f('digest'), background: f('background') };
+}
+
+function nonNegativeInteger(value: number, what: string): number {
+  if (!Number.isInteger(value) || value < 0)
+    throw new RangeError(`${what} must be a non-negative integer, got ${value}`);
+  return value;
+}
+
+export function resolveBudgetPolicy(options: BudgetOptions): BudgetPolicy {
+  const { count, windowMs } = options.limit;
+  if (!Number.isSafeInteger(count) || count < 1)
+    throw new RangeError(`limit.count must be a positive integer, got ${count}`);
+  if (!Number.isSafeInteger(windowMs) || windowMs < 1) {
+    throw new RangeError(`limit.windowMs must be a positive integer, got ${windowMs}`);
+  }
+  const guardMs = nonNegativeInteger(options.guardMs ?? defaultGuardMs(windowMs), 'guardMs');
+
+  // Always at least one slot, and never more for a lower priority than for a higher one.
+  const capacity = mapPriorities((priority) => {
+    const reserve = options.reserve?.[priority] ?? Math.ceil(count * DEFAULT_RESERVE_SHARE[priority]);
+    return Math.max(1, count - nonNegativeInteger(reserve, `reserve.${priority}`));
+  });
+  capacity.digest = Math.min(capacity.digest, capacity.interactive);
+  capacity.background = Math.min(capacity.background, capacity.digest);
+
+  const maxWaitMs = mapPriorities((priority) => {
+    const value = options.maxWaitMs?.[priority] ?? DEFAULT_MAX_WAIT_MS[priority];
+    if (Number.isNaN(value) || value < 0)
+      throw new RangeError(`maxWaitMs.${priority} must be >= 0, got ${value}`);
+    return value;
+  });
+
+  return { count, windowMs, guardMs, spanMs: windowMs + guardMs, capacity, maxWaitMs };
+}

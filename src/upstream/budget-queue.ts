@@ -1,0 +1,232 @@
+import type { Logger } from '../lib/logger.js';
+import type { Priority, ScheduleOptions } from './budget.js';
+import { BudgetClosedError, BudgetExhaustedError } from './budget-errors.js';
+import { mapPriorities, PRIORITY_RANK } from './budget-policy.js';
+
+/**
+ * The answer of the shared store to "may a call of this priority start now?". A grant has already consumed the
+ * slot. A refusal says, for every priority, in how many ms a slot could free (pause included): a lower bound, since
+ * entries only leave the window as time passes.
+ */
+export type AcquireResult = { granted: true } | { granted: false; waitMs: Record<Priority, number> };
+
+export type Acquire = (credentialId: string, priority: Priority) => Promise<AcquireResult>;
+
+/** setTimeout fires at once above this. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+interface Job {
+  priority: Priority;
+  rank: number;
+  fn: () => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (reason: unknown) => void;
+  /** Monotonic ms; Infinity when the job may wait for ever. */
+  deadline: number;
+  timer: NodeJS.Timeout | null;
+  detach: (() => void) | null;
+}
+
+interface Lane {
+  credentialId: string;
+  /** By priority, then arrival. */
+  jobs: Job[];
+  active: boolean;
+  /** Monotonic ms before which each priority cannot get a slot, from the last refusal while jobs were waiting. */
+  freeAt: Record<Priority, number> | null;
+  /** Ends the pump's current sleep early. */
+  wake: (() => void) | null;
+}
+
+const monotonicNow = (): number => performance.now();
+
+/** A monotonic instant as epoch ms on this host's clock, for errors and reports. */
+export function toEpochMs(monotonic: number): number {
+  return Math.round(Date.now() + (monotonic - performance.now()));
+}
+
+/**
+ * The in-process half of a budget: per credential a queue ordered by priority then arrival, and one pump that asks
+ * `acquire` for its head. A grant starts the job at once (its fn is not awaited before the next one is tried); a
+ * refusal puts the pump to sleep until the head's slot could free, and a higher-priority arrival wakes it. A job
+ * is rejected with BudgetExhaustedError as soon as a refusal shows its slot frees after its deadline, or when its
+ * deadline passes. Shared by the Redis and the memory budgets, which only differ in `acquire`.
+ */
+export class BudgetQueue {
+  private readonly lanes = new Map<string, Lane>();
+  private readonly pumps = new Set<Promise<void>>();
+  private closed = false;
+
+  constructor(
+    private readonly acquire: Acquire,
+    private readonly defaultMaxWaitMs: Readonly<Record<Priority, number>>,
+    private readonly logger?: Logger,
+  ) {}
+
+  schedule<T>(
+    credentialId: string,
+    priority: Priority,
+    fn: () => Promise<T>,
+    options: ScheduleOptions = {},
+  ): Promise<T> {
+    if (this.closed) return Promise.reject(new BudgetClosedError());
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const maxWaitMs = Math.max(0, options.maxWaitMs ?? this.defaultMaxWaitMs[priority]);
+
+    return new Promise<T>((resolve, reject) => {
+      const lane = this.laneOf(credentialId);
+      const job: Job = {
+        priority,
+        rank: PRIORITY_RANK[priority],
+        fn,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        deadline: monotonicNow() + maxWaitMs,
+        timer: null,
+        detach: null,
+      };
+      // Jobs are waiting and the last refusal already says this one cannot make it.
+      const knownFreeAt = lane.freeAt?.[priority];
+      if (knownFreeAt !== undefined && knownFreeAt > job.deadline) {
+        reject(new BudgetExhaustedError(toEpochMs(knownFreeAt), priority));
+        return;
+      }
+
+      const at = lane.jobs.findIndex((other) => other.rank > job.rank);
+      lane.jobs.splice(at === -1 ? lane.jobs.length : at, 0, job);
+      if (maxWaitMs > 0 && maxWaitMs <= MAX_TIMER_MS) {
+        job.timer = setTimeout(() => this.expire(lane, job), maxWaitMs);
+      }
+      if (signal) {
+        const onAbort = () => this.drop(lane, job, signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        job.detach = () => signal.removeEventListener('abort', onAbort);
+      }
+      if (lane.jobs[0] === job) lane.wake?.();
+      this.ensurePump(lane);
+    });
+  }
+
+  /** Rejects every queued job, stops the timers and waits for the pumps to stop (no store call after this). */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const lane of this.lanes.values()) {
+      for (const job of [...lane.jobs]) this.drop(lane, job, new BudgetClosedError());
+      lane.wake?.();
+    }
+    await Promise.allSettled([...this.pumps]);
+  }
+
+  private laneOf(credentialId: string): Lane {
+    let lane = this.lanes.get(credentialId);
+    if (lane === undefined) {
+      lane = { credentialId, jobs: [], active: false, freeAt: null, wake: null };
+      this.lanes.set(credentialId, lane);
+    }
+    return lane;
+  }
+
+  private ensurePump(lane: Lane): void {
+    if (lane.active) return;
+    lane.active = true;
+    const pump = this.pump(lane);
+    this.pumps.add(pump);
+    void pump.finally(() => this.pumps.delete(pump));
+  }
+
+  private async pump(lane: Lane): Promise<void> {
+    try {
+      while (!this.closed) {
+        const head = lane.jobs[0];
+        if (head === undefined) break;
+        const knownFreeAt = lane.freeAt?.[head.priority] ?? 0;
+        const now = monotonicNow();
+        if (knownFreeAt > now) {
+          await this.sleep(lane, knownFreeAt - now);
+          continue;
+        }
+
+        let answer: AcquireResult;
+        try {
+          answer = await this.acquire(lane.credentialId, head.priority);
+        } catch (error) {
+          // The store failed: fail closed for the job it was asked for; the next one gets its own attempt.
+          this.logger?.warn({ err: error, credentialId: lane.credentialId }, 'budget store failed');
+          this.drop(lane, head, error);
+          continue;
+        }
+        if (this.closed) break;
+
+        if (answer.granted) {
+          // The slot was taken at `head`'s capacity: it may go to `head` or to a job at least as urgent that
+          // arrived meanwhile. If `head` left (abort, deadline) and nothing as urgent is queued, it stays spent.
+          const next = lane.jobs[0];
+          if (next !== undefined && next.rank <= head.rank) this.start(lane, next);
+          continue;
+        }
+
+        const at = monotonicNow();
+        const { waitMs } = answer;
+        lane.freeAt = mapPriorities((priority) => at + waitMs[priority]);
+        this.logger?.debug(
+          { credentialId: lane.credentialId, priority: head.priority, waitMs: waitMs[head.priority] },
+          'budget full, waiting',
+        );
+        for (const job of [...lane.jobs]) {
+          const freeAt = lane.freeAt[job.priority];
+          if (freeAt > job.deadline)
+            this.drop(lane, job, new BudgetExhaustedError(toEpochMs(freeAt), job.priority));
+        }
+      }
+    } catch (error) {
+      // A bug, not a store failure: do not leave callers hanging.
+      this.logger?.error({ err: error, credentialId: lane.credentialId }, 'budget pump failed');
+      for (const job of [...lane.jobs]) this.drop(lane, job, error);
+    } finally {
+      // Synchronously with the loop's end, so a job queued from now on starts a new pump.
+      lane.active = false;
+      lane.wake = null;
+      lane.freeAt = null;
+      if (this.lanes.get(lane.credentialId) === lane) this.lanes.delete(lane.credentialId);
+    }
+  }
+
+  private sleep(lane: Lane, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        if (lane.wake === done) lane.wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, Math.min(Math.ceil(ms), MAX_TIMER_MS));
+      lane.wake = done;
+    });
+  }
+
+  private expire(lane: Lane, job: Job): void {
+    const knownFreeAt = lane.freeAt?.[job.priority];
+    const retryAt = knownFreeAt !== undefined && knownFreeAt > monotonicNow() ? knownFreeAt : monotonicNow();
+    this.drop(lane, job, new BudgetExhaustedError(toEpochMs(retryAt), job.priority));
+  }
+
+  private remove(lane: Lane, job: Job): boolean {
+    const index = lane.jobs.indexOf(job);
+    if (index === -1) return false;
+    lane.jobs.splice(index, 1);
+    if (job.timer !== null) clearTimeout(job.timer);
+    job.detach?.();
+    // A new head may be due sooner (or the lane may be empty): let the pump look again.
+    if (index === 0) lane.wake?.();
+    return true;
+  }
+
+  private drop(lane: Lane, job: Job, reason: unknown): void {
+    if (this.remove(lane, job)) job.reject(reason);
+  }
+
+  private start(lane: Lane, job: Job): void {
+    this.remove(lane, job);
+    new Promise<unknown>((resolve) => resolve(job.fn())).then(job.resolve, job.reject);
+  }
+}

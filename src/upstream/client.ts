@@ -1,0 +1,400 @@
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import type { Logger } from '../lib/logger.js';
+import type { TokenManager } from './auth.js';
+import type { Budget, Priority } from './budget.js';
+import type { UpstreamCredential } from './credential.js';
+import { errorFromResponse, UpstreamRateLimitedError, UpstreamUnauthorizedError } from './errors.js';
+import { sendOnce } from './http.js';
+import {
+  type HistoryQuery,
+  type PurchaseQuery,
+  type ReceiptQuery,
+  type RequestQuery,
+  type UserQuery,
+  validateHistoryQuery,
+  validateId,
+  validatePurchaseQuery,
+  validateReceiptQuery,
+  validateRequestQuery,
+  validateUserQuery,
+} from './queries.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from './retry.js';
+import {
+  type GoodsReceipt,
+  goodsReceiptListSchema,
+  type HistoryEntry,
+  historyEntryListSchema,
+  type Material,
+  type MaterialCategory,
+  type MaterialRequest,
+  type MaterialType,
+  materialCategoryListSchema,
+  materialListSchema,
+  materialRequestListSchema,
+  materialTypeListSchema,
+  type PurchaseOrder,
+  parseOrThrow,
+  purchaseOrderListSchema,
+  type RequestItem,
+  requestItemListSchema,
+  type Stockroom,
+  stockroomListSchema,
+  type User,
+  userListSchema,
+} from './schemas.js';
+
+/** Who calls, at what priority: every call is made for one credential and spends its budget. */
+export interface CallContext {
+  credential: UpstreamCredential;
+  priority: Priority;
+  correlationId?: string;
+}
+
+/** One page of a paginated list; `totalRows` comes from the rows themselves (0 when the page is empty). */
+export interface Page<T> {
+  rows: T[];
+  page: number;
+  pageSize: number;
+  totalRows: number;
+  totalPages: number;
+}
+
+export interface UpstreamClientOptions {
+  baseUrl: string;
+  tokens: TokenManager;
+  budget: Budget;
+  dispatcher: Dispatcher;
+  logger: Logger;
+  retryPolicy?: RetryPolicy;
+  timeoutMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Upstream window length, to size the pause after a 429 (default 1 h). */
+  rateWindowMs?: number;
+}
+
+type Query = Record<string, string | number | boolean | readonly (string | number)[] | undefined | null>;
+
+interface Endpoint<T> {
+  /** Label for logs and errors: method and path template, never values. */
+  label: string;
+  path: string;
+  query?: Query;
+  /** Which context headers the endpoint takes (the request list takes EmpresaId only). */
+  headers: 'empresa' | 'empresa-unidade';
+  schema: z.ZodType<T>;
+}
+
+/**
+ * One typed method per endpoint of the stockroom area. Arguments are checked before any budget is spent;
+ * identical calls in flight are made once; a 401 gets one renewal and retry; 429, 5xx, timeouts and
+ * network errors are retried with backoff, every attempt through the shared budget.
+ */
+export class UpstreamClient {
+  private readonly inflight = new Map<string, Promise<unknown>>();
+  private readonly baseUrl: string;
+  private readonly retryPolicy: RetryPolicy;
+  private readonly timeoutMs: number;
+  private readonly rateWindowMs: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private consecutive429 = 0;
+  /** Attempts made, by outcome; the benchmark and the status command read it. */
+  readonly counters = { calls: 0, retries: 0, coalesced: 0, rateLimited: 0, unauthorized: 0 };
+
+  constructor(private readonly options: UpstreamClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.retryPolicy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.rateWindowMs = options.rateWindowMs ?? 3_600_000;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  async listUsers(ctx: CallContext, query: UserQuery = {}): Promise<User[]> {
+    const q = validateUserQuery(query);
+    return this.call(ctx, {
+      label: 'GET /v1/usuarios',
+      path: '/v1/usuarios',
+      // The parameter list shows EmpresaId as a query parameter, the authentication rules as a header: send both.
+      query: { ...q, EmpresaId: q.EmpresaId ?? ctx.credential.empresaId ?? undefined },
+      headers: 'empresa-unidade',
+      schema: userListSchema,
+    });
+  }
+
+  async listStockrooms(ctx: CallContext, query: { unidadeId?: number } = {}): Promise<Stockroom[]> {
+    if (query.unidadeId !== undefined) validateId(query.unidadeId, 'unidadeId');
+    return this.call(ctx, {
+      label: 'GET /v1/almoxarifados',
+      path: '/v1/almoxarifados',
+      query: { unidadeId: query.unidadeId },
+      headers: 'empresa-unidade',
+      schema: stockroomListSchema,
+    });
+  }
+
+  async listMaterials(
+    ctx: CallContext,
+    query: { codigo?: string; almoxarifadoId?: number } = {},
+  ): Promise<Material[]> {
+    if (query.almoxarifadoId !== undefined) validateId(query.almoxarifadoId, 'almoxarifadoId');
+    return this.call(ctx, {
+      label: 'GET /v1/materiais',
+      path: '/v1/materiais',
+      query: { codigo: query.codigo, almoxarifadoId: query.almoxarifadoId },
+      headers: 'empresa-unidade',
+      schema: materialListSchema,
+    });
+  }
+
+  async listMaterialTypes(ctx: CallContext): Promise<MaterialType[]> {
+    return this.call(ctx, {
+      label: 'GET /v1/materiais/tipos',
+      path: '/v1/materiais/tipos',
+      headers: 'empresa-unidade',
+      schema: materialTypeListSchema,
+    });
+  }
+
+  async listMaterialCategories(ctx: CallContext): Promise<MaterialCategory[]> {
+    return this.call(ctx, {
+      label: 'GET /v1/materiais/categorias',
+      path: '/v1/materiais/categorias',
+      headers: 'empresa-unidade',
+      schema: materialCategoryListSchema,
+    });
+  }
+
+  async listRequests(ctx: CallContext, query: RequestQuery = {}): Promise<Page<MaterialRequest>> {
+    const q = validateRequestQuery(query);
+    const rows = await this.call(ctx, {
+      label: 'GET /v1/solicitacoes-materiais',
+      path: '/v1/solicitacoes-materiais',
+      query: q,
+      headers: 'empresa',
+      schema: materialRequestListSchema,
+    });
+    return toPage(rows, q.Page, q.PageSize);
+  }
+
+  async listRequestItems(ctx: CallContext, requestId: number): Promise<RequestItem[]> {
+    validateId(requestId, 'id');
+    return this.call(ctx, {
+      label: 'GET /v1/solicitacoes-materiais/{id}/itens',
+      path: `/v1/solicitacoes-materiais/${requestId}/itens`,
+      headers: 'empresa-unidade',
+      schema: requestItemListSchema,
+    });
+  }
+
+  async listRequestHistory(
+    ctx: CallContext,
+    requestId: number,
+    query: HistoryQuery = {},
+  ): Promise<Page<HistoryEntry>> {
+    validateId(requestId, 'id');
+    const q = validateHistoryQuery(query);
+    const rows = await this.call(ctx, {
+      label: 'GET /v1/solicitacoes-materiais/{id}/historico',
+      path: `/v1/solicitacoes-materiais/${requestId}/historico`,
+      query: q,
+      headers: 'empresa-unidade',
+      schema: historyEntryListSchema,
+    });
+    return toPage(rows, q.page, q.pageSize);
+  }
+
+  async listPurchases(ctx: CallContext, query: PurchaseQuery = {}): Promise<Page<PurchaseOrder>> {
+    const q = validatePurchaseQuery(query);
+    const rows = await this.call(ctx, {
+      label: 'GET /v1/compras-materiais',
+      path: '/v1/compras-materiais',
+      query: q,
+      headers: 'empresa-unidade',
+      schema: purchaseOrderListSchema,
+    });
+    return toPage(rows, q.Page, q.PageSize);
+  }
+
+  /** At most 50 rows, no pagination (documented). */
+  async listPurchaseRequests(ctx: CallContext, purchaseId: number): Promise<MaterialRequest[]> {
+    validateId(purchaseId, 'id');
+    return this.call(ctx, {
+      label: 'GET /v1/compras-materiais/{id}/solicitacoes',
+      path: `/v1/compras-materiais/${purchaseId}/solicitacoes`,
+      headers: 'empresa-unidade',
+      schema: materialRequestListSchema,
+    });
+  }
+
+  /** The date filter applies to the date of the purchase, not of the receipt (documented). */
+  async listReceipts(ctx: CallContext, query: ReceiptQuery = {}): Promise<Page<GoodsReceipt>> {
+    const q = validateReceiptQuery(query);
+    const rows = await this.call(ctx, {
+      label: 'GET /v1/entradas-materiais',
+      path: '/v1/entradas-materiais',
+      query: q,
+      headers: 'empresa-unidade',
+      schema: goodsReceiptListSchema,
+    });
+    return toPage(rows, q.Page, q.PageSize);
+  }
+
+  /** Purchases of one stockroom with a pending receivable balance; the endpoint answers per stockroom. */
+  async listPendingPurchases(ctx: CallContext, almoxarifadoId: number): Promise<PurchaseOrder[]> {
+    validateId(almoxarifadoId, 'almoxarifadoId');
+    return this.call(ctx, {
+      label: 'GET /v1/entradas-materiais/compras',
+      path: '/v1/entradas-materiais/compras',
+      query: { almoxarifadoId },
+      headers: 'empresa-unidade',
+      schema: purchaseOrderListSchema,
+    });
+  }
+
+  private call<T>(ctx: CallContext, endpoint: Endpoint<T>): Promise<T> {
+    const url = this.urlOf(endpoint);
+    const key = `${ctx.credential.id} ${ctx.credential.empresaId ?? ''}/${ctx.credential.unidadeId ?? ''} ${url}`;
+    const running = this.inflight.get(key);
+    if (running) {
+      this.counters.coalesced += 1;
+      return running as Promise<T>;
+    }
+    const job = this.callWithRetries(ctx, endpoint, url).finally(() => this.inflight.delete(key));
+    this.inflight.set(key, job);
+    return job;
+  }
+
+  private async callWithRetries<T>(ctx: CallContext, endpoint: Endpoint<T>, url: string): Promise<T> {
+    let renewedAfter401 = false;
+    for (;;) {
+      try {
+        return await withRetry((attempt) => this.attempt(ctx, endpoint, url, attempt), {
+          policy: this.retryPolicy,
+          sleep: this.sleep,
+          onRetry: (error, attempt, delayMs) => {
+            this.counters.retries += 1;
+            this.options.logger.warn(
+              {
+                correlationId: ctx.correlationId,
+                endpoint: endpoint.label,
+                attempt,
+                delayMs,
+                err: errorName(error),
+              },
+              'upstream call failed; retrying',
+            );
+          },
+        });
+      } catch (error) {
+        if (error instanceof UpstreamUnauthorizedError && !renewedAfter401) {
+          // One renewal and retry: the token may have been revoked or expired early.
+          renewedAfter401 = true;
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
+  private async attempt<T>(
+    ctx: CallContext,
+    endpoint: Endpoint<T>,
+    url: string,
+    attempt: number,
+  ): Promise<T> {
+    const token = await this.options.tokens.accessToken(ctx.credential, ctx.priority);
+    const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
+    if (ctx.credential.empresaId !== null) headers.EmpresaId = String(ctx.credential.empresaId);
+    if (endpoint.headers === 'empresa-unidade' && ctx.credential.unidadeId !== null) {
+      headers.UnidadeId = String(ctx.credential.unidadeId);
+    }
+    if (ctx.correlationId) headers['X-Correlation-Id'] = ctx.correlationId;
+    const result = await this.options.budget.schedule(ctx.credential.id, ctx.priority, () => {
+      this.counters.calls += 1;
+      return sendOnce(this.options.dispatcher, {
+        method: 'GET',
+        url,
+        headers,
+        timeoutMs: this.timeoutMs,
+        endpoint: endpoint.label,
+      });
+    });
+    this.options.logger.debug(
+      { correlationId: ctx.correlationId, endpoint: endpoint.label, status: result.status, attempt },
+      'upstream call',
+    );
+    if (result.status >= 200 && result.status < 300) {
+      this.consecutive429 = 0;
+      return parseOrThrow(endpoint.schema, result.body ?? [], endpoint.label);
+    }
+    const error = errorFromResponse(result.status, result.body, result.headers, endpoint.label);
+    if (error instanceof UpstreamUnauthorizedError) {
+      this.counters.unauthorized += 1;
+      this.options.tokens.invalidate(ctx.credential, token);
+    }
+    if (error instanceof UpstreamRateLimitedError) {
+      this.counters.rateLimited += 1;
+      this.consecutive429 += 1;
+      // Stop every replica for this credential: the upstream counts differently from us (another client?).
+      await this.options.budget.pause(ctx.credential.id, this.pauseAfter429(error));
+    }
+    throw error;
+  }
+
+  private pauseAfter429(error: UpstreamRateLimitedError): number {
+    if (error.retryAfterMs !== undefined) return error.retryAfterMs;
+    const base = Math.max(250, Math.min(60_000, this.rateWindowMs / 60));
+    return Math.min(this.rateWindowMs / 4, base * 2 ** Math.min(this.consecutive429 - 1, 6));
+  }
+
+  private urlOf(endpoint: Endpoint<unknown>): string {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(endpoint.query ?? {})) {
+      if (value === undefined || value === null) continue;
+      if (Array.isArray(value)) for (const item of value) params.append(name, String(item));
+      else params.set(name, String(value));
+    }
+    params.sort();
+    const text = params.toString();
+    return `${this.baseUrl}${endpoint.path}${text ? `?${text}` : ''}`;
+  }
+}
+
+export function toPage<T extends { totalRows?: number | null }>(
+  rows: T[],
+  page: number | undefined,
+  pageSize: number | undefined,
+): Page<T> {
+  const size = pageSize ?? 50;
+  const totalRows = rows[0]?.totalRows ?? 0;
+  return {
+    rows,
+    page: page ?? 1,
+    pageSize: size,
+    totalRows,
+    totalPages: Math.max(1, Math.ceil(totalRows / size)),
+  };
+}
+
+/**
+ * Reads every page of a paginated list, bounded by ceil(totalRows / pageSize) and by `maxPages` (each page is
+ * one call of the budget).
+ */
+export async function fetchAllPages<T extends { totalRows?: number | null }>(
+  fetchPage: (page: number) => Promise<Page<T>>,
+  maxPages = 10,
+): Promise<{ rows: T[]; totalRows: number; complete: boolean }> {
+  const first = await fetchPage(1);
+  const rows = [...first.rows];
+  const lastPage = Math.min(first.totalPages, maxPages);
+  for (let page = 2; page <= lastPage; page += 1) {
+    const next = await fetchPage(page);
+    if (next.rows.length === 0) break;
+    rows.push(...next.rows);
+  }
+  return { rows, totalRows: first.totalRows, complete: rows.length >= first.totalRows };
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : 'unknown';
+}

@@ -1,0 +1,330 @@
+import { maskSecretsInText } from '../lib/logger.js';
+
+/**
+ * Errors of the upstream client, one small hierarchy in the style of @slack/web-api: a stable `code` to switch
+ * on, `cause` for the original error, checked with `instanceof`. Messages are for logs: they name the endpoint
+ * label and the status, never a token, a password, a query value or a response body (ProblemDetails title and
+ * detail excepted, masked and truncated).
+ */
+
+export const UpstreamErrorCode = {
+  BadRequest: 'upstream_bad_request',
+  Unauthorized: 'upstream_unauthorized',
+  Forbidden: 'upstream_forbidden',
+  NotFound: 'upstream_not_found',
+  RateLimited: 'upstream_rate_limited',
+  ServerError: 'upstream_server_error',
+  Timeout: 'upstream_timeout',
+  Network: 'upstream_network_error',
+  Schema: 'upstream_schema_mismatch',
+  UnexpectedStatus: 'upstream_unexpected_status',
+  InvalidArgument: 'upstream_invalid_argument',
+  AuthRejected: 'upstream_auth_rejected',
+  CredentialsExpired: 'upstream_credentials_expired',
+  BudgetExhausted: 'upstream_budget_exhausted',
+} as const;
+
+export type UpstreamErrorCode = (typeof UpstreamErrorCode)[keyof typeof UpstreamErrorCode];
+
+interface UpstreamErrorOptions {
+  status?: number;
+  endpoint?: string;
+  cause?: unknown;
+}
+
+export abstract class UpstreamError extends Error {
+  abstract readonly code: UpstreamErrorCode;
+  /** True only for 429, 5xx, timeouts and network failures: the cases worth another attempt. */
+  abstract readonly retryable: boolean;
+  readonly status?: number;
+  /** A label such as `GET /v1/materiais`; never carries query values. */
+  readonly endpoint?: string;
+
+  constructor(message: string, options: UpstreamErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    if (options.status !== undefined) this.status = options.status;
+    if (options.endpoint !== undefined) this.endpoint = options.endpoint;
+  }
+}
+
+export class UpstreamBadRequestError extends UpstreamError {
+  override readonly name = 'UpstreamBadRequestError';
+  readonly code = UpstreamErrorCode.BadRequest;
+  readonly retryable = false;
+  /** ProblemDetails.detail, else its title: the cause as the service states it. */
+  readonly detail: string | null;
+
+  constructor(endpoint: string, detail: string | null) {
+    super(`${endpoint} answered 400${detail === null ? '' : `: ${detail}`}`, { status: 400, endpoint });
+    this.detail = detail;
+  }
+}
+
+export class UpstreamUnauthorizedError extends UpstreamError {
+  override readonly name = 'UpstreamUnauthorizedError';
+  readonly code = UpstreamErrorCode.Unauthorized;
+  readonly retryable = false;
+
+  constructor(endpoint: string) {
+    super(`${endpoint} answered 401 (token absent, expired or invalid)`, { status: 401, endpoint });
+  }
+}
+
+export class UpstreamForbiddenError extends UpstreamError {
+  override readonly name = 'UpstreamForbiddenError';
+  readonly code = UpstreamErrorCode.Forbidden;
+  readonly retryable = false;
+  readonly detail: string | null;
+
+  constructor(endpoint: string, detail: string | null = null) {
+    super(`${endpoint} answered 403${detail === null ? '' : `: ${detail}`}`, { status: 403, endpoint });
+    this.detail = detail;
+  }
+}
+
+export class UpstreamNotFoundError extends UpstreamError {
+  override readonly name = 'UpstreamNotFoundError';
+  readonly code = UpstreamErrorCode.NotFound;
+  readonly retryable = false;
+  readonly detail: string | null;
+
+  constructor(endpoint: string, detail: string | null = null) {
+    super(`${endpoint} answered 404${detail === null ? '' : `: ${detail}`}`, { status: 404, endpoint });
+    this.detail = detail;
+  }
+}
+
+export class UpstreamRateLimitedError extends UpstreamError {
+  override readonly name = 'UpstreamRateLimitedError';
+  readonly code = UpstreamErrorCode.RateLimited;
+  readonly retryable = true;
+  /** From a Retry-After header, when one happens to be present (the contract does not promise it). */
+  readonly retryAfterMs?: number;
+
+  constructor(endpoint: string, retryAfterMs?: number) {
+    super(
+      `${endpoint} answered 429 (rate limited${retryAfterMs === undefined ? '' : `, retry after ${retryAfterMs} ms`})`,
+      { status: 429, endpoint },
+    );
+    if (retryAfterMs !== undefined) this.retryAfterMs = retryAfterMs;
+  }
+}
+
+export class UpstreamServerError extends UpstreamError {
+  override readonly name = 'UpstreamServerError';
+  readonly code = UpstreamErrorCode.ServerError;
+  readonly retryable = true;
+  /** ErrorCommandResult.hash: the reference to quote to the service's support. */
+  readonly hash: string | null;
+  readonly type: string | null;
+  /** From a Retry-After header (a 503 may carry one). */
+  readonly retryAfterMs?: number;
+
+  constructor(
+    endpoint: string,
+    status: number,
+    details: { hash?: string | null; type?: string | null; retryAfterMs?: number | undefined } = {},
+  ) {
+    const hash = details.hash ?? null;
+    super(`${endpoint} answered ${status}${hash === null ? '' : ` (hash ${hash})`}`, { status, endpoint });
+    this.hash = hash;
+    this.type = details.type ?? null;
+    if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+export class UpstreamTimeoutError extends UpstreamError {
+  override readonly name = 'UpstreamTimeoutError';
+  readonly code = UpstreamErrorCode.Timeout;
+  readonly retryable = true;
+  readonly timeoutMs: number;
+
+  constructor(endpoint: string, timeoutMs: number, cause?: unknown) {
+    super(`${endpoint} did not answer within ${timeoutMs} ms`, { endpoint, cause });
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+export class UpstreamNetworkError extends UpstreamError {
+  override readonly name = 'UpstreamNetworkError';
+  readonly code = UpstreamErrorCode.Network;
+  readonly retryable = true;
+  /** The system or undici error code (ECONNREFUSED, ENOTFOUND, UND_ERR_SOCKET…), when there is one. */
+  readonly networkCode: string | null;
+
+  constructor(endpoint: string, cause: unknown) {
+    const networkCode = errorCode(cause);
+    super(`${endpoint} could not be reached${networkCode === null ? '' : ` (${networkCode})`}`, {
+      endpoint,
+      cause,
+    });
+    this.networkCode = networkCode;
+  }
+}
+
+export class UpstreamSchemaError extends UpstreamError {
+  override readonly name = 'UpstreamSchemaError';
+  readonly code = UpstreamErrorCode.Schema;
+  readonly retryable = false;
+  /** Paths and messages of the first few mismatches; never the values. */
+  readonly summary: string;
+
+  constructor(endpoint: string, summary: string, status?: number) {
+    super(`${endpoint}: response does not match the documented shape: ${summary}`, { endpoint, status });
+    this.summary = summary;
+  }
+}
+
+export class UpstreamUnexpectedStatusError extends UpstreamError {
+  override readonly name = 'UpstreamUnexpectedStatusError';
+  readonly code = UpstreamErrorCode.UnexpectedStatus;
+  readonly retryable = false;
+
+  constructor(endpoint: string, status: number) {
+    super(`${endpoint} answered an unexpected status ${status}`, { status, endpoint });
+  }
+}
+
+/** A bad argument refused before any call was made (an id out of int32 range, a period over 12 months…). */
+export class InvalidArgumentError extends UpstreamError {
+  override readonly name = 'InvalidArgumentError';
+  readonly code = UpstreamErrorCode.InvalidArgument;
+  readonly retryable = false;
+  readonly field: string;
+
+  constructor(field: string, message: string) {
+    super(`${field}: ${message}`);
+    this.field = field;
+  }
+}
+
+/** The token issuer answered the login with success false (wrong password, active session…). */
+export class AuthRejectedError extends UpstreamError {
+  override readonly name = 'AuthRejectedError';
+  readonly code = UpstreamErrorCode.AuthRejected;
+  readonly retryable = false;
+  /** The issuer's `message`, JWT-shaped text masked. */
+  readonly upstreamMessage: string | null;
+  readonly hasActiveSession: boolean;
+
+  constructor(upstreamMessage: string | null, hasActiveSession: boolean, endpoint = 'POST /v1/auth/') {
+    const masked = upstreamMessage === null ? null : cleanText(upstreamMessage);
+    super(
+      `Login refused by the token issuer${masked === null ? '' : `: ${masked}`}${hasActiveSession ? ' (an active session exists)' : ''}`,
+      { endpoint },
+    );
+    this.upstreamMessage = masked;
+    this.hasActiveSession = hasActiveSession;
+  }
+}
+
+/** Neither the refresh token nor a new login can renew the credentials: a person must reconnect. */
+export class CredentialsExpiredError extends UpstreamError {
+  override readonly name = 'CredentialsExpiredError';
+  readonly code = UpstreamErrorCode.CredentialsExpired;
+  readonly retryable = false;
+
+  constructor(message = 'Upstream credentials expired and could not be renewed', cause?: unknown) {
+    super(message, { cause });
+  }
+}
+
+/** The request budget (250 calls an hour per credential) has no room for a call of this priority now. */
+export class BudgetExhaustedError extends UpstreamError {
+  override readonly name = 'BudgetExhaustedError';
+  readonly code = UpstreamErrorCode.BudgetExhausted;
+  readonly retryable = false;
+  /** Epoch ms at which the budget is expected to have room again. */
+  readonly retryAt: number;
+  readonly priority: string;
+
+  constructor(retryAt: number, priority: string, endpoint?: string) {
+    super(`Request budget exhausted for ${priority} calls until ${new Date(retryAt).toISOString()}`, {
+      endpoint,
+    });
+    this.retryAt = retryAt;
+    this.priority = priority;
+  }
+}
+
+const MAX_DETAIL_CHARS = 300;
+
+function cleanText(text: string): string {
+  const masked = maskSecretsInText(text).replace(/\s+/g, ' ').trim();
+  return masked.length > MAX_DETAIL_CHARS ? `${masked.slice(0, MAX_DETAIL_CHARS)}…` : masked;
+}
+
+function errorCode(err: unknown): string | null {
+  if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string') {
+    return err.code;
+  }
+  return null;
+}
+
+function stringField(body: unknown, key: string): string | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const value = (body as Record<string, unknown>)[key];
+  return typeof value === 'string' && value.trim() !== '' ? value : null;
+}
+
+/** ProblemDetails.detail, else its title; lenient: any body that is not such an object gives null. */
+function problemText(body: unknown): string | null {
+  const text = stringField(body, 'detail') ?? stringField(body, 'title');
+  return text === null ? null : cleanText(text);
+}
+
+function headerValue(
+  headers: Record<string, string | string[] | undefined>,
+  name: string,
+): string | undefined {
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== name) continue;
+    return Array.isArray(value) ? value[0] : value;
+  }
+  return undefined;
+}
+
+/** Retry-After as delta-seconds or an HTTP date; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now);
+}
+
+/**
+ * Maps a non-2xx answer to its error. The body is read leniently: ProblemDetails and ErrorCommandResult fields
+ * are picked when present and well typed, and a missing or non-JSON body (the type and category lists answer
+ * 401 with none) still gives the right class.
+ */
+export function errorFromResponse(
+  status: number,
+  body: unknown,
+  headers: Record<string, string | string[] | undefined>,
+  endpoint: string,
+): UpstreamError {
+  switch (status) {
+    case 400:
+      return new UpstreamBadRequestError(endpoint, problemText(body));
+    case 401:
+      return new UpstreamUnauthorizedError(endpoint);
+    case 403:
+      return new UpstreamForbiddenError(endpoint, problemText(body));
+    case 404:
+      return new UpstreamNotFoundError(endpoint, problemText(body));
+    case 429:
+      return new UpstreamRateLimitedError(endpoint, parseRetryAfter(headerValue(headers, 'retry-after')));
+  }
+  if (status >= 500 && status <= 599) {
+    const hash = stringField(body, 'hash');
+    const type = stringField(body, 'type');
+    return new UpstreamServerError(endpoint, status, {
+      hash: hash === null ? null : cleanText(hash),
+      type: type === null ? null : cleanText(type),
+      retryAfterMs: parseRetryAfter(headerValue(headers, 'retry-after')),
+    });
+  }
+  return new UpstreamUnexpectedStatusError(endpoint, status);
+}

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { buildDemoData } from '../../src/sandbox/data.js';
+
+const DAY = 86_400_000;
+const NOW = Date.parse('2026-02-17T15:42:11.123Z');
+const DATE_FIELDS = new Set(['data', 'dataCompra', 'dataEntrada', 'dataCadastro', 'prazoDevolucao']);
+
+/** The data as JSON, without dates (which move with the clock) nor timestamps. */
+function withoutDates(now: number): string {
+  const data = buildDemoData(now);
+  const companies = [...data.companies.values()].map((c) => ({
+    ...c,
+    stock: [...c.stock.entries()],
+    stockrooms: c.stockrooms.map((s) => ({ ...s, materials: [...s.materials] })),
+    requests: c.requests.map(({ createdAt: _c, ...r }) => r),
+    purchases: c.purchases.map(({ at: _a, ...p }) => p),
+    receipts: c.receipts.map(({ at: _a, purchaseAt: _p, ...r }) => r),
+  }));
+  return JSON.stringify({ companies, accounts: data.accounts }, (key, value) =>
+    DATE_FIELDS.has(key) ? '<date>' : value,
+  );
+}
+
+describe('demo data', () => {
+  it('is the same whatever the clock, except for dates that keep their distance to it', () => {
+    const later = NOW + 40 * DAY + 7 * 3_600_000 + 13_457;
+    expect(withoutDates(later)).toBe(withoutDates(NOW));
+    const a = buildDemoData(NOW).companies.get(1);
+    const b = buildDemoData(later).companies.get(1);
+    a?.requests.forEach((request, i) => {
+      const shift = (b?.requests[i]?.createdAt ?? 0) - request.createdAt;
+      expect(Math.abs(shift - (later - NOW))).toBeLessThan(60_000);
+    });
+  });
+
+  it('spreads company 1 requests over about 13 months, most in the last 60 days, none in the future', () => {
+    const company = buildDemoData(NOW).companies.get(1);
+    const ages = (company?.requests ?? []).map((r) => (NOW - r.createdAt) / DAY);
+    expect(ages.length).toBeGreaterThanOrEqual(100);
+    expect(Math.min(...ages)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...ages)).toBeGreaterThan(365);
+    expect(Math.max(...ages)).toBeLessThan(400);
+    expect(ages.filter((a) => a <= 60).length / ages.length).toBeGreaterThan(0.6);
+    expect(ages.filter((a) => a <= 30).length).toBeGreaterThan(30);
+  });
+
+  it('keeps requests, history, purchases and receipts consistent', () => {
+    const data = buildDemoData(NOW);
+    for (const company of data.companies.values()) {
+      const purchases = new Map(company.purchases.map((p) => [p.record.compraMaterialId, p]));
+      const ids = company.requests.map((r) => r.record.solicitacaoMaterialId);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const request of company.requests) {
+        expect(request.items.length).toBeGreaterThanOrEqual(1);
+        expect(request.items.length).toBeLessThanOrEqual(7);
+        expect(request.history.length).toBeGreaterThanOrEqual(1);
+        expect(request.history.length).toBeLessThanOrEqual(5);
+        expect(request.history[0]?.status).toBe(1);
+        expect(request.history.at(-1)?.status).toBe(request.record.statusAndamentoSolicitacao);
+        const times = request.history.map((h) => Date.parse(h.data));
+        expect(times).toEqual([...times].sort((x, y) => x - y));
+        expect(Math.max(...times)).toBeLessThanOrEqual(NOW);
+        for (const id of request.purchaseIds)
+          expect(purchases.get(id)?.requestIds).toContain(request.record.solicitacaoMaterialId);
+      }
+      for (const purchase of company.purchases) {
+        const { record } = purchase;
+        expect(record.quantidadeRecebida).toBeLessThanOrEqual(record.quantidadeComprada);
+        if (record.status === 5)
+          expect(purchases.get(record.compraAgrupadora ?? 0)?.record.status).not.toBe(5);
+        const received = company.receipts
+          .filter((r) => r.record.compraMaterialId === record.compraMaterialId)
+          .reduce((sum, r) => sum + r.record.valorTotal, 0);
+        if (record.quantidadeRecebida === 0) expect(received).toBe(0);
+        else expect(received).toBeGreaterThan(0);
+      }
+      for (const receipt of company.receipts) {
+        expect(receipt.at).toBeGreaterThanOrEqual(receipt.purchaseAt);
+        expect(receipt.at).toBeLessThanOrEqual(NOW);
+      }
+    }
+  });
+
+  it('gives the two companies disjoint ids', () => {
+    const [one, two] = [...buildDemoData(NOW).companies.values()];
+    if (!one || !two) throw new Error('two companies expected');
+    const keys = (c: typeof one) => [
+      ...c.users.map((u) => `u${u.record.usuario}`),
+      ...c.stockrooms.map((s) => `s${s.record.almoxarifado}`),
+      ...c.materials.map((m) => `m${m.material}`),
+      ...c.requests.map((r) => `r${r.record.solicitacaoMaterialId}`),
+      ...c.purchases.map((p) => `p${p.record.compraMaterialId}`),
+      ...c.receipts.map((r) => `e${r.record.entradaMaterialId}`),
+    ];
+    const first = new Set(keys(one));
+    expect(keys(two).filter((k) => first.has(k))).toEqual([]);
+  });
+});

@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { parseCompras, parseEstoque, parseSolicitacao } from '../../src/slack/parse/commands.js';
+import { fold, parseLocalDate, parseTimeOfDay, tokenize } from '../../src/slack/parse/tokens.js';
+
+describe('tokens', () => {
+  it('folds accents and case', () => {
+    expect(fold('HISTÓRICO')).toBe('historico');
+    expect(fold('Histórico')).toBe(fold('historico'));
+  });
+
+  it('splits filters from words and reports repeated or empty filters', () => {
+    const t = tokenize('  lâmpada  almox:3 LED  Status:1,2 ');
+    expect(t.words).toEqual(['lâmpada', 'LED']);
+    expect(Object.fromEntries(t.filters)).toEqual({ almox: '3', status: '1,2' });
+    expect(tokenize('almox:1 almox:2').problems).toHaveLength(1);
+    expect(tokenize('almox:').problems).toHaveLength(1);
+  });
+
+  it('reads dd/mm/aaaa and ISO dates, refusing dates that do not exist', () => {
+    expect(parseLocalDate('01/10/2026')).toEqual({ year: 2026, month: 10, day: 1 });
+    expect(parseLocalDate('2026-10-01')).toEqual({ year: 2026, month: 10, day: 1 });
+    expect(parseLocalDate('29/02/2024')).toEqual({ year: 2024, month: 2, day: 29 });
+    expect(parseLocalDate('29/02/2025')).toBeNull();
+    expect(parseLocalDate('32/13/2025')).toBeNull();
+    expect(parseLocalDate('ontem')).toBeNull();
+  });
+
+  it('reads times of day', () => {
+    expect(parseTimeOfDay('07:30')).toEqual({ hour: 7, minute: 30 });
+    expect(parseTimeOfDay('7h')).toEqual({ hour: 7, minute: 0 });
+    expect(parseTimeOfDay('24:00')).toBeNull();
+    expect(parseTimeOfDay('7')).toBeNull();
+  });
+});
+
+describe('/estoque', () => {
+  it('answers help for nothing or ajuda', () => {
+    expect(parseEstoque('')).toEqual({ ok: true, command: { kind: 'help' } });
+    expect(parseEstoque('AJUDA')).toEqual({ ok: true, command: { kind: 'help' } });
+  });
+
+  it('knows every subcommand regardless of accents and case', () => {
+    expect(parseEstoque('Almoxarifados')).toMatchObject({ command: { kind: 'stockrooms' } });
+    expect(parseEstoque('tipos')).toMatchObject({ command: { kind: 'types' } });
+    expect(parseEstoque('categorias')).toMatchObject({ command: { kind: 'categories' } });
+    expect(parseEstoque('vincular')).toMatchObject({ command: { kind: 'link' } });
+    expect(parseEstoque('desvincular')).toMatchObject({ command: { kind: 'unlink' } });
+    expect(parseEstoque('STATUS')).toMatchObject({ command: { kind: 'status' } });
+  });
+
+  it('searches materials with an optional stockroom', () => {
+    expect(parseEstoque('lâmpada led almox:3')).toEqual({
+      ok: true,
+      command: { kind: 'material-search', text: 'lâmpada led', stockroomId: 3 },
+    });
+    expect(parseEstoque('MAT-00123')).toEqual({
+      ok: true,
+      command: { kind: 'material-search', text: 'MAT-00123' },
+    });
+  });
+
+  it('refuses bad arguments', () => {
+    expect(parseEstoque('lampada almox:abc').ok).toBe(false);
+    expect(parseEstoque('lampada cor:azul').ok).toBe(false);
+    expect(parseEstoque('almox:3').ok).toBe(false);
+    expect(parseEstoque('status agora').ok).toBe(false);
+  });
+
+  it('parses digest subcommands', () => {
+    expect(parseEstoque('resumo assinar')).toEqual({
+      ok: true,
+      command: { kind: 'digest-subscribe', hour: 8, minute: 0, weekdaysOnly: false },
+    });
+    expect(parseEstoque('resumo assinar 07:30 almox:2 dias:úteis')).toEqual({
+      ok: true,
+      command: { kind: 'digest-subscribe', hour: 7, minute: 30, weekdaysOnly: true, stockroomId: 2 },
+    });
+    expect(parseEstoque('Resumo Cancelar')).toMatchObject({ command: { kind: 'digest-cancel' } });
+    expect(parseEstoque('resumo listar')).toMatchObject({ command: { kind: 'digest-list' } });
+    expect(parseEstoque('resumo agora')).toMatchObject({ command: { kind: 'digest-now' } });
+    expect(parseEstoque('resumo assinar 25:00').ok).toBe(false);
+    expect(parseEstoque('resumo assinar dias:sabado').ok).toBe(false);
+    expect(parseEstoque('resumo').ok).toBe(false);
+  });
+});
+
+describe('/solicitacao', () => {
+  it('reads a request id, with history in any spelling', () => {
+    expect(parseSolicitacao('123')).toEqual({ ok: true, command: { kind: 'request-detail', id: 123 } });
+    expect(parseSolicitacao('#123')).toEqual({ ok: true, command: { kind: 'request-detail', id: 123 } });
+    for (const word of ['historico', 'histórico', 'HISTORICO']) {
+      expect(parseSolicitacao(`123 ${word}`)).toEqual({
+        ok: true,
+        command: { kind: 'request-history', id: 123 },
+      });
+    }
+    expect(parseSolicitacao('123 apagar').ok).toBe(false);
+    expect(parseSolicitacao('0').ok).toBe(false);
+  });
+
+  it('lists with filters and free text', () => {
+    expect(parseSolicitacao('almox:2 status:1,2 de:01/10/2026 ate:2026-10-31 compra:77 torre norte')).toEqual(
+      {
+        ok: true,
+        command: {
+          kind: 'request-list',
+          page: 1,
+          filters: {
+            stockroomId: 2,
+            status: [1, 2],
+            purchaseId: 77,
+            from: { year: 2026, month: 10, day: 1 },
+            to: { year: 2026, month: 10, day: 31 },
+            text: 'torre norte',
+          },
+        },
+      },
+    );
+    expect(parseSolicitacao('')).toEqual({
+      ok: true,
+      command: { kind: 'request-list', page: 1, filters: {} },
+    });
+    expect(parseSolicitacao('Minhas status:1')).toEqual({
+      ok: true,
+      command: { kind: 'request-mine', page: 1, filters: { status: [1] } },
+    });
+  });
+
+  it('refuses malformed filters', () => {
+    expect(parseSolicitacao('status:abc')).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('status:abc'),
+    });
+    expect(parseSolicitacao('de:32/13/2025')).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('de:32/13/2025'),
+    });
+    expect(parseSolicitacao('de:10/10/2026 ate:01/10/2026').ok).toBe(false);
+    expect(parseSolicitacao('fornecedor:3').ok).toBe(false);
+    expect(parseSolicitacao('123 status:1').ok).toBe(false);
+  });
+});
+
+describe('/compras', () => {
+  it('parses pendentes, entradas, an id and lists', () => {
+    expect(parseCompras('pendentes')).toEqual({ ok: true, command: { kind: 'purchases-pending' } });
+    expect(parseCompras('Pendentes almox:4')).toEqual({
+      ok: true,
+      command: { kind: 'purchases-pending', stockroomId: 4 },
+    });
+    expect(parseCompras('55')).toEqual({ ok: true, command: { kind: 'purchase-requests', id: 55 } });
+    expect(parseCompras('entradas oc:55 de:01/01/2026')).toEqual({
+      ok: true,
+      command: {
+        kind: 'receipt-list',
+        page: 1,
+        filters: { purchaseId: 55, from: { year: 2026, month: 1, day: 1 } },
+      },
+    });
+    expect(parseCompras('fornecedor:9 status:0 cabo')).toEqual({
+      ok: true,
+      command: { kind: 'purchase-list', page: 1, filters: { supplierId: 9, status: [0], text: 'cabo' } },
+    });
+  });
+
+  it('refuses malformed input', () => {
+    expect(parseCompras('pendentes status:1').ok).toBe(false);
+    expect(parseCompras('entradas compra:3').ok).toBe(false);
+    expect(parseCompras('55 almox:1').ok).toBe(false);
+    expect(parseCompras('status:x').ok).toBe(false);
+  });
+});

@@ -1,0 +1,129 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { Priority } from '../../src/upstream/budget.js';
+import { BudgetClosedError, BudgetExhaustedError } from '../../src/upstream/budget-errors.js';
+import { DEFAULT_MAX_WAIT_MS } from '../../src/upstream/budget-policy.js';
+import { type Acquire, type AcquireResult, BudgetQueue } from '../../src/upstream/budget-queue.js';
+
+const granted: AcquireResult = { granted: true };
+const refused = (interactive: number, digest = interactive, background = digest): AcquireResult => ({
+  granted: false,
+  waitMs: { interactive, digest, background },
+});
+
+/** A store that answers from a script, then grants; records what it was asked. */
+function scriptedStore(answers: AcquireResult[]) {
+  const asked: Priority[] = [];
+  const acquire: Acquire = async (_id, priority) => {
+    asked.push(priority);
+    return answers.shift() ?? granted;
+  };
+  return { asked, acquire };
+}
+
+describe('budget queue', () => {
+  it('starts the next job without waiting for the previous one to finish', async () => {
+    const { acquire } = scriptedStore([]);
+    const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
+    const first = queue.schedule('c', 'interactive', () => new Promise<string>(() => {}));
+
+    await expect(queue.schedule('c', 'interactive', async () => 'second')).resolves.toBe('second');
+    void first;
+    await queue.close();
+  });
+
+  it('wakes for a more urgent job instead of sleeping through the wait of a less urgent one', async () => {
+    const { acquire, asked } = scriptedStore([refused(1, 60_000)]);
+    const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
+    const background = queue.schedule('c', 'background', async () => 'background', { maxWaitMs: 120_000 });
+    await vi.waitFor(() => expect(asked).toEqual(['background']));
+
+    await expect(queue.schedule('c', 'interactive', async () => 'interactive')).resolves.toBe('interactive');
+
+    expect(asked).toEqual(['background', 'interactive']);
+    await queue.close();
+    await expect(background).rejects.toBeInstanceOf(BudgetClosedError);
+  });
+
+  it('rejects at once a job whose slot frees after its deadline, and a later one without asking the store', async () => {
+    const { acquire, asked } = scriptedStore([refused(5_000)]);
+    const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
+    const keeper = queue.schedule('c', 'interactive', async () => 'keeper', { maxWaitMs: 60_000 });
+    const hopeless = await queue
+      .schedule('c', 'interactive', async () => 'never', { maxWaitMs: 1_000 })
+      .catch((e: unknown) => e);
+
+    expect(hopeless).toBeInstanceOf(BudgetExhaustedError);
+    expect((hopeless as BudgetExhaustedError).retryAt).toBeGreaterThan(Date.now() + 3_000);
+    const late = await queue.schedule('c', 'background', async () => 'never').catch((e: unknown) => e);
+    expect(late).toBeInstanceOf(BudgetExhaustedError);
+    expect(asked).toEqual(['interactive']);
+    await queue.close();
+    await expect(keeper).rejects.toBeInstanceOf(BudgetClosedError);
+  });
+
+  it('rejects a job when its deadline passes while the store does not answer', async () => {
+    let answer: (result: AcquireResult) => void = () => {};
+    const acquire: Acquire = () => new Promise((resolve) => (answer = resolve));
+    const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
+    const stuck = queue.schedule('c', 'interactive', async () => 'stuck', { maxWaitMs: 60_000 });
+    const behind = queue.schedule('c', 'digest', async () => 'behind', { maxWaitMs: 50 });
+
+    await expect(behind).rejects.toBeInstanceOf(BudgetExhaustedError);
+    answer(granted);
+    await expect(stuck).resolves.toBe('stuck');
+    await queue.close();
+  });
+
+  it('gives the job it asked for the store error, and the next job its own attempt', async () => {
+    let calls = 0;
+    const acquire: Acquire = async () => {
+      calls += 1;
+      if (calls === 1) throw new Error('Connection is closed.');
+      return granted;
+    };
+    const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
+    const first = queue.schedule('c', 'interactive', async () => 'first');
+    const second = queue.schedule('c', 'interactive', async () => 'second');
+
+    await expect(first).rejects.toThrow('Connection is closed.');
+    await expect(second).resolves.toBe('second');
+    await queue.close();
+  });
+
+  it('rejects aborted jobs and keeps serving the others', async () => {
+    const { acquire } = scriptedStore([refused(300)]);
+    const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
+    const controller = new AbortController();
+    const aborted = queue.schedule('c', 'interactive', async () => 'aborted', { signal: controller.signal });
+    const other = queue.schedule('c', 'interactive', async () => 'other');
+
+    controller.abort(new Error('user left'));
+
+    await expect(aborted).rejects.toThrow('user left');
+    await expect(other).resolves.toBe('other');
+    await expect(
+      queue.schedule('c', 'interactive', async () => 'x', {
+        signal: AbortSignal.abort(new Error('already')),
+      }),
+    ).rejects.toThrow('already');
+    await queue.close();
+  });
+
+  it('passes on what fn throws, even synchronously', async () => {
+    const queue = new BudgetQueue(scriptedStore([]).acquire, DEFAULT_MAX_WAIT_MS);
+    await expect(
+      queue.schedule('c', 'interactive', () => {
+        throw new Error('sync boom');
+      }),
+    ).rejects.toThrow('sync boom');
+    await queue.close();
+  });
+
+  it('refuses new jobs once closed', async () => {
+    const queue = new BudgetQueue(scriptedStore([]).acquire, DEFAULT_MAX_WAIT_MS);
+    await queue.close();
+    await expect(queue.schedule('c', 'interactive', async () => 'x')).rejects.toBeInstanceOf(
+      BudgetClosedError,
+    );
+  });
+});

@@ -1,0 +1,121 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type Budget,
+  type BudgetOptions,
+  createRedisBudget,
+  readBudgetStats,
+} from '../../src/upstream/budget.js';
+import { BudgetExhaustedError } from '../../src/upstream/budget-errors.js';
+import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
+import { runBudgetContract } from './budget-contract.js';
+
+runBudgetContract('redis', async () => {
+  const redis = await makeTestRedis();
+  const opened: Budget[] = [];
+  let cleaned = false;
+  return {
+    async open(options) {
+      // Two connections, as two replicas would have.
+      const budgets: [Budget, Budget] = [
+        createRedisBudget(redis.redis, redis.keys, options),
+        createRedisBudget(redis.connect(), redis.keys, options),
+      ];
+      opened.push(...budgets);
+      return budgets;
+    },
+    async cleanup() {
+      await Promise.all(opened.splice(0).map((budget) => budget.close()));
+      if (cleaned) return;
+      cleaned = true;
+      await redis.cleanup();
+    },
+  };
+});
+
+describe('redis budget', () => {
+  const id = 'cred-a';
+  let t: TestRedis;
+  const opened: Budget[] = [];
+  const open = (options: BudgetOptions) => {
+    const budget = createRedisBudget(t.connect(), t.keys, options);
+    opened.push(budget);
+    return budget;
+  };
+
+  beforeEach(async () => {
+    t = await makeTestRedis();
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((budget) => budget.close()));
+    await t.cleanup();
+  });
+
+  it('keeps the log in one sorted set that expires with the window', async () => {
+    const budget = open({ limit: { count: 5, windowMs: 30_000 }, guardMs: 0 });
+    await budget.schedule(id, 'interactive', async () => undefined);
+    await budget.schedule(id, 'digest', async () => undefined);
+
+    expect(await t.redis.zcard(t.keys.budgetLog(id))).toBe(2);
+    const ttl = await t.redis.pttl(t.keys.budgetLog(id));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(30_000);
+    const [, firstScore] = await t.redis.zrange(t.keys.budgetLog(id), 0, 0, 'WITHSCORES');
+    const [seconds] = await t.redis.time();
+    expect(Math.abs(Number(firstScore) - Number(seconds) * 1000)).toBeLessThan(5_000);
+  });
+
+  it('starts a new window when its keys vanish, as after a Redis restart without persistence', async () => {
+    const a = open({ limit: { count: 3, windowMs: 30_000 } });
+    const b = open({ limit: { count: 3, windowMs: 30_000 } });
+    for (let i = 0; i < 3; i += 1) await a.schedule(id, 'interactive', async () => i);
+    await expect(b.schedule(id, 'interactive', async () => 'x', { maxWaitMs: 0 })).rejects.toBeInstanceOf(
+      BudgetExhaustedError,
+    );
+    await a.pause(id, 60_000);
+
+    await t.redis.del(t.keys.budgetLog(id), t.keys.budgetPause(id), t.keys.budgetStats(id));
+
+    await expect(b.schedule(id, 'interactive', async () => 'after')).resolves.toBe('after');
+    await expect(a.schedule(id, 'interactive', async () => 'again')).resolves.toBe('again');
+    await expect(b.schedule(id, 'interactive', async () => 'third')).resolves.toBe('third');
+    await expect(a.schedule(id, 'interactive', async () => 'x', { maxWaitMs: 0 })).rejects.toBeInstanceOf(
+      BudgetExhaustedError,
+    );
+    expect(await b.usage(id)).toMatchObject({ used: 3, remaining: 0, pausedUntil: null });
+  });
+
+  it('lets a job already waiting run after the log vanished', async () => {
+    const budget = open({ limit: { count: 2, windowMs: 2_000 } });
+    await budget.schedule(id, 'interactive', async () => 1);
+    await budget.schedule(id, 'interactive', async () => 2);
+    const waiting = budget.schedule(id, 'interactive', async () => 'ran', { maxWaitMs: 15_000 });
+
+    await t.redis.del(t.keys.budgetLog(id));
+
+    await expect(waiting).resolves.toBe('ran');
+    expect(await t.redis.zcard(t.keys.budgetLog(id))).toBe(1);
+  });
+
+  it('counts calls, refusals and pauses for the status command', async () => {
+    const budget = open({ limit: { count: 2, windowMs: 30_000 } });
+    await budget.schedule(id, 'interactive', async () => undefined);
+    await budget.schedule(id, 'interactive', async () => undefined);
+    await expect(budget.schedule(id, 'background', async () => undefined)).rejects.toBeInstanceOf(
+      BudgetExhaustedError,
+    );
+    await budget.pause(id, 1_000);
+    await budget.pause(id, 500);
+
+    expect(await readBudgetStats(t.redis, t.keys, id)).toEqual({ calls: 2, denied: 1, paused: 2 });
+    expect(await readBudgetStats(t.redis, t.keys, 'never-used')).toEqual({ calls: 0, denied: 0, paused: 0 });
+  });
+
+  it('writes only keys under its prefix', async () => {
+    const budget = open({ limit: { count: 2, windowMs: 30_000 } });
+    await budget.schedule(id, 'interactive', async () => undefined);
+    await budget.pause(id, 5_000);
+
+    const found = (await t.redis.keys(`${t.prefix}*`)).sort();
+    expect(found).toEqual([t.keys.budgetLog(id), t.keys.budgetPause(id), t.keys.budgetStats(id)].sort());
+  });
+});

@@ -1,0 +1,328 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { fetchAllPages } from '../../src/upstream/client.js';
+import {
+  AuthRejectedError,
+  CredentialsExpiredError,
+  InvalidArgumentError,
+  UpstreamForbiddenError,
+  UpstreamNotFoundError,
+  UpstreamServerError,
+  UpstreamTimeoutError,
+} from '../../src/upstream/errors.js';
+import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
+import { captureLogger, credentialFor, makeStack, type Stack } from '../helpers/upstream-stack.js';
+
+const C1 = DEMO_FACTS.company1;
+
+let sandbox: Sandbox;
+let redis: TestRedis;
+let stack: Stack;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0 });
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+beforeEach(async () => {
+  redis = await makeTestRedis();
+  sandbox.calls.length = 0;
+  sandbox.faults.clear();
+  stack = makeStack({
+    redis: redis.redis,
+    keys: redis.keys,
+    baseUrl: sandbox.baseUrl,
+    authUrl: sandbox.authUrl,
+    timeoutMs: 1_000,
+  });
+});
+afterEach(async () => {
+  await stack.close();
+  await redis.cleanup();
+});
+
+const demo = () => credentialFor(sandbox.authUrl, C1.login, C1.password, C1.empresa);
+const ctx = () => ({ credential: demo(), priority: 'interactive' as const });
+const dataCalls = () => sandbox.calls.filter((c) => c.kind === 'data');
+
+describe('every endpoint of the stockroom area, against the sandbox', () => {
+  it('reads users, stockrooms, materials, types and categories', async () => {
+    const users = await stack.client.listUsers(ctx());
+    expect(users.find((u) => u.usuario === C1.user.usuario)?.email).toBe(C1.user.email);
+    const stockrooms = await stack.client.listStockrooms(ctx());
+    expect(stockrooms.map((s) => s.almoxarifado)).toEqual(C1.activeStockrooms.map((s) => s.almoxarifado));
+    const materials = await stack.client.listMaterials(ctx(), { codigo: C1.material.codigo });
+    expect(materials.map((m) => m.nome)).toEqual([C1.material.nome]);
+    expect((await stack.client.listMaterialTypes(ctx())).length).toBeGreaterThan(0);
+    expect((await stack.client.listMaterialCategories(ctx())).length).toBeGreaterThan(0);
+    // One login, then one call per endpoint; EmpresaId went as a header on every data call.
+    expect(sandbox.calls.map((c) => c.kind)).toEqual(['login', 'data', 'data', 'data', 'data', 'data']);
+  });
+
+  it('reads requests with filters, items, history and pagination by totalRows', async () => {
+    const first = await stack.client.listRequests(ctx(), { pageSize: 10, page: 1 });
+    expect(first.rows).toHaveLength(10);
+    expect(first.totalRows).toBeGreaterThan(10);
+    expect(first.totalPages).toBe(Math.ceil(first.totalRows / 10));
+    const all = await fetchAllPages((page) => stack.client.listRequests(ctx(), { pageSize: 50, page }));
+    expect(all.rows).toHaveLength(all.totalRows);
+    expect(all.complete).toBe(true);
+    const [withBelowMinimum] = C1.requestsWithItemsBelowMinimum;
+    const items = await stack.client.listRequestItems(ctx(), withBelowMinimum);
+    expect(items.some((i) => i.estoqueMinimo !== null && i.estoqueAtual < i.estoqueMinimo)).toBe(true);
+    const history = await stack.client.listRequestHistory(ctx(), withBelowMinimum, { page: 1, pageSize: 50 });
+    const dates = history.rows.map((h) => Date.parse(h.data));
+    expect([...dates].sort((a, b) => a - b)).toEqual(dates);
+    const filtered = await stack.client.listRequests(ctx(), {
+      compraMaterialId: C1.purchaseWithRequests.compraMaterialId,
+    });
+    expect(filtered.rows.map((r) => r.solicitacaoMaterialId).sort()).toEqual(
+      [...C1.purchaseWithRequests.requestIds].sort(),
+    );
+    const status = dataCalls().find((c) => c.url.includes('CompraMaterialId='));
+    expect(status?.url).toContain(`CompraMaterialId=${C1.purchaseWithRequests.compraMaterialId}`);
+  });
+
+  it('reads purchases, linked requests, receipts and pending purchases', async () => {
+    const purchases = await fetchAllPages((page) =>
+      stack.client.listPurchases(ctx(), { page, pageSize: 50 }),
+    );
+    const ids = purchases.rows.map((p) => p.compraMaterialId);
+    for (const grouped of C1.groupedPurchases) expect(ids).not.toContain(grouped.compraMaterialId);
+    // Undocumented fields are kept.
+    expect(Object.keys(purchases.rows[0] ?? {}).length).toBeGreaterThan(3);
+    const linked = await stack.client.listPurchaseRequests(ctx(), C1.purchaseWithRequests.compraMaterialId);
+    expect(linked.map((r) => r.solicitacaoMaterialId).sort()).toEqual(
+      [...C1.purchaseWithRequests.requestIds].sort(),
+    );
+    const receipts = await stack.client.listReceipts(ctx(), { page: 1, pageSize: 20 });
+    expect(receipts.rows.length).toBeGreaterThan(0);
+    const pending = await stack.client.listPendingPurchases(ctx(), 2);
+    expect(pending.map((p) => p.compraMaterialId).sort()).toEqual([...C1.pendingPurchases[2]].sort());
+  });
+});
+
+describe('arguments refused before any budget is spent', () => {
+  it('refuses a period over 12 months, a page size out of range and bad ids', async () => {
+    await expect(
+      stack.client.listRequests(ctx(), {
+        dataInicial: '2024-01-01T00:00:00',
+        dataFinal: '2025-06-01T00:00:00',
+      }),
+    ).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(stack.client.listRequests(ctx(), { pageSize: 0 })).rejects.toBeInstanceOf(
+      InvalidArgumentError,
+    );
+    await expect(stack.client.listPurchases(ctx(), { pageSize: 101 })).rejects.toBeInstanceOf(
+      InvalidArgumentError,
+    );
+    await expect(stack.client.listRequestItems(ctx(), 0)).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(stack.client.listRequestHistory(ctx(), 5, { page: 0 })).rejects.toBeInstanceOf(
+      InvalidArgumentError,
+    );
+    expect(sandbox.calls).toHaveLength(0);
+    expect((await stack.budget.usage(demo().id)).used).toBe(0);
+  });
+});
+
+describe('tokens', () => {
+  it('logs in once and reuses the token', async () => {
+    await stack.client.listStockrooms(ctx());
+    await stack.client.listMaterialTypes(ctx());
+    expect(sandbox.calls.filter((c) => c.kind === 'login')).toHaveLength(1);
+  });
+
+  it('refreshes after a 401 when the token expired mid-session, then retries once', async () => {
+    await stack.client.listStockrooms(ctx());
+    sandbox.expireAccessTokens(C1.login);
+    await stack.client.listMaterialTypes(ctx());
+    expect(sandbox.calls.map((c) => `${c.kind}:${c.status}`)).toEqual([
+      'login:200',
+      'data:200',
+      'data:401',
+      'refresh:200',
+      'data:200',
+    ]);
+    expect(stack.client.counters.unauthorized).toBe(1);
+  });
+
+  it('logs in again with the stored password when the refresh token has expired', async () => {
+    await stack.client.listStockrooms(ctx());
+    sandbox.expireAccessTokens(C1.login);
+    sandbox.expireRefreshTokens(C1.login);
+    await stack.client.listStockrooms(ctx());
+    const kinds = sandbox.calls.map((c) => `${c.kind}:${c.status}`);
+    expect(kinds).toEqual(['login:200', 'data:200', 'data:401', 'refresh:401', 'login:200', 'data:200']);
+  });
+
+  it('refreshes ahead of expiry without a 401', async () => {
+    let clock = Date.now();
+    await stack.close();
+    stack = makeStack({
+      redis: redis.redis,
+      keys: redis.keys,
+      baseUrl: sandbox.baseUrl,
+      authUrl: sandbox.authUrl,
+      now: () => clock,
+    });
+    await stack.client.listStockrooms(ctx());
+    const before = await stack.tokens.expiries(demo().id);
+    clock += 2 * 3_600_000 - 60_000; // one minute before the token's expiry: inside the refresh-ahead zone
+    await stack.client.listMaterialTypes(ctx());
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(sandbox.calls.filter((c) => c.kind === 'refresh')).toHaveLength(1);
+    expect(sandbox.calls.some((c) => c.status === 401)).toBe(false);
+    const stored = await stack.tokens.expiries(demo().id);
+    expect(stored?.expiresAt).toBeGreaterThan(before?.expiresAt ?? Number.POSITIVE_INFINITY);
+  });
+
+  it('renews once across two processes that find the token expired together', async () => {
+    await stack.client.listStockrooms(ctx());
+    sandbox.expireAccessTokens(C1.login);
+    const other = makeStack({
+      redis: redis.connect(),
+      keys: redis.keys,
+      baseUrl: sandbox.baseUrl,
+      authUrl: sandbox.authUrl,
+      box: stack.box,
+    });
+    try {
+      // Both hold the same (now expired) token; the second process loads it from the store.
+      await Promise.all([stack.client.listMaterialTypes(ctx()), other.client.listMaterialCategories(ctx())]);
+      expect(sandbox.calls.filter((c) => c.kind === 'refresh' && c.status === 200)).toHaveLength(1);
+      expect(sandbox.calls.filter((c) => c.kind === 'login')).toHaveLength(1);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('turns a wrong password into CredentialsExpiredError, and login() into AuthRejectedError', async () => {
+    const wrong = credentialFor(sandbox.authUrl, C1.login, 'senha-errada', C1.empresa);
+    await expect(
+      stack.client.listStockrooms({ credential: wrong, priority: 'interactive' }),
+    ).rejects.toBeInstanceOf(CredentialsExpiredError);
+    const refusal = await stack.tokens.login(wrong).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(AuthRejectedError);
+    expect((refusal as AuthRejectedError).upstreamMessage).toBeTruthy();
+  });
+
+  it('reports an active session and ends it when asked', async () => {
+    const session = credentialFor(
+      sandbox.authUrl,
+      DEMO_FACTS.activeSessionLogin.login,
+      DEMO_FACTS.activeSessionLogin.password,
+      1,
+    );
+    const refusal = await stack.tokens.login(session).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(AuthRejectedError);
+    expect((refusal as AuthRejectedError).hasActiveSession).toBe(true);
+    await expect(stack.tokens.login(session, { expireCurrentSession: true })).resolves.toMatchObject({
+      jti: expect.any(String),
+    });
+  });
+});
+
+describe('errors and retries', () => {
+  it('does not retry 403 and 404', async () => {
+    const foreign = credentialFor(sandbox.authUrl, C1.login, C1.password, DEMO_FACTS.company2.empresa);
+    await expect(
+      stack.client.listStockrooms({ credential: foreign, priority: 'interactive' }),
+    ).rejects.toBeInstanceOf(UpstreamForbiddenError);
+    await expect(stack.client.listRequestItems(ctx(), C1.unknownRequestId)).rejects.toBeInstanceOf(
+      UpstreamNotFoundError,
+    );
+    expect(dataCalls().map((c) => c.status)).toEqual([403, 404]);
+    expect(stack.client.counters.retries).toBe(0);
+  });
+
+  it('retries a 500 and succeeds; gives up with the hash when it persists', async () => {
+    sandbox.faults.next({ path: '/v1/almoxarifados', status: 500 });
+    await expect(stack.client.listStockrooms(ctx())).resolves.toHaveLength(3);
+    expect(stack.client.counters.retries).toBe(1);
+    sandbox.faults.next({ path: '/v1/materiais/tipos', status: 500, times: 10 });
+    const error = await stack.client.listMaterialTypes(ctx()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamServerError);
+    expect((error as UpstreamServerError).hash).toMatch(/\w+/);
+    expect(dataCalls().filter((c) => c.path === '/v1/materiais/tipos')).toHaveLength(4);
+  });
+
+  it('pauses the credential on a 429 and retries after the pause', async () => {
+    sandbox.faults.next({ path: '/v1/almoxarifados', status: 429 });
+    await expect(stack.client.listStockrooms(ctx())).resolves.toHaveLength(3);
+    expect(stack.client.counters.rateLimited).toBe(1);
+    const stats = await redis.redis.hgetall(redis.keys.budgetStats(demo().id));
+    expect(Number(stats.paused)).toBe(1);
+  });
+
+  it('times out a call that does not answer, retrying a bounded number of times', async () => {
+    sandbox.faults.next({ path: '/v1/almoxarifados', delayMs: 3_000, times: 4 });
+    await expect(stack.client.listStockrooms(ctx())).rejects.toBeInstanceOf(UpstreamTimeoutError);
+    expect(stack.client.counters.retries).toBe(3);
+    sandbox.faults.clear();
+  });
+
+  it('never retries a 400', async () => {
+    sandbox.faults.next({ path: '/v1/compras-materiais', status: 400 });
+    await expect(stack.client.listPurchases(ctx())).rejects.toMatchObject({ status: 400 });
+    expect(dataCalls()).toHaveLength(1);
+  });
+});
+
+describe('identical calls in flight', () => {
+  it('are made once', async () => {
+    await stack.client.listStockrooms(ctx());
+    sandbox.calls.length = 0;
+    const [a, b, c] = await Promise.all([
+      stack.client.listRequestItems(ctx(), C1.requestIds.first),
+      stack.client.listRequestItems(ctx(), C1.requestIds.first),
+      stack.client.listRequestItems(ctx(), C1.requestIds.first + 1),
+    ]);
+    expect(a).toEqual(b);
+    expect(c).not.toEqual(a);
+    expect(dataCalls()).toHaveLength(2);
+    expect(stack.client.counters.coalesced).toBe(1);
+  });
+});
+
+describe('secrets', () => {
+  it('never writes a password, token, refresh token or jti to logs or to Redis in plain text', async () => {
+    const { logger, lines } = captureLogger('trace');
+    await stack.close();
+    stack = makeStack({
+      redis: redis.redis,
+      keys: redis.keys,
+      baseUrl: sandbox.baseUrl,
+      authUrl: sandbox.authUrl,
+      logger,
+    });
+    await stack.client.listStockrooms(ctx());
+    sandbox.expireAccessTokens(C1.login);
+    await stack.client.listMaterialTypes(ctx());
+    const pair = (await stack.box) && (await import('../../src/store/token-store.js'));
+    expect(pair).toBeTruthy();
+    const stored = await redis.redis.get(redis.keys.tokens(demo().id));
+    expect(stored).toBeTruthy();
+    const opened = JSON.parse(stack.box.open(stored ?? '', `tokens:${demo().id}`)) as Record<string, string>;
+    const secrets = [
+      opened.token,
+      opened.refreshToken,
+      opened.jti,
+      C1.password === 'demo' ? 'Password' : C1.password,
+    ];
+    const logText = lines.join('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const secret of secrets.slice(0, 3)) {
+      expect(secret && secret.length > 8).toBe(true);
+      expect(logText).not.toContain(secret);
+    }
+    const allKeys = await redis.redis.keys(`${redis.prefix}*`);
+    for (const key of allKeys) {
+      const type = await redis.redis.type(key);
+      const dump =
+        type === 'string' ? await redis.redis.get(key) : JSON.stringify(await redis.redis.dump(key));
+      for (const secret of secrets.slice(0, 3)) expect(dump ?? '').not.toContain(secret);
+    }
+  });
+});

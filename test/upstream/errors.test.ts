@@ -1,0 +1,202 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AuthRejectedError,
+  BudgetExhaustedError,
+  CredentialsExpiredError,
+  errorFromResponse,
+  InvalidArgumentError,
+  parseRetryAfter,
+  UpstreamBadRequestError,
+  UpstreamError,
+  UpstreamErrorCode,
+  UpstreamForbiddenError,
+  UpstreamNetworkError,
+  UpstreamNotFoundError,
+  UpstreamRateLimitedError,
+  UpstreamSchemaError,
+  UpstreamServerError,
+  UpstreamTimeoutError,
+  UpstreamUnauthorizedError,
+  UpstreamUnexpectedStatusError,
+} from '../../src/upstream/errors.js';
+
+const endpoint = 'GET /v1/materiais';
+const problem = (fields: Record<string, unknown>) => ({
+  type: 'https://tools.ietf.org/html/rfc7231#section-6.5.1',
+  title: null,
+  status: null,
+  detail: null,
+  instance: null,
+  ...fields,
+});
+
+describe('errorFromResponse', () => {
+  it('400 carries ProblemDetails.detail', () => {
+    const error = errorFromResponse(
+      400,
+      problem({ title: 'Bad Request', status: 400, detail: 'O período deve ser de no máximo 12 meses' }),
+      {},
+      endpoint,
+    );
+    expect(error).toBeInstanceOf(UpstreamBadRequestError);
+    expect(error).toMatchObject({
+      status: 400,
+      endpoint,
+      retryable: false,
+      code: 'upstream_bad_request',
+      detail: 'O período deve ser de no máximo 12 meses',
+    });
+    expect(error.message).toContain('12 meses');
+  });
+
+  it('400 falls back to the title, and to null without a body', () => {
+    expect(errorFromResponse(400, problem({ title: 'Bad Request' }), {}, endpoint)).toMatchObject({
+      detail: 'Bad Request',
+    });
+    expect(errorFromResponse(400, undefined, {}, endpoint)).toMatchObject({ detail: null });
+  });
+
+  it('401 without a body (type and category lists)', () => {
+    const error = errorFromResponse(401, undefined, {}, 'GET /v1/materiais/tipos');
+    expect(error).toBeInstanceOf(UpstreamUnauthorizedError);
+    expect(error).toMatchObject({ status: 401, retryable: false, endpoint: 'GET /v1/materiais/tipos' });
+  });
+
+  it('403 and 404', () => {
+    const forbidden = errorFromResponse(403, problem({ title: 'Forbidden', status: 403 }), {}, endpoint);
+    expect(forbidden).toBeInstanceOf(UpstreamForbiddenError);
+    expect(forbidden.retryable).toBe(false);
+    const missing = errorFromResponse(
+      404,
+      problem({ detail: 'Solicitação não encontrada' }),
+      {},
+      'GET /v1/solicitacoes-materiais/{id}/itens',
+    );
+    expect(missing).toBeInstanceOf(UpstreamNotFoundError);
+    expect(missing).toMatchObject({ status: 404, retryable: false, detail: 'Solicitação não encontrada' });
+  });
+
+  it('429 is retryable and reads Retry-After when present', () => {
+    const plain = errorFromResponse(429, problem({ status: 429 }), {}, endpoint);
+    expect(plain).toBeInstanceOf(UpstreamRateLimitedError);
+    expect(plain).toMatchObject({ retryable: true });
+    expect((plain as UpstreamRateLimitedError).retryAfterMs).toBeUndefined();
+    const told = errorFromResponse(429, undefined, { 'retry-after': '30' }, endpoint);
+    expect((told as UpstreamRateLimitedError).retryAfterMs).toBe(30_000);
+  });
+
+  it('500 carries the ErrorCommandResult hash', () => {
+    const error = errorFromResponse(500, { type: 'Unexpected Error', hash: '9F2C1A' }, {}, endpoint);
+    expect(error).toBeInstanceOf(UpstreamServerError);
+    expect(error).toMatchObject({ status: 500, retryable: true, hash: '9F2C1A', type: 'Unexpected Error' });
+    expect(error.message).toContain('9F2C1A');
+  });
+
+  it('500 with extra properties is still read', () => {
+    const error = errorFromResponse(500, { type: 'Error', hash: 'H1', stackTrace: 'at Foo()' }, {}, endpoint);
+    expect(error).toMatchObject({ hash: 'H1' });
+    expect(error.message).not.toContain('Foo');
+  });
+
+  it('503 without a body', () => {
+    const error = errorFromResponse(503, undefined, {}, endpoint);
+    expect(error).toBeInstanceOf(UpstreamServerError);
+    expect(error).toMatchObject({ status: 503, retryable: true, hash: null, type: null });
+  });
+
+  it('a non-JSON 500 body (an HTML page or raw text) does not break it', () => {
+    for (const body of ['<html><body>Internal Server Error</body></html>', 42, ['x'], null]) {
+      const error = errorFromResponse(500, body, { 'content-type': 'text/html' }, endpoint);
+      expect(error).toBeInstanceOf(UpstreamServerError);
+      expect(error).toMatchObject({ hash: null });
+      expect(error.message).not.toContain('html');
+    }
+  });
+
+  it('any other status is unexpected and not retryable', () => {
+    for (const status of [302, 405, 408, 409, 422]) {
+      const error = errorFromResponse(status, undefined, {}, endpoint);
+      expect(error).toBeInstanceOf(UpstreamUnexpectedStatusError);
+      expect(error).toMatchObject({ status, retryable: false });
+    }
+  });
+
+  it('masks a JWT echoed in a detail and truncates long ones', () => {
+    const jwt =
+      'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
+    const error = errorFromResponse(400, problem({ detail: `invalid token ${jwt}` }), {}, endpoint);
+    expect(error.message).toContain('invalid token [redacted-jwt]');
+    expect(JSON.stringify(error)).not.toContain(jwt);
+    const long = errorFromResponse(400, problem({ detail: 'x'.repeat(5000) }), {}, endpoint);
+    expect((long as UpstreamBadRequestError).detail?.length).toBeLessThanOrEqual(301);
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads seconds and HTTP dates', () => {
+    const now = Date.parse('2026-11-22T10:00:00Z');
+    expect(parseRetryAfter('2', now)).toBe(2_000);
+    expect(parseRetryAfter('Sun, 22 Nov 2026 10:00:05 GMT', now)).toBe(5_000);
+    expect(parseRetryAfter('Sun, 22 Nov 2026 09:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+
+  it('reads the header whatever its case or multiplicity', () => {
+    const error = errorFromResponse(429, undefined, { 'Retry-After': ['3', '9'] }, endpoint);
+    expect((error as UpstreamRateLimitedError).retryAfterMs).toBe(3_000);
+  });
+});
+
+describe('the hierarchy', () => {
+  it('retryable only for 429, 5xx, timeout and network', () => {
+    const cause = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    const retryable = [
+      new UpstreamRateLimitedError(endpoint),
+      new UpstreamServerError(endpoint, 502),
+      new UpstreamTimeoutError(endpoint, 1000),
+      new UpstreamNetworkError(endpoint, cause),
+    ];
+    const final = [
+      new UpstreamBadRequestError(endpoint, null),
+      new UpstreamUnauthorizedError(endpoint),
+      new UpstreamForbiddenError(endpoint),
+      new UpstreamNotFoundError(endpoint),
+      new UpstreamSchemaError(endpoint, '$[0].material: expected int'),
+      new UpstreamUnexpectedStatusError(endpoint, 418),
+      new InvalidArgumentError('almoxarifadoId', 'must be an int32'),
+      new AuthRejectedError('Senha inválida', false),
+      new CredentialsExpiredError(),
+      new BudgetExhaustedError(Date.parse('2026-11-22T11:00:00Z'), 'interactive'),
+    ];
+    for (const error of [...retryable, ...final]) {
+      expect(error).toBeInstanceOf(UpstreamError);
+      expect(error).toBeInstanceOf(Error);
+      expect(Object.values(UpstreamErrorCode)).toContain(error.code);
+      expect(error.name).toBe(error.constructor.name);
+    }
+    expect(retryable.map((e) => e.retryable)).toEqual([true, true, true, true]);
+    expect(final.every((e) => !e.retryable)).toBe(true);
+  });
+
+  it('network errors keep the original as cause and name its code', () => {
+    const cause = Object.assign(new Error('getaddrinfo ENOTFOUND api.example'), { code: 'ENOTFOUND' });
+    const error = new UpstreamNetworkError(endpoint, cause);
+    expect(error.cause).toBe(cause);
+    expect(error.networkCode).toBe('ENOTFOUND');
+    expect(error.message).toContain('ENOTFOUND');
+  });
+
+  it('errors for other modules carry their fields', () => {
+    expect(new InvalidArgumentError('pageSize', 'must be between 1 and 100')).toMatchObject({
+      field: 'pageSize',
+      message: 'pageSize: must be between 1 and 100',
+    });
+    expect(new AuthRejectedError(null, true)).toMatchObject({
+      upstreamMessage: null,
+      hasActiveSession: true,
+    });
+    const budget = new BudgetExhaustedError(1_800_000_000_000, 'background');
+    expect(budget).toMatchObject({ retryAt: 1_800_000_000_000, priority: 'background', retryable: false });
+  });
+});
