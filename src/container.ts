@@ -1,0 +1,145 @@
+import type { Dispatcher } from 'undici';
+import type { Config } from './config.js';
+import { CachedReader } from './domain/cached-reader.js';
+import type { DomainDeps } from './domain/deps.js';
+import { LinkService } from './domain/links/link-service.js';
+import { PurchaseService } from './domain/purchases/purchase-service.js';
+import { RequestService } from './domain/requests/request-service.js';
+import { CatalogService } from './domain/stock/catalog-service.js';
+import { MaterialSearchService } from './domain/stock/material-search.js';
+import { Workspaces } from './domain/workspace.js';
+import type { Logger } from './lib/logger.js';
+import { Answers } from './slack/answers.js';
+import { BackgroundTasks } from './slack/background.js';
+import type { SlackDeps } from './slack/deps.js';
+import { CacheStore } from './store/cache-store.js';
+import type { SecretBox } from './store/crypto.js';
+import type { Keys } from './store/keys.js';
+import type { KeyValue } from './store/kv.js';
+import { LinkStore } from './store/link-store.js';
+import { StockStore } from './store/stock-store.js';
+import { TokenStore } from './store/token-store.js';
+import { UserMatchStore } from './store/user-match-store.js';
+import { TokenManager } from './upstream/auth.js';
+import type { Budget } from './upstream/budget.js';
+import { UpstreamClient } from './upstream/client.js';
+import { createDispatcher } from './upstream/http.js';
+import type { RetryPolicy } from './upstream/retry.js';
+
+export interface ContainerOptions {
+  config: Pick<Config, 'UPSTREAM_RATE_LIMIT' | 'BOT_ADMINS' | 'DIGEST_TZ'>;
+  upstream: { baseUrl: string; authUrl: string };
+  logger: Logger;
+  kv: KeyValue;
+  keys: Keys;
+  box: SecretBox;
+  budget: Budget;
+  dispatcher?: Dispatcher;
+  retryPolicy?: RetryPolicy;
+  timeoutMs?: number;
+  now?: () => number;
+}
+
+export interface Container {
+  tokens: TokenManager;
+  client: UpstreamClient;
+  links: LinkStore;
+  cache: CacheStore;
+  linkService: LinkService;
+  answers: Answers;
+  tasks: BackgroundTasks;
+  slackDeps: SlackDeps;
+  domain: DomainDeps;
+  close(): Promise<void>;
+}
+
+/** The composition root: every service built from its dependencies, no module globals. */
+export function buildContainer(options: ContainerOptions): Container {
+  const { logger, kv, keys, box, budget } = options;
+  const now = options.now ?? Date.now;
+  const dispatcher = options.dispatcher ?? createDispatcher();
+  const ownsDispatcher = options.dispatcher === undefined;
+  const tokens = new TokenManager({
+    authUrl: options.upstream.authUrl,
+    dispatcher,
+    budget,
+    store: new TokenStore(kv, keys, box, now),
+    logger: logger.child({ component: 'tokens' }),
+    now,
+    ...(options.retryPolicy && { retryPolicy: options.retryPolicy }),
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+  });
+  const client = new UpstreamClient({
+    baseUrl: options.upstream.baseUrl,
+    tokens,
+    budget,
+    dispatcher,
+    logger: logger.child({ component: 'upstream' }),
+    rateWindowMs: options.config.UPSTREAM_RATE_LIMIT.windowMs,
+    ...(options.retryPolicy && { retryPolicy: options.retryPolicy }),
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+  });
+  const links = new LinkStore(kv, keys, box);
+  const cache = new CacheStore(kv, keys);
+  const userMatches = new UserMatchStore(kv, keys);
+  const workspaces = new Workspaces(links, now);
+  const domain: DomainDeps = {
+    client,
+    reader: new CachedReader(cache, logger.child({ component: 'cache' }), now),
+    workspaces,
+    stock: new StockStore(kv, keys),
+    userMatches,
+    logger,
+    now,
+    timeZone: options.config.DIGEST_TZ,
+  };
+  const catalog = new CatalogService(domain);
+  const linkService = new LinkService({
+    authUrl: options.upstream.authUrl,
+    links,
+    tokens,
+    client,
+    budget,
+    cache,
+    userMatches,
+    logger,
+    now,
+  });
+  const answers = new Answers({
+    workspaces,
+    catalog,
+    materials: new MaterialSearchService(domain, catalog),
+    requests: new RequestService(domain),
+    purchases: new PurchaseService(domain, catalog),
+    links: linkService,
+  });
+  const tasks = new BackgroundTasks(logger);
+  const slackDeps: SlackDeps = {
+    config: {
+      BOT_ADMINS: options.config.BOT_ADMINS,
+      DIGEST_TZ: options.config.DIGEST_TZ,
+      UPSTREAM_RATE_LIMIT: options.config.UPSTREAM_RATE_LIMIT,
+    },
+    logger,
+    answers,
+    links: linkService,
+    tasks,
+    now,
+  };
+  return {
+    tokens,
+    client,
+    links,
+    cache,
+    linkService,
+    answers,
+    tasks,
+    slackDeps,
+    domain,
+    async close() {
+      await tasks.drain(5_000);
+      await budget.close();
+      if (ownsDispatcher) await dispatcher.close();
+    },
+  };
+}

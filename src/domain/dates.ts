@@ -1,0 +1,23 @@
+import { TZDate } from '@date-fns/tz';
+import { subDays } from 'date-fns';
+import type { LocalDate } from '../slack/parse/tokens.js';
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * Upstream date-time parameters are sent as local wall time without a zone (the service is Brazilian and reads
+ * them as its own local time): `de:` is the start of that day, `ate:` its end.
+ */
+export function startOfLocalDay(date: LocalDate): string {
+  return `${date.year}-${pad(date.month)}-${pad(date.day)}T00:00:00`;
+}
+
+export function endOfLocalDay(date: LocalDate): string {
+  return `${date.year}-${pad(date.month)}-${pad(date.day)}T23:59:59`;
+}
+
+/** Today's date in the given time zone, minus `days`. */
+export function localDateDaysAgo(now: number, timeZone: string, days: number): LocalDate {
+  const date = subDays(new TZDate(now, timeZone), days);
+  return { year: date.getFullYear(), month: date.getMonth() + 1, day: date.getDate() };
+}

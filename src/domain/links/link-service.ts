@@ -1,0 +1,175 @@
+import type { Logger } from '../../lib/logger.js';
+import type { CacheStore } from '../../store/cache-store.js';
+import type { LinkStore } from '../../store/link-store.js';
+import type { UserMatchStore } from '../../store/user-match-store.js';
+import type { TokenManager } from '../../upstream/auth.js';
+import type { Budget } from '../../upstream/budget.js';
+import type { UpstreamClient } from '../../upstream/client.js';
+import { credentialIdOf, type UpstreamCredential } from '../../upstream/credential.js';
+import {
+  AuthRejectedError,
+  BudgetExhaustedError,
+  UpstreamError,
+  UpstreamForbiddenError,
+} from '../../upstream/errors.js';
+import type { LinkStatusView } from '../views.js';
+
+export interface LinkInput {
+  login: string;
+  password: string;
+  empresaId: number;
+  unidadeId: number | null;
+  endActiveSession: boolean;
+}
+
+export type LinkField = 'login' | 'password' | 'company' | 'unit' | 'endSession';
+
+export type LinkOutcome =
+  | { ok: true; stockroomCount: number }
+  | { ok: false; field: LinkField; message: string }
+  | { ok: false; field: null; reason: 'busy' | 'unavailable'; retryAt?: number };
+
+export interface LinkServiceDeps {
+  authUrl: string;
+  links: LinkStore;
+  tokens: TokenManager;
+  client: UpstreamClient;
+  budget: Budget;
+  cache: CacheStore;
+  userMatches: UserMatchStore;
+  logger: Logger;
+  now: () => number;
+}
+
+/** Linking a workspace to an upstream login (admins only; the Slack layer checks who asks). */
+export class LinkService {
+  constructor(private readonly deps: LinkServiceDeps) {}
+
+  /** Logs in, checks the link with one cheap call, then stores it. Nothing is stored when a step fails. */
+  async link(
+    workspaceId: string,
+    input: LinkInput,
+    byUserId: string,
+    correlationId?: string,
+  ): Promise<LinkOutcome> {
+    const credential: UpstreamCredential = {
+      id: credentialIdOf(this.deps.authUrl, input.login),
+      login: input.login.trim(),
+      password: input.password,
+      empresaId: input.empresaId,
+      unidadeId: input.unidadeId,
+    };
+    try {
+      await this.deps.tokens.login(credential, {
+        expireCurrentSession: input.endActiveSession,
+        priority: 'interactive',
+      });
+    } catch (error) {
+      if (error instanceof AuthRejectedError) {
+        if (error.hasActiveSession) {
+          return {
+            ok: false,
+            field: 'endSession',
+            message:
+              'Já existe uma sessão ativa para este login. Marque esta opção para encerrá-la e envie de novo.',
+          };
+        }
+        return {
+          ok: false,
+          field: 'password',
+          message: error.upstreamMessage ?? 'Login ou senha não aceitos pelo sistema.',
+        };
+      }
+      return this.unavailable(error, 'login');
+    }
+    let stockroomCount: number;
+    try {
+      const stockrooms = await this.deps.client.listStockrooms({
+        credential,
+        priority: 'interactive',
+        ...(correlationId && { correlationId }),
+      });
+      stockroomCount = stockrooms.length;
+    } catch (error) {
+      if (error instanceof UpstreamForbiddenError) {
+        return {
+          ok: false,
+          field: 'company',
+          message: `Este login não tem acesso à empresa ${input.empresaId}.`,
+        };
+      }
+      return this.unavailable(error, 'check');
+    }
+    await this.deps.links.save({
+      workspaceId,
+      credentialId: credential.id,
+      login: credential.login,
+      password: credential.password,
+      empresaId: credential.empresaId,
+      unidadeId: credential.unidadeId,
+      linkedBy: byUserId,
+      linkedAt: this.deps.now(),
+      brokenAt: null,
+    });
+    // A new link may point to another company: nothing cached under the old one may show.
+    await this.forgetWorkspaceData(workspaceId);
+    this.deps.logger.info({ workspaceId, credential: credential.id, correlationId }, 'workspace linked');
+    return { ok: true, stockroomCount };
+  }
+
+  async unlink(workspaceId: string): Promise<boolean> {
+    const link = await this.deps.links.get(workspaceId).catch(() => null);
+    await this.deps.links.delete(workspaceId);
+    await this.forgetWorkspaceData(workspaceId);
+    if (link) await this.deps.tokens.forget(link.credentialId);
+    this.deps.logger.info({ workspaceId }, 'workspace unlinked');
+    return link !== null;
+  }
+
+  async status(workspaceId: string): Promise<LinkStatusView> {
+    const link = await this.deps.links.get(workspaceId);
+    const [expiries, usage, cache] = await Promise.all([
+      link ? this.deps.tokens.expiries(link.credentialId) : null,
+      link ? this.deps.budget.usage(link.credentialId) : null,
+      this.deps.cache.stats(workspaceId),
+    ]);
+    return {
+      linked: link !== null,
+      broken: link?.brokenAt != null,
+      linkedBy: link?.linkedBy ?? null,
+      linkedAt: link?.linkedAt ?? null,
+      login: link?.login ?? null,
+      empresaId: link?.empresaId ?? null,
+      unidadeId: link?.unidadeId ?? null,
+      tokenExpiresAt: expiries?.expiresAt ?? null,
+      refreshExpiresAt: expiries?.refreshExpiresAt ?? null,
+      budget: usage
+        ? {
+            limit: usage.limit,
+            windowMs: usage.windowMs,
+            used: usage.used,
+            remaining: usage.remaining,
+            pausedUntil: usage.pausedUntil,
+          }
+        : null,
+      cache,
+    };
+  }
+
+  private async forgetWorkspaceData(workspaceId: string): Promise<void> {
+    await Promise.all([
+      this.deps.cache.clear(workspaceId),
+      this.deps.userMatches.clearWorkspace(workspaceId),
+    ]);
+  }
+
+  private unavailable(error: unknown, step: string): LinkOutcome {
+    this.deps.logger.warn(
+      { step, err: error instanceof UpstreamError ? error.code : String(error) },
+      'link attempt failed',
+    );
+    if (error instanceof BudgetExhaustedError)
+      return { ok: false, field: null, reason: 'busy', retryAt: error.retryAt };
+    return { ok: false, field: null, reason: 'unavailable' };
+  }
+}

@@ -1,0 +1,155 @@
+import { definedOnly } from '../../lib/objects.js';
+import type { PurchaseOrder, Stockroom } from '../../upstream/schemas.js';
+import type { ReadOptions } from '../cached-reader.js';
+import { endOfLocalDay, startOfLocalDay } from '../dates.js';
+import type { DomainDeps } from '../deps.js';
+import { LIST_PAGE_SIZE, notFoundAs } from '../requests/request-service.js';
+import type { CatalogService } from '../stock/catalog-service.js';
+import type {
+  Answer,
+  Freshness,
+  PendingPurchasesGroup,
+  PendingPurchasesView,
+  PurchaseFiltersView,
+  PurchaseListView,
+  PurchaseRequestsView,
+  ReceiptFiltersView,
+  ReceiptListView,
+} from '../views.js';
+import type { WorkspaceContext } from '../workspace.js';
+
+export class PurchaseService {
+  constructor(
+    private readonly deps: DomainDeps,
+    private readonly catalog: CatalogService,
+  ) {}
+
+  /**
+   * Purchases with a pending receivable balance. The endpoint answers per stockroom, so without a stockroom
+   * every active one is asked (each answer cached on its own).
+   */
+  async pending(
+    ws: WorkspaceContext,
+    stockroomId: number | null,
+    page: number,
+    options?: ReadOptions,
+  ): Promise<Answer<PendingPurchasesView>> {
+    const stockrooms = await this.catalog.stockrooms(ws);
+    const targets: Pick<Stockroom, 'almoxarifado' | 'nome'>[] =
+      stockroomId === null
+        ? stockrooms.data
+        : [
+            stockrooms.data.find((s) => s.almoxarifado === stockroomId) ?? {
+              almoxarifado: stockroomId,
+              nome: null,
+            },
+          ];
+    const answers = await Promise.all(
+      targets.map((stockroom) => this.pendingOf(ws, stockroom.almoxarifado, options)),
+    );
+    const groups: PendingPurchasesGroup[] = targets
+      .map((stockroom, index) => ({ stockroom, purchases: answers[index]?.data ?? [] }))
+      .filter((group) => group.purchases.length > 0 || stockroomId !== null);
+    return {
+      data: { stockroomId, groups, page },
+      freshness: oldest([stockrooms.freshness, ...answers.map((a) => a.freshness)]),
+    };
+  }
+
+  pendingOf(
+    ws: WorkspaceContext,
+    stockroomId: number,
+    options?: ReadOptions,
+  ): Promise<Answer<PurchaseOrder[]>> {
+    return this.deps.reader.read(
+      ws.workspaceId,
+      'pendingPurchases',
+      { stockroomId },
+      () => this.deps.workspaces.run(ws, (call) => this.deps.client.listPendingPurchases(call, stockroomId)),
+      options,
+    );
+  }
+
+  async list(
+    ws: WorkspaceContext,
+    filters: PurchaseFiltersView,
+    page: number,
+    options?: ReadOptions,
+  ): Promise<Answer<PurchaseListView>> {
+    const query = {
+      almoxarifadoId: filters.stockroomId,
+      fornecedorId: filters.supplierId,
+      status: filters.status,
+      dataInicial: filters.from && startOfLocalDay(filters.from),
+      dataFinal: filters.to && endOfLocalDay(filters.to),
+      search: filters.text,
+      page,
+      pageSize: LIST_PAGE_SIZE,
+    };
+    const list = await this.deps.reader.read(
+      ws.workspaceId,
+      'purchaseList',
+      query,
+      () => this.deps.workspaces.run(ws, (call) => this.deps.client.listPurchases(call, definedOnly(query))),
+      options,
+    );
+    return { data: { filters, list: list.data }, freshness: list.freshness };
+  }
+
+  async linkedRequests(
+    ws: WorkspaceContext,
+    purchaseId: number,
+    page: number,
+    options?: ReadOptions,
+  ): Promise<Answer<PurchaseRequestsView>> {
+    const requests = await this.deps.reader.read(
+      ws.workspaceId,
+      'purchaseRequests',
+      { purchaseId },
+      () =>
+        this.deps.workspaces
+          .run(ws, (call) => this.deps.client.listPurchaseRequests(call, purchaseId))
+          .catch(notFoundAs('purchase', purchaseId)),
+      options,
+    );
+    return { data: { purchaseId, requests: requests.data, page }, freshness: requests.freshness };
+  }
+
+  /** Receipts; the date filter is the purchase's date (documented), and the renderer says so. */
+  async receipts(
+    ws: WorkspaceContext,
+    filters: ReceiptFiltersView,
+    page: number,
+    options?: ReadOptions,
+  ): Promise<Answer<ReceiptListView>> {
+    const query = {
+      almoxarifadoId: filters.stockroomId,
+      ordemCompra: filters.purchaseId,
+      dataInicial: filters.from && startOfLocalDay(filters.from),
+      dataFinal: filters.to && endOfLocalDay(filters.to),
+      page,
+      pageSize: LIST_PAGE_SIZE,
+    };
+    const list = await this.deps.reader.read(
+      ws.workspaceId,
+      'receipts',
+      query,
+      () => this.deps.workspaces.run(ws, (call) => this.deps.client.listReceipts(call, definedOnly(query))),
+      options,
+    );
+    return { data: { filters, list: list.data }, freshness: list.freshness };
+  }
+}
+
+/** A combined answer is as fresh as its oldest part, and degraded if any part was. */
+export function oldest(parts: Freshness[]): Freshness {
+  let result: Freshness = parts[0] ?? { fetchedAt: Date.now(), fromCache: false, degraded: null };
+  for (const part of parts) {
+    result = {
+      fetchedAt: Math.min(result.fetchedAt, part.fetchedAt),
+      fromCache: result.fromCache || part.fromCache,
+      degraded: result.degraded ?? part.degraded,
+    };
+  }
+  return result;
+}

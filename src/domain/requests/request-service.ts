@@ -1,0 +1,227 @@
+import { definedOnly } from '../../lib/objects.js';
+import type { Page } from '../../upstream/client.js';
+import { UpstreamNotFoundError } from '../../upstream/errors.js';
+import type { HistoryEntry, MaterialRequest, RequestItem } from '../../upstream/schemas.js';
+import type { ReadOptions } from '../cached-reader.js';
+import { endOfLocalDay, localDateDaysAgo, startOfLocalDay } from '../dates.js';
+import type { DomainDeps } from '../deps.js';
+import { NotFoundError, UserNotMatchedError } from '../errors.js';
+import type {
+  Answer,
+  LastKnownStock,
+  RequestDetailView,
+  RequestFiltersView,
+  RequestHeader,
+  RequestHistoryView,
+  RequestListView,
+} from '../views.js';
+import type { WorkspaceContext } from '../workspace.js';
+
+/** Rows per list page: one Slack message shows one upstream page. */
+export const LIST_PAGE_SIZE = 10;
+/** History rows read to build a request's header (its first and last entries). */
+const HEADER_HISTORY_PAGE_SIZE = 50;
+const DEFAULT_PERIOD_DAYS = 30;
+const USER_MATCH_TTL_MS = 24 * 3_600_000;
+const USER_NO_MATCH_TTL_MS = 3_600_000;
+
+export class RequestService {
+  constructor(private readonly deps: DomainDeps) {}
+
+  /** Items and a header taken from the history (no detail endpoint exists). Records the stock seen in items. */
+  async detail(
+    ws: WorkspaceContext,
+    id: number,
+    page: number,
+    options?: ReadOptions,
+  ): Promise<Answer<RequestDetailView>> {
+    const items = await this.items(ws, id, options);
+    const history = await this.historyPage(ws, id, 1, HEADER_HISTORY_PAGE_SIZE, options).catch(
+      (error: unknown) => {
+        // The header is a nicety; items already answered.
+        this.deps.logger.warn(
+          { requestId: id, err: error instanceof Error ? error.name : 'unknown' },
+          'request history unavailable',
+        );
+        return null;
+      },
+    );
+    let last: HistoryEntry | undefined = history?.data.rows.at(-1);
+    if (history && history.data.totalPages > 1) {
+      const lastPage = await this.historyPage(
+        ws,
+        id,
+        history.data.totalPages,
+        HEADER_HISTORY_PAGE_SIZE,
+        options,
+      ).catch(() => null);
+      last = lastPage?.data.rows.at(-1) ?? last;
+    }
+    const header = history ? headerOf(history.data.rows[0], last) : null;
+    return {
+      data: { id, header, items: items.data, page },
+      freshness: items.freshness,
+    };
+  }
+
+  async history(
+    ws: WorkspaceContext,
+    id: number,
+    page: number,
+    options?: ReadOptions,
+  ): Promise<Answer<RequestHistoryView>> {
+    const history = await this.historyPage(ws, id, page, LIST_PAGE_SIZE, options);
+    return { data: { id, history: history.data }, freshness: history.freshness };
+  }
+
+  async list(
+    ws: WorkspaceContext,
+    filters: RequestFiltersView,
+    page: number,
+    options?: ReadOptions,
+    solicitanteId?: number,
+  ): Promise<Answer<RequestListView>> {
+    const defaultPeriod = filters.from === undefined && filters.to === undefined;
+    const from =
+      filters.from ??
+      (defaultPeriod
+        ? localDateDaysAgo(this.deps.now(), this.deps.timeZone, DEFAULT_PERIOD_DAYS)
+        : undefined);
+    const query = {
+      almoxarifadoId: filters.stockroomId,
+      status: filters.status,
+      compraMaterialId: filters.purchaseId,
+      dataInicial: from && startOfLocalDay(from),
+      dataFinal: filters.to && endOfLocalDay(filters.to),
+      search: filters.text,
+      solicitanteId,
+      page,
+      pageSize: LIST_PAGE_SIZE,
+    };
+    const list = await this.deps.reader.read(
+      ws.workspaceId,
+      'requestList',
+      query,
+      () => this.deps.workspaces.run(ws, (call) => this.deps.client.listRequests(call, definedOnly(query))),
+      options,
+    );
+    return { data: { filters, mine: null, defaultPeriod, list: list.data }, freshness: list.freshness };
+  }
+
+  /** `/solicitacao minhas`: the Slack user's e-mail matched to an upstream user (cached), then the list. */
+  async mine(
+    ws: WorkspaceContext,
+    slackUser: { id: string; email: string | null },
+    filters: RequestFiltersView,
+    page: number,
+    options?: ReadOptions,
+  ): Promise<Answer<RequestListView>> {
+    const match = await this.matchUser(ws, slackUser);
+    if (match.upstreamUserId === null) throw new UserNotMatchedError(slackUser.email);
+    const answer = await this.list(ws, filters, page, options, match.upstreamUserId);
+    return { ...answer, data: { ...answer.data, mine: { upstreamUserName: match.upstreamUserName } } };
+  }
+
+  private async matchUser(ws: WorkspaceContext, slackUser: { id: string; email: string | null }) {
+    const cached = await this.deps.userMatches.get(ws.workspaceId, slackUser.id);
+    if (cached) return cached;
+    if (!slackUser.email) throw new UserNotMatchedError(null);
+    const users = await this.deps.reader.read(ws.workspaceId, 'users', null, () =>
+      this.deps.workspaces.run(ws, (call) => this.deps.client.listUsers(call)),
+    );
+    const email = slackUser.email.trim().toLowerCase();
+    const user = users.data.find((u) => !u.inativo && u.email?.trim().toLowerCase() === email);
+    const match = {
+      upstreamUserId: user?.usuario ?? null,
+      upstreamUserName: user?.nome ?? null,
+      matchedAt: this.deps.now(),
+    };
+    await this.deps.userMatches.set(
+      ws.workspaceId,
+      slackUser.id,
+      match,
+      user ? USER_MATCH_TTL_MS : USER_NO_MATCH_TTL_MS,
+    );
+    return match;
+  }
+
+  private async items(
+    ws: WorkspaceContext,
+    id: number,
+    options?: ReadOptions,
+  ): Promise<Answer<RequestItem[]>> {
+    const items = await this.deps.reader.read(
+      ws.workspaceId,
+      'requestItems',
+      { id },
+      async () => {
+        const rows = await this.deps.workspaces
+          .run(ws, (call) => this.deps.client.listRequestItems(call, id))
+          .catch(notFoundAs('request', id));
+        await this.recordStock(ws.workspaceId, rows);
+        return rows;
+      },
+      options,
+    );
+    return items;
+  }
+
+  private historyPage(
+    ws: WorkspaceContext,
+    id: number,
+    page: number,
+    pageSize: number,
+    options?: ReadOptions,
+  ): Promise<Answer<Page<HistoryEntry>>> {
+    return this.deps.reader.read(
+      ws.workspaceId,
+      'requestHistory',
+      { id, page, pageSize },
+      () =>
+        this.deps.workspaces
+          .run(ws, (call) => this.deps.client.listRequestHistory(call, id, { page, pageSize }))
+          .catch(notFoundAs('request', id)),
+      options,
+    );
+  }
+
+  /** Every read of request items updates the newest stock seen per material (never shown as live). */
+  async recordStock(workspaceId: string, items: RequestItem[]): Promise<void> {
+    const seenAt = this.deps.now();
+    const entries: LastKnownStock[] = items.map((item) => ({
+      materialId: item.material,
+      current: item.estoqueAtual,
+      minimum: item.estoqueMinimo ?? null,
+      maximum: item.estoqueMaximo ?? null,
+      requestId: item.solicitacaoMaterialId,
+      seenAt,
+    }));
+    await this.deps.stock
+      .record(workspaceId, entries)
+      .catch((error: unknown) =>
+        this.deps.logger.warn({ err: String(error) }, 'last known stock not recorded'),
+      );
+  }
+}
+
+export function notFoundAs(what: 'request' | 'purchase', id: number) {
+  return (error: unknown): never => {
+    if (error instanceof UpstreamNotFoundError) throw new NotFoundError(what, id);
+    throw error;
+  };
+}
+
+function headerOf(first: HistoryEntry | undefined, last: HistoryEntry | undefined): RequestHeader | null {
+  if (!first) return null;
+  const latest = last ?? first;
+  return {
+    stockroomName: latest.almoxarifado_Nome ?? first.almoxarifado_Nome ?? null,
+    requesterName: latest.solicitante_Nome ?? first.solicitante_Nome ?? null,
+    statusName: latest.statusAndamentoSolicitacao_Nome ?? null,
+    status: latest.status,
+    openedAt: first.data,
+    lastChangeAt: latest.data,
+  };
+}
+
+export type { MaterialRequest };

@@ -1,0 +1,50 @@
+import type { Stockroom } from '../../upstream/schemas.js';
+import type { ReadOptions } from '../cached-reader.js';
+import type { DomainDeps } from '../deps.js';
+import type { Answer, CatalogEntry } from '../views.js';
+import type { WorkspaceContext } from '../workspace.js';
+
+/** Stockrooms, material types and categories: small lists that change rarely, cached for hours. */
+export class CatalogService {
+  constructor(private readonly deps: DomainDeps) {}
+
+  stockrooms(ws: WorkspaceContext, options?: ReadOptions): Promise<Answer<Stockroom[]>> {
+    return this.deps.reader.read(
+      ws.workspaceId,
+      'stockrooms',
+      null,
+      () => this.deps.workspaces.run(ws, (call) => this.deps.client.listStockrooms(call)),
+      options,
+    );
+  }
+
+  async types(ws: WorkspaceContext, options?: ReadOptions): Promise<Answer<CatalogEntry[]>> {
+    return this.deps.reader.read(
+      ws.workspaceId,
+      'types',
+      null,
+      async () =>
+        (await this.deps.workspaces.run(ws, (call) => this.deps.client.listMaterialTypes(call))).map((t) => ({
+          id: t.tipoMaterialId,
+          name: t.nome ?? null,
+        })),
+      options,
+    );
+  }
+
+  async categories(ws: WorkspaceContext, options?: ReadOptions): Promise<Answer<CatalogEntry[]>> {
+    return this.deps.reader.read(
+      ws.workspaceId,
+      'categories',
+      null,
+      async () =>
+        (await this.deps.workspaces.run(ws, (call) => this.deps.client.listMaterialCategories(call))).map(
+          (c) => ({
+            id: c.categoriaMaterialId,
+            name: c.nome ?? null,
+          }),
+        ),
+      options,
+    );
+  }
+}

@@ -1,0 +1,87 @@
+import { fold } from '../../slack/parse/tokens.js';
+import type { Material } from '../../upstream/schemas.js';
+import type { ReadOptions } from '../cached-reader.js';
+import type { DomainDeps } from '../deps.js';
+import type { Answer, CatalogEntry, MaterialMatch, MaterialSearchView } from '../views.js';
+import type { WorkspaceContext } from '../workspace.js';
+import type { CatalogService } from './catalog-service.js';
+
+/**
+ * `/estoque <texto>`: the API filters materials only by exact code, so the (cached) list is searched here:
+ * a material matches when its code equals the text or its name holds every word, accents and case ignored.
+ */
+export class MaterialSearchService {
+  constructor(
+    private readonly deps: DomainDeps,
+    private readonly catalog: CatalogService,
+  ) {}
+
+  async search(
+    ws: WorkspaceContext,
+    query: { text: string; stockroomId?: number; page: number },
+    options?: ReadOptions,
+  ): Promise<Answer<MaterialSearchView>> {
+    const stockroomId = query.stockroomId;
+    const materials = await this.deps.reader.read(
+      ws.workspaceId,
+      'materials',
+      { stockroomId: stockroomId ?? null },
+      () =>
+        this.deps.workspaces.run(ws, (call) =>
+          this.deps.client.listMaterials(
+            call,
+            stockroomId === undefined ? {} : { almoxarifadoId: stockroomId },
+          ),
+        ),
+      options,
+    );
+    const found = matchMaterials(materials.data, query.text);
+    const [types, categories, stock] = await Promise.all([
+      found.length > 0 ? this.namesOrEmpty(() => this.catalog.types(ws)) : new Map<number, string | null>(),
+      found.length > 0
+        ? this.namesOrEmpty(() => this.catalog.categories(ws))
+        : new Map<number, string | null>(),
+      found.length > 0 ? this.deps.stock.all(ws.workspaceId) : new Map(),
+    ]);
+    const matches: MaterialMatch[] = found.map((material) => ({
+      material,
+      typeName: material.tipoMaterial == null ? null : (types.get(material.tipoMaterial) ?? null),
+      categoryName:
+        material.categoriaMaterial == null ? null : (categories.get(material.categoriaMaterial) ?? null),
+      lastKnown: stock.get(material.material) ?? null,
+    }));
+    return {
+      data: { text: query.text, stockroomId: stockroomId ?? null, matches, page: query.page },
+      freshness: materials.freshness,
+    };
+  }
+
+  /** Type and category names decorate the answer; when they cannot be read the materials still show. */
+  private async namesOrEmpty(
+    read: () => Promise<{ data: CatalogEntry[] }>,
+  ): Promise<Map<number, string | null>> {
+    try {
+      return new Map((await read()).data.map((entry) => [entry.id, entry.name]));
+    } catch (error) {
+      this.deps.logger.warn(
+        { err: error instanceof Error ? error.name : 'unknown' },
+        'catalog names unavailable',
+      );
+      return new Map();
+    }
+  }
+}
+
+export function matchMaterials(materials: Material[], text: string): Material[] {
+  const wanted = fold(text.trim());
+  const words = wanted.split(/\s+/).filter((w) => w !== '');
+  if (words.length === 0) return [];
+  const byCode = materials.filter((m) => m.codigo != null && fold(m.codigo.trim()) === wanted);
+  if (byCode.length > 0) return byCode;
+  return materials
+    .filter((m) => {
+      const name = fold(`${m.nome ?? ''} ${m.nomeFormatted ?? ''}`);
+      return words.every((word) => name.includes(word));
+    })
+    .sort((a, b) => (a.nome ?? '').localeCompare(b.nome ?? '', 'pt-BR'));
+}

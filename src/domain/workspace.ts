@@ -1,0 +1,56 @@
+import type { LinkStore, WorkspaceLink } from '../store/link-store.js';
+import type { Priority } from '../upstream/budget.js';
+import type { CallContext } from '../upstream/client.js';
+import { CredentialsExpiredError } from '../upstream/errors.js';
+import { LinkBrokenError, NotLinkedError } from './errors.js';
+
+export interface WorkspaceContext {
+  workspaceId: string;
+  link: WorkspaceLink;
+  call: CallContext;
+}
+
+/**
+ * Turns the workspace of a signed Slack payload into the credential its calls use. Every upstream call of a
+ * command goes through `run`, which turns a credential that can no longer be renewed into a broken link
+ * (marked once across processes, so the admin who linked gets one DM).
+ */
+export class Workspaces {
+  constructor(
+    private readonly links: LinkStore,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async resolve(workspaceId: string, priority: Priority, correlationId?: string): Promise<WorkspaceContext> {
+    const link = await this.links.get(workspaceId);
+    if (!link) throw new NotLinkedError(workspaceId);
+    if (link.brokenAt !== null) throw new LinkBrokenError(workspaceId, link.linkedBy, false);
+    return {
+      workspaceId,
+      link,
+      call: {
+        credential: {
+          id: link.credentialId,
+          login: link.login,
+          password: link.password,
+          empresaId: link.empresaId,
+          unidadeId: link.unidadeId,
+        },
+        priority,
+        ...(correlationId !== undefined && { correlationId }),
+      },
+    };
+  }
+
+  async run<T>(ws: WorkspaceContext, work: (call: CallContext) => Promise<T>): Promise<T> {
+    try {
+      return await work(ws.call);
+    } catch (error) {
+      if (error instanceof CredentialsExpiredError) {
+        const first = await this.links.markBroken(ws.workspaceId, this.now());
+        throw new LinkBrokenError(ws.workspaceId, ws.link.linkedBy, first);
+      }
+      throw error;
+    }
+  }
+}

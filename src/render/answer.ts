@@ -1,0 +1,93 @@
+import type { Button, KnownBlock } from '@slack/types';
+import { type Route, withPage } from '../domain/routes.js';
+import type { Freshness } from '../domain/views.js';
+import { ActionIds } from '../slack/ids.js';
+import { actions, context, finalizeMessage, routeButton, section } from './blocks.js';
+import { formatAge, formatDateTime, formatNumber, mentionUser } from './format.js';
+import type { Message, RenderContext } from './types.js';
+
+/** The frame every answer shares: freshness warnings, the body, the buttons, who shared it. */
+
+export interface AnswerParts {
+  /** Notification fallback, already escaped. */
+  text: string;
+  body: KnownBlock[];
+  /** The route of this answer: `Compartilhar no canal` and `Atualizar` carry it. */
+  route: Route;
+  freshness: Freshness | null;
+  ctx: RenderContext;
+  /** Buttons of this answer (pages, related views), shown before `Atualizar` and `Compartilhar no canal`. */
+  buttons?: (Button | null)[];
+  refresh?: boolean;
+}
+
+function savedAt(freshness: Freshness, ctx: RenderContext): string {
+  return `${formatDateTime(freshness.fetchedAt, ctx.timeZone)} (${formatAge(freshness.fetchedAt, ctx.now)})`;
+}
+
+/** A clear warning when upstream could not be asked and saved data is shown instead. */
+export function degradedWarning(freshness: Freshness | null, ctx: RenderContext): string | null {
+  if (!freshness?.degraded) return null;
+  const lead =
+    freshness.degraded === 'budget'
+      ? 'Limite de consultas ao sistema atingido'
+      : 'O sistema de estoque não respondeu';
+  return `:warning: ${lead}: mostrando dados salvos de ${savedAt(freshness, ctx)}.`;
+}
+
+/** "Dados de 22/11/2026 10:31 (cache, há 5 min)" for cached answers; nothing for fresh ones. */
+export function cacheLine(freshness: Freshness | null, ctx: RenderContext): string | null {
+  if (!freshness?.fromCache || freshness.degraded) return null;
+  return `Dados de ${formatDateTime(freshness.fetchedAt, ctx.timeZone)} (cache, ${formatAge(freshness.fetchedAt, ctx.now)})`;
+}
+
+export function sharedLine(ctx: RenderContext): string | null {
+  return ctx.shared ? `Compartilhado por ${mentionUser(ctx.shared.byUserId)}` : null;
+}
+
+export function shareButton(route: Route, ctx: RenderContext): Button | null {
+  return ctx.shared ? null : routeButton('Compartilhar no canal', route, ActionIds.sharePrefix);
+}
+
+export function answerMessage(parts: AnswerParts): Message {
+  const { ctx, route, freshness } = parts;
+  const blocks: KnownBlock[] = [];
+  const warning = degradedWarning(freshness, ctx);
+  if (warning) blocks.push(section(warning));
+  blocks.push(...parts.body);
+  const buttons = actions([
+    ...(parts.buttons ?? []),
+    parts.refresh ? routeButton('Atualizar', route, ActionIds.refreshPrefix) : null,
+    shareButton(route, ctx),
+  ]);
+  if (buttons) blocks.push(buttons);
+  const footer = [cacheLine(freshness, ctx), sharedLine(ctx)].filter((line): line is string => line !== null);
+  if (footer.length > 0) blocks.push(context(...footer));
+  return finalizeMessage({ text: parts.text, blocks });
+}
+
+/** `Anterior` / `Próxima` carrying the same route on the neighbouring pages. */
+export function pagingButtons(route: Route, page: number, totalPages: number): (Button | null)[] {
+  return [
+    page > 1 ? routeButton('Anterior', withPage(route, Math.min(page - 1, totalPages))) : null,
+    page < totalPages ? routeButton('Próxima', withPage(route, page + 1)) : null,
+  ];
+}
+
+/** "Página 2 de 7 · 63 solicitações"; just the count when everything fits on one page. */
+export function pageLine(page: number, totalPages: number, count: string): string {
+  return totalPages > 1 ? `Página ${formatNumber(page)} de ${formatNumber(totalPages)} · ${count}` : count;
+}
+
+export interface LocalPage<T> {
+  rows: T[];
+  page: number;
+  totalPages: number;
+}
+
+/** One page of a list the renderer pages itself; a page past the end shows the last one. */
+export function localPage<T>(items: readonly T[], page: number, pageSize: number): LocalPage<T> {
+  const totalPages = Math.max(1, Math.ceil(items.length / pageSize));
+  const current = Math.min(Math.max(1, Math.floor(page) || 1), totalPages);
+  return { rows: items.slice((current - 1) * pageSize, current * pageSize), page: current, totalPages };
+}

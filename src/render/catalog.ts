@@ -1,0 +1,118 @@
+import type { KnownBlock, SectionBlock } from '@slack/types';
+import type { Route } from '../domain/routes.js';
+import type { Answer, CatalogEntry, Freshness } from '../domain/views.js';
+import type { Stockroom } from '../upstream/schemas.js';
+import { answerMessage } from './answer.js';
+import { context, fieldsSection, header, section } from './blocks.js';
+import { code, formatNumber, plural, safeText } from './format.js';
+import type { Message, RenderContext } from './types.js';
+
+/** Stockrooms, material types and categories: short lists shown whole, in two columns, up to what fits. */
+
+const LINES_PER_COLUMN = 15;
+const COLUMN_CHARS = 1900;
+const MAX_SECTIONS = 20;
+
+interface Entry {
+  id: number;
+  name: string | null;
+}
+
+function byName(a: Entry, b: Entry): number {
+  if (a.name === null || b.name === null) return a.name === b.name ? a.id - b.id : a.name === null ? 1 : -1;
+  return a.name.localeCompare(b.name, 'pt-BR', { sensitivity: 'base' }) || a.id - b.id;
+}
+
+function entryLine(entry: Entry): string {
+  return `${code(entry.id)} ${entry.name === null ? '_sem nome_' : safeText(entry.name, 80)}`;
+}
+
+/** Lines packed into columns (two per section) of at most LINES_PER_COLUMN lines and COLUMN_CHARS characters. */
+export function columnSections(
+  lines: readonly string[],
+  maxSections = MAX_SECTIONS,
+): { blocks: SectionBlock[]; shown: number } {
+  const columns: string[][] = [];
+  let current: string[] = [];
+  let size = 0;
+  for (const line of lines) {
+    if (current.length > 0 && (current.length >= LINES_PER_COLUMN || size + line.length + 1 > COLUMN_CHARS)) {
+      columns.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(line);
+    size += line.length + 1;
+  }
+  if (current.length > 0) columns.push(current);
+  const kept = columns.slice(0, maxSections * 2);
+  const blocks: SectionBlock[] = [];
+  for (let index = 0; index < kept.length; index += 2) {
+    blocks.push(fieldsSection(kept.slice(index, index + 2).map((column) => column.join('\n'))));
+  }
+  return { blocks, shown: kept.reduce((sum, column) => sum + column.length, 0) };
+}
+
+function listMessage(
+  title: string,
+  entries: Entry[],
+  counted: string,
+  emptyText: string,
+  hint: string | null,
+  route: Route,
+  freshness: Freshness,
+  ctx: RenderContext,
+): Message {
+  const sorted = [...entries].sort(byName);
+  const body: KnownBlock[] = [header(title)];
+  if (sorted.length === 0) {
+    body.push(section(emptyText));
+  } else {
+    const { blocks, shown } = columnSections(sorted.map(entryLine));
+    body.push(...blocks);
+    const notes = [shown < sorted.length ? `Mostrando ${formatNumber(shown)} de ${counted}.` : `${counted}.`];
+    if (hint) notes.push(hint);
+    body.push(context(notes.join(' ')));
+  }
+  return answerMessage({
+    text: `${title}: ${counted}`,
+    body,
+    route,
+    freshness,
+    ctx,
+  });
+}
+
+export function renderStockrooms(answer: Answer<Stockroom[]>, ctx: RenderContext): Message {
+  const entries = answer.data.map((stockroom) => ({ id: stockroom.almoxarifado, name: stockroom.nome }));
+  return listMessage(
+    'Almoxarifados ativos',
+    entries,
+    plural(entries.length, 'almoxarifado', 'almoxarifados'),
+    'Nenhum almoxarifado ativo nesta empresa.',
+    'Use o número com `almox:`, como `/estoque lâmpada almox:2`.',
+    { r: 'stockrooms' },
+    answer.freshness,
+    ctx,
+  );
+}
+
+export function renderCatalog(
+  kind: 'types' | 'categories',
+  answer: Answer<CatalogEntry[]>,
+  ctx: RenderContext,
+): Message {
+  const types = kind === 'types';
+  return listMessage(
+    types ? 'Tipos de material' : 'Categorias de material',
+    answer.data,
+    types
+      ? plural(answer.data.length, 'tipo', 'tipos')
+      : plural(answer.data.length, 'categoria', 'categorias'),
+    types ? 'Nenhum tipo de material cadastrado.' : 'Nenhuma categoria de material cadastrada.',
+    null,
+    { r: types ? 'types' : 'categories' },
+    answer.freshness,
+    ctx,
+  );
+}

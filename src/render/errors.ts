@@ -1,0 +1,132 @@
+import type { KnownBlock } from '@slack/types';
+import type { Route } from '../domain/routes.js';
+import { ActionIds } from '../slack/ids.js';
+import { actions, context, finalizeMessage, routeButton, section } from './blocks.js';
+import { code, formatAt, formatNumber, formatRatePeriod, safeText, truncate } from './format.js';
+import type { Message, RenderContext } from './types.js';
+
+/**
+ * Every failure as a short ephemeral pt-BR message: what happened and what to do. Never a stack trace; the
+ * correlation id lets support find the one log line.
+ */
+
+const HOW_TO_LINK = 'Um administrador do workspace vincula com `/estoque vincular`.';
+
+function reference(correlationId: string): string {
+  return `Ref. ${code(truncate(correlationId, 100))}`;
+}
+
+function failure(text: string, extra: KnownBlock[] = []): Message {
+  return finalizeMessage({ text, blocks: [section(text), ...extra] });
+}
+
+export function renderNotLinked(): Message {
+  return failure(`Este workspace ainda não está vinculado ao sistema de estoque. ${HOW_TO_LINK}`);
+}
+
+export function renderNotFound(what: 'request' | 'purchase', id: number): Message {
+  return failure(what === 'request' ? `Solicitação ${id} não encontrada.` : `Compra ${id} não encontrada.`);
+}
+
+export function renderForbidden(): Message {
+  return failure(':no_entry: O login vinculado não tem permissão para ver isso no sistema de estoque.');
+}
+
+export function renderCredentialsExpired(): Message {
+  return failure(
+    ':warning: O acesso ao sistema de estoque expirou e não pôde ser renovado. ' +
+      'Um administrador precisa vincular de novo com `/estoque vincular`.',
+  );
+}
+
+/** The DM to the admin who linked, when the link broke. */
+export function renderBrokenLinkAdminNotice(workspaceName?: string): Message {
+  const where = workspaceName?.trim() ? ` no workspace *${safeText(workspaceName, 100)}*` : '';
+  return failure(
+    `:warning: As credenciais do estoque que você vinculou${where} expiraram e não puderam ser renovadas ` +
+      '(a senha mudou?). Os comandos estão parados: vincule de novo com `/estoque vincular`.',
+  );
+}
+
+/**
+ * "Limite de 250 consultas por hora atingido; tente de novo às 14:32". Without the budget's figures the
+ * sentence leaves them out.
+ */
+export function renderBudgetExhausted(
+  retryAt: number,
+  ctx: RenderContext,
+  budget?: { limit: number; windowMs: number },
+): Message {
+  const limit = budget
+    ? `Limite de ${formatNumber(budget.limit)} consultas ${formatRatePeriod(budget.windowMs)} atingido`
+    : 'Limite de consultas ao sistema de estoque atingido';
+  const when =
+    retryAt > ctx.now ? `tente de novo ${formatAt(retryAt, ctx.now, ctx.timeZone)}` : 'tente de novo agora';
+  return failure(`:hourglass: ${limit}; ${when}.`);
+}
+
+export function renderServerError(hash: string | null, correlationId: string): Message {
+  const forSupport = hash?.trim()
+    ? `Se continuar, informe ao suporte o código ${code(truncate(hash.trim(), 100))}.`
+    : 'Se continuar, informe ao suporte a referência abaixo.';
+  return failure(
+    `:warning: O sistema de estoque teve um erro interno. Tente de novo em instantes. ${forSupport}`,
+    [context(reference(correlationId))],
+  );
+}
+
+export function renderTimeout(route: Route, correlationId: string): Message {
+  const retry = actions([routeButton('Tentar de novo', route, ActionIds.retryPrefix, 'primary')]);
+  return failure(':hourglass: O sistema de estoque demorou demais para responder.', [
+    ...(retry ? [retry] : []),
+    context(reference(correlationId)),
+  ]);
+}
+
+export function renderBadUpstreamData(correlationId: string): Message {
+  return failure(
+    ':warning: O sistema de estoque respondeu com dados num formato inesperado. Se continuar, informe ao suporte a referência abaixo.',
+    [context(reference(correlationId))],
+  );
+}
+
+export function renderUnexpected(correlationId: string): Message {
+  return failure(
+    ':warning: Algo deu errado do nosso lado. Tente de novo; se continuar, informe ao suporte a referência abaixo.',
+    [context(reference(correlationId))],
+  );
+}
+
+/** `/solicitacao minhas` when no upstream user has the Slack user's e-mail. */
+export function renderUserNotMatched(email: string | null): Message {
+  const lead = email?.trim()
+    ? `Nenhum usuário do sistema de estoque tem o seu e-mail (${safeText(email, 100)}).`
+    : 'Não consegui ler o seu e-mail no Slack para achar você no sistema de estoque.';
+  return failure(`${lead} Use \`/solicitacao\` com filtros, como \`/solicitacao torre\`.`);
+}
+
+/** A 400 from upstream: it refused the query (the period of the request list is at most 12 months). */
+export function renderUpstreamRejected(detail: string | null): Message {
+  const why = detail?.trim() ? ` Motivo: ${safeText(detail, 300)}` : '';
+  return failure(
+    `:warning: O sistema de estoque recusou a consulta.${why} Confira os filtros; o período das solicitações vai até 12 meses.`,
+  );
+}
+
+/** A button whose value can no longer be read (an old message, a changed format). */
+export function renderStaleButton(): Message {
+  return failure('Este botão não funciona mais. Rode o comando de novo para ver os dados atuais.');
+}
+
+/** A command or click whose workspace could not be told from the payload. */
+export function renderNoWorkspace(): Message {
+  return failure(
+    'Não consegui identificar o workspace deste pedido. Tente de novo de um canal do workspace.',
+  );
+}
+
+export function renderDigestComingSoon(): Message {
+  return failure(
+    'O resumo diário chega numa próxima versão. Por enquanto, use `/compras pendentes` e `/solicitacao`.',
+  );
+}

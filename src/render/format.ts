@@ -1,0 +1,218 @@
+import { TZDate } from '@date-fns/tz';
+import { format } from 'date-fns';
+import { ptBR } from 'date-fns/locale';
+import type { LocalDate } from '../slack/parse/tokens.js';
+
+/** pt-BR formats of everything the bot shows: dates, numbers, money, ages, and mrkdwn escaping. */
+
+export const EMPTY = '—';
+export const ELLIPSIS = '…';
+
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+const numberFormat = new Intl.NumberFormat('pt-BR', { maximumFractionDigits: 3 });
+const moneyFormat = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
+
+/**
+ * Escapes the three characters Slack mrkdwn treats as control characters, so upstream text can never become a
+ * mention (`<@U123>`, `<!channel>`) or a link.
+ */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Cuts to at most `max` UTF-16 units, ending with "…", without splitting a surrogate pair. */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  if (max <= 0) return '';
+  let end = max - ELLIPSIS.length;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, Math.max(0, end))}${ELLIPSIS}`;
+}
+
+/** An upstream string ready for mrkdwn: trimmed, cut to `max` characters, escaped; empty or null → "—". */
+export function safeText(text: string | null | undefined, max = 200): string {
+  const trimmed = text?.trim() ?? '';
+  return trimmed === '' ? EMPTY : escapeMrkdwn(truncate(trimmed.replace(/\s+/g, ' '), max));
+}
+
+/** `1.234,5`: up to three decimals, no trailing zeros. */
+export function formatNumber(value: number | null | undefined): string {
+  return value == null || !Number.isFinite(value) ? EMPTY : numberFormat.format(value);
+}
+
+/** `R$ 1.234,50` with a normal space (Intl uses a non-breaking one). */
+export function formatMoney(value: number | null | undefined): string {
+  return value == null || !Number.isFinite(value) ? EMPTY : moneyFormat.format(value).replace(/\u00a0/g, ' ');
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** `01/10/2026` */
+export function formatLocalDate(date: LocalDate): string {
+  return `${pad(date.day)}/${pad(date.month)}/${date.year}`;
+}
+
+const ISO_WALL_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?)?$/;
+const ISO_WITH_ZONE = /^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)(Z|[+-]\d{2}:?\d{2})$/i;
+
+/** True for strings that look like an ISO date or date-time (upstream's `2026-11-20T14:30:00`). */
+export function looksLikeIsoDate(value: string): boolean {
+  return ISO_WALL_TIME.test(value) || ISO_WITH_ZONE.test(value);
+}
+
+interface ReadDate {
+  /** A date whose own clock (getHours, …) reads the wall time to show. */
+  date: TZDate;
+  /** False for a date without a time of day. */
+  hasTime: boolean;
+  /** True when upstream gave no zone (the service's local wall time). */
+  zoneless: boolean;
+}
+
+/**
+ * Reads an upstream date-time. With a zone designator it is an instant, shown in the workspace time zone;
+ * without one it is the service's own local wall time, shown as is (never shifted): its fields are kept in a
+ * UTC date so no time zone moves them.
+ */
+function readDate(value: string | number, timeZone: string): ReadDate | null {
+  if (typeof value === 'number') {
+    return Number.isFinite(value)
+      ? { date: new TZDate(value, timeZone), hasTime: true, zoneless: false }
+      : null;
+  }
+  const text = value.trim();
+  const zoned = ISO_WITH_ZONE.exec(text);
+  if (zoned) {
+    const zone = zoned[2] ?? 'Z';
+    const offset = zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone.toUpperCase();
+    const ms = Date.parse(`${(zoned[1] ?? '').replace(' ', 'T').replace(',', '.')}${offset}`);
+    return Number.isNaN(ms) ? null : { date: new TZDate(ms, timeZone), hasTime: true, zoneless: false };
+  }
+  const wall = ISO_WALL_TIME.exec(text);
+  if (!wall) return null;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = wall
+    .slice(1, 7)
+    .map((part) => (part === undefined ? 0 : Number(part)));
+  const date = new TZDate(year, month - 1, day, hour, minute, second, 'UTC');
+  // Reject dates that roll over (31/02, 25:00): the parts must come back as they were written.
+  const exact =
+    date.getFullYear() === year &&
+    date.getMonth() === month - 1 &&
+    date.getDate() === day &&
+    date.getHours() === hour &&
+    date.getMinutes() === minute;
+  return exact ? { date, hasTime: wall[4] !== undefined, zoneless: true } : null;
+}
+
+const DATE_PATTERN = 'dd/MM/yyyy';
+const DATE_TIME_PATTERN = 'dd/MM/yyyy HH:mm';
+
+function show(read: ReadDate, pattern: string): string {
+  return format(read.date, pattern, { locale: ptBR });
+}
+
+/** `dd/MM/yyyy HH:mm` (date only for a date without time); invalid or null → "—". */
+export function formatDateTime(value: string | number | null | undefined, timeZone: string): string {
+  const read = value == null ? null : readDate(value, timeZone);
+  if (!read) return EMPTY;
+  return show(read, read.hasTime ? DATE_TIME_PATTERN : DATE_PATTERN);
+}
+
+/** `dd/MM/yyyy`; invalid or null → "—". */
+export function formatDate(value: string | number | null | undefined, timeZone: string): string {
+  const read = value == null ? null : readDate(value, timeZone);
+  return read ? show(read, DATE_PATTERN) : EMPTY;
+}
+
+/**
+ * For undocumented records: a date-time at exactly midnight without a zone is almost certainly a date, so it is
+ * shown as a date; anything else as a date-time.
+ */
+export function formatLooseDate(value: string, timeZone: string): string {
+  const read = readDate(value, timeZone);
+  if (!read) return EMPTY;
+  const { date } = read;
+  const midnight = date.getHours() === 0 && date.getMinutes() === 0 && date.getSeconds() === 0;
+  return show(read, read.zoneless && midnight ? DATE_PATTERN : DATE_TIME_PATTERN);
+}
+
+/** `HH:mm` in the time zone, with the date in front when it is not today: `às 14:32` / `em 23/11/2026 às 00:10`. */
+export function formatAt(ms: number, now: number, timeZone: string): string {
+  const sameDay = formatDate(ms, timeZone) === formatDate(now, timeZone);
+  const time = format(new TZDate(ms, timeZone), 'HH:mm', { locale: ptBR });
+  return sameDay ? `às ${time}` : `em ${formatDate(ms, timeZone)} às ${time}`;
+}
+
+/** "agora", "há 3 min", "há 2 h", "há 1 dia". */
+export function formatAge(then: number, now: number): string {
+  const elapsed = now - then;
+  if (elapsed < MINUTE) return 'agora';
+  if (elapsed < HOUR) return `há ${Math.floor(elapsed / MINUTE)} min`;
+  if (elapsed < DAY) return `há ${Math.floor(elapsed / HOUR)} h`;
+  const days = Math.floor(elapsed / DAY);
+  return `há ${days} ${days === 1 ? 'dia' : 'dias'}`;
+}
+
+/** "em instantes", "em 3 min", "em 2 h", "em 5 dias": how long until `then`. */
+export function formatIn(then: number, now: number): string {
+  const remaining = then - now;
+  if (remaining < MINUTE) return 'em instantes';
+  if (remaining < HOUR) return `em ${Math.ceil(remaining / MINUTE)} min`;
+  if (remaining < DAY) return `em ${Math.floor(remaining / HOUR)} h`;
+  const days = Math.floor(remaining / DAY);
+  return `em ${days} ${days === 1 ? 'dia' : 'dias'}`;
+}
+
+/** A rate window in words: "na última hora", "nos últimos 36 s", "nas últimas 2 horas". */
+export function formatWindow(windowMs: number): string {
+  if (windowMs > 0 && windowMs % DAY === 0) {
+    const days = windowMs / DAY;
+    return days === 1 ? 'no último dia' : `nos últimos ${days} dias`;
+  }
+  if (windowMs > 0 && windowMs % HOUR === 0) {
+    const hours = windowMs / HOUR;
+    return hours === 1 ? 'na última hora' : `nas últimas ${hours} horas`;
+  }
+  if (windowMs > 0 && windowMs % MINUTE === 0) {
+    const minutes = windowMs / MINUTE;
+    return minutes === 1 ? 'no último minuto' : `nos últimos ${minutes} min`;
+  }
+  const seconds = Math.max(1, Math.round(windowMs / 1000));
+  return seconds === 1 ? 'no último segundo' : `nos últimos ${seconds} s`;
+}
+
+/** A rate as in "250 consultas por hora" / "25 consultas a cada 36 s". */
+export function formatRatePeriod(windowMs: number): string {
+  if (windowMs === HOUR) return 'por hora';
+  if (windowMs === DAY) return 'por dia';
+  if (windowMs === MINUTE) return 'por minuto';
+  if (windowMs % HOUR === 0) return `a cada ${windowMs / HOUR} horas`;
+  if (windowMs % MINUTE === 0) return `a cada ${windowMs / MINUTE} min`;
+  return `a cada ${Math.max(1, Math.round(windowMs / 1000))} s`;
+}
+
+/** "1 solicitação" / "63 solicitações" with pt-BR grouping. */
+export function plural(count: number, singular: string, pluralForm: string): string {
+  return `${formatNumber(count)} ${count === 1 ? singular : pluralForm}`;
+}
+
+/** "1 e 2", "1, 2 e 3". */
+export function joinAnd(parts: readonly string[]): string {
+  if (parts.length <= 1) return parts[0] ?? '';
+  return `${parts.slice(0, -1).join(', ')} e ${parts.at(-1)}`;
+}
+
+/** A Slack user mention when the id looks like one, escaped text otherwise. */
+export function mentionUser(userId: string): string {
+  return /^[UW][A-Z0-9]{2,}$/.test(userId) ? `<@${userId}>` : escapeMrkdwn(userId);
+}
+
+/** Inline code for an id or a value the user can type; backticks inside are dropped. */
+export function code(text: string | number): string {
+  const value = String(text).replace(/`/g, "'");
+  return `\`${escapeMrkdwn(value)}\``;
+}

@@ -1,0 +1,113 @@
+import type { KnownBlock } from '@slack/types';
+import { answerMessage } from './answer.js';
+import { context, finalizeMessage, header, section } from './blocks.js';
+import { escapeMrkdwn } from './format.js';
+import type { Message, RenderContext } from './types.js';
+
+/** `/estoque ajuda` and the usage shown after a bad argument: every command with a concrete example. */
+
+export type CommandName = 'estoque' | 'solicitacao' | 'compras';
+
+interface UsageLine {
+  examples: string[];
+  what: string;
+}
+
+const USAGE: Record<CommandName, { title: string; lines: UsageLine[] }> = {
+  estoque: {
+    title: 'Materiais e estoque',
+    lines: [
+      {
+        examples: ['/estoque lâmpada almox:2'],
+        what: 'materiais pelo nome ou código exato, com o último saldo conhecido',
+      },
+      { examples: ['/estoque almoxarifados'], what: 'almoxarifados ativos (o número é o do `almox:`)' },
+      { examples: ['/estoque tipos', '/estoque categorias'], what: 'tipos e categorias de material' },
+      { examples: ['/estoque status'], what: 'vínculo, validade do acesso, consultas usadas e cache' },
+      {
+        examples: ['/estoque vincular', '/estoque desvincular'],
+        what: 'liga ou desliga o login do sistema (só administradores)',
+      },
+      {
+        examples: ['/estoque resumo assinar 07:30 almox:2 dias:uteis'],
+        what: 'resumo diário neste canal (padrão 08:00, todos os dias)',
+      },
+      {
+        examples: ['/estoque resumo listar', '/estoque resumo cancelar', '/estoque resumo agora'],
+        what: 'lista os resumos, cancela o deste canal ou posta agora',
+      },
+      { examples: ['/estoque ajuda'], what: 'esta ajuda' },
+    ],
+  },
+  solicitacao: {
+    title: 'Solicitações de material',
+    lines: [
+      {
+        examples: ['/solicitacao 1234'],
+        what: 'itens da solicitação: quantidades, estoque, compra e valores',
+      },
+      { examples: ['/solicitacao 1234 historico'], what: 'histórico de status, do mais antigo ao mais novo' },
+      { examples: ['/solicitacao'], what: 'solicitações dos últimos 30 dias' },
+      {
+        examples: [
+          '/solicitacao status:1,2 de:01/10/2026 ate:31/10/2026 almox:2 torre',
+          '/solicitacao compra:5678',
+        ],
+        what: 'filtra por status, período, almoxarifado, compra e texto',
+      },
+      { examples: ['/solicitacao minhas'], what: 'as suas solicitações (pelo seu e-mail)' },
+    ],
+  },
+  compras: {
+    title: 'Compras e entradas',
+    lines: [
+      { examples: ['/compras pendentes', '/compras pendentes almox:2'], what: 'compras com saldo a receber' },
+      {
+        examples: ['/compras fornecedor:12 status:1 de:01/10/2026 ate:31/10/2026'],
+        what: 'ordens de compra (também `almox:` e texto)',
+      },
+      { examples: ['/compras 5678'], what: 'solicitações vinculadas à compra' },
+      {
+        examples: ['/compras entradas almox:2 oc:5678 de:01/10/2026'],
+        what: 'entradas de material (as datas são as da compra)',
+      },
+    ],
+  },
+};
+
+const CONVENTIONS =
+  'Filtros são `chave:valor`; datas em `dd/mm/aaaa`; `pagina:2` abre outra página. Acentos e maiúsculas não importam.';
+
+/** Help shows no data, so it needs no clock; without a context it renders as a private answer. */
+const STATIC_CONTEXT: RenderContext = { timeZone: 'UTC', now: 0 };
+
+function usageText(command: CommandName): string {
+  const { title, lines } = USAGE[command];
+  return [
+    `*${title}*`,
+    ...lines.map(
+      (line) => `• ${line.examples.map((example) => `\`${example}\``).join(' · ')} — ${line.what}`,
+    ),
+  ].join('\n');
+}
+
+export function renderHelp(ctx?: RenderContext): Message {
+  const body: KnownBlock[] = [
+    header('Estoque no Slack'),
+    section(usageText('estoque')),
+    section(usageText('solicitacao')),
+    section(usageText('compras')),
+    context(CONVENTIONS),
+  ];
+  const text = 'Ajuda: /estoque, /solicitacao e /compras';
+  return answerMessage({ text, body, route: { r: 'help' }, freshness: null, ctx: ctx ?? STATIC_CONTEXT });
+}
+
+/** A bad argument: what was wrong (from the parser, pt-BR), then how that command is used. */
+export function renderUsage(command: CommandName, problem: string): Message {
+  const problemText = `:warning: ${escapeMrkdwn(problem.trim() || 'comando não entendido')}`;
+  return finalizeMessage({
+    text: `Comando /${command}: ${escapeMrkdwn(problem)}`,
+    blocks: [section(problemText), section(usageText(command)), context(CONVENTIONS)],
+  });
+}

@@ -1,0 +1,42 @@
+export { checkMessageLimits, finalizeMessage, Limits } from './blocks.js';
+export { renderCatalog, renderStockrooms } from './catalog.js';
+export {
+  renderBadUpstreamData,
+  renderBrokenLinkAdminNotice,
+  renderBudgetExhausted,
+  renderCredentialsExpired,
+  renderDigestComingSoon,
+  renderForbidden,
+  renderNotFound,
+  renderNotLinked,
+  renderNoWorkspace,
+  renderServerError,
+  renderStaleButton,
+  renderTimeout,
+  renderUnexpected,
+  renderUpstreamRejected,
+  renderUserNotMatched,
+} from './errors.js';
+export { type CommandName, renderHelp, renderUsage } from './help.js';
+export {
+  type LinkModalInitial,
+  linkFieldErrors,
+  renderLinked,
+  renderLinkModal,
+  renderLinkRefused,
+  renderLinkUnavailable,
+  renderUnlinkCancelled,
+  renderUnlinkConfirm,
+  renderUnlinked,
+} from './link.js';
+export { renderMaterialSearch } from './materials.js';
+export {
+  renderPendingPurchases,
+  renderPurchaseList,
+  renderPurchaseRequests,
+  renderReceiptList,
+} from './purchases.js';
+export { renderRequestList } from './request-list.js';
+export { renderRequestDetail, renderRequestHistory } from './requests.js';
+export { renderLinkStatus } from './status.js';
+export type { Message, RenderContext } from './types.js';

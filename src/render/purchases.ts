@@ -1,0 +1,202 @@
+import type { KnownBlock, SectionBlock } from '@slack/types';
+import type { Route } from '../domain/routes.js';
+import type {
+  Answer,
+  PendingPurchasesView,
+  PurchaseListView,
+  PurchaseRequestsView,
+  ReceiptListView,
+} from '../domain/views.js';
+import type { GoodsReceipt, PurchaseOrder, Stockroom } from '../upstream/schemas.js';
+import { answerMessage, localPage, pageLine, pagingButtons } from './answer.js';
+import { context, header, routeButton, section } from './blocks.js';
+import { describePurchaseFilters, describeReceiptFilters } from './filters.js';
+import { formatNumber, plural, safeText } from './format.js';
+import { recordId, recordLines, recordSection } from './labels.js';
+import { requestRows } from './request-list.js';
+import type { Message, RenderContext } from './types.js';
+
+/** `/compras pendentes`, `/compras [filtros]`, `/compras <id>` and `/compras entradas`. */
+
+export const PENDING_PAGE_SIZE = 8;
+export const PURCHASE_REQUESTS_PAGE_SIZE = 10;
+/** The API lists at most this many requests of a purchase. */
+const PURCHASE_REQUESTS_CAP = 50;
+const MAX_LIST_ROWS = 25;
+const RECEIPT_ID_KEYS = ['entradaMaterialId', 'entradaId', 'id'] as const;
+const STOCKROOM_KEYS = ['almoxarifado', 'almoxarifadoId', 'almoxarifado_Nome'] as const;
+
+function linkedRequestsButton(purchaseId: number) {
+  return routeButton('Solicitações vinculadas', { r: 'purchase', id: purchaseId, p: 1 });
+}
+
+/** A purchase order: its id, every scalar field that arrived, and the button to its linked requests. */
+export function purchaseSection(
+  purchase: PurchaseOrder,
+  ctx: RenderContext,
+  omit: readonly string[] = [],
+): SectionBlock {
+  const id = purchase.compraMaterialId;
+  const lines = recordLines(purchase, ctx.timeZone, ['compraMaterialId', ...omit]);
+  return recordSection(`*Compra ${id}*`, lines, linkedRequestsButton(id));
+}
+
+/** A goods receipt: its id when one is recognisable, every scalar field, and its purchase's requests. */
+export function receiptSection(receipt: GoodsReceipt, ctx: RenderContext): SectionBlock {
+  const found = recordId(receipt, RECEIPT_ID_KEYS);
+  const lines = recordLines(receipt, ctx.timeZone, found ? [found.key] : []);
+  const purchase = recordId(receipt, ['compraMaterialId']);
+  return recordSection(
+    found ? `*Entrada ${found.id}*` : '*Entrada*',
+    lines,
+    purchase && purchase.id > 0 ? linkedRequestsButton(purchase.id) : null,
+  );
+}
+
+function stockroomTitle(stockroom: Pick<Stockroom, 'almoxarifado' | 'nome'>): string {
+  return stockroom.nome?.trim()
+    ? `${safeText(stockroom.nome, 100)} (${stockroom.almoxarifado})`
+    : `Almoxarifado ${stockroom.almoxarifado}`;
+}
+
+export function renderPendingPurchases(answer: Answer<PendingPurchasesView>, ctx: RenderContext): Message {
+  const view = answer.data;
+  const rows = view.groups.flatMap((group) => group.purchases.map((purchase) => ({ group, purchase })));
+  const current = localPage(rows, view.page, PENDING_PAGE_SIZE);
+  const route: Route = {
+    r: 'pending',
+    ...(view.stockroomId !== null && { s: view.stockroomId }),
+    p: current.page,
+  };
+  const only =
+    view.stockroomId === null
+      ? null
+      : (view.groups[0]?.stockroom ?? { almoxarifado: view.stockroomId, nome: null });
+  const title = 'Compras com saldo a receber';
+  const body: KnownBlock[] = [header(title)];
+  const count = plural(rows.length, 'compra', 'compras');
+  if (rows.length === 0) {
+    body.push(
+      section(
+        only
+          ? `Nenhuma compra com saldo a receber em ${stockroomTitle(only)}.`
+          : 'Nenhuma compra com saldo a receber.',
+      ),
+    );
+  } else {
+    let lastGroup: unknown = null;
+    for (const { group, purchase } of current.rows) {
+      if (group !== lastGroup) {
+        const groupCount = plural(group.purchases.length, 'compra', 'compras');
+        body.push(section(`:package: *${stockroomTitle(group.stockroom)}* · ${groupCount}`));
+        lastGroup = group;
+      }
+      body.push(purchaseSection(purchase, ctx, STOCKROOM_KEYS));
+    }
+    const groups = view.groups.filter((group) => group.purchases.length > 0).length;
+    const where = only ? '' : ` em ${plural(groups, 'almoxarifado', 'almoxarifados')}`;
+    body.push(context(pageLine(current.page, current.totalPages, `${count}${where}`)));
+  }
+  return answerMessage({
+    text: `${title}: ${count}`,
+    body,
+    route,
+    freshness: answer.freshness,
+    ctx,
+    buttons: pagingButtons(route, current.page, current.totalPages),
+  });
+}
+
+export function renderPurchaseList(answer: Answer<PurchaseListView>, ctx: RenderContext): Message {
+  const { filters, list } = answer.data;
+  const route: Route = { r: 'purchases', f: filters, p: list.page };
+  const title = 'Ordens de compra';
+  const described = describePurchaseFilters(filters);
+  const body: KnownBlock[] = [header(title)];
+  if (described) body.push(context(`Filtros: ${described}`));
+  const count = plural(list.totalRows, 'compra', 'compras');
+  if (list.rows.length === 0) {
+    body.push(section(list.page > 1 ? 'Nenhuma compra nesta página.' : 'Nenhuma compra encontrada.'));
+  } else {
+    body.push(...list.rows.slice(0, MAX_LIST_ROWS).map((purchase) => purchaseSection(purchase, ctx)));
+    if (list.rows.length > MAX_LIST_ROWS) {
+      body.push(
+        context(
+          `E mais ${plural(list.rows.length - MAX_LIST_ROWS, 'compra', 'compras')} que não cabem nesta mensagem.`,
+        ),
+      );
+    }
+    body.push(context(pageLine(list.page, list.totalPages, count)));
+  }
+  return answerMessage({
+    text:
+      list.rows.length === 0 ? `${title}: nenhuma` : `${title}: ${count} (página ${formatNumber(list.page)})`,
+    body,
+    route,
+    freshness: answer.freshness,
+    ctx,
+    buttons: pagingButtons(route, list.page, list.totalPages),
+  });
+}
+
+export function renderPurchaseRequests(answer: Answer<PurchaseRequestsView>, ctx: RenderContext): Message {
+  const view = answer.data;
+  const current = localPage(view.requests, view.page, PURCHASE_REQUESTS_PAGE_SIZE);
+  const route: Route = { r: 'purchase', id: view.purchaseId, p: current.page };
+  const title = `Solicitações vinculadas à compra ${view.purchaseId}`;
+  const body: KnownBlock[] = [header(title)];
+  const count = plural(view.requests.length, 'solicitação', 'solicitações');
+  if (view.requests.length === 0) {
+    body.push(section(`Nenhuma solicitação vinculada à compra ${view.purchaseId}.`));
+  } else {
+    body.push(...requestRows(current.rows));
+    const capped =
+      view.requests.length >= PURCHASE_REQUESTS_CAP ? ' · O sistema mostra no máximo 50 por compra.' : '';
+    body.push(context(`${pageLine(current.page, current.totalPages, count)}${capped}`));
+  }
+  return answerMessage({
+    text: `${title}: ${count}`,
+    body,
+    route,
+    freshness: answer.freshness,
+    ctx,
+    buttons: pagingButtons(route, current.page, current.totalPages),
+  });
+}
+
+export function renderReceiptList(answer: Answer<ReceiptListView>, ctx: RenderContext): Message {
+  const { filters, list } = answer.data;
+  const route: Route = { r: 'receipts', f: filters, p: list.page };
+  const title = 'Entradas de material';
+  const described = describeReceiptFilters(filters);
+  const body: KnownBlock[] = [header(title)];
+  if (described) body.push(context(`Filtros: ${described}`));
+  if (filters.from || filters.to) {
+    body.push(
+      section(':information_source: As datas filtram pela data da *compra*, não pela data da entrada.'),
+    );
+  }
+  const count = plural(list.totalRows, 'entrada', 'entradas');
+  if (list.rows.length === 0) {
+    body.push(section(list.page > 1 ? 'Nenhuma entrada nesta página.' : 'Nenhuma entrada encontrada.'));
+  } else {
+    body.push(...list.rows.slice(0, MAX_LIST_ROWS).map((receipt) => receiptSection(receipt, ctx)));
+    if (list.rows.length > MAX_LIST_ROWS) {
+      body.push(
+        context(
+          `E mais ${plural(list.rows.length - MAX_LIST_ROWS, 'entrada', 'entradas')} que não cabem nesta mensagem.`,
+        ),
+      );
+    }
+    body.push(context(pageLine(list.page, list.totalPages, count)));
+  }
+  return answerMessage({
+    text:
+      list.rows.length === 0 ? `${title}: nenhuma` : `${title}: ${count} (página ${formatNumber(list.page)})`,
+    body,
+    route,
+    freshness: answer.freshness,
+    ctx,
+    buttons: pagingButtons(route, list.page, list.totalPages),
+  });
+}

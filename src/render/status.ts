@@ -1,0 +1,89 @@
+import type { KnownBlock } from '@slack/types';
+import type { LinkStatusView } from '../domain/views.js';
+import { answerMessage } from './answer.js';
+import { fieldsSection, header, section } from './blocks.js';
+import {
+  EMPTY,
+  formatAt,
+  formatDateTime,
+  formatIn,
+  formatNumber,
+  formatWindow,
+  mentionUser,
+  safeText,
+} from './format.js';
+import type { Message, RenderContext } from './types.js';
+
+/** `/estoque status`: the link, token expiries, the rate budget and the cache. Never a secret. */
+
+const HOW_TO_LINK = 'Um administrador do workspace vincula com `/estoque vincular`.';
+
+function expiry(at: number | null, ctx: RenderContext): string {
+  if (at === null) return EMPTY;
+  const when = formatDateTime(at, ctx.timeZone);
+  return at <= ctx.now ? `expirado em ${when}` : `${when} (${formatIn(at, ctx.now)})`;
+}
+
+/** "37 de 250 consultas usadas na última hora, 213 livres". */
+export function budgetText(budget: NonNullable<LinkStatusView['budget']>): string {
+  return (
+    `${formatNumber(budget.used)} de ${formatNumber(budget.limit)} consultas usadas ${formatWindow(budget.windowMs)}, ` +
+    `${formatNumber(budget.remaining)} ${budget.remaining === 1 ? 'livre' : 'livres'}`
+  );
+}
+
+/** "82% de acertos (41 de 50 leituras)". */
+export function cacheText(cache: NonNullable<LinkStatusView['cache']>): string {
+  const total = cache.hits + cache.misses;
+  if (total === 0) return 'Nenhuma leitura ainda';
+  const percent = Math.round((cache.hits / total) * 100);
+  return `${percent}% de acertos (${formatNumber(cache.hits)} de ${formatNumber(total)} leituras)`;
+}
+
+export function renderLinkStatus(view: LinkStatusView, ctx: RenderContext): Message {
+  const body: KnownBlock[] = [header('Status do estoque')];
+  if (!view.linked) {
+    body.push(section(`Este workspace não está vinculado ao sistema de estoque. ${HOW_TO_LINK}`));
+    return answerMessage({
+      text: 'Estoque não vinculado',
+      body,
+      route: { r: 'status' },
+      freshness: null,
+      ctx,
+    });
+  }
+  if (view.broken) {
+    body.push(
+      section(
+        ':warning: *O vínculo parou de funcionar*: as credenciais expiraram e não puderam ser renovadas. ' +
+          'Um administrador precisa vincular de novo com `/estoque vincular`.',
+      ),
+    );
+  }
+  const linkedBy = view.linkedBy ? mentionUser(view.linkedBy) : EMPTY;
+  const fields = [
+    `*Vinculado por*\n${linkedBy}${view.linkedAt === null ? '' : ` em ${formatDateTime(view.linkedAt, ctx.timeZone)}`}`,
+    `*Login*\n${safeText(view.login, 100)}`,
+    `*Empresa*\n${view.empresaId ?? EMPTY}`,
+    `*Unidade*\n${view.unidadeId ?? 'todas'}`,
+    `*Acesso válido até*\n${expiry(view.tokenExpiresAt, ctx)}`,
+    `*Renovação válida até*\n${expiry(view.refreshExpiresAt, ctx)}`,
+  ];
+  if (view.budget) {
+    fields.push(`*Consultas ao sistema*\n${budgetText(view.budget)}`);
+    if (view.budget.pausedUntil !== null && view.budget.pausedUntil > ctx.now) {
+      fields.push(
+        `*Pausado*\naté ${formatAt(view.budget.pausedUntil, ctx.now, ctx.timeZone).replace(/^(às|em) /, '')}`,
+      );
+    }
+  }
+  if (view.cache) fields.push(`*Cache*\n${cacheText(view.cache)}`);
+  body.push(fieldsSection(fields));
+  return answerMessage({
+    text: view.broken ? 'Estoque: vínculo quebrado' : 'Estoque vinculado',
+    body,
+    route: { r: 'status' },
+    freshness: null,
+    ctx,
+  });
+}

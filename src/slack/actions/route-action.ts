@@ -1,0 +1,45 @@
+import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { decodeRoute } from '../../domain/routes.js';
+import { renderStaleButton } from '../../render/index.js';
+import { type DeliveryMode, deliverRoute, sendResponse } from '../deliver.js';
+import type { SlackDeps } from '../deps.js';
+import { workspaceIdOf } from '../slack-users.js';
+
+export type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
+
+/**
+ * A button that carries a route: ack at once, then answer the route for the workspace of the signed payload.
+ * On an ephemeral message the answer replaces it; on a channel message (a shared answer) the person who
+ * clicked gets their own ephemeral answer and the channel message stays as it was.
+ */
+export async function answerButton(
+  deps: SlackDeps,
+  args: ButtonArgs,
+  kind: 'navigate' | 'refresh' | 'share' | 'retry',
+): Promise<void> {
+  await args.ack();
+  const route = decodeRoute(args.action.value);
+  const workspaceId = workspaceIdOf(args.context);
+  if (!route || !workspaceId) {
+    deps.logger.warn({ actionId: args.action.action_id }, 'button with an unreadable value');
+    await sendResponse(deps, args.respond, renderStaleButton(), {
+      response_type: 'ephemeral',
+      replace_original: false,
+    });
+    return;
+  }
+  const onEphemeral = args.body.container?.is_ephemeral === true;
+  let mode: DeliveryMode = onEphemeral ? 'replace' : 'new';
+  if (kind === 'share') mode = 'share';
+  await deps.tasks.run(`button ${kind}`, () =>
+    deliverRoute(deps, {
+      route,
+      workspaceId,
+      userId: args.body.user.id,
+      client: args.client,
+      respond: args.respond,
+      mode,
+      bypassCache: kind === 'refresh',
+    }),
+  );
+}

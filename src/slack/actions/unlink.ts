@@ -1,0 +1,41 @@
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import { renderLinkRefused, renderUnlinkCancelled, renderUnlinked } from '../../render/index.js';
+import { sendResponse } from '../deliver.js';
+import type { SlackDeps } from '../deps.js';
+import { ActionIds } from '../ids.js';
+import { isLinkAdmin, workspaceIdOf } from '../slack-users.js';
+
+export function registerUnlinkActions(app: App, deps: SlackDeps): void {
+  app.action<BlockAction<ButtonAction>>(
+    ActionIds.unlinkConfirm,
+    async ({ ack, body, client, context, respond }) => {
+      await ack();
+      const workspaceId = workspaceIdOf(context);
+      await deps.tasks.run('unlink', async () => {
+        // Checked again on the click: the confirmation message could be old, or reached by someone else.
+        const allowed =
+          workspaceId !== null && (await isLinkAdmin(client, body.user.id, deps.config.BOT_ADMINS));
+        if (!allowed || workspaceId === null) {
+          await sendResponse(deps, respond, renderLinkRefused(), {
+            response_type: 'ephemeral',
+            replace_original: true,
+          });
+          return;
+        }
+        await deps.links.unlink(workspaceId);
+        await sendResponse(deps, respond, renderUnlinked(body.user.id), {
+          response_type: 'ephemeral',
+          replace_original: true,
+        });
+      });
+    },
+  );
+
+  app.action<BlockAction<ButtonAction>>(ActionIds.unlinkCancel, async ({ ack, respond }) => {
+    await ack();
+    await sendResponse(deps, respond, renderUnlinkCancelled(), {
+      response_type: 'ephemeral',
+      replace_original: true,
+    });
+  });
+}

@@ -1,0 +1,115 @@
+import type { ReadOptions } from '../domain/cached-reader.js';
+import type { LinkService } from '../domain/links/link-service.js';
+import type { PurchaseService } from '../domain/purchases/purchase-service.js';
+import type { RequestService } from '../domain/requests/request-service.js';
+import type { Route } from '../domain/routes.js';
+import type { CatalogService } from '../domain/stock/catalog-service.js';
+import type { MaterialSearchService } from '../domain/stock/material-search.js';
+import type { Workspaces } from '../domain/workspace.js';
+import {
+  type Message,
+  type RenderContext,
+  renderCatalog,
+  renderHelp,
+  renderLinkStatus,
+  renderMaterialSearch,
+  renderPendingPurchases,
+  renderPurchaseList,
+  renderPurchaseRequests,
+  renderReceiptList,
+  renderRequestDetail,
+  renderRequestHistory,
+  renderRequestList,
+  renderStockrooms,
+} from '../render/index.js';
+
+export interface AnswerServices {
+  workspaces: Workspaces;
+  catalog: CatalogService;
+  materials: MaterialSearchService;
+  requests: RequestService;
+  purchases: PurchaseService;
+  links: LinkService;
+}
+
+export interface AnswerRequest {
+  workspaceId: string;
+  userId: string;
+  correlationId: string;
+  render: RenderContext;
+  /** `Atualizar`: ask upstream even when the cache is fresh. */
+  bypassCache?: boolean;
+  /** The Slack user's e-mail, read only for `/solicitacao minhas`. */
+  userEmail?: () => Promise<string | null>;
+}
+
+/**
+ * Every answer the bot can show, by route: commands, buttons, `Atualizar`, `Compartilhar no canal` and the
+ * retry button all come here, so the same route always renders the same way.
+ */
+export class Answers {
+  constructor(private readonly services: AnswerServices) {}
+
+  async answer(route: Route, request: AnswerRequest): Promise<Message> {
+    const { render } = request;
+    switch (route.r) {
+      case 'help':
+        return renderHelp(render);
+      case 'status':
+        return renderLinkStatus(await this.services.links.status(request.workspaceId), render);
+      default:
+        break;
+    }
+    const ws = await this.services.workspaces.resolve(
+      request.workspaceId,
+      'interactive',
+      request.correlationId,
+    );
+    const options: ReadOptions = { bypassCache: request.bypassCache ?? false };
+    const s = this.services;
+    switch (route.r) {
+      case 'stockrooms':
+        return renderStockrooms(await s.catalog.stockrooms(ws, options), render);
+      case 'types':
+        return renderCatalog('types', await s.catalog.types(ws, options), render);
+      case 'categories':
+        return renderCatalog('categories', await s.catalog.categories(ws, options), render);
+      case 'materials':
+        return renderMaterialSearch(
+          await s.materials.search(
+            ws,
+            { text: route.t, page: route.p, ...(route.s !== undefined && { stockroomId: route.s }) },
+            options,
+          ),
+          render,
+        );
+      case 'request':
+        return renderRequestDetail(await s.requests.detail(ws, route.id, route.p, options), render);
+      case 'history':
+        return renderRequestHistory(await s.requests.history(ws, route.id, route.p, options), render);
+      case 'requests':
+        if (route.mine) {
+          const email = request.userEmail ? await request.userEmail() : null;
+          return renderRequestList(
+            await s.requests.mine(ws, { id: request.userId, email }, route.f, route.p, options),
+            render,
+          );
+        }
+        return renderRequestList(await s.requests.list(ws, route.f, route.p, options), render);
+      case 'pending':
+        return renderPendingPurchases(
+          await s.purchases.pending(ws, route.s ?? null, route.p, options),
+          render,
+        );
+      case 'purchases':
+        return renderPurchaseList(await s.purchases.list(ws, route.f, route.p, options), render);
+      case 'purchase':
+        return renderPurchaseRequests(
+          await s.purchases.linkedRequests(ws, route.id, route.p, options),
+          render,
+        );
+      case 'receipts':
+        return renderReceiptList(await s.purchases.receipts(ws, route.f, route.p, options), render);
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { App, type Logger as BoltLogger, type CustomRoute, LogLevel } from '@slack/bolt';
+import type { Config } from '../config.js';
+import type { Logger } from '../lib/logger.js';
+import type { SlackInstallationStore } from '../store/installation-store.js';
+import type { KeyValue } from '../store/kv.js';
+import { registerActions } from './actions/index.js';
+import { registerCommands } from './commands/index.js';
+import type { SlackDeps } from './deps.js';
+import { registerUninstallEvents } from './events/uninstall.js';
+import { registerLinkModal } from './views/link-modal.js';
+
+/** The scopes the bot uses, and no more (manifest.yml lists the same). */
+export const BOT_SCOPES = ['commands', 'chat:write', 'users:read', 'users:read.email'];
+
+export interface SlackAppOptions {
+  config: Config;
+  deps: SlackDeps;
+  /** Storage whose health `/healthz` reports. */
+  kv: KeyValue;
+  installations: SlackInstallationStore | null;
+  /** Overrides for tests: the signing secret and bot token when config has none. */
+  signingSecret?: string;
+  botToken?: string;
+}
+
+/**
+ * Bolt wiring only: receivers do transport, listeners live in commands/, actions/, views/, events/.
+ * HTTP receiver at POST /slack/events (GET /healthz beside it); Socket Mode when SLACK_APP_TOKEN is set;
+ * one workspace with SLACK_BOT_TOKEN, or OAuth with installations kept in the store.
+ */
+export function buildSlackApp(options: SlackAppOptions): App {
+  const { config, deps } = options;
+  const customRoutes: CustomRoute[] = [
+    { path: '/healthz', method: ['GET'], handler: healthHandler(options.kv) },
+  ];
+  const common = {
+    logger: boltLogger(deps.logger),
+    clientOptions: { slackApiUrl: config.SLACK_API_URL },
+    customRoutes,
+    ...(config.oauth
+      ? {
+          clientId: config.SLACK_CLIENT_ID,
+          clientSecret: config.SLACK_CLIENT_SECRET,
+          stateSecret: config.SLACK_STATE_SECRET,
+          scopes: BOT_SCOPES,
+          installationStore: options.installations ?? undefined,
+          installerOptions: {
+            directInstall: true,
+            installPath: '/slack/install',
+            redirectUriPath: '/slack/oauth_redirect',
+            clientOptions: { slackApiUrl: config.SLACK_API_URL },
+            // The authorize page lives beside the Web API: slack.com/oauth/v2/authorize, slack-gov.com/...
+            authorizationUrl: new URL('../oauth/v2/authorize', config.SLACK_API_URL).toString(),
+            port: config.PORT,
+          },
+        }
+      : { token: options.botToken ?? config.SLACK_BOT_TOKEN }),
+  };
+  const app = config.SLACK_APP_TOKEN
+    ? new App({ ...common, socketMode: true, appToken: config.SLACK_APP_TOKEN })
+    : new App({
+        ...common,
+        signingSecret: options.signingSecret ?? config.SLACK_SIGNING_SECRET ?? '',
+        endpoints: '/slack/events',
+        processBeforeResponse: false,
+      });
+
+  registerCommands(app, deps);
+  registerActions(app, deps);
+  registerLinkModal(app, deps);
+  registerUninstallEvents(app, deps, options.installations);
+  app.error(async (error) => {
+    deps.logger.error(
+      { err: { name: error.name, message: error.message, code: (error as { code?: string }).code } },
+      'bolt error',
+    );
+  });
+  return app;
+}
+
+function healthHandler(kv: KeyValue) {
+  return (_req: IncomingMessage, res: ServerResponse) => {
+    kv.ping().then(
+      (up) => {
+        res.writeHead(up ? 200 : 503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ ok: up, store: up ? 'up' : 'down' }));
+      },
+      () => {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ ok: false, store: 'down' }));
+      },
+    );
+  };
+}
+
+/** Bolt's logger interface over pino, so Bolt's own lines are structured too. */
+function boltLogger(logger: Logger): BoltLogger {
+  const child = logger.child({ component: 'bolt' });
+  let level: LogLevel = LogLevel.INFO;
+  return {
+    debug: (...msg: unknown[]) => child.debug(msg.map(String).join(' ')),
+    info: (...msg: unknown[]) => child.info(msg.map(String).join(' ')),
+    warn: (...msg: unknown[]) => child.warn(msg.map(String).join(' ')),
+    error: (...msg: unknown[]) => child.error(msg.map(String).join(' ')),
+    setLevel: (next: LogLevel) => {
+      level = next;
+    },
+    getLevel: () => level,
+    setName: () => undefined,
+  };
+}

@@ -1,0 +1,28 @@
+import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { Route } from '../../domain/routes.js';
+import { renderNoWorkspace } from '../../render/index.js';
+import { deliverRoute } from '../deliver.js';
+import type { SlackDeps } from '../deps.js';
+import { workspaceIdOf } from '../slack-users.js';
+
+export type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
+
+/** Acks at once, then answers the route in the background through response_url. */
+export async function ackAndAnswer(deps: SlackDeps, args: CommandArgs, route: Route): Promise<void> {
+  const workspaceId = workspaceIdOf(args.context);
+  if (!workspaceId) {
+    await args.ack({ response_type: 'ephemeral', ...renderNoWorkspace() });
+    return;
+  }
+  await args.ack();
+  await deps.tasks.run(`command ${args.command.command}`, () =>
+    deliverRoute(deps, {
+      route,
+      workspaceId,
+      userId: args.command.user_id,
+      client: args.client,
+      respond: args.respond,
+      mode: 'new',
+    }),
+  );
+}

@@ -1,0 +1,107 @@
+import type { RespondFn } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { LinkBrokenError } from '../domain/errors.js';
+import type { Route } from '../domain/routes.js';
+import { newCorrelationId } from '../lib/logger.js';
+import { type Message, type RenderContext, renderBrokenLinkAdminNotice } from '../render/index.js';
+import type { SlackDeps } from './deps.js';
+import { failureMessage } from './failures.js';
+import { emailOf } from './slack-users.js';
+
+export type DeliveryMode =
+  /** A new ephemeral answer (a command). */
+  | 'new'
+  /** Replaces the ephemeral message the button was on (paging, items/history). */
+  | 'replace'
+  /** Posts in the channel for everyone, naming who shared. */
+  | 'share';
+
+export interface Delivery {
+  route: Route;
+  workspaceId: string;
+  userId: string;
+  client: WebClient;
+  respond: RespondFn;
+  mode: DeliveryMode;
+  bypassCache?: boolean;
+}
+
+/** Answers a route and sends it through response_url; failures become a clear message, never silence. */
+export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise<void> {
+  const correlationId = newCorrelationId();
+  const logger = deps.logger.child({
+    correlationId,
+    workspaceId: delivery.workspaceId,
+    route: delivery.route.r,
+  });
+  const started = deps.now();
+  const render: RenderContext = {
+    timeZone: deps.config.DIGEST_TZ,
+    now: started,
+    ...(delivery.mode === 'share' && { shared: { byUserId: delivery.userId } }),
+  };
+  let message: Message;
+  let failed = false;
+  try {
+    message = await deps.answers.answer(delivery.route, {
+      workspaceId: delivery.workspaceId,
+      userId: delivery.userId,
+      correlationId,
+      render: { ...render, now: deps.now() },
+      bypassCache: delivery.bypassCache ?? false,
+      userEmail: () => emailOf(delivery.client, delivery.userId),
+    });
+  } catch (error) {
+    failed = true;
+    const { count, windowMs } = deps.config.UPSTREAM_RATE_LIMIT;
+    message = failureMessage(error, delivery.route, correlationId, { ...render, shared: undefined }, logger, {
+      limit: count,
+      windowMs,
+    });
+    if (error instanceof LinkBrokenError && error.firstNotice)
+      await notifyLinkingAdmin(deps, delivery.client, error);
+  }
+  // A failure is told to the one who asked, never shared in the channel.
+  const shareNow = delivery.mode === 'share' && !failed;
+  await sendResponse(
+    deps,
+    delivery.respond,
+    message,
+    {
+      response_type: shareNow ? 'in_channel' : 'ephemeral',
+      replace_original: delivery.mode === 'replace',
+    },
+    logger,
+  );
+  logger.info({ ms: deps.now() - started, failed }, 'answered');
+}
+
+export async function sendResponse(
+  deps: Pick<SlackDeps, 'logger'>,
+  respond: RespondFn,
+  message: Message,
+  options: { response_type: 'ephemeral' | 'in_channel'; replace_original: boolean },
+  logger = deps.logger,
+): Promise<void> {
+  try {
+    await respond({ text: message.text, blocks: message.blocks, ...options });
+  } catch (error) {
+    logger.error(
+      { err: error instanceof Error ? { name: error.name, message: error.message } : String(error) },
+      'response_url post failed',
+    );
+  }
+}
+
+async function notifyLinkingAdmin(deps: SlackDeps, client: WebClient, error: LinkBrokenError): Promise<void> {
+  const notice = renderBrokenLinkAdminNotice();
+  try {
+    await client.chat.postMessage({ channel: error.linkedBy, text: notice.text, blocks: notice.blocks });
+    deps.logger.info({ workspaceId: error.workspaceId }, 'linking admin told the link is broken');
+  } catch (dmError) {
+    deps.logger.warn(
+      { workspaceId: error.workspaceId, err: String(dmError) },
+      'could not DM the linking admin',
+    );
+  }
+}

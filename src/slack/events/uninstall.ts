@@ -1,0 +1,48 @@
+import type { App } from '@slack/bolt';
+import type { SlackInstallationStore } from '../../store/installation-store.js';
+import type { SlackDeps } from '../deps.js';
+
+/**
+ * `app_uninstalled`: the workspace removed the app, so its link (encrypted credentials), tokens and cache go
+ * too, and so does its installation. `tokens_revoked` for bot tokens: the installation is gone; the link stays
+ * so that a reinstall works without linking again.
+ */
+export function registerUninstallEvents(
+  app: App,
+  deps: SlackDeps,
+  installations: SlackInstallationStore | null,
+): void {
+  app.event('app_uninstalled', async ({ context }) => {
+    const teamId = context.teamId;
+    const enterpriseId = context.enterpriseId;
+    const workspaceId = teamId ?? enterpriseId;
+    if (workspaceId) await deps.links.unlink(workspaceId);
+    if (installations) {
+      await installations
+        .deleteInstallation({
+          teamId,
+          enterpriseId,
+          isEnterpriseInstall: context.isEnterpriseInstall ?? false,
+        })
+        .catch(() => undefined);
+    }
+    deps.logger.info({ workspaceId }, 'app uninstalled: link and installation removed');
+  });
+
+  app.event('tokens_revoked', async ({ event, context }) => {
+    if (!event.tokens.bot || event.tokens.bot.length === 0) return;
+    if (installations) {
+      await installations
+        .deleteInstallation({
+          teamId: context.teamId,
+          enterpriseId: context.enterpriseId,
+          isEnterpriseInstall: context.isEnterpriseInstall ?? false,
+        })
+        .catch(() => undefined);
+    }
+    deps.logger.info(
+      { workspaceId: context.teamId ?? context.enterpriseId },
+      'bot tokens revoked: installation removed',
+    );
+  });
+}

@@ -1,0 +1,203 @@
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  ButtonAction,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+} from '@slack/bolt';
+import type { LinkInput, LinkOutcome } from '../../domain/links/link-service.js';
+import { newCorrelationId } from '../../lib/logger.js';
+import {
+  linkFieldErrors,
+  type Message,
+  type RenderContext,
+  renderLinked,
+  renderLinkModal,
+  renderLinkRefused,
+  renderLinkUnavailable,
+} from '../../render/index.js';
+import type { SlackDeps } from '../deps.js';
+import { ActionIds, BlockIds, InputActionIds, ViewIds } from '../ids.js';
+import { isLinkAdmin, workspaceIdOf } from '../slack-users.js';
+
+/** Slack closes a view_submission after 3 s; past this the outcome is posted instead of shown in the modal. */
+const MODAL_ANSWER_BUDGET_MS = 2_300;
+
+type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
+type StateValues = ViewSubmitAction['view']['state']['values'];
+
+interface Metadata {
+  channelId?: string;
+  responseUrl?: string;
+}
+
+export function registerLinkModal(app: App, deps: SlackDeps): void {
+  app.view<ViewSubmitAction>(ViewIds.linkModal, (args) => submitLink(deps, args));
+
+  // `Tentar de novo` after a link attempt that could not finish while the modal was open.
+  app.action<BlockAction<ButtonAction>>(ActionIds.openLinkModal, async ({ ack, body, client, respond }) => {
+    await ack();
+    if (!(await isLinkAdmin(client, body.user.id, deps.config.BOT_ADMINS).catch(() => false))) {
+      await respond({ response_type: 'ephemeral', replace_original: false, ...renderLinkRefused() });
+      return;
+    }
+    const metadata = JSON.stringify({ channelId: body.channel?.id, responseUrl: body.response_url });
+    await client.views.open({
+      trigger_id: body.trigger_id,
+      view: { ...renderLinkModal(), private_metadata: metadata },
+    });
+  });
+}
+
+async function submitLink(deps: SlackDeps, args: ViewArgs): Promise<void> {
+  const { body, view, client } = args;
+  const correlationId = newCorrelationId();
+  const logger = deps.logger.child({ correlationId });
+  const workspaceId = workspaceIdOf(args.context);
+  const input = readInput(view.state.values);
+  if ('errors' in input) {
+    await args.ack({ response_action: 'errors', errors: input.errors });
+    return;
+  }
+  const metadata = readMetadata(view.private_metadata);
+  const userId = body.user.id;
+  const allowed =
+    workspaceId !== null && (await isLinkAdmin(client, userId, deps.config.BOT_ADMINS).catch(() => false));
+  if (!allowed || workspaceId === null) {
+    await args.ack({ response_action: 'errors', errors: { [BlockIds.linkLogin]: renderLinkRefused().text } });
+    return;
+  }
+  const attempt = deps.links.link(workspaceId, input, userId, correlationId);
+  const outcome = await Promise.race([attempt, sleep(MODAL_ANSWER_BUDGET_MS).then(() => 'slow' as const)]);
+  if (outcome === 'slow') {
+    // Close the modal now and post the outcome when it comes.
+    await args.ack({ response_action: 'clear' });
+    await deps.tasks.run('link (slow)', async () => {
+      const late = await attempt;
+      await postOutcome(deps, metadata, late, input, logger);
+    });
+    return;
+  }
+  const errors = fieldErrors(deps, outcome);
+  if (errors) {
+    await args.ack({ response_action: 'errors', errors });
+    return;
+  }
+  await args.ack({ response_action: 'clear' });
+  await postOutcome(deps, metadata, outcome, input, logger);
+}
+
+function renderContext(deps: SlackDeps): RenderContext {
+  return { timeZone: deps.config.DIGEST_TZ, now: deps.now() };
+}
+
+function fieldErrors(deps: SlackDeps, outcome: LinkOutcome): Record<string, string> | null {
+  if (outcome.ok) return null;
+  if (outcome.field === null) {
+    return {
+      [BlockIds.linkLogin]: renderLinkUnavailable(
+        outcome.reason,
+        outcome.retryAt ?? null,
+        false,
+        null,
+        renderContext(deps),
+      ).text,
+    };
+  }
+  return linkFieldErrors(outcome.field, outcome.message);
+}
+
+async function postOutcome(
+  deps: SlackDeps,
+  metadata: Metadata,
+  outcome: LinkOutcome,
+  input: LinkInput,
+  logger: SlackDeps['logger'],
+): Promise<void> {
+  let message: Message;
+  if (outcome.ok) {
+    message = renderLinked({
+      login: input.login,
+      empresaId: input.empresaId,
+      unidadeId: input.unidadeId,
+      stockroomCount: outcome.stockroomCount,
+    });
+  } else if (outcome.field === null) {
+    message = renderLinkUnavailable(outcome.reason, outcome.retryAt ?? null, true, null, renderContext(deps));
+  } else {
+    message = renderLinkUnavailable('refused', null, true, outcome.message, renderContext(deps));
+  }
+  if (!metadata.responseUrl) {
+    logger.warn('link outcome has nowhere to go (no response_url)');
+    return;
+  }
+  try {
+    const response = await fetch(metadata.responseUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        response_type: 'ephemeral',
+        replace_original: false,
+        text: message.text,
+        blocks: message.blocks,
+      }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (!response.ok)
+      logger.warn({ status: response.status }, 'link confirmation not accepted by response_url');
+  } catch (error) {
+    logger.warn(
+      { err: error instanceof Error ? error.name : String(error) },
+      'link confirmation could not be posted',
+    );
+  }
+}
+
+function readInput(values: StateValues): LinkInput | { errors: Record<string, string> } {
+  const text = (block: string, action: string) => {
+    const value = values[block]?.[action]?.value;
+    return typeof value === 'string' ? value.trim() : '';
+  };
+  const errors: Record<string, string> = {};
+  const login = text(BlockIds.linkLogin, InputActionIds.login);
+  const password = values[BlockIds.linkPassword]?.[InputActionIds.password]?.value ?? '';
+  const company = text(BlockIds.linkCompany, InputActionIds.company);
+  const unit = text(BlockIds.linkUnit, InputActionIds.unit);
+  if (login === '' || login.length > 200) errors[BlockIds.linkLogin] = 'Informe o login.';
+  if (password === '' || password.length > 200) errors[BlockIds.linkPassword] = 'Informe a senha.';
+  const empresaId = positiveInt(company);
+  if (empresaId === null) errors[BlockIds.linkCompany] = 'Informe o número da empresa (um inteiro positivo).';
+  const unidadeId = unit === '' ? null : positiveInt(unit);
+  if (unit !== '' && unidadeId === null)
+    errors[BlockIds.linkUnit] = 'A unidade deve ser um inteiro positivo, ou fique vazia.';
+  if (Object.keys(errors).length > 0 || empresaId === null) return { errors };
+  const endActiveSession = (
+    values[BlockIds.linkEndSession]?.[InputActionIds.endSession]?.selected_options ?? []
+  ).some((option) => option.value === 'end');
+  return { login, password, empresaId, unidadeId, endActiveSession };
+}
+
+function positiveInt(text: string): number | null {
+  if (!/^\d{1,10}$/.test(text)) return null;
+  const value = Number(text);
+  return value >= 1 && value <= 2_147_483_647 ? value : null;
+}
+
+function readMetadata(raw: string | undefined): Metadata {
+  try {
+    const parsed = JSON.parse(raw ?? '{}') as Record<string, unknown>;
+    const responseUrl =
+      typeof parsed.responseUrl === 'string' && /^https?:\/\//.test(parsed.responseUrl)
+        ? parsed.responseUrl
+        : undefined;
+    const channelId = typeof parsed.channelId === 'string' ? parsed.channelId : undefined;
+    return { ...(responseUrl && { responseUrl }), ...(channelId && { channelId }) };
+  } catch {
+    return {};
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

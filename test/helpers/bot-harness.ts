@@ -1,0 +1,335 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { App } from '@slack/bolt';
+import { loadConfig } from '../../src/config.js';
+import { buildContainer, type Container } from '../../src/container.js';
+import {
+  blockAction,
+  buildBlockActionPayload,
+  buildViewSubmissionPayload,
+  eventCallback,
+  FAKE_SEED,
+  type FakeMessage,
+  type FakeSlack,
+  type SlackRequestResult,
+  type SlackRequestTarget,
+  slashCommand,
+  startFakeSlack,
+  viewSubmission,
+} from '../../src/fake-slack/index.js';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { buildSlackApp } from '../../src/slack/app.js';
+import { SecretBox } from '../../src/store/crypto.js';
+import { SlackInstallationStore } from '../../src/store/installation-store.js';
+import { RedisKeyValue } from '../../src/store/kv.js';
+import { createRedisBudget } from '../../src/upstream/budget.js';
+import { FAST_RETRY_POLICY } from '../../src/upstream/retry.js';
+import { makeTestRedis, type TestRedis } from './redis.js';
+import { captureLogger } from './upstream-stack.js';
+
+export const SIGNING_SECRET = 'test-signing-secret';
+export const TEAM = FAKE_SEED.teamId;
+export const OTHER_TEAM = FAKE_SEED.otherTeamId;
+export const USERS = FAKE_SEED.users;
+export const CHANNELS = FAKE_SEED.channels;
+
+export interface HarnessOptions {
+  rateLimit?: { count: number; windowMs: number };
+  sandboxRateLimit?: { count: number; windowMs: number };
+  timeoutMs?: number;
+  botAdmins?: string[];
+}
+
+export interface Harness {
+  sandbox: Sandbox;
+  slack: FakeSlack;
+  redis: TestRedis;
+  container: Container;
+  app: App;
+  target: SlackRequestTarget;
+  logs: string[];
+  box: SecretBox;
+  /** Sends a signed slash command; returns Slack's view of the HTTP answer and when it was sent. */
+  command(command: string, text: string, who?: Who): Promise<SlackRequestResult & { sentAt: number }>;
+  /** Sends a signed click on a button of `message`, found by action id prefix and button text. */
+  click(
+    message: FakeMessage,
+    button: { text?: string; actionPrefix?: string },
+    who?: Who,
+  ): Promise<SlackRequestResult>;
+  submitLink(values: LinkValues, who?: Who, privateMetadata?: string): Promise<SlackRequestResult>;
+  event(event: object, teamId?: string): Promise<SlackRequestResult>;
+  /** Waits for the next message visible to `userId` posted after `since` (ms). */
+  nextMessage(
+    since: number,
+    filter?: { userId?: string; channel?: string; ephemeral?: boolean },
+  ): Promise<FakeMessage>;
+  link(teamId: string, login?: string, password?: string, empresaId?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface Who {
+  team?: string;
+  user?: string;
+  channel?: string;
+}
+
+export interface LinkValues {
+  login: string;
+  password: string;
+  company: string;
+  unit?: string;
+  endSession?: boolean;
+}
+
+/**
+ * The whole bot over real HTTP: signed requests into /slack/events, the fake Slack Web API through
+ * SLACK_API_URL, the sandbox upstream, the real Redis. Two workspaces are installed (OAuth installations in
+ * the store), so isolation is tested through the same path a multi-workspace install takes.
+ */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const sandbox = await startSandbox({
+    port: 0,
+    ...(options.sandboxRateLimit && { rateLimit: options.sandboxRateLimit }),
+  });
+  const slack = await startFakeSlack({ port: 0, enforceChannelRate: false });
+  const redis = await makeTestRedis();
+  const { logger, lines } = captureLogger('debug');
+  const key = randomBytes(32).toString('base64');
+  const config = loadConfig({
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_CLIENT_ID: 'client-id',
+    SLACK_CLIENT_SECRET: 'client-secret',
+    SLACK_STATE_SECRET: 'state-secret',
+    SLACK_API_URL: slack.apiUrl,
+    UPSTREAM_BASE_URL: sandbox.baseUrl,
+    UPSTREAM_AUTH_URL: sandbox.authUrl,
+    CREDENTIALS_KEY: key,
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    BOT_ADMINS: (options.botAdmins ?? []).join(','),
+    PORT: '0',
+    ...(options.rateLimit && {
+      UPSTREAM_RATE_LIMIT: `${options.rateLimit.count}/${options.rateLimit.windowMs}ms`,
+    }),
+  });
+  const box = SecretBox.fromBase64(key);
+  const kv = new RedisKeyValue(redis.redis);
+  const budget = createRedisBudget(redis.redis, redis.keys, { limit: config.UPSTREAM_RATE_LIMIT, logger });
+  const container = buildContainer({
+    config,
+    upstream: { baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl },
+    logger,
+    kv,
+    keys: redis.keys,
+    box,
+    budget,
+    retryPolicy: FAST_RETRY_POLICY,
+    timeoutMs: options.timeoutMs ?? 2_000,
+  });
+  const installations = new SlackInstallationStore(kv, redis.keys, box);
+  for (const team of [TEAM, OTHER_TEAM]) {
+    const fakeTeam = slack.teams.get(team);
+    await installations.storeInstallation({
+      team: { id: team, name: fakeTeam?.name ?? team },
+      enterprise: undefined,
+      user: { id: USERS.admin, token: undefined, scopes: undefined },
+      bot: {
+        token: slack.tokenFor(team),
+        scopes: ['commands', 'chat:write', 'users:read', 'users:read.email'],
+        id: fakeTeam?.botId ?? 'B0',
+        userId: fakeTeam?.botUserId ?? 'U0',
+      },
+      tokenType: 'bot',
+      isEnterpriseInstall: false,
+      appId: 'A00FAKEAPP',
+      authVersion: 'v2',
+    });
+  }
+  const app = buildSlackApp({ config, deps: container.slackDeps, kv, installations });
+  const server = (await app.start(0)) as unknown as { address(): AddressInfo };
+  const port = server.address().port;
+  const target: SlackRequestTarget = {
+    eventsUrl: `http://127.0.0.1:${port}/slack/events`,
+    signingSecret: SIGNING_SECRET,
+  };
+
+  const resolveWho = (who: Who = {}) => ({
+    team: who.team ?? TEAM,
+    user: who.user ?? USERS.member,
+    channel: who.channel ?? CHANNELS.stockroom,
+  });
+
+  const harness: Harness = {
+    sandbox,
+    slack,
+    redis,
+    container,
+    app,
+    target,
+    logs: lines,
+    box,
+    async command(command, text, who) {
+      const w = resolveWho(who);
+      const sentAt = Date.now();
+      const result = await slashCommand(target, {
+        command,
+        text,
+        teamId: w.team,
+        userId: w.user,
+        channelId: w.channel,
+        responseUrl: slack.newResponseUrl({ teamId: w.team, channelId: w.channel, userId: w.user }),
+        triggerId: slack.newTriggerId({ userId: w.user, teamId: w.team }),
+      });
+      return { ...result, sentAt };
+    },
+    async click(message, button, who) {
+      const w = resolveWho({ channel: message.channel, ...who });
+      const found = findButton(message, button);
+      if (!found) throw new Error(`no button ${JSON.stringify(button)} on message "${message.text}"`);
+      const payload = buildBlockActionPayload({
+        teamId: w.team,
+        userId: w.user,
+        channelId: message.channel,
+        responseUrl: slack.newResponseUrl({
+          teamId: w.team,
+          channelId: message.channel,
+          userId: w.user,
+          messageTs: message.ts,
+        }),
+        triggerId: slack.newTriggerId({ userId: w.user, teamId: w.team }),
+        actionId: found.action_id,
+        value: found.value,
+        messageTs: message.ts,
+        isEphemeral: message.ephemeral,
+        message,
+      });
+      return blockAction(target, payload);
+    },
+    async submitLink(values, who, privateMetadata) {
+      const w = resolveWho(who);
+      const payload = buildViewSubmissionPayload({
+        teamId: w.team,
+        userId: w.user,
+        callbackId: 'link-credentials',
+        viewId: `V${randomBytes(4).toString('hex').toUpperCase()}`,
+        privateMetadata:
+          privateMetadata ??
+          JSON.stringify({
+            channelId: w.channel,
+            responseUrl: slack.newResponseUrl({ teamId: w.team, channelId: w.channel, userId: w.user }),
+          }),
+        values: {
+          link_login: { login: { type: 'plain_text_input', value: values.login } },
+          link_password: { password: { type: 'plain_text_input', value: values.password } },
+          link_company: { company: { type: 'number_input', value: values.company } },
+          link_unit: { unit: { type: 'number_input', value: values.unit ?? null } },
+          link_end_session: {
+            end_session: {
+              type: 'checkboxes',
+              selected_options: values.endSession
+                ? [{ text: { type: 'plain_text', text: 'Encerrar' }, value: 'end' }]
+                : [],
+            },
+          },
+        } as never,
+      });
+      return viewSubmission(target, payload);
+    },
+    event(event, teamId = TEAM) {
+      return eventCallback(target, event, teamId);
+    },
+    async nextMessage(since, filter = {}) {
+      return eventually(() =>
+        slack.messages.find(
+          (m) =>
+            m.at >= since &&
+            !m.replaced &&
+            !m.deleted &&
+            (filter.userId === undefined || !m.ephemeral || m.visibleTo === filter.userId) &&
+            (filter.channel === undefined || m.channel === filter.channel) &&
+            (filter.ephemeral === undefined || m.ephemeral === filter.ephemeral),
+        ),
+      );
+    },
+    async link(
+      teamId,
+      login = DEMO_FACTS.company1.login,
+      password = DEMO_FACTS.company1.password,
+      empresaId = 1,
+    ) {
+      const outcome = await container.linkService.link(
+        teamId,
+        { login, password, empresaId, unidadeId: null, endActiveSession: false },
+        USERS.admin,
+      );
+      if (!outcome.ok) throw new Error(`link failed: ${JSON.stringify(outcome)}`);
+    },
+    async close() {
+      await app.stop().catch(() => undefined);
+      await container.close();
+      await slack.close();
+      await sandbox.close();
+      await redis.cleanup();
+    },
+  };
+  return harness;
+}
+
+interface ButtonJson {
+  action_id: string;
+  value?: string;
+  text?: { text?: string };
+}
+
+/** A button of a message by action id prefix and/or text. */
+export function findButton(
+  message: FakeMessage,
+  want: { text?: string; actionPrefix?: string },
+): ButtonJson | undefined {
+  return buttonsOf(message).find(
+    (b) =>
+      (want.actionPrefix === undefined || b.action_id.startsWith(want.actionPrefix)) &&
+      (want.text === undefined || b.text?.text === want.text),
+  );
+}
+
+export function buttonsOf(message: FakeMessage): ButtonJson[] {
+  const out: ButtonJson[] = [];
+  for (const block of message.blocks as {
+    accessory?: ButtonJson & { type?: string };
+    elements?: (ButtonJson & { type?: string })[];
+  }[]) {
+    if (block.accessory?.type === 'button') out.push(block.accessory);
+    for (const element of block.elements ?? []) if (element.type === 'button') out.push(element);
+  }
+  return out;
+}
+
+/** All the text a person reads in a message (mrkdwn and plain text of every block). */
+export function textOf(message: FakeMessage): string {
+  const parts: string[] = [message.text];
+  const walk = (node: unknown) => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object') {
+      const record = node as Record<string, unknown>;
+      if (typeof record.text === 'string') parts.push(record.text);
+      for (const value of Object.values(record)) if (typeof value === 'object') walk(value);
+    }
+  };
+  walk(message.blocks);
+  return parts.join('\n');
+}
+
+export async function eventually<T>(
+  probe: () => T | undefined | null | false,
+  timeoutMs = 8_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,0 +1,433 @@
+import { describe, expect, it } from 'vitest';
+import type { MaterialMatch } from '../../src/domain/views.js';
+import {
+  renderHelp,
+  renderMaterialSearch,
+  renderPendingPurchases,
+  renderPurchaseRequests,
+  renderReceiptList,
+  renderRequestDetail,
+  renderRequestHistory,
+  renderRequestList,
+  renderStockrooms,
+  renderUsage,
+} from '../../src/render/index.js';
+import {
+  allText,
+  answer,
+  budgetDegraded,
+  buttonNamed,
+  buttonsOf,
+  cached,
+  ctx,
+  fresh,
+  historyEntry,
+  item,
+  material,
+  NOW,
+  purchase,
+  receipt,
+  request,
+  sharedCtx,
+  stockroom,
+  upstreamDegraded,
+} from './fixtures.js';
+
+function match(overrides: Partial<MaterialMatch> = {}): MaterialMatch {
+  return {
+    material: material(),
+    typeName: 'Elétrico',
+    categoryName: 'Iluminação',
+    lastKnown: null,
+    ...overrides,
+  };
+}
+
+const detail = (items = [item()], page = 1, freshness = fresh) =>
+  renderRequestDetail(answer({ id: 1234, header: null, items, page }, freshness), ctx);
+
+describe('every answer', () => {
+  it('offers `Compartilhar no canal` carrying its own route', () => {
+    const share = buttonNamed(detail([item()], 1), 'Compartilhar no canal');
+    expect(share?.actionId).toMatch(/^share:\d+$/);
+    expect(share?.route).toEqual({ r: 'request', id: 1234, p: 1 });
+  });
+
+  it('names who shared it instead of offering the share button when shared', () => {
+    const message = renderStockrooms(answer([stockroom()]), sharedCtx);
+    expect(buttonNamed(message, 'Compartilhar no canal')).toBeUndefined();
+    expect(buttonsOf(message).some((b) => b.actionId.startsWith('share:'))).toBe(false);
+    expect(allText(message)).toContain('Compartilhado por <@U0SHARER>');
+  });
+
+  it('says when the data comes from the cache, and how old it is', () => {
+    expect(allText(detail([item()], 1, cached))).toContain('Dados de 22/11/2026 10:31 (cache, há 5 min)');
+    expect(allText(detail([item()], 1, fresh))).not.toContain('cache');
+  });
+
+  it('warns clearly when upstream could not be asked', () => {
+    const budget = allText(detail([item()], 1, budgetDegraded));
+    expect(budget).toContain(
+      'Limite de consultas ao sistema atingido: mostrando dados salvos de 22/11/2026 08:36 (há 2 h)',
+    );
+    const down = allText(detail([item()], 1, upstreamDegraded));
+    expect(down).toContain(
+      'O sistema de estoque não respondeu: mostrando dados salvos de 21/11/2026 08:36 (há 1 dia)',
+    );
+  });
+
+  it('escapes mentions and links hidden in upstream names', () => {
+    const message = renderRequestList(
+      answer({
+        filters: {},
+        mine: null,
+        defaultPeriod: true,
+        list: {
+          rows: [
+            request({
+              solicitante_Nome: '<@U123> & <!channel>',
+              almoxarifado_Nome: '<https://evil.example|clique>',
+            }),
+          ],
+          page: 1,
+          pageSize: 10,
+          totalRows: 1,
+          totalPages: 1,
+        },
+      }),
+      ctx,
+    );
+    const text = allText(message);
+    expect(text).toContain('&lt;@U123&gt; &amp; &lt;!channel&gt;');
+    expect(text).not.toContain('<@U123>');
+    expect(text).not.toContain('<!channel>');
+    expect(text).not.toContain('<https://');
+  });
+});
+
+describe('help and usage', () => {
+  it('lists every command with a concrete example', () => {
+    const text = allText(renderHelp());
+    for (const example of [
+      '/estoque lâmpada almox:2',
+      '/estoque almoxarifados',
+      '/estoque tipos',
+      '/estoque categorias',
+      '/estoque vincular',
+      '/estoque desvincular',
+      '/estoque status',
+      '/estoque resumo assinar 07:30',
+      '/estoque resumo cancelar',
+      '/estoque resumo listar',
+      '/estoque resumo agora',
+      '/solicitacao 1234',
+      '/solicitacao 1234 historico',
+      '/solicitacao status:1,2 de:01/10/2026',
+      '/solicitacao minhas',
+      '/compras pendentes',
+      '/compras 5678',
+      '/compras entradas',
+      'fornecedor:12',
+    ]) {
+      expect(text).toContain(example);
+    }
+    expect(text).toContain('`chave:valor`');
+    expect(text).toContain('`dd/mm/aaaa`');
+  });
+
+  it('shows the problem first, then only that command’s usage', () => {
+    const message = renderUsage('compras', 'filtro desconhecido `cor:`');
+    const text = allText(message);
+    expect(text.indexOf('filtro desconhecido')).toBeLessThan(text.indexOf('/compras pendentes'));
+    expect(text).not.toContain('/solicitacao 1234');
+  });
+});
+
+describe('material search', () => {
+  it('writes the last known stock with its source and date, never as a live figure', () => {
+    const lastKnown = {
+      materialId: 101,
+      current: 12,
+      minimum: 5,
+      maximum: 40,
+      requestId: 1234,
+      seenAt: Date.UTC(2026, 10, 20, 17, 30),
+    };
+    const text = allText(
+      renderMaterialSearch(
+        answer({ text: 'lâmpada', stockroomId: null, page: 1, matches: [match({ lastKnown })] }),
+        ctx,
+      ),
+    );
+    expect(text).toContain(
+      'Último saldo conhecido: 12 (mín. 5, máx. 40) — visto na solicitação 1234 em 20/11/2026 14:30',
+    );
+    expect(text).toContain('Custo: R$ 12,50');
+    expect(text).toContain('Marca/modelo: Philips / LEDBulb 9W');
+    const none = allText(
+      renderMaterialSearch(answer({ text: 'x', stockroomId: null, page: 1, matches: [match()] }), ctx),
+    );
+    expect(none).toContain('Sem saldo conhecido');
+  });
+
+  it('flags a last known stock below its minimum', () => {
+    const lastKnown = { materialId: 101, current: 2, minimum: 5, maximum: null, requestId: 9, seenAt: NOW };
+    const text = allText(
+      renderMaterialSearch(
+        answer({ text: 'x', stockroomId: null, page: 1, matches: [match({ lastKnown })] }),
+        ctx,
+      ),
+    );
+    expect(text).toContain('abaixo do mínimo');
+  });
+
+  it('pages 8 matches at a time with buttons carrying the search', () => {
+    const matches = Array.from({ length: 20 }, (_, i) =>
+      match({ material: material({ material: i + 1, nome: `Lâmpada ${i + 1}` }) }),
+    );
+    const page2 = renderMaterialSearch(answer({ text: 'lâmpada', stockroomId: 2, page: 2, matches }), ctx);
+    expect(
+      page2.blocks.filter((b) => b.type === 'section' && b.text?.text.includes('Lâmpada ')),
+    ).toHaveLength(8);
+    expect(buttonNamed(page2, 'Anterior')?.route).toEqual({ r: 'materials', t: 'lâmpada', s: 2, p: 1 });
+    expect(buttonNamed(page2, 'Próxima')?.route).toEqual({ r: 'materials', t: 'lâmpada', s: 2, p: 3 });
+    expect(allText(page2)).toContain('Página 2 de 3 · 20 materiais');
+    const last = renderMaterialSearch(answer({ text: 'lâmpada', stockroomId: null, page: 3, matches }), ctx);
+    expect(buttonNamed(last, 'Próxima')).toBeUndefined();
+  });
+
+  it('suggests another spelling or the exact code when nothing matches', () => {
+    const text = allText(
+      renderMaterialSearch(answer({ text: 'parafuzo', stockroomId: null, page: 1, matches: [] }), ctx),
+    );
+    expect(text).toContain('Nenhum material encontrado para “parafuzo”');
+    expect(text).toContain('código exato');
+  });
+});
+
+describe('request detail', () => {
+  it('shows stock with its bounds and flags items below the minimum', () => {
+    const text = allText(detail([item({ estoqueAtual: 3, estoqueMinimo: 10, estoqueMaximo: 50 })]));
+    expect(text).toContain('Estoque: 3 (mín. 10, máx. 50) · :warning: *abaixo do mínimo*');
+    expect(allText(detail([item({ estoqueAtual: 10, estoqueMinimo: 10 })]))).not.toContain(
+      'abaixo do mínimo',
+    );
+    expect(allText(detail([item({ estoqueAtual: 0, estoqueMinimo: null })]))).not.toContain(
+      'abaixo do mínimo',
+    );
+  });
+
+  it('shows quantities, delivered, purchase status and values in pt-BR', () => {
+    const text = allText(
+      detail([
+        item({ quantidade: 1500, quantidadeEntregue: 2.5, valorUnitario: 1234.5, valorTotal: 1851750 }),
+      ]),
+    );
+    expect(text).toContain('Qtd.: 1.500 · Entregue: 2,5');
+    expect(text).toContain('Compra: Aguardando entrega');
+    expect(text).toContain('Valor: R$ 1.234,50 un. · R$ 1.851.750,00 total');
+  });
+
+  it('has Itens, Histórico, Atualizar and paging buttons with the right routes', () => {
+    const items = Array.from({ length: 20 }, (_, i) =>
+      item({ solicitacaoMaterialItemId: i, material_Nome: `Item ${i}` }),
+    );
+    const message = detail(items, 2);
+    expect(buttonNamed(message, 'Anterior')?.route).toEqual({ r: 'request', id: 1234, p: 1 });
+    expect(buttonNamed(message, 'Próxima')?.route).toEqual({ r: 'request', id: 1234, p: 3 });
+    expect(buttonNamed(message, 'Itens')?.route).toEqual({ r: 'request', id: 1234, p: 1 });
+    expect(buttonNamed(message, 'Histórico')?.route).toEqual({ r: 'history', id: 1234, p: 1 });
+    const refresh = buttonNamed(message, 'Atualizar');
+    expect(refresh?.actionId).toMatch(/^refresh:\d+$/);
+    expect(refresh?.route).toEqual({ r: 'request', id: 1234, p: 2 });
+    const ids = buttonsOf(message).map((b) => b.actionId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('explains an empty request: only items registered in its stockroom appear', () => {
+    expect(allText(detail([]))).toContain('não tem itens com material cadastrado no almoxarifado dela');
+  });
+
+  it('shows the header with the status name, else the status number', () => {
+    const header = {
+      stockroomName: 'Almoxarifado Central',
+      requesterName: 'Maria',
+      statusName: null,
+      status: 3,
+      openedAt: '2026-11-20T14:30:00',
+      lastChangeAt: null,
+    };
+    const text = allText(renderRequestDetail(answer({ id: 1234, header, items: [], page: 1 }), ctx));
+    expect(text).toContain('*Status*\nstatus 3');
+    expect(text).toContain('*Aberta em*\n20/11/2026 14:30');
+  });
+});
+
+describe('request history', () => {
+  it('lists oldest first with date, status and who', () => {
+    const rows = [
+      historyEntry({
+        data: '2026-11-21T09:00:00',
+        statusAndamentoSolicitacao_Nome: 'Entregue',
+        responsavelRetirada_Nome: 'Ana Técnica',
+      }),
+      historyEntry({ data: '2026-11-20T14:30:00', statusAndamentoSolicitacao_Nome: 'Aberta' }),
+    ];
+    const text = allText(
+      renderRequestHistory(
+        answer({ id: 1234, history: { rows, page: 1, pageSize: 10, totalRows: 2, totalPages: 1 } }),
+        ctx,
+      ),
+    );
+    expect(text.indexOf('20/11/2026 14:30')).toBeLessThan(text.indexOf('21/11/2026 09:00'));
+    expect(text).toContain('— Aberta — por Maria Conceição Souza');
+    expect(text).toContain('— Entregue — retirada: Ana Técnica');
+  });
+
+  it('pages through the history and goes back to the items', () => {
+    const message = renderRequestHistory(
+      answer({
+        id: 1234,
+        history: { rows: [historyEntry()], page: 2, pageSize: 10, totalRows: 25, totalPages: 3 },
+      }),
+      ctx,
+    );
+    expect(buttonNamed(message, 'Anterior')?.route).toEqual({ r: 'history', id: 1234, p: 1 });
+    expect(buttonNamed(message, 'Próxima')?.route).toEqual({ r: 'history', id: 1234, p: 3 });
+    expect(buttonNamed(message, 'Itens')?.route).toEqual({ r: 'request', id: 1234, p: 1 });
+    expect(allText(message)).toContain('Página 2 de 3 · 25 registros');
+  });
+});
+
+describe('request list', () => {
+  const filters = {
+    stockroomId: 2,
+    status: [1, 2],
+    from: { year: 2026, month: 10, day: 1 },
+    to: { year: 2026, month: 10, day: 31 },
+    text: 'torre',
+  };
+
+  it('says the filters in words and pages with the same route', () => {
+    const message = renderRequestList(
+      answer({
+        filters,
+        mine: null,
+        defaultPeriod: false,
+        list: { rows: [request()], page: 2, pageSize: 10, totalRows: 63, totalPages: 7 },
+      }),
+      ctx,
+    );
+    const text = allText(message);
+    expect(text).toContain('almoxarifado 2, status 1 e 2, de 01/10/2026 a 31/10/2026, texto “torre”');
+    expect(text).toContain('Página 2 de 7 · 63 solicitações');
+    expect(buttonNamed(message, 'Próxima')?.route).toEqual({ r: 'requests', f: filters, p: 3 });
+    expect(buttonNamed(message, 'Anterior')?.route).toEqual({ r: 'requests', f: filters, p: 1 });
+    const view = buttonNamed(message, 'Ver');
+    expect(view?.actionId).toMatch(/^nav:\d+$/);
+    expect(view?.route).toEqual({ r: 'request', id: 1234, p: 1 });
+  });
+
+  it('titles the default period and the user’s own requests, and keeps `mine` in the route', () => {
+    const message = renderRequestList(
+      answer({
+        filters: {},
+        mine: { upstreamUserName: null },
+        defaultPeriod: true,
+        list: { rows: [request()], page: 1, pageSize: 10, totalRows: 11, totalPages: 2 },
+      }),
+      ctx,
+    );
+    expect(allText(message)).toContain('Suas solicitações dos últimos 30 dias');
+    expect(buttonNamed(message, 'Próxima')?.route).toEqual({ r: 'requests', f: {}, p: 2, mine: true });
+  });
+
+  it('answers an empty list in one short line', () => {
+    const message = renderRequestList(
+      answer({
+        filters: {},
+        mine: null,
+        defaultPeriod: true,
+        list: { rows: [], page: 1, pageSize: 10, totalRows: 0, totalPages: 1 },
+      }),
+      ctx,
+    );
+    expect(allText(message)).toContain('Nenhuma solicitação nos últimos 30 dias.');
+    expect(buttonNamed(message, 'Próxima')).toBeUndefined();
+  });
+});
+
+describe('purchases and receipts', () => {
+  it('groups pending purchases by stockroom, each with a button to its linked requests', () => {
+    const message = renderPendingPurchases(
+      answer({
+        stockroomId: null,
+        page: 1,
+        groups: [
+          { stockroom: { almoxarifado: 2, nome: 'Almoxarifado Central' }, purchases: [purchase()] },
+          {
+            stockroom: { almoxarifado: 3, nome: 'Torre B' },
+            purchases: [purchase({ compraMaterialId: 6001 })],
+          },
+        ],
+      }),
+      ctx,
+    );
+    const text = allText(message);
+    expect(text.indexOf('Almoxarifado Central (2)')).toBeLessThan(text.indexOf('Compra 5678'));
+    expect(text.indexOf('Torre B (3)')).toBeLessThan(text.indexOf('Compra 6001'));
+    expect(text).toContain('*Fornecedor*\nElétrica Paulista Ltda.');
+    expect(text).not.toMatch(/\*Fornecedor\*\n12/);
+    const linked = buttonsOf(message).filter((b) => b.text === 'Solicitações vinculadas');
+    expect(linked.map((b) => b.route)).toEqual([
+      { r: 'purchase', id: 5678, p: 1 },
+      { r: 'purchase', id: 6001, p: 1 },
+    ]);
+  });
+
+  it('pages pending purchases across stockrooms, 8 per page', () => {
+    const purchases = Array.from({ length: 12 }, (_, i) => purchase({ compraMaterialId: 100 + i }));
+    const message = renderPendingPurchases(
+      answer({
+        stockroomId: 2,
+        page: 2,
+        groups: [{ stockroom: { almoxarifado: 2, nome: 'Central' }, purchases }],
+      }),
+      ctx,
+    );
+    expect(buttonsOf(message).filter((b) => b.text === 'Solicitações vinculadas')).toHaveLength(4);
+    expect(buttonNamed(message, 'Anterior')?.route).toEqual({ r: 'pending', s: 2, p: 1 });
+  });
+
+  it('lists the requests of a purchase 10 per page, each opening its detail', () => {
+    const requests = Array.from({ length: 50 }, (_, i) => request({ solicitacaoMaterialId: 2000 + i }));
+    const message = renderPurchaseRequests(answer({ purchaseId: 5678, page: 5, requests }), ctx);
+    expect(buttonsOf(message).filter((b) => b.text === 'Ver')).toHaveLength(10);
+    expect(buttonNamed(message, 'Ver')?.route).toEqual({ r: 'request', id: 2040, p: 1 });
+    expect(buttonNamed(message, 'Próxima')).toBeUndefined();
+    expect(buttonNamed(message, 'Anterior')?.route).toEqual({ r: 'purchase', id: 5678, p: 4 });
+    expect(
+      allText(renderPurchaseRequests(answer({ purchaseId: 5678, page: 1, requests: [] }), ctx)),
+    ).toContain('Nenhuma solicitação vinculada à compra 5678');
+  });
+
+  it('says that receipt dates filter by the purchase date', () => {
+    const list = { rows: [receipt()], page: 1, pageSize: 10, totalRows: 1, totalPages: 1 };
+    const dated = allText(
+      renderReceiptList(answer({ filters: { from: { year: 2026, month: 11, day: 1 } }, list }), ctx),
+    );
+    expect(dated).toContain('As datas filtram pela data da *compra*, não pela data da entrada');
+    const undated = allText(renderReceiptList(answer({ filters: {}, list }), ctx));
+    expect(undated).not.toContain('As datas filtram');
+    expect(undated).toContain('*Entrada 901*');
+    expect(undated).toContain('*Data da entrada*\n18/11/2026 09:15');
+  });
+
+  it('renders a receipt without a recognisable id or with odd fields without failing', () => {
+    const odd = { totalRows: 1, foo: { bar: 1 }, lista: [1, 2], vazio: '', nulo: null, flag: false };
+    const list = { rows: [odd], page: 1, pageSize: 10, totalRows: 1, totalPages: 1 };
+    const text = allText(renderReceiptList(answer({ filters: {}, list }), ctx));
+    expect(text).toContain('*Entrada*');
+    expect(text).toContain('*Flag*\nNão');
+  });
+});

@@ -1,0 +1,205 @@
+import type { InputBlock } from '@slack/types';
+import { describe, expect, it } from 'vitest';
+import { encodeRoute } from '../../src/domain/routes.js';
+import type { LinkStatusView } from '../../src/domain/views.js';
+import {
+  checkMessageLimits,
+  linkFieldErrors,
+  renderBudgetExhausted,
+  renderCredentialsExpired,
+  renderDigestComingSoon,
+  renderLinked,
+  renderLinkModal,
+  renderLinkRefused,
+  renderLinkStatus,
+  renderLinkUnavailable,
+  renderNotFound,
+  renderNotLinked,
+  renderServerError,
+  renderTimeout,
+  renderUnlinkConfirm,
+  renderUnlinked,
+  renderUpstreamRejected,
+} from '../../src/render/index.js';
+import { ActionIds, BlockIds, InputActionIds, ViewIds } from '../../src/slack/ids.js';
+import { allText, buttonNamed, buttonsOf, ctx, NOW } from './fixtures.js';
+
+const status: LinkStatusView = {
+  linked: true,
+  broken: false,
+  linkedBy: 'U0ADMIN',
+  linkedAt: Date.UTC(2026, 10, 19, 12, 0),
+  login: 'manutencao@predio.com.br',
+  empresaId: 12,
+  unidadeId: 4,
+  tokenExpiresAt: NOW + 90 * 60_000,
+  refreshExpiresAt: NOW + 6 * 86_400_000,
+  budget: { limit: 250, windowMs: 3_600_000, used: 37, remaining: 213, pausedUntil: null },
+  cache: { hits: 45, misses: 15 },
+};
+
+describe('link status', () => {
+  it('shows who linked, when, the company, the budget in words and the cache hit rate', () => {
+    const text = allText(renderLinkStatus(status, ctx));
+    expect(text).toContain('<@U0ADMIN> em 19/11/2026 09:00');
+    expect(text).toContain('manutencao@predio.com.br');
+    expect(text).toContain('*Empresa*\n12');
+    expect(text).toContain('*Unidade*\n4');
+    expect(text).toContain('37 de 250 consultas usadas na última hora, 213 livres');
+    expect(text).toContain('75% de acertos');
+    expect(text).toContain('22/11/2026 12:06 (em 1 h)');
+  });
+
+  it('uses the window length in words and says until when calls are paused', () => {
+    const paused = renderLinkStatus(
+      {
+        ...status,
+        budget: { limit: 25, windowMs: 36_000, used: 25, remaining: 0, pausedUntil: NOW + 5 * 60_000 },
+      },
+      ctx,
+    );
+    expect(allText(paused)).toContain('25 de 25 consultas usadas nos últimos 36 s, 0 livres');
+    expect(allText(paused)).toContain('*Pausado*\naté 10:41');
+  });
+
+  it('tells how to link when not linked, and that an admin must link again when broken', () => {
+    const unlinked = allText(
+      renderLinkStatus(
+        { ...status, linked: false, linkedBy: null, login: null, budget: null, cache: null },
+        ctx,
+      ),
+    );
+    expect(unlinked).toContain('não está vinculado');
+    expect(unlinked).toContain('`/estoque vincular`');
+    const broken = allText(renderLinkStatus({ ...status, broken: true }, ctx));
+    expect(broken).toContain('Um administrador precisa vincular de novo');
+  });
+});
+
+describe('link modal', () => {
+  const modal = renderLinkModal();
+  const inputs = modal.blocks.filter((block): block is InputBlock => block.type === 'input');
+  const byBlock = new Map(inputs.map((block) => [block.block_id, block]));
+
+  it('has the ids the Slack layer reads and fits the modal limits', () => {
+    expect(modal.callback_id).toBe(ViewIds.linkModal);
+    expect(modal.title.text).toBe('Vincular estoque');
+    expect(modal.submit?.text).toBe('Vincular');
+    expect(modal.close?.text).toBe('Cancelar');
+    expect(checkMessageLimits(modal)).toEqual([]);
+    expect(
+      inputs.map((block) => [block.block_id, (block.element as { action_id: string }).action_id]),
+    ).toEqual([
+      [BlockIds.linkLogin, InputActionIds.login],
+      [BlockIds.linkPassword, InputActionIds.password],
+      [BlockIds.linkCompany, InputActionIds.company],
+      [BlockIds.linkUnit, InputActionIds.unit],
+      [BlockIds.linkEndSession, InputActionIds.endSession],
+    ]);
+  });
+
+  it('asks the company as a whole number, the unit and the session option as optional', () => {
+    expect(byBlock.get(BlockIds.linkCompany)?.element).toMatchObject({
+      type: 'number_input',
+      is_decimal_allowed: false,
+      min_value: '1',
+    });
+    expect(byBlock.get(BlockIds.linkCompany)?.optional).toBeFalsy();
+    expect(byBlock.get(BlockIds.linkUnit)?.optional).toBe(true);
+    expect(byBlock.get(BlockIds.linkEndSession)?.optional).toBe(true);
+    expect(byBlock.get(BlockIds.linkEndSession)?.element).toMatchObject({
+      type: 'checkboxes',
+      options: [{ text: { text: 'Encerrar a sessão ativa deste login, se houver' }, value: 'end' }],
+    });
+    expect(byBlock.get(BlockIds.linkPassword)?.hint?.text).toContain('criptografada');
+  });
+
+  it('puts field errors under the right block', () => {
+    expect(linkFieldErrors('company', 'Este login não tem acesso à empresa 12.')).toEqual({
+      [BlockIds.linkCompany]: 'Este login não tem acesso à empresa 12.',
+    });
+  });
+});
+
+describe('unlink and link outcomes', () => {
+  it('asks for confirmation with a danger button and a cancel button', () => {
+    const message = renderUnlinkConfirm();
+    const confirm = buttonNamed(message, 'Desvincular');
+    expect(confirm?.actionId).toBe(ActionIds.unlinkConfirm);
+    expect(confirm?.button.style).toBe('danger');
+    expect(confirm?.button.confirm).toBeDefined();
+    expect(buttonNamed(message, 'Cancelar')?.actionId).toBe(ActionIds.unlinkCancel);
+  });
+
+  it('confirms links and unlinks, and refuses non-admins', () => {
+    expect(allText(renderUnlinked('U0ADMIN'))).toContain('desvinculado por <@U0ADMIN>');
+    const linked = allText(
+      renderLinked({ login: 'manut', empresaId: 12, unidadeId: null, stockroomCount: 1 }),
+    );
+    expect(linked).toContain('empresa 12');
+    expect(linked).toContain('1 almoxarifado ativo encontrado');
+    expect(allText(renderLinkRefused())).toBe(
+      'Só administradores e donos do workspace, ou quem estiver em BOT_ADMINS, podem vincular ou desvincular credenciais.',
+    );
+  });
+});
+
+describe('link not made', () => {
+  it('says nothing was linked once the modal closed, and when to try again', () => {
+    const text = allText(renderLinkUnavailable('busy', NOW + 30 * 60_000, true, null, ctx));
+    expect(text).toContain('Nada foi vinculado');
+    expect(text).toContain('tente de novo às 11:06');
+    expect(renderLinkUnavailable('unavailable', null).text).toBe(
+      'O sistema de estoque não respondeu; tente de novo em alguns minutos.',
+    );
+  });
+
+  it('never lets the refusal text from upstream mention anyone', () => {
+    const message = renderLinkUnavailable('refused', null, true, 'Senha inválida <!here>');
+    expect(allText(message)).toContain('Senha inválida &lt;!here&gt;');
+    expect(renderLinkUnavailable('refused', null, false, '<@U1>').text).not.toContain('<@U1>');
+    expect(allText(renderUpstreamRejected('<!channel> período inválido'))).not.toContain('<!channel>');
+  });
+});
+
+describe('errors', () => {
+  it('names what was not found', () => {
+    expect(allText(renderNotFound('request', 999))).toBe('Solicitação 999 não encontrada.');
+    expect(allText(renderNotFound('purchase', 12))).toBe('Compra 12 não encontrada.');
+  });
+
+  it('tells how to link, and that an admin must link again', () => {
+    expect(allText(renderNotLinked())).toContain('`/estoque vincular`');
+    expect(allText(renderCredentialsExpired())).toContain(
+      'Um administrador precisa vincular de novo com `/estoque vincular`',
+    );
+  });
+
+  it('says when the budget frees up', () => {
+    const message = renderBudgetExhausted(Date.UTC(2026, 10, 22, 17, 32), ctx, {
+      limit: 250,
+      windowMs: 3_600_000,
+    });
+    expect(allText(message)).toContain('Limite de 250 consultas por hora atingido; tente de novo às 14:32');
+    expect(allText(renderBudgetExhausted(NOW + 86_400_000, ctx))).toContain(
+      'tente de novo em 23/11/2026 às 10:36',
+    );
+  });
+
+  it('gives support the hash of a server error and the correlation id', () => {
+    const text = allText(renderServerError('7F3A9C', 'req-42'));
+    expect(text).toContain('`7F3A9C`');
+    expect(text).toContain('`req-42`');
+  });
+
+  it('offers a retry button carrying the route after a timeout', () => {
+    const route = { r: 'request', id: 1234, p: 2 } as const;
+    const [retry] = buttonsOf(renderTimeout(route, 'req-43'));
+    expect(retry?.actionId).toBe('retry:0');
+    expect(retry?.value).toBe(encodeRoute(route));
+  });
+
+  it('says the digest is coming later', () => {
+    expect(allText(renderDigestComingSoon())).toContain('próxima versão');
+  });
+});

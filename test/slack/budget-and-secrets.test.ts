@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
+import { buttonsOf, type Harness, startHarness, TEAM, textOf, USERS } from '../helpers/bot-harness.js';
+
+const C1 = DEMO_FACTS.company1;
+
+describe('when the budget is spent', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    // 4 calls a minute: linking takes 2 (login + check), the first detail 2 (items + history).
+    h = await startHarness({ rateLimit: { count: 4, windowMs: 60_000 } });
+    await h.link(TEAM);
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('serves cached data with its age, and says when the budget frees otherwise; upstream never sees a 429', async () => {
+    const [id] = C1.requestsWithItemsBelowMinimum;
+    const first = await h.command('/solicitacao', String(id));
+    const detail = await h.nextMessage(first.sentAt, { userId: USERS.member });
+    expect(textOf(detail)).toContain(`Solicitação ${id}`);
+    // Atualizar bypasses the fresh cache, but the budget is spent: the cached answer comes back, marked.
+    const since = Date.now();
+    await h.click(detail, { text: 'Atualizar' });
+    const cached = await h.nextMessage(since, { userId: USERS.member });
+    expect(textOf(cached)).toContain(`Solicitação ${id}`);
+    expect(textOf(cached)).toMatch(/[Ll]imite de consultas/);
+    // Nothing cached for this one: the answer says when to try again.
+    const other = await h.command('/estoque', 'tipos');
+    expect(textOf(await h.nextMessage(other.sentAt, { userId: USERS.member }))).toMatch(
+      /tente de novo às \d\d:\d\d/,
+    );
+    expect(h.sandbox.calls.filter((c) => c.status === 429)).toEqual([]);
+    const status = await h.command('/estoque', 'status');
+    expect(textOf(await h.nextMessage(status.sentAt, { userId: USERS.member }))).toMatch(/4 de 4/);
+  });
+});
+
+describe('secrets', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('never reach logs, Redis in plain text, Slack messages or button values', async () => {
+    const password = C1.password;
+    const since = Date.now();
+    await h.submitLink({ login: C1.login, password, company: '1' }, { user: USERS.admin });
+    await h.nextMessage(since, { userId: USERS.admin });
+    for (const [command, text] of [
+      ['/solicitacao', String(C1.requestsWithItemsBelowMinimum[0])],
+      ['/compras', 'pendentes'],
+      ['/estoque', 'status'],
+      ['/solicitacao', ''],
+    ] as const) {
+      const result = await h.command(command, text);
+      await h.nextMessage(result.sentAt, { userId: USERS.member });
+    }
+    h.sandbox.expireAccessTokens(C1.login);
+    const refreshed = await h.command('/estoque', 'tipos');
+    await h.nextMessage(refreshed.sentAt, { userId: USERS.member });
+
+    const link = await h.container.links.get(TEAM);
+    const sealedTokens = (await h.redis.redis.get(h.redis.keys.tokens(link?.credentialId ?? ''))) ?? '';
+    const tokens = JSON.parse(h.box.open(sealedTokens, `tokens:${link?.credentialId}`)) as Record<
+      string,
+      string
+    >;
+    const secrets = [tokens.token, tokens.refreshToken, tokens.jti].filter(
+      (s): s is string => typeof s === 'string' && s.length > 8,
+    );
+    expect(secrets).toHaveLength(3);
+
+    const logs = h.logs.join('\n');
+    for (const secret of secrets) expect(logs).not.toContain(secret);
+    expect(logs).not.toMatch(new RegExp(`"(password|Password|senha)":"${password}"`));
+
+    for (const key of await h.redis.redis.keys(`${h.redis.prefix}*`)) {
+      const type = await h.redis.redis.type(key);
+      const value =
+        type === 'string'
+          ? await h.redis.redis.get(key)
+          : type === 'hash'
+            ? JSON.stringify(await h.redis.redis.hgetall(key))
+            : JSON.stringify(await h.redis.redis.zrange(key, 0, -1));
+      for (const secret of secrets) expect(value ?? '').not.toContain(secret);
+      expect(value ?? '').not.toMatch(/"password"/i);
+    }
+
+    const slackText = JSON.stringify(h.slack.calls.map((c) => c.args));
+    for (const secret of secrets) expect(slackText).not.toContain(secret);
+    for (const message of h.slack.messages) {
+      for (const button of buttonsOf(message)) {
+        for (const secret of [...secrets, `"${password}"`]) expect(button.value ?? '').not.toContain(secret);
+      }
+    }
+    expect(h.slack.limitViolations).toEqual([]);
+  });
+});

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
+import {
+  CHANNELS,
+  eventually,
+  type Harness,
+  OTHER_TEAM,
+  startHarness,
+  TEAM,
+  textOf,
+  USERS,
+} from '../helpers/bot-harness.js';
+
+const C1 = DEMO_FACTS.company1;
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+  await h.link(TEAM);
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(() => {
+  h.sandbox.faults.clear();
+});
+
+async function ask(command: string, text: string, who = {}) {
+  const result = await h.command(command, text, who);
+  expect(result.status).toBe(200);
+  const message = await h.nextMessage(result.sentAt, { userId: USERS.member });
+  return { result, message, text: textOf(message) };
+}
+
+describe('/solicitacao', () => {
+  it('acks at once and answers a request with its header and items through response_url', async () => {
+    const [id] = C1.requestsWithItemsBelowMinimum;
+    const { result, message, text } = await ask('/solicitacao', String(id));
+    expect(result.body).toBe('');
+    expect(message.ephemeral).toBe(true);
+    expect(message.via).toBe('response_url');
+    expect(text).toContain(`Solicitação ${id}`);
+    expect(text).toMatch(/abaixo do mínimo/i);
+    expect(h.slack.limitViolations).toEqual([]);
+  });
+
+  it('answers an unknown request with a clear message', async () => {
+    const { text } = await ask('/solicitacao', String(C1.unknownRequestId));
+    expect(text).toContain(`Solicitação ${C1.unknownRequestId} não encontrada`);
+  });
+
+  it('answers bad arguments with the usage and spends no upstream call', async () => {
+    const before = h.sandbox.calls.length;
+    const result = await h.command('/solicitacao', 'status:abc');
+    expect(result.status).toBe(200);
+    const body = JSON.parse(result.body) as { text: string; response_type: string };
+    expect(body.response_type).toBe('ephemeral');
+    expect(body.text).toContain('status:abc');
+    expect(h.sandbox.calls.length).toBe(before);
+  });
+
+  it('lists recent requests with paging buttons', async () => {
+    const { message, text } = await ask('/solicitacao', '');
+    expect(text).toMatch(/Página 1 de \d+/);
+    const since = Date.now();
+    const click = await h.click(message, { text: 'Próxima' });
+    expect(click.status).toBe(200);
+    const next = await h.nextMessage(since, { userId: USERS.member });
+    expect(textOf(next)).toMatch(/Página 2 de \d+/);
+    // The ephemeral list was replaced, not stacked.
+    expect(h.slack.messages.find((m) => m.ts === message.ts && m.replaced)).toBeTruthy();
+  });
+});
+
+describe('/estoque', () => {
+  it('answers help without any upstream call', async () => {
+    const before = h.sandbox.calls.length;
+    const result = await h.command('/estoque', 'ajuda');
+    const body = JSON.parse(result.body) as { text: string; blocks: unknown[] };
+    expect(JSON.stringify(body.blocks)).toContain('/solicitacao');
+    expect(h.sandbox.calls.length).toBe(before);
+  });
+
+  it('lists stockrooms of the linked company', async () => {
+    const { text } = await ask('/estoque', 'almoxarifados');
+    for (const stockroom of C1.activeStockrooms) expect(text).toContain(stockroom.nome);
+  });
+
+  it('finds a material by words of its name, accents ignored', async () => {
+    const { text } = await ask('/estoque', 'lampada led');
+    expect(text).toContain(C1.material.nome);
+  });
+});
+
+describe('workspaces never see each other', () => {
+  it('tells an unlinked workspace how to link, without calling upstream', async () => {
+    const before = h.sandbox.calls.length;
+    const result = await h.command('/estoque', 'almoxarifados', {
+      team: OTHER_TEAM,
+      user: USERS.otherTeamMember,
+      channel: CHANNELS.otherTeamGeneral,
+    });
+    expect(result.status).toBe(200);
+    const message = await eventually(() =>
+      h.slack.messages.find((m) => m.at >= result.sentAt && m.visibleTo === USERS.otherTeamMember),
+    );
+    expect(textOf(message)).toContain('/estoque vincular');
+    expect(h.sandbox.calls.length).toBe(before);
+  });
+});

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
+import {
+  CHANNELS,
+  eventually,
+  type Harness,
+  OTHER_TEAM,
+  startHarness,
+  TEAM,
+  textOf,
+  USERS,
+} from '../helpers/bot-harness.js';
+
+const C1 = DEMO_FACTS.company1;
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ botAdmins: [USERS.outsider] });
+});
+afterAll(async () => {
+  await h.close();
+});
+
+type Answer = { response_action?: string; errors?: Record<string, string> };
+
+describe('/estoque vincular', () => {
+  it('refuses people who are not workspace admins, owners or BOT_ADMINS', async () => {
+    const views = h.slack.views.length;
+    const result = await h.command('/estoque', 'vincular', { user: USERS.member });
+    const answer = await h.nextMessage(result.sentAt, { userId: USERS.member });
+    expect(textOf(answer)).toMatch(/administradores/i);
+    expect(h.slack.views.length).toBe(views);
+  });
+
+  it('opens the modal for an admin and for a BOT_ADMINS member, with nothing secret in it', async () => {
+    for (const user of [USERS.admin, USERS.outsider]) {
+      const views = h.slack.views.length;
+      await h.command('/estoque', 'vincular', { user });
+      const view = await eventually(() => h.slack.views[views]);
+      expect(view.view.callback_id).toBe('link-credentials');
+      expect(view.userId).toBe(user);
+      expect(view.view.private_metadata).not.toMatch(/password|senha|token/i);
+    }
+    expect(h.slack.limitViolations).toEqual([]);
+  });
+
+  it('shows a wrong password as a field error with the upstream message, and stores nothing', async () => {
+    const result = await h.submitLink(
+      { login: C1.login, password: 'errada', company: '1' },
+      { user: USERS.admin },
+    );
+    const answer = JSON.parse(result.body) as Answer;
+    expect(answer.response_action).toBe('errors');
+    expect(answer.errors?.link_password).toMatch(/inválid/i);
+    expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(0);
+  });
+
+  it('validates the form before calling upstream', async () => {
+    const before = h.sandbox.calls.length;
+    const result = await h.submitLink({ login: '', password: 'x', company: 'abc' }, { user: USERS.admin });
+    const answer = JSON.parse(result.body) as Answer;
+    expect(Object.keys(answer.errors ?? {}).sort()).toEqual(['link_company', 'link_login']);
+    expect(h.sandbox.calls.length).toBe(before);
+  });
+
+  it('offers to end an active session, and links when asked to', async () => {
+    const login = DEMO_FACTS.activeSessionLogin;
+    const first = JSON.parse(
+      (
+        await h.submitLink(
+          { login: login.login, password: login.password, company: '1' },
+          { user: USERS.admin },
+        )
+      ).body,
+    ) as Answer;
+    expect(first.errors?.link_end_session).toMatch(/sessão ativa/i);
+    const since = Date.now();
+    const second = await h.submitLink(
+      { login: login.login, password: login.password, company: '1', endSession: true },
+      { user: USERS.otherTeamMember, team: OTHER_TEAM, channel: CHANNELS.otherTeamGeneral },
+    );
+    expect(JSON.parse(second.body)).toEqual({ response_action: 'clear' });
+    const confirmation = await h.nextMessage(since, { userId: USERS.otherTeamMember });
+    expect(textOf(confirmation)).toMatch(/vinculad/i);
+  });
+
+  it('refuses a company the login cannot see', async () => {
+    const result = await h.submitLink(
+      { login: C1.login, password: C1.password, company: '2' },
+      { user: USERS.admin },
+    );
+    const answer = JSON.parse(result.body) as Answer;
+    expect(answer.errors?.link_company).toMatch(/empresa 2/);
+  });
+
+  it('links with one check call, confirms ephemerally, and keeps the credentials encrypted', async () => {
+    const since = Date.now();
+    const result = await h.submitLink(
+      { login: C1.login, password: C1.password, company: '1' },
+      { user: USERS.admin },
+    );
+    expect(JSON.parse(result.body)).toEqual({ response_action: 'clear' });
+    const confirmation = await h.nextMessage(since, { userId: USERS.admin });
+    expect(confirmation.ephemeral).toBe(true);
+    expect(textOf(confirmation)).toMatch(/3 almoxarifados/);
+    const calls = h.sandbox.calls.filter((c) => c.at >= since);
+    expect(calls.map((c) => c.kind)).toEqual(['login', 'data']);
+    const stored = (await h.redis.redis.get(h.redis.keys.link(TEAM))) ?? '';
+    expect(stored).not.toContain(`"${C1.password}"`);
+    expect(stored).not.toMatch(/password/i);
+    const status = await h.command('/estoque', 'status');
+    const statusText = textOf(await h.nextMessage(status.sentAt, { userId: USERS.member }));
+    expect(statusText).toContain(`<@${USERS.admin}>`);
+    expect(statusText).not.toContain(C1.password === C1.login ? '\u0000' : C1.password);
+  });
+});
+
+describe('/estoque desvincular', () => {
+  it('refuses non-admins, and unlinks after a confirmation', async () => {
+    const refused = await h.command('/estoque', 'desvincular', { user: USERS.member });
+    expect(textOf(await h.nextMessage(refused.sentAt, { userId: USERS.member }))).toMatch(/administradores/i);
+    const ask = await h.command('/estoque', 'desvincular', { user: USERS.admin });
+    const confirm = await h.nextMessage(ask.sentAt, { userId: USERS.admin });
+    // Cancel first: nothing changes.
+    let since = Date.now();
+    await h.click(confirm, { text: 'Cancelar' }, { user: USERS.admin });
+    await h.nextMessage(since, { userId: USERS.admin });
+    expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(1);
+    const again = await h.nextMessage(
+      (await h.command('/estoque', 'desvincular', { user: USERS.admin })).sentAt,
+      { userId: USERS.admin },
+    );
+    since = Date.now();
+    await h.click(again, { text: 'Desvincular' }, { user: USERS.admin });
+    expect(textOf(await h.nextMessage(since, { userId: USERS.admin }))).toMatch(/desvinculad/i);
+    expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(0);
+    const after = await h.command('/estoque', 'almoxarifados');
+    expect(textOf(await h.nextMessage(after.sentAt, { userId: USERS.member }))).toContain(
+      '/estoque vincular',
+    );
+  });
+});
