@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import { CachedReader } from './domain/cached-reader.js';
 import type { DomainDeps } from './domain/deps.js';
 import { LinkService } from './domain/links/link-service.js';
+import { TokenKeeper } from './domain/links/token-keeper.js';
 import { PurchaseService } from './domain/purchases/purchase-service.js';
 import { RequestService } from './domain/requests/request-service.js';
 import { CatalogService } from './domain/stock/catalog-service.js';
@@ -46,6 +47,7 @@ export interface Container {
   links: LinkStore;
   cache: CacheStore;
   linkService: LinkService;
+  keeper: TokenKeeper;
   answers: Answers;
   tasks: BackgroundTasks;
   slackDeps: SlackDeps;
@@ -126,17 +128,20 @@ export function buildContainer(options: ContainerOptions): Container {
     tasks,
     now,
   };
+  const keeper = new TokenKeeper(links, tokens, logger.child({ component: 'token-keeper' }));
   return {
     tokens,
     client,
     links,
     cache,
     linkService,
+    keeper,
     answers,
     tasks,
     slackDeps,
     domain,
     async close() {
+      keeper.stop();
       await tasks.drain(5_000);
       await budget.close();
       if (ownsDispatcher) await dispatcher.close();

@@ -87,6 +87,13 @@ export class LinkStore {
     await this.kv.del(this.keys.brokenLinkNotice(link.workspaceId));
   }
 
+  /** Ids of every linked workspace (for the token keeper and the digest scheduler). */
+  async workspaceIds(): Promise<string[]> {
+    const prefix = this.keys.link('');
+    const found = await this.kv.keysWithPrefix(prefix);
+    return found.map((key) => key.slice(prefix.length)).filter((id) => id !== '' && !id.includes(':'));
+  }
+
   async delete(workspaceId: string): Promise<void> {
     await this.kv.del(this.keys.link(workspaceId), this.keys.brokenLinkNotice(workspaceId));
   }

@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import type { Installation } from '@slack/oauth';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { SecretBox } from '../../src/store/crypto.js';
+import { SlackInstallationStore } from '../../src/store/installation-store.js';
+import { RedisKeyValue } from '../../src/store/kv.js';
+import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
+
+let redis: TestRedis;
+let store: SlackInstallationStore;
+beforeEach(async () => {
+  redis = await makeTestRedis();
+  store = new SlackInstallationStore(
+    new RedisKeyValue(redis.redis),
+    redis.keys,
+    new SecretBox(randomBytes(32)),
+  );
+});
+afterEach(async () => {
+  await redis.cleanup();
+});
+
+const orgInstall: Installation<'v2', true> = {
+  team: undefined,
+  enterprise: { id: 'E001', name: 'Grupo Predial' },
+  user: { id: 'U1', token: undefined, scopes: undefined },
+  bot: { token: 'xoxb-org-token', scopes: ['commands'], id: 'B1', userId: 'U0' },
+  isEnterpriseInstall: true,
+  tokenType: 'bot',
+  authVersion: 'v2',
+};
+
+it('answers every team of an enterprise from an org-wide install, and forgets it on delete', async () => {
+  await store.storeInstallation(orgInstall);
+  const forTeam = await store.fetchInstallation({
+    teamId: 'T123',
+    enterpriseId: 'E001',
+    isEnterpriseInstall: false,
+  });
+  expect(forTeam.bot?.token).toBe('xoxb-org-token');
+  const forOrg = await store.fetchInstallation({
+    teamId: undefined,
+    enterpriseId: 'E001',
+    isEnterpriseInstall: true,
+  });
+  expect(forOrg.enterprise?.id).toBe('E001');
+  expect(await redis.redis.get(redis.keys.installation('E-E001'))).not.toContain('xoxb-org-token');
+  await store.deleteInstallation({ teamId: undefined, enterpriseId: 'E001', isEnterpriseInstall: true });
+  await expect(
+    store.fetchInstallation({ teamId: 'T123', enterpriseId: 'E001', isEnterpriseInstall: false }),
+  ).rejects.toThrow();
+});
+
+it('keeps team installs apart', async () => {
+  await store.storeInstallation({
+    ...orgInstall,
+    enterprise: undefined,
+    isEnterpriseInstall: false,
+    team: { id: 'TA' },
+    bot: { ...orgInstall.bot!, token: 'xoxb-a' },
+  } as Installation<'v2', false>);
+  await expect(
+    store.fetchInstallation({ teamId: 'TB', enterpriseId: undefined, isEnterpriseInstall: false }),
+  ).rejects.toThrow();
+  expect(
+    (await store.fetchInstallation({ teamId: 'TA', enterpriseId: undefined, isEnterpriseInstall: false })).bot
+      ?.token,
+  ).toBe('xoxb-a');
+});
