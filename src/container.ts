@@ -39,6 +39,8 @@ export interface ContainerOptions {
   retryPolicy?: RetryPolicy;
   timeoutMs?: number;
   now?: () => number;
+  /** Benchmark switches for the naive bot: no cache, no coalescing of identical calls. */
+  features?: { cache?: boolean; coalesce?: boolean };
 }
 
 export interface Container {
@@ -78,6 +80,7 @@ export function buildContainer(options: ContainerOptions): Container {
     dispatcher,
     logger: logger.child({ component: 'upstream' }),
     rateWindowMs: options.config.UPSTREAM_RATE_LIMIT.windowMs,
+    coalesce: options.features?.coalesce ?? true,
     ...(options.retryPolicy && { retryPolicy: options.retryPolicy }),
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
   });
@@ -87,7 +90,12 @@ export function buildContainer(options: ContainerOptions): Container {
   const workspaces = new Workspaces(links, now);
   const domain: DomainDeps = {
     client,
-    reader: new CachedReader(cache, logger.child({ component: 'cache' }), now),
+    reader: new CachedReader(
+      cache,
+      logger.child({ component: 'cache' }),
+      now,
+      options.features?.cache ?? true,
+    ),
     workspaces,
     stock: new StockStore(kv, keys),
     userMatches,

@@ -40,6 +40,8 @@ export class CachedReader {
     private readonly cache: CacheStore,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
+    /** Off only for the benchmark's naive bot: every answer asks upstream, nothing is stored. */
+    private readonly enabled = true,
   ) {}
 
   async read<T>(
@@ -49,6 +51,10 @@ export class CachedReader {
     fetch: () => Promise<T>,
     options: ReadOptions = {},
   ): Promise<Answer<T>> {
+    if (!this.enabled) {
+      const value = await fetch();
+      return { data: value, freshness: { fetchedAt: this.now(), fromCache: false, degraded: null } };
+    }
     const paramsKey = hashParams(params);
     const entry = await this.safeGet<T>(workspaceId, endpoint, paramsKey);
     if (entry && !options.bypassCache && this.now() - entry.fetchedAt < CACHE_TTL_MS[endpoint]) {

@@ -71,6 +71,8 @@ export interface UpstreamClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Upstream window length, to size the pause after a 429 (default 1 h). */
   rateWindowMs?: number;
+  /** Make identical calls in flight once (default true; the benchmark's naive bot turns it off). */
+  coalesce?: boolean;
 }
 
 type Query = Record<string, string | number | boolean | readonly (string | number)[] | undefined | null>;
@@ -254,6 +256,7 @@ export class UpstreamClient {
   private call<T>(ctx: CallContext, endpoint: Endpoint<T>): Promise<T> {
     const url = this.urlOf(endpoint);
     const key = `${ctx.credential.id} ${ctx.credential.empresaId ?? ''}/${ctx.credential.unidadeId ?? ''} ${url}`;
+    if (this.options.coalesce === false) return this.callWithRetries(ctx, endpoint, url);
     const running = this.inflight.get(key);
     if (running) {
       this.counters.coalesced += 1;
