@@ -172,6 +172,7 @@ export class TokenManager {
     forceRefresh: boolean,
   ): Promise<TokenPair> {
     const deadline = this.now() + this.lockWaitMs;
+    let warned = false;
     for (;;) {
       const release = await this.options.store.tryLock(credential.id, this.lockTtlMs);
       if (release) {
@@ -193,7 +194,8 @@ export class TokenManager {
         this.memory.set(credential.id, stored);
         return stored;
       }
-      if (this.now() > deadline) {
+      if (!warned && this.now() > deadline) {
+        warned = true;
         // The holder may have died; its lock expires with lockTtlMs and the next round takes it.
         this.options.logger.warn(
           { credential: credential.id },

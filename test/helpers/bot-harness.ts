@@ -266,11 +266,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       if (!outcome.ok) throw new Error(`link failed: ${JSON.stringify(outcome)}`);
     },
     async close() {
+      // Every message and view the bot sent during the file's tests must have respected Slack's limits.
+      const violations = [...slack.limitViolations];
       await app.stop().catch(() => undefined);
       await container.close();
       await slack.close();
       await sandbox.close();
       await redis.cleanup();
+      if (violations.length > 0) throw new Error(`Slack limits broken:\n${violations.join('\n')}`);
     },
   };
   return harness;
