@@ -89,7 +89,7 @@ export class Answers {
         return renderRequestHistory(await s.requests.history(ws, route.id, route.p, options), render);
       case 'requests':
         if (route.mine) {
-          const email = request.userEmail ? await request.userEmail() : null;
+          const email = request.userEmail ?? (async () => null);
           return renderRequestList(
             await s.requests.mine(ws, { id: request.userId, email }, route.f, route.p, options),
             render,

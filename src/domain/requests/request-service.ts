@@ -1,4 +1,5 @@
 import { definedOnly } from '../../lib/objects.js';
+import type { UserMatch } from '../../store/user-match-store.js';
 import type { Page } from '../../upstream/client.js';
 import { UpstreamNotFoundError } from '../../upstream/errors.js';
 import type { HistoryEntry, MaterialRequest, RequestItem } from '../../upstream/schemas.js';
@@ -16,6 +17,12 @@ import type {
   RequestListView,
 } from '../views.js';
 import type { WorkspaceContext } from '../workspace.js';
+
+/** The Slack user asking; the e-mail is read (users.info) only when the match is not cached. */
+export interface SlackUserRef {
+  id: string;
+  email: () => Promise<string | null>;
+}
 
 /** Rows per list page: one Slack message shows one upstream page. */
 export const LIST_PAGE_SIZE = 10;
@@ -111,25 +118,30 @@ export class RequestService {
   /** `/solicitacao minhas`: the Slack user's e-mail matched to an upstream user (cached), then the list. */
   async mine(
     ws: WorkspaceContext,
-    slackUser: { id: string; email: string | null },
+    slackUser: SlackUserRef,
     filters: RequestFiltersView,
     page: number,
     options?: ReadOptions,
   ): Promise<Answer<RequestListView>> {
     const match = await this.matchUser(ws, slackUser);
-    if (match.upstreamUserId === null) throw new UserNotMatchedError(slackUser.email);
+    if (match.upstreamUserId === null) throw new UserNotMatchedError(match.email);
     const answer = await this.list(ws, filters, page, options, match.upstreamUserId);
     return { ...answer, data: { ...answer.data, mine: { upstreamUserName: match.upstreamUserName } } };
   }
 
-  private async matchUser(ws: WorkspaceContext, slackUser: { id: string; email: string | null }) {
+  private async matchUser(
+    ws: WorkspaceContext,
+    slackUser: SlackUserRef,
+  ): Promise<UserMatch & { email: string | null }> {
     const cached = await this.deps.userMatches.get(ws.workspaceId, slackUser.id);
-    if (cached) return cached;
-    if (!slackUser.email) throw new UserNotMatchedError(null);
+    if (cached) return { ...cached, email: null };
+    // Asked only on a cache miss: one Slack call per user and day, not per command.
+    const address = await slackUser.email();
+    if (!address) throw new UserNotMatchedError(null);
     const users = await this.deps.reader.read(ws.workspaceId, 'users', null, () =>
       this.deps.workspaces.run(ws, (call) => this.deps.client.listUsers(call)),
     );
-    const email = slackUser.email.trim().toLowerCase();
+    const email = address.trim().toLowerCase();
     const user = users.data.find((u) => !u.inativo && u.email?.trim().toLowerCase() === email);
     const match = {
       upstreamUserId: user?.usuario ?? null,
@@ -142,7 +154,7 @@ export class RequestService {
       match,
       user ? USER_MATCH_TTL_MS : USER_NO_MATCH_TTL_MS,
     );
-    return match;
+    return { ...match, email: address };
   }
 
   private async items(
