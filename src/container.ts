@@ -2,6 +2,11 @@ import type { Dispatcher } from 'undici';
 import type { Config } from './config.js';
 import { CachedReader } from './domain/cached-reader.js';
 import type { DomainDeps } from './domain/deps.js';
+import { DigestClaims } from './domain/digest/claims.js';
+import { DigestService } from './domain/digest/digest-service.js';
+import { DigestMaterialNotes } from './domain/digest/material-notes.js';
+import { DigestScheduler } from './domain/digest/scheduler.js';
+import { DigestSubscriptions } from './domain/digest/subscriptions.js';
 import { LinkService } from './domain/links/link-service.js';
 import { TokenKeeper } from './domain/links/token-keeper.js';
 import { PurchaseService } from './domain/purchases/purchase-service.js';
@@ -13,12 +18,16 @@ import type { Logger } from './lib/logger.js';
 import { Answers } from './slack/answers.js';
 import { BackgroundTasks } from './slack/background.js';
 import type { SlackDeps } from './slack/deps.js';
+import { DigestPoster } from './slack/digest-poster.js';
+import { createSlackClients } from './slack/slack-clients.js';
 import { CacheStore } from './store/cache-store.js';
 import type { SecretBox } from './store/crypto.js';
+import type { SlackInstallationStore } from './store/installation-store.js';
 import type { Keys } from './store/keys.js';
 import type { KeyValue } from './store/kv.js';
 import { LinkStore } from './store/link-store.js';
 import { StockStore } from './store/stock-store.js';
+import { SubscriptionStore } from './store/subscription-store.js';
 import { TokenStore } from './store/token-store.js';
 import { UserMatchStore } from './store/user-match-store.js';
 import { TokenManager } from './upstream/auth.js';
@@ -28,7 +37,12 @@ import { createDispatcher } from './upstream/http.js';
 import type { RetryPolicy } from './upstream/retry.js';
 
 export interface ContainerOptions {
-  config: Pick<Config, 'UPSTREAM_RATE_LIMIT' | 'BOT_ADMINS' | 'DIGEST_TZ'>;
+  config: Pick<
+    Config,
+    'UPSTREAM_RATE_LIMIT' | 'BOT_ADMINS' | 'DIGEST_TZ' | 'SLACK_API_URL' | 'SLACK_BOT_TOKEN'
+  >;
+  /** OAuth installations (bot tokens of each workspace) for the digest poster; null in single-workspace mode. */
+  installations?: SlackInstallationStore | null;
   upstream: { baseUrl: string; authUrl: string };
   logger: Logger;
   kv: KeyValue;
@@ -50,6 +64,9 @@ export interface Container {
   cache: CacheStore;
   linkService: LinkService;
   keeper: TokenKeeper;
+  subscriptions: SubscriptionStore;
+  scheduler: DigestScheduler;
+  digestCommands: DigestSubscriptions;
   answers: Answers;
   tasks: BackgroundTasks;
   slackDeps: SlackDeps;
@@ -104,6 +121,7 @@ export function buildContainer(options: ContainerOptions): Container {
     timeZone: options.config.DIGEST_TZ,
   };
   const catalog = new CatalogService(domain);
+  const subscriptions = new SubscriptionStore(kv, keys, now);
   const linkService = new LinkService({
     authUrl: options.upstream.authUrl,
     links,
@@ -112,16 +130,48 @@ export function buildContainer(options: ContainerOptions): Container {
     budget,
     cache,
     userMatches,
+    subscriptions,
     logger,
     now,
   });
+  const requests = new RequestService(domain);
+  const purchases = new PurchaseService(domain, catalog);
   const answers = new Answers({
     workspaces,
     catalog,
     materials: new MaterialSearchService(domain, catalog),
-    requests: new RequestService(domain),
-    purchases: new PurchaseService(domain, catalog),
+    requests,
+    purchases,
     links: linkService,
+  });
+  const digestLogger = logger.child({ component: 'digest' });
+  const poster = new DigestPoster({
+    clients: createSlackClients({
+      slackApiUrl: options.config.SLACK_API_URL,
+      logger: digestLogger,
+      ...(options.config.SLACK_BOT_TOKEN && { botToken: options.config.SLACK_BOT_TOKEN }),
+      ...(options.installations && { installations: options.installations }),
+    }),
+    subscriptions,
+    kv,
+    keys,
+    logger: digestLogger,
+  });
+  const scheduler = new DigestScheduler({
+    subscriptions,
+    claims: new DigestClaims(kv, keys),
+    digests: new DigestService(domain, { requests, purchases }, new DigestMaterialNotes(kv, keys)),
+    publisher: poster,
+    logger: digestLogger,
+    now,
+  });
+  const digestCommands = new DigestSubscriptions({
+    store: subscriptions,
+    poster,
+    scheduler,
+    timeZone: options.config.DIGEST_TZ,
+    logger: digestLogger,
+    now,
   });
   const tasks = new BackgroundTasks(logger);
   const slackDeps: SlackDeps = {
@@ -133,6 +183,8 @@ export function buildContainer(options: ContainerOptions): Container {
     logger,
     answers,
     links: linkService,
+    digest: digestCommands,
+    subscriptions,
     tasks,
     now,
   };
@@ -144,12 +196,16 @@ export function buildContainer(options: ContainerOptions): Container {
     cache,
     linkService,
     keeper,
+    subscriptions,
+    scheduler,
+    digestCommands,
     answers,
     tasks,
     slackDeps,
     domain,
     async close() {
       keeper.stop();
+      await scheduler.stop();
       await tasks.drain(5_000);
       await budget.close();
       if (ownsDispatcher) await dispatcher.close();

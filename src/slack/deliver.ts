@@ -93,7 +93,11 @@ export async function sendResponse(
   }
 }
 
-async function notifyLinkingAdmin(deps: SlackDeps, client: WebClient, error: LinkBrokenError): Promise<void> {
+export async function notifyLinkingAdmin(
+  deps: SlackDeps,
+  client: WebClient,
+  error: LinkBrokenError,
+): Promise<void> {
   const notice = renderBrokenLinkAdminNotice();
   try {
     await client.chat.postMessage({ channel: error.linkedBy, text: notice.text, blocks: notice.blocks });

@@ -1,6 +1,8 @@
 import type { Config } from '../config.js';
+import type { DigestSubscriptions } from '../domain/digest/subscriptions.js';
 import type { LinkService } from '../domain/links/link-service.js';
 import type { Logger } from '../lib/logger.js';
+import type { SubscriptionStore } from '../store/subscription-store.js';
 import type { Answers } from './answers.js';
 import type { BackgroundTasks } from './background.js';
 
@@ -10,6 +12,8 @@ export interface SlackDeps {
   logger: Logger;
   answers: Answers;
   links: LinkService;
+  digest: DigestSubscriptions;
+  subscriptions: SubscriptionStore;
   tasks: BackgroundTasks;
   now: () => number;
 }

@@ -12,6 +12,8 @@ export class SlackInstallationStore implements InstallationStore {
     private readonly kv: KeyValue,
     private readonly keys: Keys,
     private readonly box: SecretBox,
+    /** Called with the workspace id after an install is stored (digests paused by a revoked token resume). */
+    private readonly onStored?: (workspaceId: string) => Promise<unknown>,
   ) {}
 
   private idOf(query: {
@@ -37,6 +39,8 @@ export class SlackInstallationStore implements InstallationStore {
       this.keys.installation(id),
       this.box.seal(JSON.stringify(installation), `installation:${id}`),
     );
+    const workspaceId = installation.team?.id ?? installation.enterprise?.id;
+    if (workspaceId && this.onStored) await this.onStored(workspaceId);
   }
 
   async fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation<'v1' | 'v2', boolean>> {

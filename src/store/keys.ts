@@ -76,6 +76,14 @@ export class Keys {
   digestState(workspaceId: string, channelId: string): string {
     return `${this.prefix}digest:${workspaceId}:${channelId}:state`;
   }
+  /** Held for a second before each digest post: Slack takes about one message per second per channel. */
+  digestPostSlot(workspaceId: string, channelId: string): string {
+    return `${this.prefix}digest:${workspaceId}:${channelId}:post-slot`;
+  }
+  /** Per material (hash field = material id): its name and stockroom, as the digest last saw them in request items. */
+  digestMaterials(workspaceId: string): string {
+    return `${this.prefix}digest:${workspaceId}:materials`;
+  }
 }
 
 /** A stable, non-reversible id for a value that must not appear in keys or logs as is. */

@@ -116,7 +116,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const box = SecretBox.fromBase64(key);
   const kv = new RedisKeyValue(redis.redis);
   const budget = createRedisBudget(redis.redis, redis.keys, { limit: config.UPSTREAM_RATE_LIMIT, logger });
-  const container = buildContainer({
+  const installations = new SlackInstallationStore(kv, redis.keys, box, (workspaceId) =>
+    container.subscriptions.resumeWorkspace(workspaceId, 'tokens_revoked'),
+  );
+  const container: Container = buildContainer({
     config,
     upstream: { baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl },
     logger,
@@ -126,8 +129,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     budget,
     retryPolicy: FAST_RETRY_POLICY,
     timeoutMs: options.timeoutMs ?? 2_000,
+    installations,
   });
-  const installations = new SlackInstallationStore(kv, redis.keys, box);
   for (const team of [TEAM, OTHER_TEAM]) {
     const fakeTeam = slack.teams.get(team);
     await installations.storeInstallation({
@@ -325,12 +328,12 @@ export function textOf(message: FakeMessage): string {
 }
 
 export async function eventually<T>(
-  probe: () => T | undefined | null | false,
+  probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
   timeoutMs = 8_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value) return value;
     if (Date.now() > deadline) throw new Error('timed out waiting');
     await new Promise((resolve) => setTimeout(resolve, 20));

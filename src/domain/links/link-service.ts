@@ -1,6 +1,7 @@
 import type { Logger } from '../../lib/logger.js';
 import type { CacheStore } from '../../store/cache-store.js';
 import type { LinkStore } from '../../store/link-store.js';
+import type { SubscriptionStore } from '../../store/subscription-store.js';
 import type { UserMatchStore } from '../../store/user-match-store.js';
 import type { TokenManager } from '../../upstream/auth.js';
 import type { Budget } from '../../upstream/budget.js';
@@ -37,6 +38,8 @@ export interface LinkServiceDeps {
   budget: Budget;
   cache: CacheStore;
   userMatches: UserMatchStore;
+  /** Digests of an unlinked workspace are paused, and resumed by the next link. */
+  subscriptions: Pick<SubscriptionStore, 'pauseWorkspace' | 'resumeWorkspace'>;
   logger: Logger;
   now: () => number;
 }
@@ -113,6 +116,7 @@ export class LinkService {
     });
     // A new link may point to another company: nothing cached under the old one may show.
     await this.forgetWorkspaceData(workspaceId);
+    await this.deps.subscriptions.resumeWorkspace(workspaceId, 'unlinked');
     this.deps.logger.info({ workspaceId, credential: credential.id, correlationId }, 'workspace linked');
     return { ok: true, stockroomCount };
   }
@@ -122,6 +126,7 @@ export class LinkService {
     await this.deps.links.delete(workspaceId);
     await this.forgetWorkspaceData(workspaceId);
     if (link) await this.deps.tokens.forget(link.credentialId);
+    await this.deps.subscriptions.pauseWorkspace(workspaceId, 'unlinked');
     this.deps.logger.info({ workspaceId }, 'workspace unlinked');
     return link !== null;
   }

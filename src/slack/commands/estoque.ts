@@ -1,7 +1,6 @@
 import type { App } from '@slack/bolt';
 import { newCorrelationId } from '../../lib/logger.js';
 import {
-  renderDigestComingSoon,
   renderHelp,
   renderLinkModal,
   renderLinkRefused,
@@ -13,6 +12,7 @@ import type { SlackDeps } from '../deps.js';
 import { parseEstoque } from '../parse/commands.js';
 import { isLinkAdmin, workspaceIdOf } from '../slack-users.js';
 import { ackAndAnswer, type CommandArgs } from './answer-command.js';
+import { handleDigestCommand } from './digest.js';
 import { routeOfEstoque } from './routes-of.js';
 
 export function registerEstoqueCommand(app: App, deps: SlackDeps): void {
@@ -37,7 +37,7 @@ export function registerEstoqueCommand(app: App, deps: SlackDeps): void {
       case 'digest-cancel':
       case 'digest-list':
       case 'digest-now':
-        await args.ack({ response_type: 'ephemeral', ...renderDigestComingSoon() });
+        await handleDigestCommand(deps, args, command);
         return;
       default: {
         const route = routeOfEstoque(command);

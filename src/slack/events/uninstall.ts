@@ -3,9 +3,9 @@ import type { SlackInstallationStore } from '../../store/installation-store.js';
 import type { SlackDeps } from '../deps.js';
 
 /**
- * `app_uninstalled`: the workspace removed the app, so its link (encrypted credentials), tokens and cache go
- * too, and so does its installation. `tokens_revoked` for bot tokens: the installation is gone; the link stays
- * so that a reinstall works without linking again.
+ * `app_uninstalled`: the workspace removed the app, so its link (encrypted credentials), tokens, cache and
+ * digest subscriptions go too, and so does its installation. `tokens_revoked` for bot tokens: the installation
+ * is gone; the link and the subscriptions stay (paused) so that a reinstall works without linking again.
  */
 export function registerUninstallEvents(
   app: App,
@@ -16,7 +16,11 @@ export function registerUninstallEvents(
     const teamId = context.teamId;
     const enterpriseId = context.enterpriseId;
     const workspaceId = teamId ?? enterpriseId;
-    if (workspaceId) await deps.links.unlink(workspaceId);
+    if (workspaceId) {
+      await deps.links.unlink(workspaceId);
+      // The channels can no longer get digests: their subscriptions go with the app.
+      await deps.subscriptions.removeWorkspace(workspaceId);
+    }
     if (installations) {
       await installations
         .deleteInstallation({
@@ -40,9 +44,9 @@ export function registerUninstallEvents(
         })
         .catch(() => undefined);
     }
-    deps.logger.info(
-      { workspaceId: context.teamId ?? context.enterpriseId },
-      'bot tokens revoked: installation removed',
-    );
+    const workspaceId = context.teamId ?? context.enterpriseId;
+    // Kept but paused: a reinstall (a new installation stored) resumes them.
+    if (workspaceId) await deps.subscriptions.pauseWorkspace(workspaceId, 'tokens_revoked');
+    deps.logger.info({ workspaceId }, 'bot tokens revoked: installation removed, digests paused');
   });
 }

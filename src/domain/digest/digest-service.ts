@@ -1,0 +1,242 @@
+import { definedOnly } from '../../lib/objects.js';
+import { fold } from '../../slack/parse/tokens.js';
+import { fetchAllPages, type Page } from '../../upstream/client.js';
+import { BudgetExhaustedError, UpstreamError, UpstreamNotFoundError } from '../../upstream/errors.js';
+import type { MaterialRequest, RequestItem } from '../../upstream/schemas.js';
+import { localDateDaysAgo, startOfLocalDay } from '../dates.js';
+import type { DomainDeps } from '../deps.js';
+import { oldest, type PurchaseService } from '../purchases/purchase-service.js';
+import type { RequestService } from '../requests/request-service.js';
+import type { Answer, Freshness } from '../views.js';
+import type { WorkspaceContext } from '../workspace.js';
+import type {
+  BelowMinimumSection,
+  DigestView,
+  InProgressSection,
+  OpenedSection,
+  PendingSection,
+  StatusCount,
+} from './digest-view.js';
+import type { DigestMaterialNotes } from './material-notes.js';
+import { upstreamWallTime, wallTimeOf } from './schedule.js';
+
+/** Rows each part of a digest shows. */
+export const DIGEST_TOP_ROWS = 5;
+/** Item lists of new requests a digest reads, at most (one call each), to refresh the last known stock. */
+export const DIGEST_MAX_ITEM_READS = 10;
+/** One page of new requests: its totalRows is the count (the rows carry no date); its rows are the newest. */
+const OPENED_PAGE_SIZE = 10;
+const IN_PROGRESS_DAYS = 30;
+const IN_PROGRESS_PAGE_SIZE = 100;
+const IN_PROGRESS_MAX_PAGES = 3;
+/** A digest never reports "new" requests from further back than this (a subscription paused for months). */
+const MAX_SINCE_AGE_MS = 30 * 86_400_000;
+
+export interface DigestQuery {
+  workspaceId: string;
+  stockroomId: number | null;
+  /** Report requests opened from this instant on (the previous digest's `coveredUntil`). */
+  since: number;
+  correlationId?: string;
+}
+
+/**
+ * The upstream does not document what its request statuses mean, so "open" is read from the status name: a
+ * request is taken as closed when its folded name says attended (but not partially), cancelled, concluded,
+ * finished, refused or rejected, or when the row says it was concluded with caveats. Anything else, an unknown
+ * or missing name included, counts as still in progress: a digest should rather show one request too many than
+ * hide one that waits.
+ */
+export function looksClosed(
+  request: Pick<MaterialRequest, 'statusAndamentoSolicitacao_Nome' | 'concluidoComRessalvas'>,
+): boolean {
+  if (request.concluidoComRessalvas) return true;
+  const name = fold(request.statusAndamentoSolicitacao_Nome ?? '');
+  if (/cancelad|conclu|finaliz|recusad|rejeitad/.test(name)) return true;
+  return /atendid/.test(name) && !/parcial/.test(name);
+}
+
+/**
+ * Builds a digest from the same services and cache the commands use, every call at the 'digest' priority of
+ * the shared budget (`Workspaces.resolve(ws, 'digest')`). Cost with a cold cache, in upstream calls:
+ * stockrooms 1, new requests 1, requests of the last 30 days 1 (up to 3 past 100 rows), purchases to receive 1
+ * per stockroom asked, item lists 1 per new request up to DIGEST_MAX_ITEM_READS; plus a token call when the
+ * token must be renewed. Every part is cached, so channels and ticks that ask the same thing share it.
+ */
+export class DigestService {
+  private readonly maxItemReads: number;
+
+  constructor(
+    private readonly deps: DomainDeps,
+    private readonly services: { requests: RequestService; purchases: PurchaseService },
+    private readonly notes: DigestMaterialNotes,
+    options: { maxItemReads?: number } = {},
+  ) {
+    this.maxItemReads = options.maxItemReads ?? DIGEST_MAX_ITEM_READS;
+  }
+
+  /** The instant a digest for `since` really covers from: at most 30 days back, never in the future. */
+  effectiveSince(since: number): number {
+    const now = this.deps.now();
+    return Math.min(now, Math.max(since, now - MAX_SINCE_AGE_MS));
+  }
+
+  /** Digests with the same key are the same digest: build once, post to every channel of the group. */
+  groupKey(query: Pick<DigestQuery, 'workspaceId' | 'stockroomId' | 'since'>): string {
+    const since = upstreamWallTime(this.effectiveSince(query.since), this.deps.timeZone);
+    return JSON.stringify([query.workspaceId, query.stockroomId, since]);
+  }
+
+  async build(query: DigestQuery): Promise<DigestView> {
+    const since = this.effectiveSince(query.since);
+    const ws = await this.deps.workspaces.resolve(query.workspaceId, 'digest', query.correlationId);
+    const [opened, inProgress, pending] = await Promise.all([
+      this.openedSince(ws, query.stockroomId, since),
+      this.inProgress(ws, query.stockroomId),
+      this.services.purchases.pending(ws, query.stockroomId, 1),
+    ]);
+    const itemListsRead = await this.readNewItems(ws, opened.data.rows);
+    const belowMinimum = await this.belowMinimum(ws.workspaceId, query.stockroomId);
+
+    const pendingRows = pending.data.groups.flatMap((group) =>
+      group.purchases.map((purchase) => ({ purchase, stockroom: group.stockroom })),
+    );
+    const pendingSection: PendingSection = {
+      total: pendingRows.length,
+      stockrooms: pending.data.groups.filter((group) => group.purchases.length > 0).length,
+      rows: pendingRows.slice(0, DIGEST_TOP_ROWS),
+    };
+    const wall = wallTimeOf(since, this.deps.timeZone);
+    const openedSection: OpenedSection = {
+      total: opened.data.totalRows,
+      rows: opened.data.rows.slice(0, DIGEST_TOP_ROWS),
+      fromDay: { year: wall.year, month: wall.month, day: wall.day },
+    };
+    return {
+      workspaceId: query.workspaceId,
+      stockroomId: query.stockroomId,
+      stockroomName:
+        query.stockroomId === null ? null : (pending.data.groups[0]?.stockroom.nome?.trim() ?? null) || null,
+      since,
+      coveredUntil: Math.max(since, opened.freshness.fetchedAt),
+      opened: openedSection,
+      inProgress: inProgress.data,
+      pending: pendingSection,
+      belowMinimum: { ...belowMinimum, itemListsRead, newRequests: opened.data.totalRows },
+      freshness: oldest([opened.freshness, inProgress.freshness, pending.freshness]),
+    };
+  }
+
+  private openedSince(
+    ws: WorkspaceContext,
+    stockroomId: number | null,
+    since: number,
+  ): Promise<Answer<Page<MaterialRequest>>> {
+    const query = definedOnly({
+      almoxarifadoId: stockroomId ?? undefined,
+      dataInicial: upstreamWallTime(since, this.deps.timeZone),
+      page: 1,
+      pageSize: OPENED_PAGE_SIZE,
+    });
+    return this.deps.reader.read(ws.workspaceId, 'requestList', query, () =>
+      this.deps.workspaces.run(ws, (call) => this.deps.client.listRequests(call, query)),
+    );
+  }
+
+  private async inProgress(
+    ws: WorkspaceContext,
+    stockroomId: number | null,
+  ): Promise<Answer<InProgressSection>> {
+    const fromDay = localDateDaysAgo(this.deps.now(), this.deps.timeZone, IN_PROGRESS_DAYS);
+    const freshness: Freshness[] = [];
+    const all = await fetchAllPages(async (page) => {
+      const query = definedOnly({
+        almoxarifadoId: stockroomId ?? undefined,
+        dataInicial: startOfLocalDay(fromDay),
+        page,
+        pageSize: IN_PROGRESS_PAGE_SIZE,
+      });
+      const answer = await this.deps.reader.read(ws.workspaceId, 'requestList', query, () =>
+        this.deps.workspaces.run(ws, (call) => this.deps.client.listRequests(call, query)),
+      );
+      freshness.push(answer.freshness);
+      return answer.data;
+    }, IN_PROGRESS_MAX_PAGES);
+    const counts = new Map<string, StatusCount>();
+    for (const request of all.rows) {
+      if (looksClosed(request)) continue;
+      const status = request.statusAndamentoSolicitacao ?? null;
+      const name = request.statusAndamentoSolicitacao_Nome?.trim() || null;
+      const key = `${status ?? ''}|${name ?? ''}`;
+      const entry = counts.get(key) ?? { status, name, count: 0 };
+      entry.count += 1;
+      counts.set(key, entry);
+    }
+    const statuses = [...counts.values()].sort(
+      (a, b) =>
+        b.count - a.count || (a.status ?? Number.MAX_SAFE_INTEGER) - (b.status ?? Number.MAX_SAFE_INTEGER),
+    );
+    return {
+      data: {
+        total: statuses.reduce((sum, entry) => sum + entry.count, 0),
+        statuses,
+        fromDay,
+        complete: all.complete,
+      },
+      freshness: oldest(freshness),
+    };
+  }
+
+  /**
+   * Reads the items of the newest new requests (one call each, cached and shared with `/solicitacao`), which
+   * records the stock they show. A budget or upstream failure here ends the reading, not the digest: the
+   * stock already known still shows. Returns how many item lists were read.
+   */
+  private async readNewItems(ws: WorkspaceContext, requests: MaterialRequest[]): Promise<number> {
+    let read = 0;
+    for (const request of requests.slice(0, this.maxItemReads)) {
+      const id = request.solicitacaoMaterialId;
+      try {
+        const items = await this.deps.reader.read(ws.workspaceId, 'requestItems', { id }, async () => {
+          const rows: RequestItem[] = await this.deps.workspaces.run(ws, (call) =>
+            this.deps.client.listRequestItems(call, id),
+          );
+          await this.services.requests.recordStock(ws.workspaceId, rows);
+          return rows;
+        });
+        await this.notes.record(ws.workspaceId, request.almoxarifado, items.data);
+        read += 1;
+      } catch (error) {
+        if (error instanceof UpstreamNotFoundError) continue;
+        if (error instanceof BudgetExhaustedError || (error instanceof UpstreamError && error.retryable)) {
+          this.deps.logger.warn(
+            { workspaceId: ws.workspaceId, requestId: id, err: error.name },
+            'digest stopped reading request items',
+          );
+          break;
+        }
+        throw error;
+      }
+    }
+    return read;
+  }
+
+  private async belowMinimum(
+    workspaceId: string,
+    stockroomId: number | null,
+  ): Promise<Pick<BelowMinimumSection, 'total' | 'rows'>> {
+    const [stock, notes] = await Promise.all([this.deps.stock.all(workspaceId), this.notes.all(workspaceId)]);
+    const rows = [...stock.values()]
+      .filter((entry) => entry.minimum !== null && entry.current < entry.minimum)
+      .filter((entry) => stockroomId === null || notes.get(entry.materialId)?.stockroomId === stockroomId)
+      .map((entry) => ({ stock: entry, name: notes.get(entry.materialId)?.name ?? null }))
+      .sort((a, b) => shortfall(a.stock) - shortfall(b.stock) || a.stock.materialId - b.stock.materialId);
+    return { total: rows.length, rows: rows.slice(0, DIGEST_TOP_ROWS) };
+  }
+}
+
+/** Stock relative to its minimum: -1 when empty, near 0 when just below. */
+function shortfall(entry: { current: number; minimum: number | null }): number {
+  const minimum = entry.minimum ?? 0;
+  return (entry.current - minimum) / Math.max(Math.abs(minimum), 1);
+}

@@ -1,0 +1,82 @@
+import type { LocalDate } from '../../slack/parse/tokens.js';
+import type { MaterialRequest, PurchaseOrder, Stockroom } from '../../upstream/schemas.js';
+import type { Freshness, LastKnownStock } from '../views.js';
+
+/** What one digest shows, for one workspace and stockroom filter, built once and rendered for each channel. */
+export interface DigestView {
+  workspaceId: string;
+  stockroomId: number | null;
+  /** Name of the filtered stockroom, when known. */
+  stockroomName: string | null;
+  /** New requests are those opened at or after this instant. */
+  since: number;
+  /** The instant the data covers up to: the next digest starts from here. */
+  coveredUntil: number;
+  opened: OpenedSection;
+  inProgress: InProgressSection;
+  pending: PendingSection;
+  belowMinimum: BelowMinimumSection;
+  /** As fresh as its oldest part; degraded when a part came from the cache because upstream could not be asked. */
+  freshness: Freshness;
+}
+
+export interface OpenedSection {
+  total: number;
+  /** The newest ones (at most the top rows shown). */
+  rows: MaterialRequest[];
+  /** The local day `since` falls on: the "see all" button lists requests from it. */
+  fromDay: LocalDate;
+}
+
+export interface StatusCount {
+  status: number | null;
+  name: string | null;
+  count: number;
+}
+
+export interface InProgressSection {
+  /** Requests of the period whose status does not look closed. */
+  total: number;
+  /** By count, highest first. */
+  statuses: StatusCount[];
+  /** The period counted: requests opened from this day on (the last 30 days). */
+  fromDay: LocalDate;
+  /** False when the period held more rows than the digest reads: the counts are a lower bound. */
+  complete: boolean;
+}
+
+export interface PendingRow {
+  purchase: PurchaseOrder;
+  stockroom: Pick<Stockroom, 'almoxarifado' | 'nome'>;
+}
+
+export interface PendingSection {
+  total: number;
+  /** Stockrooms with at least one such purchase. */
+  stockrooms: number;
+  rows: PendingRow[];
+}
+
+export interface BelowMinimumRow {
+  stock: LastKnownStock;
+  name: string | null;
+}
+
+export interface BelowMinimumSection {
+  total: number;
+  /** Lowest stock relative to its minimum first. */
+  rows: BelowMinimumRow[];
+  /** Item lists of new requests read by this digest, and how many new requests there were to read. */
+  itemListsRead: number;
+  newRequests: number;
+}
+
+/** Nothing new, nothing open, nothing to receive, nothing short: the digest is one short line. */
+export function isEmptyDigest(view: DigestView): boolean {
+  return (
+    view.opened.total === 0 &&
+    view.inProgress.total === 0 &&
+    view.pending.total === 0 &&
+    view.belowMinimum.total === 0
+  );
+}

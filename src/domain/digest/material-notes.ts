@@ -1,0 +1,42 @@
+import type { Keys } from '../../store/keys.js';
+import type { KeyValue } from '../../store/kv.js';
+import type { RequestItem } from '../../upstream/schemas.js';
+
+/** A material's name and the stockroom of the request it was last seen in. */
+export interface MaterialNote {
+  name: string | null;
+  stockroomId: number;
+}
+
+/**
+ * The last known stock (StockStore) is kept per material without its name or stockroom. The digest, which reads
+ * request items anyway, notes both here (`digestMaterials(ws)`, field = material id) so it can name the
+ * materials below their minimum and keep a stockroom's digest to that stockroom's materials, at no extra call.
+ */
+export class DigestMaterialNotes {
+  constructor(
+    private readonly kv: KeyValue,
+    private readonly keys: Keys,
+  ) {}
+
+  async record(workspaceId: string, stockroomId: number, items: RequestItem[]): Promise<void> {
+    const key = this.keys.digestMaterials(workspaceId);
+    for (const item of items) {
+      const note: MaterialNote = { name: item.material_Nome?.trim() || null, stockroomId };
+      await this.kv.hset(key, String(item.material), JSON.stringify(note));
+    }
+  }
+
+  async all(workspaceId: string): Promise<Map<number, MaterialNote>> {
+    const raw = await this.kv.hgetall(this.keys.digestMaterials(workspaceId));
+    const out = new Map<number, MaterialNote>();
+    for (const [field, value] of Object.entries(raw)) {
+      try {
+        out.set(Number(field), JSON.parse(value) as MaterialNote);
+      } catch {
+        // A damaged entry is skipped, never fatal.
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,39 @@
+import type { Subscription } from '../../store/subscription-store.js';
+import type { DigestView } from './digest-view.js';
+
+/** Slack errors after which the bot cannot post in a channel any more: the subscription goes. */
+export const CHANNEL_GONE_ERRORS = ['not_in_channel', 'channel_not_found', 'is_archived'] as const;
+export type ChannelGoneError = (typeof CHANNEL_GONE_ERRORS)[number];
+
+export function isChannelGoneError(error: string): error is ChannelGoneError {
+  return (CHANNEL_GONE_ERRORS as readonly string[]).includes(error);
+}
+
+export type PublishOutcome =
+  /** Slack accepted the message. */
+  | { kind: 'posted'; ts: string }
+  /** The bot cannot post there any more; the subscription was removed and the subscriber told. */
+  | { kind: 'channel_gone'; error: ChannelGoneError }
+  /** Nothing was posted (Slack 5xx, network, a long rate limit, an unexpected refusal): try again later. */
+  | { kind: 'retry'; reason: string }
+  /** The workspace's bot token is gone or refused (uninstalled, revoked). */
+  | { kind: 'unauthorized'; error: string }
+  /** The guard said stop (the claim was lost) before anything was sent. */
+  | { kind: 'stopped' };
+
+export interface DigestDelivery {
+  subscription: Subscription;
+  view: DigestView;
+  /** Render time. */
+  now: number;
+  /** How late the post is against its scheduled time (0 for `agora`). */
+  delayMs: number;
+}
+
+/**
+ * Where digests go. Implemented on the Slack side (src/slack/digest-poster.ts), so the scheduler knows nothing of
+ * Slack. `guard` is asked right before every send attempt; when it answers false nothing is sent.
+ */
+export interface DigestPublisher {
+  publish(delivery: DigestDelivery, guard?: () => Promise<boolean>): Promise<PublishOutcome>;
+}

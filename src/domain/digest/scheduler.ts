@@ -1,0 +1,439 @@
+import type { Logger } from '../../lib/logger.js';
+import type { Subscription, SubscriptionStore } from '../../store/subscription-store.js';
+import { LinkBrokenError, NotLinkedError } from '../errors.js';
+import type { DigestClaims, HeldClaim } from './claims.js';
+import type { DigestService } from './digest-service.js';
+import type { DigestView } from './digest-view.js';
+import type { DigestPublisher, PublishOutcome } from './publisher.js';
+import { isWeekend, localDayOf, zonedInstant } from './schedule.js';
+
+/*
+ * Why every subscription gets exactly one post per local day, however many replicas tick and restart
+ * (no job queue: a clock tick and one Redis key per subscription and day):
+ *
+ * 1. Every tick of every replica computes, for each subscription, today's local day in its time zone and the
+ *    instant of its time that day (schedule.ts: DST gaps move to the first valid instant after, repeated hours
+ *    take the first occurrence). Only today is ever considered: days that passed while no replica ran are not
+ *    posted later in a burst, and today's digest, if its time has passed and it was not posted, is posted by the
+ *    first tick that sees it (late, saying so).
+ * 2. To post, a replica must create the claim key of (workspace, channel, day) with SET NX (claims.ts). Redis
+ *    serialises the SETs, so one replica wins; the others skip. The winner holds a 2-minute lease, renewed
+ *    every 30 s while it builds (a digest may wait minutes for the budget), renewed again right before each
+ *    Slack call and never during one: a call (30 s timeout, a Retry-After of at most 60 s before the next
+ *    renewal) always ends within the lease it started with.
+ * 3. Right after Slack accepts the message the claim becomes `posted` (kept 3 days, longer than any local day),
+ *    and then the subscription records the day. Any later tick, of any replica, fails the SET NX or sees the
+ *    day recorded, and skips: not doubled.
+ * 4. When the work fails before anything was posted (budget still exhausted after the digest's bounded wait,
+ *    upstream down, Slack 5xx or network error), the claim is released and a retry time recorded: a later tick
+ *    of the same local day retries. When the process dies, its lease expires and a later tick retries: not lost.
+ *
+ * The one window left: the process dies (or Redis fails) between Slack's answer and the write of `posted`, a
+ * few milliseconds. The lease then expires and another tick posts again: one duplicate. Slack offers no
+ * idempotency key for chat.postMessage, and reading the channel history first would need a scope the bot does
+ * not ask for, so the window is kept as small as it can be: the `posted` write is the very next thing done.
+ * A Slack call that times out after Slack accepted it is the same case (treated as a network error), and so is
+ * a process frozen for longer than a lease (2 min) between its last renewal and its Slack call.
+ *
+ * `agora` (postNow) posts at once without claiming the day and without recording it: it is a look at the
+ * digest now, and the scheduled digest still comes at its time, covering everything since the last scheduled one.
+ */
+
+const DAY_MS = 86_400_000;
+const DEFAULT_INTERVAL_MS = 30_000;
+const LINK_BROKEN_RETRY_MS = 3_600_000;
+const STOP_WAIT_MS = 10_000;
+
+export interface TickReport {
+  /** Clock time of the tick. */
+  at: number;
+  /** Subscriptions whose time today has passed and whose day is not posted yet. */
+  due: number;
+  /** Of those, claimed by this process. */
+  claimed: number;
+  posted: number;
+  /** Given back for a later tick (budget, upstream, Slack 5xx or network). */
+  failed: number;
+  /** Removed because the bot cannot post in the channel any more. */
+  removed: number;
+  /** Paused (workspace not linked, Slack token gone). */
+  paused: number;
+  /** Claims lost while working (lease expired): nothing posted by this process. */
+  lost: number;
+  /** Digest views built: one per workspace, stockroom filter and starting point. */
+  builds: number;
+}
+
+export type PostNowResult = { kind: 'not_subscribed' } | PublishOutcome;
+
+export interface DigestSchedulerDeps {
+  subscriptions: SubscriptionStore;
+  claims: DigestClaims;
+  digests: DigestService;
+  publisher: DigestPublisher;
+  logger: Logger;
+  now: () => number;
+  /** Digest groups worked on at once. Default 4. */
+  concurrency?: number;
+  /** Wait before retrying after the n-th failed attempt. Default 1, 2, 4… minutes, at most 30. */
+  retryBackoff?: (failures: number) => number;
+  /** Lease renewal period. Default a quarter of the lease. */
+  renewEveryMs?: number;
+}
+
+export interface Due {
+  day: string;
+  /** The scheduled instant of that day. */
+  at: number;
+}
+
+interface Job {
+  subscription: Subscription;
+  due: Due;
+  claim: HeldClaim;
+  lost: boolean;
+  /**
+   * Between the renewal right before a Slack call and the end of the post. Periodic renewals skip it: a renewal
+   * frees the key for an instant (claims.ts), which must not happen while a message may be on its way; the
+   * renewal before the call leaves a whole lease for it (the Slack call times out well within it).
+   */
+  sending: boolean;
+  /** Renewals of this claim run one after the other (two at once could each see the key freed by the other). */
+  queue: Promise<unknown>;
+}
+
+export function defaultRetryBackoff(failures: number): number {
+  return Math.min(30, 2 ** Math.max(0, failures - 1)) * 60_000;
+}
+
+/** Today's post of the subscription, when its time today has passed; null otherwise. */
+export function dueToday(sub: Subscription, now: number): Due | null {
+  const day = localDayOf(now, sub.timeZone);
+  if (sub.weekdaysOnly && isWeekend(day)) return null;
+  const at = zonedInstant(day, sub.hour, sub.minute, sub.timeZone);
+  if (now < at) return null;
+  // Subscribed (or changed) after today's time: the first post is the next one, not an instant "late" one.
+  if (at < sub.updatedAt) return null;
+  return { day, at };
+}
+
+export class DigestScheduler {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+  private stopped = false;
+  private readonly concurrency: number;
+  private readonly backoff: (failures: number) => number;
+
+  constructor(private readonly deps: DigestSchedulerDeps) {
+    this.concurrency = Math.max(1, deps.concurrency ?? 4);
+    this.backoff = deps.retryBackoff ?? defaultRetryBackoff;
+  }
+
+  /** Ticks now and then every intervalMs (a tick never overlaps the previous one of this process). */
+  start(intervalMs: number = DEFAULT_INTERVAL_MS): void {
+    if (this.timer !== null || this.running !== null) return;
+    this.stopped = false;
+    const loop = async () => {
+      this.timer = null;
+      this.running = this.tick().catch((error: unknown) =>
+        this.deps.logger.error({ err: errorText(error) }, 'digest tick failed'),
+      );
+      await this.running;
+      this.running = null;
+      if (!this.stopped) {
+        this.timer = setTimeout(loop, intervalMs);
+        this.timer.unref();
+      }
+    };
+    this.timer = setTimeout(loop, 0);
+    this.timer.unref();
+  }
+
+  /**
+   * Stops ticking and waits for a running tick to end, at most STOP_WAIT_MS (a digest may be waiting for the
+   * budget for minutes; close the budget too and its queued calls fail at once). Claims still held then expire
+   * with their lease and another replica posts.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.running === null) return;
+    let timeout: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.running,
+      new Promise((resolve) => {
+        timeout = setTimeout(resolve, STOP_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timeout);
+  }
+
+  async tick(): Promise<TickReport> {
+    const now = this.deps.now();
+    const report: TickReport = {
+      at: now,
+      due: 0,
+      claimed: 0,
+      posted: 0,
+      failed: 0,
+      removed: 0,
+      paused: 0,
+      lost: 0,
+      builds: 0,
+    };
+    const candidates: { subscription: Subscription; due: Due }[] = [];
+    for (const subscription of await this.deps.subscriptions.listAll()) {
+      if (subscription.paused) continue;
+      const due = dueToday(subscription, now);
+      if (due && subscription.lastPostedDay !== due.day) candidates.push({ subscription, due });
+    }
+    report.due = candidates.length;
+    if (candidates.length === 0) return report;
+
+    const jobs: Job[] = [];
+    for (const candidate of candidates) {
+      const job = await this.claim(candidate.subscription, candidate.due, now);
+      if (job) jobs.push(job);
+    }
+    report.claimed = jobs.length;
+    if (jobs.length === 0) return report;
+
+    const renewal = setInterval(
+      () => {
+        for (const job of jobs) {
+          void inQueue(job, async () => {
+            if (job.lost || job.sending) return;
+            if (!(await job.claim.renew())) job.lost = true;
+          }).catch(() => undefined);
+        }
+      },
+      this.deps.renewEveryMs ?? Math.max(10, Math.floor(this.deps.claims.leaseLength / 4)),
+    );
+    renewal.unref();
+    try {
+      const groups = new Map<string, Job[]>();
+      for (const job of jobs) {
+        const key = this.deps.digests.groupKey({
+          workspaceId: job.subscription.workspaceId,
+          stockroomId: job.subscription.stockroomId,
+          since: sinceOf(job.subscription, job.due.at),
+        });
+        groups.set(key, [...(groups.get(key) ?? []), job]);
+      }
+      report.builds = groups.size;
+      await runPool([...groups.values()], this.concurrency, (group) => this.runGroup(group, report));
+    } finally {
+      clearInterval(renewal);
+    }
+    return report;
+  }
+
+  /**
+   * `/estoque resumo agora`: this channel's digest, posted now, from the last scheduled digest on. It does not
+   * claim nor record the day (see the comment at the top). Upstream and link errors are thrown to the caller.
+   */
+  async postNow(workspaceId: string, channelId: string): Promise<PostNowResult> {
+    const subscription = await this.deps.subscriptions.get(workspaceId, channelId);
+    if (!subscription) return { kind: 'not_subscribed' };
+    const now = this.deps.now();
+    const view = await this.deps.digests.build({
+      workspaceId,
+      stockroomId: subscription.stockroomId,
+      since: subscription.lastDigestAt ?? now - DAY_MS,
+    });
+    return this.deps.publisher.publish({ subscription, view, now: this.deps.now(), delayMs: 0 });
+  }
+
+  private async claim(subscription: Subscription, due: Due, now: number): Promise<Job | null> {
+    const { workspaceId, channelId } = subscription;
+    const retryAt = await this.deps.subscriptions.retryNotBefore(workspaceId, channelId);
+    if (retryAt !== null && retryAt > now) return null;
+    const result = await this.deps.claims.acquire(workspaceId, channelId, due.day);
+    if (!result.acquired) {
+      if (result.current?.state === 'posted') {
+        // Posted, but the subscription did not record it (the process stopped in between): record it now.
+        await this.deps.subscriptions.markPosted(workspaceId, channelId, {
+          day: due.day,
+          postedAt: result.current.postedAt,
+          coveredUntil: result.current.coveredUntil ?? result.current.postedAt,
+        });
+      }
+      return null;
+    }
+    // Holding the claim, look again: another replica may have just posted, or a person changed or cancelled it.
+    const fresh = await this.deps.subscriptions.get(workspaceId, channelId);
+    const freshDue = fresh && !fresh.paused ? dueToday(fresh, now) : null;
+    if (!fresh || !freshDue || freshDue.day !== due.day || fresh.lastPostedDay === due.day) {
+      await result.claim.release();
+      return null;
+    }
+    return {
+      subscription: fresh,
+      due: freshDue,
+      claim: result.claim,
+      lost: false,
+      sending: false,
+      queue: Promise.resolve(),
+    };
+  }
+
+  private async runGroup(group: Job[], report: TickReport): Promise<void> {
+    const first = group[0];
+    if (!first) return;
+    const { workspaceId, stockroomId } = first.subscription;
+    let view: DigestView;
+    try {
+      view = await this.deps.digests.build({
+        workspaceId,
+        stockroomId,
+        since: sinceOf(first.subscription, first.due.at),
+      });
+    } catch (error) {
+      await this.buildFailed(group, error, report);
+      return;
+    }
+    for (const job of group) {
+      await this.deliver(job, view, report).catch(async (error: unknown) => {
+        this.deps.logger.error(
+          { workspaceId, channelId: job.subscription.channelId, err: errorText(error) },
+          'digest delivery failed',
+        );
+        await this.giveBack(job, this.backoff).catch(() => undefined);
+        report.failed += 1;
+      });
+    }
+  }
+
+  private async deliver(job: Job, view: DigestView, report: TickReport): Promise<void> {
+    const { subscription, claim, due } = job;
+    const { workspaceId, channelId } = subscription;
+    if (job.lost) {
+      report.lost += 1;
+      return;
+    }
+    const now = this.deps.now();
+    const outcome = await this.deps.publisher
+      .publish({ subscription, view, now, delayMs: Math.max(0, now - due.at) }, () =>
+        inQueue(job, async () => {
+          job.sending = false;
+          if (job.lost || !(await claim.renew())) return false;
+          job.sending = true;
+          return true;
+        }),
+      )
+      .finally(() => {
+        job.sending = false;
+      });
+    const logger = this.deps.logger.child({ workspaceId, channelId, day: due.day });
+    switch (outcome.kind) {
+      case 'posted': {
+        // Two records, each enough to stop a second post: the claim (first, at once) and the subscription's day.
+        // Never released after this point, whatever fails.
+        const postedAt = this.deps.now();
+        await retrying(() => claim.markPosted(postedAt, view.coveredUntil)).catch((error: unknown) =>
+          logger.error({ err: errorText(error) }, 'digest posted but its claim not recorded'),
+        );
+        await retrying(() =>
+          this.deps.subscriptions.markPosted(workspaceId, channelId, {
+            day: due.day,
+            postedAt,
+            coveredUntil: view.coveredUntil,
+          }),
+        ).catch((error: unknown) =>
+          logger.error({ err: errorText(error) }, 'digest posted but the subscription not updated'),
+        );
+        report.posted += 1;
+        logger.info({ delayMs: Math.max(0, postedAt - due.at) }, 'digest posted');
+        return;
+      }
+      case 'channel_gone':
+        await claim.release();
+        report.removed += 1;
+        return;
+      case 'unauthorized':
+        report.paused += await this.deps.subscriptions.pauseWorkspace(workspaceId, 'tokens_revoked');
+        await claim.release();
+        logger.warn({ slackError: outcome.error }, 'digests paused: the Slack token no longer works');
+        return;
+      case 'retry':
+        await this.giveBack(job, this.backoff);
+        report.failed += 1;
+        logger.warn({ reason: outcome.reason }, 'digest not posted; a later tick retries');
+        return;
+      case 'stopped':
+        job.lost = true;
+        report.lost += 1;
+        logger.warn('digest claim lost before posting; another replica takes it');
+        return;
+    }
+  }
+
+  private async buildFailed(group: Job[], error: unknown, report: TickReport): Promise<void> {
+    const first = group[0];
+    if (!first) return;
+    const { workspaceId } = first.subscription;
+    if (error instanceof NotLinkedError) {
+      report.paused += await this.deps.subscriptions.pauseWorkspace(workspaceId, 'unlinked');
+      for (const job of group) await job.claim.release();
+      this.deps.logger.info({ workspaceId }, 'digests paused: the workspace is not linked');
+      return;
+    }
+    const backoff = error instanceof LinkBrokenError ? () => LINK_BROKEN_RETRY_MS : this.backoff;
+    for (const job of group) {
+      await this.giveBack(job, backoff);
+      report.failed += 1;
+    }
+    this.deps.logger.warn(
+      { workspaceId, channels: group.length, err: errorText(error) },
+      'digest could not be built; a later tick retries',
+    );
+  }
+
+  /** Records when to retry, then releases the claim (in that order, so no replica retries at once). */
+  private async giveBack(job: Job, backoff: (failures: number) => number): Promise<void> {
+    const { workspaceId, channelId } = job.subscription;
+    await this.deps.subscriptions.recordFailure(workspaceId, channelId, backoff).catch(() => undefined);
+    await job.claim.release();
+  }
+}
+
+/** Runs `work` after the job's earlier renewals. */
+function inQueue<T>(job: Job, work: () => Promise<T>): Promise<T> {
+  const next = job.queue.then(work, work);
+  job.queue = next.catch(() => undefined);
+  return next;
+}
+
+/** Where a scheduled digest starts: where the last one ended, else a day before its time. */
+function sinceOf(subscription: Subscription, scheduledAt: number): number {
+  return subscription.lastDigestAt ?? scheduledAt - DAY_MS;
+}
+
+async function retrying(write: () => Promise<void>, attempts = 3): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await write();
+      return;
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}
+
+async function runPool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next];
+      next += 1;
+      if (item !== undefined) await work(item);
+    }
+  });
+  await Promise.all(workers);
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,128 @@
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../../lib/logger.js';
+import {
+  renderDigestPosted,
+  renderDigestUnavailable,
+  renderInviteBot,
+  renderNotSubscribed,
+  renderSubscribed,
+  renderSubscriptionList,
+  renderUnsubscribed,
+} from '../../render/digest.js';
+import type { Message, RenderContext } from '../../render/types.js';
+import type { Subscription, SubscriptionStore } from '../../store/subscription-store.js';
+import type { PostNowResult } from './scheduler.js';
+
+/** Posts one message in a channel (DigestPoster.post): the only Slack operation subscribing needs. */
+export interface ChannelPoster {
+  post(
+    client: WebClient,
+    workspaceId: string,
+    channelId: string,
+    message: Message,
+  ): Promise<{ ok: true; ts: string } | { ok: false; kind: string }>;
+}
+
+export interface DigestSubscriptionsDeps {
+  store: SubscriptionStore;
+  poster: ChannelPoster;
+  scheduler: { postNow(workspaceId: string, channelId: string): Promise<PostNowResult> };
+  /** DIGEST_TZ: the time zone of new subscriptions. */
+  timeZone: string;
+  logger: Logger;
+  now: () => number;
+}
+
+export interface SubscribeInput {
+  workspaceId: string;
+  channelId: string;
+  userId: string;
+  hour: number;
+  minute: number;
+  stockroomId?: number | undefined;
+  weekdaysOnly: boolean;
+}
+
+/**
+ * `/estoque resumo assinar|cancelar|listar|agora`, for the Slack command handler. Every method returns the
+ * ephemeral answer for who typed the command (null when there is nothing to add). Upstream and link failures
+ * of `postNow` are thrown, for the handler's usual failure messages.
+ */
+export class DigestSubscriptions {
+  constructor(private readonly deps: DigestSubscriptionsDeps) {}
+
+  /**
+   * Any member of the channel may subscribe it. The confirmation is posted IN the channel first, with `client`
+   * (the command's): it tells the channel, and it is the check that the bot can post there. When Slack refuses
+   * it (`not_in_channel`, `channel_not_found`, `is_archived`), nothing is subscribed and the answer says how to
+   * invite the bot. Subscribing again changes the time and filters and keeps what was posted.
+   */
+  async subscribe(input: SubscribeInput, client: WebClient): Promise<Message | null> {
+    const existing = await this.deps.store.get(input.workspaceId, input.channelId);
+    const now = this.deps.now();
+    const candidate: Subscription = {
+      workspaceId: input.workspaceId,
+      channelId: input.channelId,
+      hour: input.hour,
+      minute: input.minute,
+      timeZone: this.deps.timeZone,
+      weekdaysOnly: input.weekdaysOnly,
+      stockroomId: input.stockroomId ?? null,
+      subscribedBy: input.userId,
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+      paused: existing?.paused ?? null,
+      lastPostedDay: existing?.lastPostedDay ?? null,
+      lastPostedAt: existing?.lastPostedAt ?? null,
+      lastDigestAt: existing?.lastDigestAt ?? null,
+    };
+    const confirmation = renderSubscribed(candidate, { updated: existing !== null });
+    const posted = await this.deps.poster.post(client, input.workspaceId, input.channelId, confirmation);
+    if (!posted.ok) {
+      this.deps.logger.info(
+        { workspaceId: input.workspaceId, channelId: input.channelId, outcome: posted.kind },
+        'digest subscription refused: cannot post in the channel',
+      );
+      return posted.kind === 'channel_gone' ? renderInviteBot() : renderDigestUnavailable();
+    }
+    await this.deps.store.upsert({
+      workspaceId: candidate.workspaceId,
+      channelId: candidate.channelId,
+      hour: candidate.hour,
+      minute: candidate.minute,
+      timeZone: candidate.timeZone,
+      weekdaysOnly: candidate.weekdaysOnly,
+      stockroomId: candidate.stockroomId,
+      subscribedBy: candidate.subscribedBy,
+    });
+    this.deps.logger.info(
+      { workspaceId: input.workspaceId, channelId: input.channelId, updated: existing !== null },
+      'digest subscribed',
+    );
+    return null;
+  }
+
+  async unsubscribe(workspaceId: string, channelId: string): Promise<Message> {
+    const removed = await this.deps.store.remove(workspaceId, channelId);
+    return removed ? renderUnsubscribed() : renderNotSubscribed();
+  }
+
+  async list(workspaceId: string, ctx: RenderContext): Promise<Message> {
+    return renderSubscriptionList(await this.deps.store.listWorkspace(workspaceId), ctx);
+  }
+
+  /** Posts this channel's digest now (see DigestScheduler.postNow: the day's scheduled post still comes). */
+  async postNow(workspaceId: string, channelId: string): Promise<Message> {
+    const result = await this.deps.scheduler.postNow(workspaceId, channelId);
+    switch (result.kind) {
+      case 'not_subscribed':
+        return renderNotSubscribed();
+      case 'posted':
+        return renderDigestPosted();
+      case 'channel_gone':
+        return renderInviteBot();
+      default:
+        return renderDigestUnavailable();
+    }
+  }
+}

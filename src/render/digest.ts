@@ -1,0 +1,350 @@
+import type { KnownBlock, SectionBlock } from '@slack/types';
+import type { DigestView, PendingRow, StatusCount } from '../domain/digest/digest-view.js';
+import { isEmptyDigest } from '../domain/digest/digest-view.js';
+import type { ChannelGoneError } from '../domain/digest/publisher.js';
+import type { Route } from '../domain/routes.js';
+import type { Subscription } from '../store/subscription-store.js';
+import { cacheLine, degradedWarning } from './answer.js';
+import { actions, context, finalizeMessage, header, routeButton, section } from './blocks.js';
+import {
+  escapeMrkdwn,
+  formatAt,
+  formatDate,
+  formatDateTime,
+  formatLocalDate,
+  formatNumber,
+  mentionUser,
+  plural,
+  safeText,
+  truncate,
+} from './format.js';
+import { recordLines } from './labels.js';
+import { stockBounds } from './materials.js';
+import { requestRow } from './request-list.js';
+import { statusText } from './requests.js';
+import type { Message, RenderContext } from './types.js';
+
+/** The daily digest and the `/estoque resumo` answers. */
+
+/** A digest posted this much after its time says it is late. */
+export const LATE_NOTE_AFTER_MS = 5 * 60_000;
+const SUBSCRIBE_USAGE = '`/estoque resumo assinar [HH:MM] [almox:ID] [dias:uteis]`';
+const CANCEL_HINT = 'Para parar: `/estoque resumo cancelar`.';
+const LIST_SECTION_CHARS = 2_800;
+
+export interface DigestRenderOptions {
+  /** How late the post is against its scheduled time; a note shows from LATE_NOTE_AFTER_MS on. */
+  delayMs?: number;
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** "25 min", "2 h", "2 h 5 min". */
+export function formatDelay(ms: number): string {
+  const minutes = Math.max(1, Math.round(ms / 60_000));
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  return rest === 0 ? `${hours} h` : `${hours} h ${rest} min`;
+}
+
+function delayNote(ctx: RenderContext, delayMs: number | undefined): string | null {
+  if (delayMs === undefined || delayMs < LATE_NOTE_AFTER_MS) return null;
+  const due = formatAt(ctx.now - delayMs, ctx.now, ctx.timeZone);
+  return `:hourglass_flowing_sand: Este resumo saiu com atraso de ${formatDelay(delayMs)} (previsto ${due}).`;
+}
+
+function stockroomLabel(view: DigestView): string {
+  if (view.stockroomId === null) return 'Todos os almoxarifados';
+  return view.stockroomName
+    ? `${safeText(view.stockroomName, 100)} (${view.stockroomId})`
+    : `Almoxarifado ${view.stockroomId}`;
+}
+
+function sinceText(view: DigestView, ctx: RenderContext): string {
+  return formatDateTime(view.since, ctx.timeZone);
+}
+
+function notes(view: DigestView, ctx: RenderContext, options: DigestRenderOptions): string[] {
+  return [delayNote(ctx, options.delayMs), degradedWarning(view.freshness, ctx)].filter(
+    (note): note is string => note !== null,
+  );
+}
+
+function moreLine(total: number, shown: number, singular: string, pluralForm: string): KnownBlock[] {
+  const left = total - shown;
+  return left > 0 ? [context(`E mais ${plural(left, singular, pluralForm)}.`)] : [];
+}
+
+function openedBlocks(view: DigestView, ctx: RenderContext): KnownBlock[] {
+  const { opened } = view;
+  const since = sinceText(view, ctx);
+  if (opened.total === 0) return [section(`:inbox_tray: *Novas solicitações:* nenhuma desde ${since}.`)];
+  const route: Route = {
+    r: 'requests',
+    f: { ...(view.stockroomId !== null && { stockroomId: view.stockroomId }), from: opened.fromDay },
+    p: 1,
+  };
+  const blocks: KnownBlock[] = [
+    section(`:inbox_tray: *Novas solicitações desde ${since}:* ${formatNumber(opened.total)}`),
+    ...opened.rows.map(requestRow),
+    ...moreLine(opened.total, opened.rows.length, 'solicitação', 'solicitações'),
+  ];
+  const all = actions([routeButton(`Ver desde ${formatLocalDate(opened.fromDay).slice(0, 5)}`, route)]);
+  if (all) blocks.push(all);
+  return blocks;
+}
+
+function statusRow(view: DigestView, entry: StatusCount): SectionBlock {
+  const name =
+    entry.name === null && entry.status === null ? 'Sem status' : statusText(entry.name, entry.status);
+  const text = `*${name}:* ${plural(entry.count, 'solicitação', 'solicitações')}`;
+  const route: Route | null =
+    entry.status === null || entry.status < 1
+      ? null
+      : {
+          r: 'requests',
+          f: {
+            ...(view.stockroomId !== null && { stockroomId: view.stockroomId }),
+            status: [entry.status],
+            from: view.inProgress.fromDay,
+          },
+          p: 1,
+        };
+  return section(text, route ? routeButton('Ver', route) : null);
+}
+
+function inProgressBlocks(view: DigestView): KnownBlock[] {
+  const { inProgress } = view;
+  const lead = ':clipboard: *Em andamento (abertas nos últimos 30 dias):*';
+  if (inProgress.total === 0) return [section(`${lead} nenhuma.`)];
+  const shown = inProgress.statuses.slice(0, 5);
+  const blocks: KnownBlock[] = [
+    section(`${lead} ${plural(inProgress.total, 'solicitação', 'solicitações')}`),
+    ...shown.map((entry) => statusRow(view, entry)),
+  ];
+  const others = inProgress.statuses.slice(5).reduce((sum, entry) => sum + entry.count, 0);
+  const extra = [
+    others > 0 ? `Outros status: ${plural(others, 'solicitação', 'solicitações')}.` : null,
+    inProgress.complete ? null : 'Contagem parcial: o período tem mais solicitações do que o resumo lê.',
+  ].filter((line): line is string => line !== null);
+  if (extra.length > 0) blocks.push(context(extra.join(' ')));
+  return blocks;
+}
+
+function pendingRow(row: PendingRow, ctx: RenderContext): SectionBlock {
+  const id = row.purchase.compraMaterialId;
+  const place = row.stockroom.nome?.trim()
+    ? safeText(row.stockroom.nome, 80)
+    : `Almoxarifado ${row.stockroom.almoxarifado}`;
+  const details = recordLines(row.purchase, ctx.timeZone, [
+    'compraMaterialId',
+    'almoxarifado',
+    'almoxarifadoId',
+    'almoxarifado_Nome',
+  ])
+    .slice(0, 3)
+    .map((line) => `${line.label}: ${truncate(line.value, 80)}`);
+  const text = [`*Compra ${id}* · ${place}`, details.join(' · ')].filter((line) => line !== '').join('\n');
+  return section(text, routeButton('Solicitações', { r: 'purchase', id, p: 1 }));
+}
+
+function pendingBlocks(view: DigestView, ctx: RenderContext): KnownBlock[] {
+  const { pending } = view;
+  const lead = ':package: *Compras com saldo a receber:*';
+  if (pending.total === 0) return [section(`${lead} nenhuma.`)];
+  const where =
+    view.stockroomId === null ? ` em ${plural(pending.stockrooms, 'almoxarifado', 'almoxarifados')}` : '';
+  const blocks: KnownBlock[] = [
+    section(`${lead} ${plural(pending.total, 'compra', 'compras')}${where}`),
+    ...pending.rows.map((row) => pendingRow(row, ctx)),
+    ...moreLine(pending.total, pending.rows.length, 'compra', 'compras'),
+  ];
+  const route: Route = { r: 'pending', ...(view.stockroomId !== null && { s: view.stockroomId }), p: 1 };
+  const all = actions([routeButton('Ver todas', route)]);
+  if (all) blocks.push(all);
+  return blocks;
+}
+
+function belowMinimumBlocks(view: DigestView, ctx: RenderContext): KnownBlock[] {
+  const { belowMinimum } = view;
+  const lead = ':warning: *Materiais abaixo do mínimo:*';
+  const read =
+    belowMinimum.newRequests > 0
+      ? ` Itens lidos de ${formatNumber(belowMinimum.itemListsRead)} de ${plural(belowMinimum.newRequests, 'solicitação nova', 'solicitações novas')}.`
+      : '';
+  const caveat = `Último saldo conhecido, visto nos itens das solicitações; não é o saldo em tempo real.${read}`;
+  if (belowMinimum.total === 0)
+    return [section(`${lead} nenhum entre os saldos conhecidos.`), context(caveat)];
+  const rows = belowMinimum.rows.map(({ stock, name }) => {
+    const title = name ? safeText(name, 150) : `Material ${stock.materialId}`;
+    const text =
+      `*${title}* — saldo ${formatNumber(stock.current)}${stockBounds(stock.minimum, stock.maximum)}\n` +
+      `Visto na solicitação ${stock.requestId} em ${formatDateTime(stock.seenAt, ctx.timeZone)}`;
+    return section(text, routeButton('Ver solicitação', { r: 'request', id: stock.requestId, p: 1 }));
+  });
+  return [
+    section(`${lead} ${plural(belowMinimum.total, 'material', 'materiais')}`),
+    ...rows,
+    ...moreLine(belowMinimum.total, rows.length, 'material', 'materiais'),
+    context(caveat),
+  ];
+}
+
+function summaryText(view: DigestView, ctx: RenderContext): string {
+  return (
+    `Resumo do estoque de ${formatDate(ctx.now, ctx.timeZone)}: ` +
+    `${plural(view.opened.total, 'solicitação nova', 'solicitações novas')}, ` +
+    `${formatNumber(view.inProgress.total)} em andamento, ` +
+    `${plural(view.pending.total, 'compra', 'compras')} com saldo a receber, ` +
+    `${plural(view.belowMinimum.total, 'material', 'materiais')} abaixo do mínimo.`
+  );
+}
+
+/** The daily digest; when there is nothing to report, the one short line of renderDigestNothing. */
+export function renderDigest(
+  view: DigestView,
+  ctx: RenderContext,
+  options: DigestRenderOptions = {},
+): Message {
+  if (isEmptyDigest(view)) return renderDigestNothing(view, ctx, options);
+  const footer = [cacheLine(view.freshness, ctx), CANCEL_HINT].filter(
+    (line): line is string => line !== null,
+  );
+  const blocks: KnownBlock[] = [
+    header(`Resumo do estoque · ${formatDate(ctx.now, ctx.timeZone)}`),
+    context(`${stockroomLabel(view)} · novidades desde ${sinceText(view, ctx)}`),
+    ...notes(view, ctx, options).map((note) => section(note)),
+    ...openedBlocks(view, ctx),
+    ...inProgressBlocks(view),
+    ...pendingBlocks(view, ctx),
+    ...belowMinimumBlocks(view, ctx),
+    context(...footer),
+  ];
+  return finalizeMessage({ text: summaryText(view, ctx), blocks });
+}
+
+/** Nothing new, nothing open, nothing to receive, nothing short: one line (and the late/cache notes, if any). */
+export function renderDigestNothing(
+  view: DigestView,
+  ctx: RenderContext,
+  options: DigestRenderOptions = {},
+): Message {
+  const where = view.stockroomId === null ? '' : ` · ${stockroomLabel(view)}`;
+  const line = `:white_check_mark: Resumo do estoque de ${formatDate(ctx.now, ctx.timeZone)}${where}: nada a relatar.`;
+  const extra = [...notes(view, ctx, options), cacheLine(view.freshness, ctx)].filter(
+    (note): note is string => note !== null,
+  );
+  const blocks: KnownBlock[] = [section(line)];
+  if (extra.length > 0) blocks.push(context(...extra));
+  return finalizeMessage({ text: line, blocks });
+}
+
+/** "de segunda a sexta às 08:00 (America/Sao_Paulo) · almoxarifado 2" */
+export function describeSubscription(sub: Subscription): string {
+  const days = sub.weekdaysOnly ? 'de segunda a sexta' : 'todo dia';
+  const where = sub.stockroomId === null ? 'todos os almoxarifados' : `almoxarifado ${sub.stockroomId}`;
+  return `${days} às ${pad(sub.hour)}:${pad(sub.minute)} (${escapeMrkdwn(sub.timeZone)}) · ${where}`;
+}
+
+function mentionChannel(channelId: string): string {
+  return /^[CGD][A-Z0-9]{2,}$/.test(channelId) ? `<#${channelId}>` : escapeMrkdwn(channelId);
+}
+
+/** Posted in the channel when it subscribes: everyone there sees it, and it proves the bot can post there. */
+export function renderSubscribed(sub: Subscription, options: { updated?: boolean } = {}): Message {
+  const verb = options.updated ? 'atualizou' : 'assinou';
+  const text =
+    `:white_check_mark: ${mentionUser(sub.subscribedBy)} ${verb} o resumo diário do estoque neste canal: ` +
+    `${describeSubscription(sub)}. ${CANCEL_HINT}`;
+  return finalizeMessage({ text, blocks: [section(text)] });
+}
+
+const PAUSE_TEXT: Record<NonNullable<Subscription['paused']>, string> = {
+  unlinked: 'pausado: o workspace foi desvinculado do sistema de estoque',
+  tokens_revoked: 'pausado: o app perdeu o acesso a este workspace',
+};
+
+/** `/estoque resumo listar`: every subscription of the workspace. */
+export function renderSubscriptionList(subs: Subscription[], ctx: RenderContext): Message {
+  if (subs.length === 0) {
+    const text = `Nenhum canal deste workspace assina o resumo diário. Para assinar, use ${SUBSCRIBE_USAGE} no canal.`;
+    return finalizeMessage({ text, blocks: [section(text)] });
+  }
+  const entries = subs.map((sub) => {
+    const last =
+      sub.lastPostedAt === null
+        ? 'ainda não enviado'
+        : `último envio em ${formatDateTime(sub.lastPostedAt, ctx.timeZone)}`;
+    const paused = sub.paused ? ` · :double_vertical_bar: ${PAUSE_TEXT[sub.paused]}` : '';
+    return (
+      `${mentionChannel(sub.channelId)} · ${describeSubscription(sub)}\n` +
+      `Assinado por ${mentionUser(sub.subscribedBy)} · ${last}${paused}`
+    );
+  });
+  const blocks: KnownBlock[] = [header('Resumos diários assinados')];
+  let chunk = '';
+  for (const entry of entries) {
+    if (chunk !== '' && chunk.length + entry.length + 2 > LIST_SECTION_CHARS) {
+      blocks.push(section(chunk));
+      chunk = '';
+    }
+    chunk = chunk === '' ? entry : `${chunk}\n\n${entry}`;
+  }
+  if (chunk !== '') blocks.push(section(chunk));
+  blocks.push(
+    context(
+      `${plural(subs.length, 'canal', 'canais')} · Para cancelar, use \`/estoque resumo cancelar\` no canal.`,
+    ),
+  );
+  return finalizeMessage({
+    text: `Resumos diários assinados: ${plural(subs.length, 'canal', 'canais')}`,
+    blocks,
+  });
+}
+
+export function renderUnsubscribed(): Message {
+  const text = 'Resumo diário cancelado neste canal.';
+  return finalizeMessage({ text, blocks: [section(text)] });
+}
+
+export function renderNotSubscribed(): Message {
+  const text = `Este canal não assina o resumo diário. Para assinar: ${SUBSCRIBE_USAGE}.`;
+  return finalizeMessage({ text, blocks: [section(text)] });
+}
+
+export function renderInviteBot(): Message {
+  const text = 'Não consigo postar neste canal. Convide o bot com `/invite @estoque-bot` e tente de novo.';
+  return finalizeMessage({ text, blocks: [section(text)] });
+}
+
+/** `/estoque resumo agora`, to the one who asked, once the digest is in the channel. */
+export function renderDigestPosted(): Message {
+  const text = 'Resumo postado neste canal.';
+  return finalizeMessage({ text, blocks: [section(text)] });
+}
+
+/** Slack failed (5xx, network, rate limit, token) while posting for a command: nothing was done. */
+export function renderDigestUnavailable(): Message {
+  const text =
+    'Não consegui postar neste canal agora: o Slack não aceitou a mensagem. Tente de novo em instantes.';
+  return finalizeMessage({ text, blocks: [section(text)] });
+}
+
+const GONE_TEXT: Record<ChannelGoneError, string> = {
+  not_in_channel: 'o bot não está mais no canal',
+  channel_not_found: 'o canal não existe mais ou o bot perdeu o acesso a ele',
+  is_archived: 'o canal foi arquivado',
+};
+
+/** The DM to who subscribed, when the bot could no longer post in the channel and removed the subscription. */
+export function renderSubscriptionRemovedDm(channelId: string, reason: ChannelGoneError): Message {
+  const again =
+    reason === 'is_archived'
+      ? 'Para receber o resumo em outro canal, use `/estoque resumo assinar` lá.'
+      : 'Para assinar de novo, convide o bot com `/invite @estoque-bot` e use `/estoque resumo assinar` no canal.';
+  const text =
+    `:warning: Cancelei a assinatura do resumo diário do estoque em ${mentionChannel(channelId)}: ` +
+    `não consigo mais postar lá (${GONE_TEXT[reason]}). ${again}`;
+  return finalizeMessage({ text, blocks: [section(text)] });
+}

@@ -1,0 +1,94 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { looksClosed } from '../../../src/domain/digest/digest-service.js';
+import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
+import { type Harness, saoPaulo, startDigestHarness, WS } from './harness.js';
+
+const DAY = 86_400_000;
+let harness: Harness | undefined;
+
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+describe('DigestService', () => {
+  it('reads the items of at most 10 new requests, records their stock, and lists what is below the minimum', async () => {
+    harness = await startDigestHarness(saoPaulo(2026, 11, 23, 8));
+    const h = harness;
+    const replica = h.replica();
+    const view = await replica.digests.build({
+      workspaceId: WS,
+      stockroomId: null,
+      since: h.clock.now() - 8 * DAY,
+    });
+
+    expect(view.opened.total).toBeGreaterThan(10);
+    expect(view.opened.rows).toHaveLength(5);
+    expect(view.belowMinimum).toMatchObject({ itemListsRead: 10, newRequests: view.opened.total });
+    const itemCalls = h.dataCalls().filter((url) => url.includes('/itens'));
+    expect(itemCalls).toHaveLength(10);
+
+    const stock = await replica.domain.stock.all(WS);
+    expect(stock.size).toBeGreaterThan(0);
+    expect(view.belowMinimum.total).toBeGreaterThan(0);
+    const below = DEMO_FACTS.company1.requestsWithItemsBelowMinimum as readonly number[];
+    for (const row of view.belowMinimum.rows) {
+      expect(row.stock.current).toBeLessThan(row.stock.minimum!);
+      expect(below).toContain(row.stock.requestId);
+      expect(row.name).toBeTruthy();
+    }
+
+    // Counts of open requests leave closed ones out.
+    expect(view.inProgress.total).toBeGreaterThan(0);
+    expect(view.inProgress.statuses.map((s) => s.name)).not.toContain('Atendida');
+    expect(view.inProgress.statuses.map((s) => s.name)).not.toContain('Cancelada');
+    expect(view.pending.total).toBe(
+      Object.values(DEMO_FACTS.company1.pendingPurchases).reduce((sum, ids) => sum + ids.length, 0),
+    );
+    expect(view.pending.stockrooms).toBe(3);
+    expect(view.coveredUntil).toBe(h.clock.now());
+    expect(view.freshness.fromCache).toBe(false);
+
+    // Asked again within a minute: every part comes from the cache, no call made.
+    const calls = h.dataCalls().length;
+    const again = await replica.digests.build({
+      workspaceId: WS,
+      stockroomId: null,
+      since: h.clock.now() - 8 * DAY,
+    });
+    expect(h.dataCalls().length).toBe(calls);
+    expect(again.freshness.fromCache).toBe(true);
+  });
+
+  it('a stockroom digest counts that stockroom only', async () => {
+    harness = await startDigestHarness(saoPaulo(2026, 11, 23, 8));
+    const h = harness;
+    const view = await h
+      .replica()
+      .digests.build({ workspaceId: WS, stockroomId: 2, since: h.clock.now() - 8 * DAY });
+    expect(view.stockroomName).toBe('Almoxarifado Torre Norte');
+    expect(view.pending.total).toBe(DEMO_FACTS.company1.pendingPurchases[2].length);
+    expect(view.opened.rows.every((row) => row.almoxarifado === 2)).toBe(true);
+    expect(
+      h.dataCalls().every((url) => !url.includes('almoxarifadoId=1') && !url.includes('almoxarifadoId=3')),
+    ).toBe(true);
+  });
+
+  it('the closed-status heuristic', () => {
+    const closed = (name: string | null, concluidoComRessalvas = false) =>
+      looksClosed({ statusAndamentoSolicitacao_Nome: name, concluidoComRessalvas });
+    expect(closed('Atendida')).toBe(true);
+    expect(closed('ATENDIDA TOTALMENTE')).toBe(true);
+    expect(closed('Atendida parcialmente')).toBe(false);
+    expect(closed('Cancelada')).toBe(true);
+    expect(closed('Concluída')).toBe(true);
+    expect(closed('Finalizado')).toBe(true);
+    expect(closed('Recusada')).toBe(true);
+    expect(closed('Rejeitada pelo gestor')).toBe(true);
+    expect(closed('Aberta')).toBe(false);
+    expect(closed('Em separação')).toBe(false);
+    expect(closed('Aguardando compra')).toBe(false);
+    expect(closed(null)).toBe(false);
+    expect(closed('Aberta', true)).toBe(true);
+  });
+});

@@ -1,0 +1,421 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { DigestClaims } from '../../../src/domain/digest/claims.js';
+import { FAKE_SEED } from '../../../src/fake-slack/index.js';
+import { RedisKeyValue } from '../../../src/store/kv.js';
+import {
+  CHANNELS,
+  type Harness,
+  limitsOf,
+  SUBSCRIBER,
+  saoPaulo,
+  startDigestHarness,
+  textOf,
+  WS,
+} from './harness.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+/** Monday 23/11/2026 07:00 in São Paulo. */
+const MONDAY_7AM = saoPaulo(2026, 11, 23, 7);
+
+let harness: Harness | undefined;
+
+afterEach(async () => {
+  const h = harness;
+  harness = undefined;
+  if (!h) return;
+  try {
+    // Every message the bot sent in any test (digests, DMs) is within Slack's limits.
+    for (const message of h.slack.messages) expect(limitsOf(message)).toEqual([]);
+    expect(h.slack.limitViolations).toEqual([]);
+  } finally {
+    await h.close();
+  }
+});
+
+async function start(at = MONDAY_7AM): Promise<Harness> {
+  harness = await startDigestHarness(at);
+  return harness;
+}
+
+describe('exactly one post per subscription and day', () => {
+  it('two replicas ticking together at and after the hour post once; restarts and more ticks change nothing', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    const a = h.replica();
+    const b = h.replica();
+
+    h.clock.set(saoPaulo(2026, 11, 23, 7, 59));
+    const early = await Promise.all([a.scheduler.tick(), b.scheduler.tick()]);
+    expect(early.map((r) => r.due)).toEqual([0, 0]);
+
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    const [ra, rb] = await Promise.all([a.scheduler.tick(), b.scheduler.tick()]);
+    expect(ra.posted + rb.posted).toBe(1);
+    expect(ra.claimed + rb.claimed).toBe(1);
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+
+    // Later ticks of both, and of replicas that start afresh, all through the day.
+    for (const at of [
+      saoPaulo(2026, 11, 23, 8, 0) + 30_000,
+      saoPaulo(2026, 11, 23, 9),
+      saoPaulo(2026, 11, 23, 23, 59),
+    ]) {
+      h.clock.set(at);
+      const restarted = h.replica();
+      const reports = await Promise.all([a.scheduler.tick(), b.scheduler.tick(), restarted.scheduler.tick()]);
+      expect(reports.reduce((sum, r) => sum + r.posted, 0)).toBe(0);
+    }
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+
+    const sub = await a.store.get(WS, CHANNELS.general);
+    expect(sub?.lastPostedDay).toBe('2026-11-23');
+    expect(await a.claims.read(WS, CHANNELS.general, '2026-11-23')).toMatchObject({ state: 'posted' });
+
+    // The next day: one more, again only one.
+    h.clock.set(saoPaulo(2026, 11, 24, 8, 1));
+    await Promise.all([a.scheduler.tick(), b.scheduler.tick(), h.replica().scheduler.tick()]);
+    expect(h.posts(CHANNELS.general)).toHaveLength(2);
+    for (const post of h.posts(CHANNELS.general)) expect(limitsOf(post)).toEqual([]);
+    expect(h.slack.limitViolations).toEqual([]);
+  });
+
+  it('a replica that starts after the hour posts the missed digest once, saying it is late', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    h.clock.set(saoPaulo(2026, 11, 23, 10, 0));
+    const report = await h.replica().scheduler.tick();
+    expect(report.posted).toBe(1);
+    const [post] = h.posts(CHANNELS.general);
+    expect(textOf(post!)).toContain('saiu com atraso de 2 h');
+    expect(textOf(post!)).toContain('previsto às 08:00');
+    await h.replica().scheduler.tick();
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+  });
+
+  it('an on-time digest carries no delay note', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    await h.replica().scheduler.tick();
+    expect(textOf(h.posts(CHANNELS.general)[0]!)).not.toContain('atraso');
+  });
+
+  it('days that passed while no replica ran are not posted: only today, once', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    const first = h.replica();
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    await first.scheduler.tick();
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+
+    // Nothing ran Tuesday to Thursday; a replica starts Friday at 10:00.
+    h.clock.set(saoPaulo(2026, 11, 27, 10, 0));
+    const late = h.replica();
+    const report = await late.scheduler.tick();
+    expect(report.posted).toBe(1);
+    await late.scheduler.tick();
+    expect(h.posts(CHANNELS.general)).toHaveLength(2);
+    expect(textOf(h.posts(CHANNELS.general)[1]!)).toContain('atraso de 2 h');
+    expect((await late.store.get(WS, CHANNELS.general))?.lastPostedDay).toBe('2026-11-27');
+  });
+
+  it("a subscription made after today's time starts tomorrow", async () => {
+    const h = await start(saoPaulo(2026, 11, 23, 9));
+    await h.subscribe({ channelId: CHANNELS.general });
+    const replica = h.replica();
+    expect((await replica.scheduler.tick()).due).toBe(0);
+    h.clock.set(saoPaulo(2026, 11, 24, 8, 0));
+    expect((await replica.scheduler.tick()).posted).toBe(1);
+  });
+
+  it('weekdays only: nothing on Saturday and Sunday, the post on Monday', async () => {
+    const h = await start(saoPaulo(2026, 11, 20, 12));
+    await h.subscribe({ channelId: CHANNELS.general, weekdaysOnly: true });
+    const replica = h.replica();
+    for (const at of [
+      saoPaulo(2026, 11, 21, 8, 5),
+      saoPaulo(2026, 11, 22, 8, 5),
+      saoPaulo(2026, 11, 22, 23, 0),
+    ]) {
+      h.clock.set(at);
+      expect((await replica.scheduler.tick()).due).toBe(0);
+    }
+    expect(h.posts(CHANNELS.general)).toHaveLength(0);
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 5));
+    expect((await replica.scheduler.tick()).posted).toBe(1);
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+  });
+
+  it('a process that died holding the claim does not lose the digest: its lease expires and another posts', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    const dead = new DigestClaims(new RedisKeyValue(h.redis.connect()), h.redis.keys, 'dead', {
+      leaseMs: 300,
+    });
+    const held = await dead.acquire(WS, CHANNELS.general, '2026-11-23');
+    expect(held.acquired).toBe(true);
+
+    const replica = h.replica();
+    const busy = await replica.scheduler.tick();
+    expect(busy).toMatchObject({ due: 1, claimed: 0, posted: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect((await replica.scheduler.tick()).posted).toBe(1);
+    await replica.scheduler.tick();
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+  });
+
+  it('a post Slack accepted whose day the subscription did not record (crash) is not posted again', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    const crashed = new DigestClaims(new RedisKeyValue(h.redis.connect()), h.redis.keys, 'crashed');
+    const held = await crashed.acquire(WS, CHANNELS.general, '2026-11-23');
+    if (!held.acquired) throw new Error('expected the claim');
+    await held.claim.markPosted(h.clock.now(), h.clock.now() - MINUTE);
+
+    const replica = h.replica();
+    const report = await replica.scheduler.tick();
+    expect(report.posted).toBe(0);
+    expect(h.posts(CHANNELS.general)).toHaveLength(0);
+    const sub = await replica.store.get(WS, CHANNELS.general);
+    expect(sub?.lastPostedDay).toBe('2026-11-23');
+    expect((await replica.scheduler.tick()).due).toBe(0);
+  });
+
+  it('a paused subscription is not posted; a workspace without a link is paused', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    await h.subscribe({ workspaceId: 'T0NOLINK', channelId: 'C0NOLINK' });
+    const replica = h.replica();
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    const report = await replica.scheduler.tick();
+    expect(report.posted).toBe(1);
+    expect(report.paused).toBe(1);
+    expect((await replica.store.get('T0NOLINK', 'C0NOLINK'))?.paused).toBe('unlinked');
+    expect(await replica.claims.read('T0NOLINK', 'C0NOLINK', '2026-11-23')).toBeNull();
+
+    await replica.store.pauseWorkspace(WS, 'tokens_revoked');
+    h.clock.set(saoPaulo(2026, 11, 24, 8, 0));
+    expect((await replica.scheduler.tick()).due).toBe(0);
+    await replica.store.resumeWorkspace(WS, 'tokens_revoked');
+    expect((await replica.scheduler.tick()).posted).toBe(1);
+  });
+});
+
+describe('running', () => {
+  it('start ticks on its own until stop', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    const replica = h.replica();
+    replica.scheduler.start(20);
+    for (let i = 0; i < 100 && h.posts(CHANNELS.general).length === 0; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await replica.scheduler.stop();
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+    h.clock.set(saoPaulo(2026, 11, 24, 8, 0));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+  });
+});
+
+describe('daylight saving time (America/New_York)', () => {
+  const NY = 'America/New_York';
+
+  it('02:30 on the spring-forward day (it does not exist) posts once at 03:00, the first valid instant', async () => {
+    const h = await start(Date.UTC(2026, 2, 7, 12));
+    await h.subscribe({ channelId: CHANNELS.general, hour: 2, minute: 30, timeZone: NY });
+    const replica = h.replica();
+    h.clock.set(Date.UTC(2026, 2, 8, 6, 59)); // 01:59 EST
+    expect((await replica.scheduler.tick()).due).toBe(0);
+    h.clock.set(Date.UTC(2026, 2, 8, 7, 0)); // 03:00 EDT
+    expect((await replica.scheduler.tick()).posted).toBe(1);
+    expect(textOf(h.posts(CHANNELS.general)[0]!)).not.toContain('atraso');
+    for (const at of [
+      Date.UTC(2026, 2, 8, 7, 30),
+      Date.UTC(2026, 2, 8, 8, 30),
+      Date.UTC(2026, 2, 9, 3, 59),
+    ]) {
+      h.clock.set(at);
+      await replica.scheduler.tick();
+    }
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+    // The next day, 02:30 EDT exists again.
+    h.clock.set(Date.UTC(2026, 2, 9, 6, 29));
+    expect((await replica.scheduler.tick()).due).toBe(0);
+    h.clock.set(Date.UTC(2026, 2, 9, 6, 30));
+    expect((await replica.scheduler.tick()).posted).toBe(1);
+  });
+
+  it('01:30 on the fall-back day (it happens twice) posts once, at the first', async () => {
+    const h = await start(Date.UTC(2026, 9, 31, 12));
+    await h.subscribe({ channelId: CHANNELS.general, hour: 1, minute: 30, timeZone: NY });
+    const replica = h.replica();
+    h.clock.set(Date.UTC(2026, 10, 1, 5, 29)); // 01:29 EDT
+    expect((await replica.scheduler.tick()).due).toBe(0);
+    h.clock.set(Date.UTC(2026, 10, 1, 5, 30)); // 01:30 EDT
+    expect((await replica.scheduler.tick()).posted).toBe(1);
+    for (const at of [
+      Date.UTC(2026, 10, 1, 6, 0),
+      Date.UTC(2026, 10, 1, 6, 30),
+      Date.UTC(2026, 10, 1, 6, 45),
+    ]) {
+      h.clock.set(at); // 01:00, 01:30 and 01:45 EST: the repeated hour
+      await Promise.all([replica.scheduler.tick(), h.replica().scheduler.tick()]);
+    }
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+  });
+});
+
+describe('upstream budget', () => {
+  it('when the budget cannot cover the digest the claim is released, and a later tick posts once it frees', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general, stockroomId: 1 });
+    const window = 2_000;
+    const replica = h.replica({
+      budget: { limit: { count: 8, windowMs: window }, maxWaitMs: { digest: 500 }, reserve: { digest: 0 } },
+    });
+    // Interactive commands spent the whole window; it frees later than a digest may wait.
+    const filledAt = Date.now();
+    for (let i = 0; i < 8; i += 1)
+      await replica.budget.schedule(h.credentialId, 'interactive', async () => i);
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    const failed = await replica.scheduler.tick();
+    expect(failed).toMatchObject({ claimed: 1, posted: 0, failed: 1 });
+    expect(await replica.claims.read(WS, CHANNELS.general, '2026-11-23')).toBeNull();
+    expect(h.posts(CHANNELS.general)).toHaveLength(0);
+    expect(h.dataCalls()).toEqual([]);
+
+    // Retries wait for the backoff (1 min) even though the claim is free.
+    h.clock.advance(30_000);
+    expect((await replica.scheduler.tick()).claimed).toBe(0);
+
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, filledAt + window + 1_100 - Date.now())));
+    h.clock.advance(10 * MINUTE);
+    const later = await replica.scheduler.tick();
+    expect(later.posted).toBe(1);
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+    expect(textOf(h.posts(CHANNELS.general)[0]!)).toMatch(/atraso de 1[01] min/);
+  });
+
+  it('a short exhaustion is waited for within the tick, the claim renewed meanwhile', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general, stockroomId: 1 });
+    const replica = h.replica({
+      budget: { limit: { count: 8, windowMs: 1_000 }, maxWaitMs: { digest: 1_500 }, reserve: { digest: 0 } },
+      // Shorter than the wait: without renewals the claim would expire before the post.
+      leaseMs: 300,
+    });
+    await replica.budget.pause(h.credentialId, 700);
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    const started = Date.now();
+    expect((await replica.scheduler.tick()).posted).toBe(1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(600);
+  });
+});
+
+describe('sharing upstream fetches', () => {
+  it('two channels with the same filters share one fetch; another filter makes its own', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    await h.subscribe({ channelId: CHANNELS.stockroom, subscribedBy: FAKE_SEED.users.admin });
+    const replica = h.replica();
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    const report = await replica.scheduler.tick();
+    expect(report).toMatchObject({ posted: 2, builds: 1 });
+    const calls = h.dataCalls();
+    expect(new Set(calls).size).toBe(calls.length);
+    // Both channels got the same digest.
+    const [general] = h.posts(CHANNELS.general);
+    const [stockroom] = h.posts(CHANNELS.stockroom);
+    expect(stockroom?.blocks).toEqual(general?.blocks);
+    expect(calls.length).toBeLessThanOrEqual(16);
+
+    // The next day, one channel filtered by a stockroom: two builds.
+    await h.subscribe({ channelId: CHANNELS.stockroom, stockroomId: 2 });
+    h.clock.set(saoPaulo(2026, 11, 24, 8, 0));
+    const next = await replica.scheduler.tick();
+    expect(next).toMatchObject({ posted: 2, builds: 2 });
+  });
+});
+
+describe('Slack failures', () => {
+  for (const [name, channel, setup] of [
+    ['not_in_channel', CHANNELS.withoutBot, () => undefined],
+    ['is_archived', CHANNELS.archived, () => undefined],
+    [
+      'channel_not_found',
+      CHANNELS.general,
+      (h: Harness) => h.slack.failNext('chat.postMessage', { error: 'channel_not_found' }),
+    ],
+  ] as const) {
+    it(`${name}: the subscription is removed and the subscriber gets a DM`, async () => {
+      const h = await start();
+      await h.subscribe({ channelId: channel });
+      const replica = h.replica();
+      h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+      setup(h);
+      const report = await replica.scheduler.tick();
+      expect(report).toMatchObject({ posted: 0, removed: 1 });
+      expect(await replica.store.get(WS, channel)).toBeNull();
+      const dms = h.dms(SUBSCRIBER);
+      expect(dms).toHaveLength(1);
+      expect(textOf(dms[0]!)).toContain('Cancelei a assinatura do resumo');
+      expect(textOf(dms[0]!)).toContain(`<#${channel}>`);
+      expect(limitsOf(dms[0]!)).toEqual([]);
+      h.clock.advance(HOUR);
+      expect((await replica.scheduler.tick()).due).toBe(0);
+    });
+  }
+
+  it('429: waits for Retry-After, then posts once', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    const replica = h.replica();
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    h.slack.failNext('chat.postMessage', { status: 429, retryAfterSec: 1 });
+    const started = Date.now();
+    const report = await replica.scheduler.tick();
+    expect(report.posted).toBe(1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    const attempts = h.slack.calls.filter((call) => call.method === 'chat.postMessage');
+    expect(attempts.map((call) => call.status)).toEqual([429, 200]);
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+  });
+
+  it('500: nothing posted, the claim released, the next tick after the backoff posts once', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    const replica = h.replica();
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    h.slack.failNext('chat.postMessage', { status: 500 });
+    expect(await replica.scheduler.tick()).toMatchObject({ posted: 0, failed: 1 });
+    expect(await replica.claims.read(WS, CHANNELS.general, '2026-11-23')).toBeNull();
+    expect(h.posts(CHANNELS.general)).toHaveLength(0);
+    h.clock.advance(MINUTE);
+    expect((await replica.scheduler.tick()).posted).toBe(1);
+    h.clock.advance(MINUTE);
+    await replica.scheduler.tick();
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+    expect(await replica.store.get(WS, CHANNELS.general)).not.toBeNull();
+  });
+});
+
+describe('agora', () => {
+  it('posts the channel digest now without taking the day: the scheduled one still comes, once', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    const replica = h.replica();
+    expect((await replica.scheduler.postNow(WS, CHANNELS.general)).kind).toBe('posted');
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+    expect((await replica.store.get(WS, CHANNELS.general))?.lastPostedDay).toBeNull();
+
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    expect((await replica.scheduler.tick()).posted).toBe(1);
+    expect(h.posts(CHANNELS.general)).toHaveLength(2);
+    expect(await replica.scheduler.postNow(WS, CHANNELS.stockroom)).toEqual({ kind: 'not_subscribed' });
+  });
+});

@@ -1,0 +1,332 @@
+import { describe, expect, it } from 'vitest';
+import type { DigestView } from '../../src/domain/digest/digest-view.js';
+import { decodeRoute } from '../../src/domain/routes.js';
+import {
+  checkMessageLimits,
+  formatDelay,
+  type Message,
+  type RenderContext,
+  renderDigest,
+  renderDigestNothing,
+  renderDigestPosted,
+  renderDigestUnavailable,
+  renderInviteBot,
+  renderNotSubscribed,
+  renderSubscribed,
+  renderSubscriptionList,
+  renderSubscriptionRemovedDm,
+  renderUnsubscribed,
+} from '../../src/render/index.js';
+import type { Subscription } from '../../src/store/subscription-store.js';
+import type { MaterialRequest, PurchaseOrder } from '../../src/upstream/schemas.js';
+
+/** 23/11/2026 08:00 in São Paulo. */
+const NOW = Date.UTC(2026, 10, 23, 11, 0);
+const ctx: RenderContext = { timeZone: 'America/Sao_Paulo', now: NOW };
+const HOUR = 3_600_000;
+
+function request(id: number, overrides: Partial<MaterialRequest> = {}): MaterialRequest {
+  return {
+    solicitacaoMaterialId: id,
+    almoxarifado: 2,
+    site: 1,
+    solicitante: 42,
+    almoxarifado_Nome: 'Almoxarifado Central',
+    solicitante_Nome: 'Maria Conceição Souza',
+    listaStatusAndamentoSolicitacao: null,
+    statusAndamentoSolicitacao: 1,
+    statusAndamentoSolicitacao_Nome: 'Aberta',
+    ocorrencias: null,
+    concluidoComRessalvas: false,
+    rowNumber: 1,
+    totalRows: 7,
+    ...overrides,
+  };
+}
+
+function purchase(id: number, overrides: Record<string, unknown> = {}): PurchaseOrder {
+  return {
+    compraMaterialId: id,
+    almoxarifado: 2,
+    almoxarifado_Nome: 'Almoxarifado Central',
+    fornecedor: 12,
+    fornecedor_Nome: 'Elétrica Paulista Ltda.',
+    status: 2,
+    status_Nome: 'Aprovada',
+    dataCompra: '2026-11-10T00:00:00',
+    valorTotal: 1234.5,
+    ...overrides,
+  };
+}
+
+function view(overrides: Partial<DigestView> = {}): DigestView {
+  return {
+    workspaceId: 'T1',
+    stockroomId: null,
+    stockroomName: null,
+    since: NOW - 24 * HOUR,
+    coveredUntil: NOW,
+    opened: {
+      total: 7,
+      rows: [1330, 1329, 1328, 1327, 1326].map((id) => request(id)),
+      fromDay: { year: 2026, month: 11, day: 22 },
+    },
+    inProgress: {
+      total: 23,
+      statuses: [
+        { status: 2, name: 'Em separação', count: 9 },
+        { status: 1, name: 'Aberta', count: 7 },
+        { status: 5, name: 'Aguardando compra', count: 4 },
+        { status: 3, name: 'Atendida parcialmente', count: 2 },
+        { status: null, name: null, count: 1 },
+      ],
+      fromDay: { year: 2026, month: 10, day: 24 },
+      complete: true,
+    },
+    pending: {
+      total: 6,
+      stockrooms: 2,
+      rows: [316, 321, 323, 326, 328].map((id) => ({
+        purchase: purchase(id),
+        stockroom: { almoxarifado: 2, nome: 'Almoxarifado Central' },
+      })),
+    },
+    belowMinimum: {
+      total: 2,
+      rows: [
+        {
+          stock: {
+            materialId: 101,
+            current: 0,
+            minimum: 10,
+            maximum: 40,
+            requestId: 1330,
+            seenAt: NOW - 2 * HOUR,
+          },
+          name: 'Lâmpada LED tubular 18W',
+        },
+        {
+          stock: {
+            materialId: 207,
+            current: 3,
+            minimum: 5,
+            maximum: null,
+            requestId: 1312,
+            seenAt: NOW - 30 * HOUR,
+          },
+          name: null,
+        },
+      ],
+      itemListsRead: 7,
+      newRequests: 7,
+    },
+    freshness: { fetchedAt: NOW, fromCache: false, degraded: null },
+    ...overrides,
+  };
+}
+
+const empty = view({
+  opened: { total: 0, rows: [], fromDay: { year: 2026, month: 11, day: 22 } },
+  inProgress: { total: 0, statuses: [], fromDay: { year: 2026, month: 10, day: 24 }, complete: true },
+  pending: { total: 0, stockrooms: 0, rows: [] },
+  belowMinimum: { total: 0, rows: [], itemListsRead: 0, newRequests: 0 },
+});
+
+const subscription: Subscription = {
+  workspaceId: 'T1',
+  channelId: 'C0ALMOX1',
+  hour: 8,
+  minute: 0,
+  timeZone: 'America/Sao_Paulo',
+  weekdaysOnly: true,
+  stockroomId: 2,
+  subscribedBy: 'U0MEMBER',
+  createdAt: NOW - 10 * 24 * HOUR,
+  updatedAt: NOW - 10 * 24 * HOUR,
+  paused: null,
+  lastPostedDay: '2026-11-22',
+  lastPostedAt: NOW - 24 * HOUR + 20_000,
+  lastDigestAt: NOW - 24 * HOUR,
+};
+
+function text(message: Message): string {
+  return `${message.text}\n${JSON.stringify(message.blocks)}`;
+}
+
+function buttonValues(message: Message): string[] {
+  const values: string[] = [];
+  for (const block of message.blocks) {
+    if (block.type === 'actions') {
+      for (const element of block.elements)
+        if (element.type === 'button' && element.value) values.push(element.value);
+    }
+    if (block.type === 'section' && block.accessory?.type === 'button' && block.accessory.value) {
+      values.push(block.accessory.value);
+    }
+  }
+  return values;
+}
+
+const cases: Record<string, () => Message> = {
+  'digest with data': () => renderDigest(view(), ctx),
+  'digest late, filtered, from cache': () =>
+    renderDigest(
+      view({
+        stockroomId: 2,
+        stockroomName: 'Almoxarifado Central',
+        freshness: { fetchedAt: NOW - 4 * 60_000, fromCache: true, degraded: null },
+      }),
+      ctx,
+      { delayMs: 2 * HOUR + 5 * 60_000 },
+    ),
+  'digest degraded (budget)': () =>
+    renderDigest(
+      view({ freshness: { fetchedAt: NOW - 3 * HOUR, fromCache: true, degraded: 'budget' } }),
+      ctx,
+    ),
+  'digest nothing to report': () => renderDigestNothing(empty, ctx),
+  'digest nothing to report, late and cached': () =>
+    renderDigest(
+      { ...empty, freshness: { fetchedAt: NOW - 10 * 60_000, fromCache: true, degraded: null } },
+      ctx,
+      { delayMs: 40 * 60_000 },
+    ),
+  subscribed: () => renderSubscribed(subscription),
+  'subscription updated': () =>
+    renderSubscribed({ ...subscription, weekdaysOnly: false, stockroomId: null }, { updated: true }),
+  'subscription list': () =>
+    renderSubscriptionList(
+      [
+        subscription,
+        {
+          ...subscription,
+          channelId: 'C0GERAL1',
+          weekdaysOnly: false,
+          stockroomId: null,
+          lastPostedAt: null,
+          paused: 'unlinked',
+        },
+      ],
+      ctx,
+    ),
+  'subscription list empty': () => renderSubscriptionList([], ctx),
+  unsubscribed: () => renderUnsubscribed(),
+  'not subscribed': () => renderNotSubscribed(),
+  'invite the bot': () => renderInviteBot(),
+  'digest posted': () => renderDigestPosted(),
+  'digest unavailable': () => renderDigestUnavailable(),
+  'removed DM not_in_channel': () => renderSubscriptionRemovedDm('C0ALMOX1', 'not_in_channel'),
+  'removed DM is_archived': () => renderSubscriptionRemovedDm('C0ALMOX1', 'is_archived'),
+};
+
+describe('digest messages', () => {
+  for (const [name, render] of Object.entries(cases)) {
+    it(`${name}: snapshot, within Slack's limits`, () => {
+      const message = render();
+      expect(checkMessageLimits(message)).toEqual([]);
+      expect(message).toMatchSnapshot();
+    });
+  }
+
+  it('the digest has counts, top rows and buttons that carry routes to the detail views', () => {
+    const message = renderDigest(view(), ctx);
+    const all = text(message);
+    expect(all).toContain('Novas solicitações desde 22/11/2026 08:00:* 7');
+    expect(all).toContain('E mais 2 solicitações.');
+    expect(all).toContain('23 solicitações');
+    expect(all).toContain('6 compras em 2 almoxarifados');
+    expect(all).toContain('Lâmpada LED tubular 18W');
+    expect(all).toContain('Material 207');
+    const routes = buttonValues(message).map((value) => decodeRoute(value));
+    expect(routes.every((route) => route !== null)).toBe(true);
+    expect(routes).toContainEqual({ r: 'request', id: 1330, p: 1 });
+    expect(routes).toContainEqual({ r: 'purchase', id: 316, p: 1 });
+    expect(routes).toContainEqual({ r: 'pending', p: 1 });
+    expect(routes).toContainEqual({
+      r: 'requests',
+      f: { status: [2], from: { year: 2026, month: 10, day: 24 } },
+      p: 1,
+    });
+    expect(routes).toContainEqual({ r: 'requests', f: { from: { year: 2026, month: 11, day: 22 } }, p: 1 });
+    for (const block of message.blocks) {
+      if (block.type === 'actions')
+        for (const element of block.elements) expect(element.action_id).toMatch(/^nav:\d+$/);
+    }
+  });
+
+  it('says when it is late and when its data comes from the cache, with its age', () => {
+    const late = text(
+      renderDigest(
+        view({ freshness: { fetchedAt: NOW - 4 * 60_000, fromCache: true, degraded: null } }),
+        ctx,
+        {
+          delayMs: 2 * HOUR,
+        },
+      ),
+    );
+    expect(late).toContain('saiu com atraso de 2 h (previsto às 06:00)');
+    expect(late).toContain('(cache, há 4 min)');
+    expect(text(renderDigest(view(), ctx, { delayMs: 60_000 }))).not.toContain('atraso');
+  });
+
+  it('nothing to report is one short line', () => {
+    const message = renderDigest(empty, ctx);
+    expect(message.blocks).toHaveLength(1);
+    expect(message.text).toContain('nada a relatar');
+  });
+
+  it('stays within the limits with the longest texts', () => {
+    const long = 'Nome muito comprido de material com acentuação e <caracteres> & especiais '.repeat(40);
+    const big = view({
+      stockroomId: 2_147_483_647,
+      stockroomName: long,
+      opened: {
+        total: 99_999,
+        rows: Array.from({ length: 5 }, (_, i) =>
+          request(2_000_000 + i, {
+            almoxarifado_Nome: long,
+            solicitante_Nome: long,
+            statusAndamentoSolicitacao_Nome: long,
+          }),
+        ),
+        fromDay: { year: 2026, month: 11, day: 22 },
+      },
+      inProgress: {
+        total: 500,
+        statuses: Array.from({ length: 12 }, (_, i) => ({ status: i + 1, name: long, count: 40 })),
+        fromDay: { year: 2026, month: 10, day: 24 },
+        complete: false,
+      },
+      pending: {
+        total: 300,
+        stockrooms: 9,
+        rows: Array.from({ length: 5 }, (_, i) => ({
+          purchase: purchase(i + 1, { fornecedor_Nome: long, status_Nome: long, observacao: long }),
+          stockroom: { almoxarifado: 2, nome: long },
+        })),
+      },
+      belowMinimum: {
+        total: 120,
+        rows: Array.from({ length: 5 }, (_, i) => ({
+          stock: { materialId: i, current: -1, minimum: 1e9, maximum: 1e10, requestId: 1, seenAt: NOW },
+          name: long,
+        })),
+        itemListsRead: 10,
+        newRequests: 99_999,
+      },
+      freshness: { fetchedAt: NOW - 30 * HOUR, fromCache: true, degraded: 'upstream' },
+    });
+    expect(checkMessageLimits(renderDigest(big, ctx, { delayMs: 20 * HOUR }))).toEqual([]);
+    const many = Array.from({ length: 300 }, (_, i) => ({
+      ...subscription,
+      channelId: `C${String(i).padStart(8, '0')}`,
+    }));
+    expect(checkMessageLimits(renderSubscriptionList(many, ctx))).toEqual([]);
+  });
+
+  it('formats delays', () => {
+    expect(formatDelay(5 * 60_000)).toBe('5 min');
+    expect(formatDelay(2 * HOUR)).toBe('2 h');
+    expect(formatDelay(2 * HOUR + 5 * 60_000)).toBe('2 h 5 min');
+  });
+});

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CHANNELS,
+  eventually,
+  type Harness,
+  startHarness,
+  TEAM,
+  textOf,
+  USERS,
+} from '../helpers/bot-harness.js';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+  await h.link(TEAM);
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const subscription = () => h.container.subscriptions.get(TEAM, CHANNELS.stockroom);
+
+describe('/estoque resumo', () => {
+  it('subscribes the channel with a confirmation posted in it', async () => {
+    const result = await h.command('/estoque', 'resumo assinar 07:30 dias:uteis');
+    expect(result.status).toBe(200);
+    const confirmation = await h.nextMessage(result.sentAt, {
+      channel: CHANNELS.stockroom,
+      ephemeral: false,
+    });
+    expect(textOf(confirmation)).toMatch(/07:30/);
+    const sub = await eventually(subscription);
+    expect(sub).toMatchObject({
+      hour: 7,
+      minute: 30,
+      weekdaysOnly: true,
+      subscribedBy: USERS.member,
+      stockroomId: null,
+    });
+  });
+
+  it('says how to invite the bot where it cannot post, and subscribes nothing', async () => {
+    const result = await h.command('/estoque', 'resumo assinar', { channel: CHANNELS.withoutBot });
+    const answer = await h.nextMessage(result.sentAt, { userId: USERS.member, ephemeral: true });
+    expect(textOf(answer)).toContain('/invite @estoque-bot');
+    expect(await h.container.subscriptions.get(TEAM, CHANNELS.withoutBot)).toBeNull();
+  });
+
+  it('lists the workspace subscriptions', async () => {
+    const result = await h.command('/estoque', 'resumo listar');
+    const answer = await h.nextMessage(result.sentAt, { userId: USERS.member, ephemeral: true });
+    expect(textOf(answer)).toContain(`<#${CHANNELS.stockroom}>`);
+    expect(textOf(answer)).toMatch(/07:30/);
+  });
+
+  it('posts this channel digest now', async () => {
+    const result = await h.command('/estoque', 'resumo agora');
+    const digest = await eventually(() =>
+      h.slack.messages.find(
+        (m) =>
+          m.at >= result.sentAt &&
+          m.channel === CHANNELS.stockroom &&
+          !m.ephemeral &&
+          /[Rr]esumo/.test(m.text),
+      ),
+    );
+    expect(textOf(digest)).toMatch(/[Ss]olicitaç/);
+  });
+
+  it('desvincular pauses the digests and a new link resumes them', async () => {
+    await h.container.linkService.unlink(TEAM);
+    expect((await subscription())?.paused).toBe('unlinked');
+    await h.link(TEAM);
+    expect((await subscription())?.paused).toBeNull();
+  });
+
+  it('cancels the subscription', async () => {
+    const result = await h.command('/estoque', 'resumo cancelar');
+    await h.nextMessage(result.sentAt, { userId: USERS.member, ephemeral: true });
+    expect(await subscription()).toBeNull();
+  });
+
+  it('app_uninstalled removes every subscription of the workspace', async () => {
+    const result = await h.command('/estoque', 'resumo assinar');
+    await h.nextMessage(result.sentAt, { channel: CHANNELS.stockroom, ephemeral: false });
+    await eventually(subscription);
+    await h.event({ type: 'app_uninstalled', event_ts: `${Date.now() / 1000}` });
+    await eventually(async () => (await h.container.subscriptions.listWorkspace(TEAM)).length === 0);
+    expect(await h.container.subscriptions.listWorkspace(TEAM)).toEqual([]);
+  });
+});
+
+describe('tokens_revoked', () => {
+  it('pauses the workspace digests, and a new install resumes them', async () => {
+    const { SlackInstallationStore } = await import('../../src/store/installation-store.js');
+    const { RedisKeyValue } = await import('../../src/store/kv.js');
+    const store = new SlackInstallationStore(new RedisKeyValue(h.redis.redis), h.redis.keys, h.box, (ws) =>
+      h.container.subscriptions.resumeWorkspace(ws, 'tokens_revoked'),
+    );
+    const install = () =>
+      store.storeInstallation({
+        team: { id: TEAM },
+        enterprise: undefined,
+        user: { id: USERS.admin, token: undefined, scopes: undefined },
+        bot: { token: h.slack.tokenFor(TEAM), scopes: ['commands'], id: 'B00BOT001', userId: 'U00BOT001' },
+        isEnterpriseInstall: false,
+        tokenType: 'bot',
+        authVersion: 'v2',
+      });
+    // The previous test uninstalled the app: install it again, link and subscribe.
+    await install();
+    await h.link(TEAM);
+    const result = await h.command('/estoque', 'resumo assinar');
+    await h.nextMessage(result.sentAt, { channel: CHANNELS.stockroom, ephemeral: false });
+    await eventually(subscription);
+    await h.event({
+      type: 'tokens_revoked',
+      tokens: { bot: ['U00BOT001'] },
+      event_ts: `${Date.now() / 1000}`,
+    });
+    await eventually(async () => (await subscription())?.paused === 'tokens_revoked');
+    await install();
+    expect((await subscription())?.paused).toBeNull();
+  });
+});
