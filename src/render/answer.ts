@@ -2,8 +2,9 @@ import type { Button, KnownBlock } from '@slack/types';
 import { type Route, withPage } from '../domain/routes.js';
 import type { Freshness } from '../domain/views.js';
 import { ActionIds } from '../slack/ids.js';
-import { actions, context, finalizeMessage, routeButton, section } from './blocks.js';
-import { formatAge, formatDateTime, formatNumber, mentionUser } from './format.js';
+import type { Page } from '../upstream/client.js';
+import { actions, context, finalizeMessage, header, routeButton, section } from './blocks.js';
+import { formatAge, formatDateTime, formatNumber, mentionUser, plural } from './format.js';
 import type { Message, RenderContext } from './types.js';
 
 /** The frame every answer shares: freshness warnings, the body, the buttons, who shared it. */
@@ -64,6 +65,59 @@ export function answerMessage(parts: AnswerParts): Message {
   const footer = [cacheLine(freshness, ctx), sharedLine(ctx)].filter((line): line is string => line !== null);
   if (footer.length > 0) blocks.push(context(...footer));
   return finalizeMessage({ text: parts.text, blocks });
+}
+
+/** Rows of one message at most; a longer upstream page says how many were left out. */
+export const MAX_LIST_ROWS = 25;
+
+export interface PagedListParts<T> {
+  title: string;
+  /** Blocks under the header (filters, notes). */
+  intro: KnownBlock[];
+  list: Page<T>;
+  row: (item: T) => KnownBlock;
+  /** Singular and plural of what the list holds: `['compra', 'compras']`. */
+  noun: readonly [string, string];
+  /** The line shown when the first page is empty. */
+  empty: string;
+  route: Route;
+  freshness: Freshness | null;
+  ctx: RenderContext;
+}
+
+/** One page of an upstream-paged list: header, intro, rows, "Página 2 de 7 · 63 …", Anterior/Próxima. */
+export function pagedListMessage<T>(parts: PagedListParts<T>): Message {
+  const { list, noun, title } = parts;
+  const body: KnownBlock[] = [header(title), ...parts.intro];
+  const count = plural(list.totalRows, noun[0], noun[1]);
+  if (list.rows.length === 0) {
+    body.push(section(list.page > 1 ? `Nenhuma ${noun[0]} nesta página.` : parts.empty));
+  } else {
+    body.push(...cappedRows(list.rows, parts.row, noun));
+    body.push(context(pageLine(list.page, list.totalPages, count)));
+  }
+  return answerMessage({
+    text:
+      list.rows.length === 0 ? `${title}: nenhuma` : `${title}: ${count} (página ${formatNumber(list.page)})`,
+    body,
+    route: parts.route,
+    freshness: parts.freshness,
+    ctx: parts.ctx,
+    buttons: pagingButtons(parts.route, list.page, list.totalPages),
+  });
+}
+
+/** The rows that fit, plus a context line counting those left out. */
+export function cappedRows<T>(
+  items: readonly T[],
+  row: (item: T) => KnownBlock,
+  noun: readonly [string, string],
+): KnownBlock[] {
+  const blocks = items.slice(0, MAX_LIST_ROWS).map(row);
+  const left = items.length - MAX_LIST_ROWS;
+  if (left > 0)
+    blocks.push(context(`E mais ${plural(left, noun[0], noun[1])} que não cabem nesta mensagem.`));
+  return blocks;
 }
 
 /** `Anterior` / `Próxima` carrying the same route on the neighbouring pages. */

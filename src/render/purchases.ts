@@ -8,10 +8,10 @@ import type {
   ReceiptListView,
 } from '../domain/views.js';
 import type { GoodsReceipt, PurchaseOrder, Stockroom } from '../upstream/schemas.js';
-import { answerMessage, localPage, pageLine, pagingButtons } from './answer.js';
+import { answerMessage, localPage, pagedListMessage, pageLine, pagingButtons } from './answer.js';
 import { context, header, routeButton, section } from './blocks.js';
 import { describePurchaseFilters, describeReceiptFilters } from './filters.js';
-import { formatNumber, plural, safeText } from './format.js';
+import { plural, safeText } from './format.js';
 import { recordId, recordLines, recordSection } from './labels.js';
 import { requestRows } from './request-list.js';
 import type { Message, RenderContext } from './types.js';
@@ -22,7 +22,6 @@ export const PENDING_PAGE_SIZE = 8;
 export const PURCHASE_REQUESTS_PAGE_SIZE = 10;
 /** The API lists at most this many requests of a purchase. */
 const PURCHASE_REQUESTS_CAP = 50;
-const MAX_LIST_ROWS = 25;
 const RECEIPT_ID_KEYS = ['entradaMaterialId', 'entradaId', 'id'] as const;
 const STOCKROOM_KEYS = ['almoxarifado', 'almoxarifadoId', 'almoxarifado_Nome'] as const;
 
@@ -109,33 +108,17 @@ export function renderPendingPurchases(answer: Answer<PendingPurchasesView>, ctx
 
 export function renderPurchaseList(answer: Answer<PurchaseListView>, ctx: RenderContext): Message {
   const { filters, list } = answer.data;
-  const route: Route = { r: 'purchases', f: filters, p: list.page };
-  const title = 'Ordens de compra';
   const described = describePurchaseFilters(filters);
-  const body: KnownBlock[] = [header(title)];
-  if (described) body.push(context(`Filtros: ${described}`));
-  const count = plural(list.totalRows, 'compra', 'compras');
-  if (list.rows.length === 0) {
-    body.push(section(list.page > 1 ? 'Nenhuma compra nesta página.' : 'Nenhuma compra encontrada.'));
-  } else {
-    body.push(...list.rows.slice(0, MAX_LIST_ROWS).map((purchase) => purchaseSection(purchase, ctx)));
-    if (list.rows.length > MAX_LIST_ROWS) {
-      body.push(
-        context(
-          `E mais ${plural(list.rows.length - MAX_LIST_ROWS, 'compra', 'compras')} que não cabem nesta mensagem.`,
-        ),
-      );
-    }
-    body.push(context(pageLine(list.page, list.totalPages, count)));
-  }
-  return answerMessage({
-    text:
-      list.rows.length === 0 ? `${title}: nenhuma` : `${title}: ${count} (página ${formatNumber(list.page)})`,
-    body,
-    route,
+  return pagedListMessage({
+    title: 'Ordens de compra',
+    intro: described ? [context(`Filtros: ${described}`)] : [],
+    list,
+    row: (purchase) => purchaseSection(purchase, ctx),
+    noun: ['compra', 'compras'],
+    empty: 'Nenhuma compra encontrada.',
+    route: { r: 'purchases', f: filters, p: list.page },
     freshness: answer.freshness,
     ctx,
-    buttons: pagingButtons(route, list.page, list.totalPages),
   });
 }
 
@@ -166,37 +149,22 @@ export function renderPurchaseRequests(answer: Answer<PurchaseRequestsView>, ctx
 
 export function renderReceiptList(answer: Answer<ReceiptListView>, ctx: RenderContext): Message {
   const { filters, list } = answer.data;
-  const route: Route = { r: 'receipts', f: filters, p: list.page };
-  const title = 'Entradas de material';
   const described = describeReceiptFilters(filters);
-  const body: KnownBlock[] = [header(title)];
-  if (described) body.push(context(`Filtros: ${described}`));
+  const intro: KnownBlock[] = described ? [context(`Filtros: ${described}`)] : [];
   if (filters.from || filters.to) {
-    body.push(
+    intro.push(
       section(':information_source: As datas filtram pela data da *compra*, não pela data da entrada.'),
     );
   }
-  const count = plural(list.totalRows, 'entrada', 'entradas');
-  if (list.rows.length === 0) {
-    body.push(section(list.page > 1 ? 'Nenhuma entrada nesta página.' : 'Nenhuma entrada encontrada.'));
-  } else {
-    body.push(...list.rows.slice(0, MAX_LIST_ROWS).map((receipt) => receiptSection(receipt, ctx)));
-    if (list.rows.length > MAX_LIST_ROWS) {
-      body.push(
-        context(
-          `E mais ${plural(list.rows.length - MAX_LIST_ROWS, 'entrada', 'entradas')} que não cabem nesta mensagem.`,
-        ),
-      );
-    }
-    body.push(context(pageLine(list.page, list.totalPages, count)));
-  }
-  return answerMessage({
-    text:
-      list.rows.length === 0 ? `${title}: nenhuma` : `${title}: ${count} (página ${formatNumber(list.page)})`,
-    body,
-    route,
+  return pagedListMessage({
+    title: 'Entradas de material',
+    intro,
+    list,
+    row: (receipt) => receiptSection(receipt, ctx),
+    noun: ['entrada', 'entradas'],
+    empty: 'Nenhuma entrada encontrada.',
+    route: { r: 'receipts', f: filters, p: list.page },
     freshness: answer.freshness,
     ctx,
-    buttons: pagingButtons(route, list.page, list.totalPages),
   });
 }
