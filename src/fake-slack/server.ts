@@ -78,8 +78,15 @@ export interface FakeSlack {
   on(event: 'message', listener: (message: FakeMessage) => void): () => void;
   on(event: 'view', listener: (view: FakeView) => void): () => void;
   on(event: 'message' | 'view', listener: (x: FakeMessage | FakeView) => void): () => void;
+  /**
+   * Serves more routes on the fake's port (the local playground). A route answers when it returns true;
+   * the Web API, response_url and OAuth paths come first. Returns a function that unmounts it.
+   */
+  mount(route: ExtraRoute): () => void;
   close(): Promise<void>;
 }
+
+export type ExtraRoute = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | Promise<boolean>;
 
 /** Arguments that arrive JSON-encoded in form bodies; calls record them decoded. */
 const JSON_ARGS = ['blocks', 'attachments', 'view', 'metadata'];
@@ -165,6 +172,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   };
   const failures = new FailureQueue();
   const calls: FakeSlackCall[] = [];
+  const extraRoutes = new Set<ExtraRoute>();
 
   function dispatch(
     method: string,
@@ -248,6 +256,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     }
     if (path === '/oauth/v2/authorize' && req.method === 'GET')
       return writeReply(res, oauth.authorize(url.searchParams));
+    for (const route of extraRoutes) if (await route(req, res, url)) return;
     writeReply(res, { status: 404, body: 'not_found' });
   }
 
@@ -315,6 +324,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       oauth.reset();
     },
     on,
+    mount: (route) => {
+      extraRoutes.add(route);
+      return () => extraRoutes.delete(route);
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         messageListeners.clear();

@@ -58,7 +58,13 @@ export function buildSlackApp(options: SlackAppOptions): App {
       : { token: options.botToken ?? config.SLACK_BOT_TOKEN }),
   };
   const app = config.SLACK_APP_TOKEN
-    ? new App({ ...common, socketMode: true, appToken: config.SLACK_APP_TOKEN })
+    ? new App({
+        ...common,
+        socketMode: true,
+        appToken: config.SLACK_APP_TOKEN,
+        // Socket Mode serves /healthz (and OAuth, if configured) on its own HTTP server, on PORT.
+        ...(!config.oauth && { installerOptions: { port: config.PORT } }),
+      })
     : new App({
         ...common,
         signingSecret: options.signingSecret ?? config.SLACK_SIGNING_SECRET ?? '',

@@ -1,4 +1,4 @@
-import type { SecretBox } from './crypto.js';
+import { type SecretBox, SecretBoxError } from './crypto.js';
 import type { Keys } from './keys.js';
 import type { KeyValue } from './kv.js';
 
@@ -45,10 +45,14 @@ export class LinkStore {
     if (raw === null) return null;
     const stored = JSON.parse(raw) as StoredLink;
     const box = this.requireBox();
-    const secret = JSON.parse(box.open(stored.sealed, `link:${workspaceId}`)) as {
-      login: string;
-      password: string;
-    };
+    let secret: { login: string; password: string };
+    try {
+      secret = JSON.parse(box.open(stored.sealed, `link:${workspaceId}`)) as typeof secret;
+    } catch (error) {
+      // Sealed under a key that is no longer configured: the link is as good as gone; an admin links again.
+      if (error instanceof SecretBoxError) return null;
+      throw error;
+    }
     if (box.needsResealing(stored.sealed)) {
       // Key rotation: the value opened with an older key; seal it again with the current one.
       await this.kv.set(

@@ -1,0 +1,27 @@
+/**
+ * The slash commands the playground offers, with the description and usage hint Slack shows in its command
+ * picker. They mirror manifest.yml (test/local/playground.test.ts checks that they agree).
+ */
+export interface PlaygroundCommand {
+  command: string;
+  description: string;
+  usageHint: string;
+}
+
+export const PLAYGROUND_COMMANDS: readonly PlaygroundCommand[] = [
+  {
+    command: '/estoque',
+    description: 'Materiais, almoxarifados, vínculo e resumo diário',
+    usageHint: '[ajuda | almoxarifados | tipos | categorias | vincular | status | <material> almox:ID]',
+  },
+  {
+    command: '/solicitacao',
+    description: 'Solicitações de material',
+    usageHint: '[<número> [historico] | minhas | almox:ID status:1,2 de:dd/mm/aaaa ate:dd/mm/aaaa texto]',
+  },
+  {
+    command: '/compras',
+    description: 'Compras de material e entradas',
+    usageHint: '[pendentes [almox:ID] | <número> | entradas [oc:ID] | almox:ID status:N fornecedor:ID]',
+  },
+];

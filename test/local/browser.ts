@@ -1,0 +1,62 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+
+/** Debian's chromium (`apt-get install -y chromium`); .ci/run installs it. No browser is downloaded. */
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+/** Screenshots go here: test-results/ is in .gitignore. */
+export const SCREENSHOT_DIR = join(import.meta.dirname, '..', '..', 'test-results', 'playground');
+
+/**
+ * Headless Chromium. When it cannot start, this throws, and the test fails: a browser test that skips
+ * itself when the browser is missing would pass in a CI that never ran it.
+ */
+export async function launchChromium(): Promise<Browser> {
+  try {
+    return await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  } catch (error) {
+    throw new Error(
+      `Chromium could not start from ${CHROMIUM_PATH} (install it with: apt-get install -y chromium): ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+    );
+  }
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  const path = join(SCREENSHOT_DIR, `${name.replace(/[^\w.-]+/g, '-').slice(0, 80)}.png`);
+  await page.screenshot({ path, fullPage: true }).catch(() => undefined);
+  return path;
+}
+
+/** The newest message of the page whose text holds `text`. */
+export function messageWith(page: Page, text: string | RegExp): Locator {
+  return page.locator('article.message', { hasText: text }).last();
+}
+
+/** Types a slash command in the message box and sends it with Enter, as a person would. */
+export async function typeCommand(page: Page, line: string): Promise<void> {
+  const box = page.getByRole('textbox', { name: 'Mensagem para o canal' });
+  await box.fill(line);
+  await box.press('Enter');
+}
+
+/** What a person reads in the element: the rendered text, with its line breaks and without hidden parts. */
+export function visibleText(locator: Locator): Promise<string> {
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText() is the rendered text a person reads, which is what these tests assert.
+  return locator.innerText();
+}

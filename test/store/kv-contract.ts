@@ -1,0 +1,134 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { KeyValue } from '../../src/store/kv.js';
+
+/** What a contract run needs from one implementation. */
+export interface KeyValueUnderTest {
+  kv: KeyValue;
+  /** Every key a test writes starts with it, so runs against a shared Redis never collide. */
+  prefix: string;
+  /** Frees what the run holds (keys, connections, files); may be called twice. */
+  cleanup(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The behaviour every store built on KeyValue relies on; run against Redis and the embedded store alike. */
+export function runKeyValueContract(name: string, open: () => Promise<KeyValueUnderTest>): void {
+  describe(`${name} key-value store (contract)`, () => {
+    let subject: KeyValueUnderTest;
+    let kv: KeyValue;
+    let k: (name: string) => string;
+
+    beforeEach(async () => {
+      subject = await open();
+      kv = subject.kv;
+      k = (key) => `${subject.prefix}${key}`;
+    });
+    afterEach(async () => {
+      await subject.cleanup();
+    });
+
+    it('reads back what it stores, and null for a missing key', async () => {
+      expect(await kv.get(k('missing'))).toBeNull();
+      expect(await kv.set(k('a'), 'um')).toBe(true);
+      expect(await kv.get(k('a'))).toBe('um');
+      expect(await kv.set(k('a'), 'dois')).toBe(true);
+      expect(await kv.get(k('a'))).toBe('dois');
+      const text = 'ação "çedilha" \u{1F4E6}\nlinha 2';
+      await kv.set(k('unicode'), text);
+      expect(await kv.get(k('unicode'))).toBe(text);
+    });
+
+    it('set onlyIfAbsent refuses an existing key and takes an absent or expired one', async () => {
+      expect(await kv.set(k('lock'), 'first', { onlyIfAbsent: true })).toBe(true);
+      expect(await kv.set(k('lock'), 'second', { onlyIfAbsent: true })).toBe(false);
+      expect(await kv.get(k('lock'))).toBe('first');
+      await kv.set(k('short'), 'x', { ttlMs: 40, onlyIfAbsent: true });
+      await sleep(90);
+      expect(await kv.set(k('short'), 'y', { ttlMs: 5_000, onlyIfAbsent: true })).toBe(true);
+      expect(await kv.get(k('short'))).toBe('y');
+    });
+
+    it('forgets a key after its TTL, and a set without TTL makes it permanent again', async () => {
+      await kv.set(k('ttl'), 'v', { ttlMs: 50 });
+      expect(await kv.get(k('ttl'))).toBe('v');
+      await kv.set(k('kept'), 'v', { ttlMs: 50 });
+      await kv.set(k('kept'), 'w');
+      await sleep(110);
+      expect(await kv.get(k('ttl'))).toBeNull();
+      expect(await kv.keysWithPrefix(k('ttl'))).toEqual([]);
+      expect(await kv.get(k('kept'))).toBe('w');
+    });
+
+    it('del counts the keys that existed, strings and hashes alike', async () => {
+      await kv.set(k('d1'), '1');
+      await kv.hset(k('d2'), 'f', '1');
+      expect(await kv.del(k('d1'), k('d2'), k('nothing'))).toBe(2);
+      expect(await kv.get(k('d1'))).toBeNull();
+      expect(await kv.hgetall(k('d2'))).toEqual({});
+      expect(await kv.del()).toBe(0);
+    });
+
+    it('delIfEquals deletes only while the key holds that value', async () => {
+      await kv.set(k('owner'), 'me');
+      expect(await kv.delIfEquals(k('owner'), 'someone-else')).toBe(false);
+      expect(await kv.get(k('owner'))).toBe('me');
+      expect(await kv.delIfEquals(k('owner'), 'me')).toBe(true);
+      expect(await kv.get(k('owner'))).toBeNull();
+      expect(await kv.delIfEquals(k('owner'), 'me')).toBe(false);
+    });
+
+    it('keeps hash fields; a hash without fields is gone', async () => {
+      expect(await kv.hget(k('h'), 'f')).toBeNull();
+      expect(await kv.hgetall(k('h'))).toEqual({});
+      await kv.hset(k('h'), 'f1', 'a');
+      await kv.hset(k('h'), 'f2', 'b');
+      await kv.hset(k('h'), 'f1', 'c');
+      expect(await kv.hget(k('h'), 'f1')).toBe('c');
+      expect(await kv.hgetall(k('h'))).toEqual({ f1: 'c', f2: 'b' });
+      await kv.hdel(k('h'), 'f1');
+      await kv.hdel(k('h'), 'not-there');
+      expect(await kv.hgetall(k('h'))).toEqual({ f2: 'b' });
+      await kv.hdel(k('h'), 'f2');
+      expect(await kv.keysWithPrefix(k('h'))).toEqual([]);
+    });
+
+    it('hincrby counts from zero, up and down', async () => {
+      expect(await kv.hincrby(k('stats'), 'hits', 1)).toBe(1);
+      expect(await kv.hincrby(k('stats'), 'hits', 5)).toBe(6);
+      expect(await kv.hincrby(k('stats'), 'hits', -2)).toBe(4);
+      expect(await kv.hincrby(k('stats'), 'misses', 1)).toBe(1);
+      expect(await kv.hgetall(k('stats'))).toEqual({ hits: '4', misses: '1' });
+      await kv.hset(k('stats'), 'text', 'abc');
+      await expect(kv.hincrby(k('stats'), 'text', 1)).rejects.toThrow(/not an integer/);
+    });
+
+    it('refuses to read a hash as a string and a string as a hash', async () => {
+      await kv.set(k('s'), 'v');
+      await kv.hset(k('hh'), 'f', 'v');
+      await expect(kv.get(k('hh'))).rejects.toThrow(/WRONGTYPE/);
+      await expect(kv.hget(k('s'), 'f')).rejects.toThrow(/WRONGTYPE/);
+      // set replaces whatever the key held.
+      await kv.set(k('hh'), 'now a string');
+      expect(await kv.get(k('hh'))).toBe('now a string');
+    });
+
+    it('lists the keys under a prefix literally, glob characters included', async () => {
+      await kv.set(k('cache:T1:a'), '1');
+      await kv.set(k('cache:T1:b'), '1');
+      await kv.hset(k('cache:T1:h'), 'f', '1');
+      await kv.set(k('cache:T2:a'), '1');
+      await kv.set(k('glob*[x]?:1'), '1');
+      await kv.set(k('globby:1'), '1');
+      expect((await kv.keysWithPrefix(k('cache:T1:'))).sort()).toEqual(
+        [k('cache:T1:a'), k('cache:T1:b'), k('cache:T1:h')].sort(),
+      );
+      expect(await kv.keysWithPrefix(k('glob*[x]?'))).toEqual([k('glob*[x]?:1')]);
+      expect(await kv.keysWithPrefix(k('nothing:'))).toEqual([]);
+    });
+
+    it('answers ping', async () => {
+      expect(await kv.ping()).toBe(true);
+    });
+  });
+}

@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { SecretBox } from '../../src/store/crypto.js';
+import { RedisKeyValue } from '../../src/store/kv.js';
+import { LinkStore, type WorkspaceLink } from '../../src/store/link-store.js';
+import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
+
+let redis: TestRedis;
+beforeEach(async () => {
+  redis = await makeTestRedis();
+});
+afterEach(async () => {
+  await redis.cleanup();
+});
+
+const link: WorkspaceLink = {
+  workspaceId: 'T1',
+  credentialId: 'c1',
+  login: 'integracao@exemplo.com.br',
+  password: 'S3nh@-Forte',
+  empresaId: 1,
+  unidadeId: null,
+  linkedBy: 'U1',
+  linkedAt: 1,
+  brokenAt: null,
+};
+
+it('rotates CREDENTIALS_KEY: old values still open, are sealed again with the new key, and a lost key reads as unlinked', async () => {
+  const oldKey = randomBytes(32);
+  const newKey = randomBytes(32);
+  const kv = new RedisKeyValue(redis.redis);
+  await new LinkStore(kv, redis.keys, new SecretBox(oldKey)).save(link);
+  const raw = () => redis.redis.get(redis.keys.link('T1')) as Promise<string>;
+  expect(await raw()).not.toContain(link.password);
+  expect(await raw()).not.toContain(link.login);
+
+  const rotated = new LinkStore(kv, redis.keys, new SecretBox(newKey, [oldKey]));
+  expect(await rotated.get('T1')).toEqual(link);
+  // Re-sealed: now the new key alone opens it.
+  expect(await new LinkStore(kv, redis.keys, new SecretBox(newKey)).get('T1')).toEqual(link);
+  // With neither key the link reads as absent: an admin links again.
+  expect(await new LinkStore(kv, redis.keys, new SecretBox(randomBytes(32))).get('T1')).toBeNull();
+});
+
+it('a value copied to another workspace does not open there', async () => {
+  const box = new SecretBox(randomBytes(32));
+  const kv = new RedisKeyValue(redis.redis);
+  const store = new LinkStore(kv, redis.keys, box);
+  await store.save(link);
+  await redis.redis.set(redis.keys.link('T2'), (await redis.redis.get(redis.keys.link('T1'))) ?? '');
+  expect(await store.get('T2')).toBeNull();
+});
+
+it('marks a link broken once across callers', async () => {
+  const store = new LinkStore(new RedisKeyValue(redis.redis), redis.keys, new SecretBox(randomBytes(32)));
+  await store.save(link);
+  const results = await Promise.all([store.markBroken('T1', 5), store.markBroken('T1', 6)]);
+  expect(results.filter(Boolean)).toHaveLength(1);
+  expect((await store.get('T1'))?.brokenAt).not.toBeNull();
+});
