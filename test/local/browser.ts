@@ -57,6 +57,5 @@ export async function typeCommand(page: Page, line: string): Promise<void> {
 
 /** What a person reads in the element: the rendered text, with its line breaks and without hidden parts. */
 export function visibleText(locator: Locator): Promise<string> {
-  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText() is the rendered text a person reads, which is what these tests assert.
   return locator.innerText();
 }
