@@ -128,7 +128,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     box,
     budget,
     retryPolicy: FAST_RETRY_POLICY,
-    timeoutMs: options.timeoutMs ?? 2_000,
+    // Generous: test files run in parallel on two cores, and a slow answer must not read as an upstream timeout.
+    timeoutMs: options.timeoutMs ?? 5_000,
     installations,
   });
   for (const team of [TEAM, OTHER_TEAM]) {
@@ -329,7 +330,7 @@ export function textOf(message: FakeMessage): string {
 
 export async function eventually<T>(
   probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-  timeoutMs = 8_000,
+  timeoutMs = 15_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
