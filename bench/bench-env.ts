@@ -1,0 +1,36 @@
+/**
+ * The benchmark's own variables, read in this one place (the bot's variables go through src/config.ts as
+ * in production). The orchestrator sets them on every bot process it spawns.
+ */
+export interface BenchProcessEnv {
+  /** Redis key prefix of this configuration: every replica of it uses the same one. */
+  keyPrefix: string;
+  /** The naive bot: no cache, no coalescing of identical calls. */
+  naive: boolean;
+  /** Refresh hot cache entries before they go stale, at background priority (src/domain/prefetch.ts). */
+  prefetch: boolean;
+}
+
+export const BENCH_VARS = {
+  keyPrefix: 'BENCH_KEY_PREFIX',
+  naive: 'BENCH_NAIVE',
+  prefetch: 'BENCH_PREFETCH',
+} as const;
+
+export function readBenchEnv(env: NodeJS.ProcessEnv = process.env): BenchProcessEnv {
+  const keyPrefix = env[BENCH_VARS.keyPrefix];
+  if (!keyPrefix) throw new Error(`${BENCH_VARS.keyPrefix} is required (the orchestrator sets it)`);
+  return {
+    keyPrefix,
+    naive: env[BENCH_VARS.naive] === '1',
+    prefetch: env[BENCH_VARS.prefetch] === '1',
+  };
+}
+
+export function benchEnvVars(options: BenchProcessEnv): Record<string, string> {
+  return {
+    [BENCH_VARS.keyPrefix]: options.keyPrefix,
+    [BENCH_VARS.naive]: options.naive ? '1' : '0',
+    [BENCH_VARS.prefetch]: options.prefetch ? '1' : '0',
+  };
+}

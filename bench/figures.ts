@@ -1,0 +1,125 @@
+import type { SandboxCall } from '../src/sandbox/server.js';
+import type { CommandRecord, StepWindow } from './load.js';
+import { MB, maxInSlidingWindow, type Percentiles, percentiles } from './measure.js';
+import type { RateLimit } from './stage.js';
+
+/** The figures of one rate step of one configuration. */
+export interface StepFigures {
+  step: string;
+  /** Commands per second sent. */
+  perSecond: number;
+  /** Commands sent in the measured part. */
+  sent: number;
+  /** HTTP 200 acks. */
+  acked: number;
+  answered: number;
+  /** Answers showing data: fresh, cached, or saved data shown with a warning. */
+  withData: number;
+  /** Of those, data no older than the TTL of what it shows. */
+  withinTtl: number;
+  fresh: number;
+  cached: number;
+  stale: number;
+  /** The budget message, no data. */
+  budget: number;
+  errors: number;
+  unanswered: number;
+  /** Age of the data shown, ms, over the answers with data. */
+  age: Percentiles;
+  /** Share of ages read to the millisecond from the sandbox's log (the rest: to the minute shown). */
+  ageExactShare: number | null;
+  /** Upstream calls of the credential the sandbox received in the measured part (token calls included). */
+  upstreamCalls: number;
+  /** The most calls in any window of the limit's length ending in this step (earlier calls counted). */
+  maxInWindow: number;
+  limit: number;
+  upstream429: number;
+  /** Time from sending the signed request to its HTTP answer, ms. */
+  ack: Percentiles;
+  /** Time from sending to the answer on the response_url, ms. */
+  answer: Percentiles;
+  /** Largest sum of the bot processes' VmRSS sampled in the step, MB. */
+  peakRssMb: number | null;
+}
+
+export function stepFigures(
+  window: StepWindow,
+  records: readonly CommandRecord[],
+  calls: readonly SandboxCall[],
+  login: string,
+  limit: RateLimit,
+  peakRss: number,
+): StepFigures {
+  const mine = records.filter((r) => r.step === window.name && r.measured);
+  const answered = mine.filter((r) => r.answeredAt !== null);
+  const count = (kind: CommandRecord['kind']) => answered.filter((r) => r.kind === kind).length;
+  const withData = answered.filter((r) => r.kind === 'fresh' || r.kind === 'cached' || r.kind === 'stale');
+  const withinTtl = withData.filter(
+    (r) => r.kind !== 'stale' || (r.ageMs !== null && r.ageMs <= r.item.ttlMs),
+  );
+  const ages = withData.map((r) => r.ageMs).filter((a): a is number => a !== null);
+  const credentialCalls = calls.filter((c) => c.login === login);
+  const inStep = credentialCalls.filter((c) => c.at >= window.from && c.at <= window.to);
+  return {
+    step: window.name,
+    perSecond: window.perSecond,
+    sent: mine.length,
+    acked: mine.filter((r) => r.ackStatus === 200).length,
+    answered: answered.length,
+    withData: withData.length,
+    withinTtl: withinTtl.length,
+    fresh: count('fresh'),
+    cached: count('cached'),
+    stale: count('stale'),
+    budget: count('budget'),
+    errors: count('error'),
+    unanswered: mine.length - answered.length,
+    age: percentiles(ages),
+    ageExactShare: withData.length === 0 ? null : withData.filter((r) => r.ageExact).length / withData.length,
+    upstreamCalls: inStep.length,
+    maxInWindow: maxInSlidingWindow(
+      credentialCalls.map((c) => c.at),
+      limit.windowMs,
+      { from: window.from, to: window.to },
+    ),
+    limit: limit.count,
+    upstream429: inStep.filter((c) => c.status === 429).length,
+    ack: percentiles(mine.map((r) => r.ackMs).filter((v): v is number => v !== null)),
+    answer: percentiles(
+      answered.filter((r) => r.sentAt !== null).map((r) => (r.answeredAt as number) - (r.sentAt as number)),
+    ),
+    peakRssMb: peakRss > 0 ? peakRss / MB : null,
+  };
+}
+
+/** Figures over the whole configuration run. */
+export interface RunTotals {
+  upstreamCalls: number;
+  /** The most calls in any window of the limit's length over the whole run, any alignment. */
+  maxInWindow: number;
+  upstream429: number;
+  /** Ack latency over every measured command of every step, ms. */
+  ack: Percentiles;
+  /** VmHWM of each bot process at the end, MB. */
+  peakRssMbByProcess: number[];
+}
+
+export function runTotals(
+  records: readonly CommandRecord[],
+  calls: readonly SandboxCall[],
+  login: string,
+  limit: RateLimit,
+  hwm: readonly number[],
+): RunTotals {
+  const credentialCalls = calls.filter((c) => c.login === login);
+  return {
+    upstreamCalls: credentialCalls.length,
+    maxInWindow: maxInSlidingWindow(
+      credentialCalls.map((c) => c.at),
+      limit.windowMs,
+    ),
+    upstream429: credentialCalls.filter((c) => c.status === 429).length,
+    ack: percentiles(records.filter((r) => r.measured && r.ackMs !== null).map((r) => r.ackMs as number)),
+    peakRssMbByProcess: hwm.map((bytes) => bytes / MB),
+  };
+}

@@ -1,0 +1,208 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DigestResult } from './digest.js';
+import type { StepFigures } from './figures.js';
+import { type Percentiles, ratio } from './measure.js';
+import type { ConfigResult } from './scenario.js';
+import type { SoakResult } from './soak.js';
+import type { RateLimit } from './stage.js';
+
+export interface Machine {
+  nproc: number;
+  memoryGiB: number;
+  cpu: string;
+  node: string;
+  redis: string;
+  platform: string;
+}
+
+export interface Parameters {
+  /** How the bot processes ran: tsc-built JavaScript, or TypeScript under tsx. */
+  mode: 'compiled' | 'tsx';
+  limit: RateLimit;
+  users: number;
+  /** Multiples of the budget, in commands per window. */
+  multiples: number[];
+  warmupMs: number;
+  measureMs: number;
+  hotShare: number;
+}
+
+export interface Target {
+  name: string;
+  met: boolean | null;
+  detail: string;
+}
+
+export interface BenchResult {
+  startedAt: string;
+  finishedAt: string;
+  durationS: number;
+  machine: Machine;
+  parameters: Parameters;
+  configs: ConfigResult[];
+  soak: SoakResult | null;
+  digest: DigestResult | null;
+  targets: Target[];
+}
+
+const fmt = (value: number | null, digits = 0) => (value === null ? '–' : value.toFixed(digits));
+const ms = (p: Percentiles) => `${fmt(p.p50)} / ${fmt(p.p95)} / ${fmt(p.p99)}`;
+const seconds = (p: Percentiles) =>
+  `${fmt(p.p50 === null ? null : p.p50 / 1000, 1)} / ${fmt(p.p95 === null ? null : p.p95 / 1000, 1)}`;
+
+function multipleOf(step: StepFigures, limit: RateLimit): string {
+  const perWindow = (step.perSecond * limit.windowMs) / 1000;
+  return `${fmt(perWindow / limit.count, perWindow / limit.count < 1 ? 1 : 0)}×`;
+}
+
+/** The main table: one row per configuration and rate. */
+export function stepsTable(result: BenchResult): string {
+  const { limit } = result.parameters;
+  const head =
+    '| configuration | rate | sent | data ≤ TTL | fresh / cache / saved | budget msg | data age p50 / p95 (s) | upstream calls | max in any window (limit) | 429s | ack p50 / p95 / p99 (ms) | answer p50 / p95 / p99 (ms) | peak RSS (MB) |\n' +
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|';
+  const rows: string[] = [];
+  for (const config of result.configs) {
+    const bare = config.name === 'bare';
+    for (const s of config.steps) {
+      rows.push(
+        [
+          config.label,
+          multipleOf(s, limit),
+          s.sent,
+          bare ? '–' : `${s.withinTtl} (${pct(s.withinTtl, s.sent)})`,
+          bare ? '–' : `${s.fresh} / ${s.cached} / ${s.stale}`,
+          bare ? '–' : s.budget,
+          bare ? '–' : seconds(s.age),
+          s.upstreamCalls,
+          `${s.maxInWindow} (${s.limit})`,
+          s.upstream429,
+          ms(s.ack),
+          bare ? '–' : ms(s.answer),
+          fmt(s.peakRssMb),
+        ].join(' | '),
+      );
+    }
+  }
+  return `${head}\n${rows.map((r) => `| ${r} |`).join('\n')}`;
+}
+
+function pct(part: number, whole: number): string {
+  return whole === 0 ? '–' : `${Math.round((part / whole) * 100)} %`;
+}
+
+/** Ratios against the baselines, per rate. */
+export function ratiosTable(result: BenchResult): string {
+  const { limit } = result.parameters;
+  const byName = new Map(result.configs.map((c) => [c.name, c]));
+  const bare = byName.get('bare');
+  const naive = byName.get('naive');
+  const others = result.configs.filter((c) => c.name !== 'bare' && c.name !== 'naive');
+  const head = [
+    'rate',
+    ...others.map((c) => `ack p99 ${c.label} ÷ bare Bolt`),
+    ...others.map((c) => `data ≤ TTL ${c.label} ÷ naive`),
+  ];
+  const rows: string[] = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
+  const steps = others[0]?.steps ?? [];
+  steps.forEach((step, i) => {
+    const cells = [multipleOf(step, limit)];
+    for (const c of others)
+      cells.push(fmt(ratio(c.steps[i]?.ack.p99 ?? null, bare?.steps[i]?.ack.p99 ?? null), 2));
+    for (const c of others) {
+      cells.push(fmt(ratio(c.steps[i]?.withinTtl ?? null, naive?.steps[i]?.withinTtl ?? null), 1));
+    }
+    rows.push(`| ${cells.join(' | ')} |`);
+  });
+  const pooled = ['all rates (pooled)'];
+  for (const c of others) pooled.push(fmt(ratio(c.totals.ack.p99, bare?.totals.ack.p99 ?? null), 2));
+  for (const _ of others) pooled.push('');
+  rows.push(`| ${pooled.join(' | ')} |`);
+  return rows.join('\n');
+}
+
+export function totalsTable(result: BenchResult): string {
+  const rows = [
+    '| configuration | upstream calls | max in any window (limit) | 429s | ack p50 / p95 / p99 (ms), all rates | VmHWM per process (MB) | unanswered at the end | prefetch: refreshed / no background slot / claimed elsewhere |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const c of result.configs) {
+    const prefetch = c.prefetch.filter((p) => p !== null);
+    const refreshes =
+      prefetch.length === 0
+        ? '–'
+        : [
+            prefetch.reduce((sum, p) => sum + p.refreshed, 0),
+            prefetch.reduce((sum, p) => sum + p.deniedByBudget, 0),
+            prefetch.reduce((sum, p) => sum + p.skippedClaimed, 0),
+          ].join(' / ');
+    rows.push(
+      `| ${c.label} | ${c.totals.upstreamCalls} | ${c.totals.maxInWindow} (${result.parameters.limit.count}) | ${c.totals.upstream429} | ${ms(c.totals.ack)} | ${c.totals.peakRssMbByProcess.map((v) => fmt(v)).join(', ')} | ${c.leftover} | ${refreshes} |`,
+    );
+  }
+  return rows.join('\n');
+}
+
+export function soakText(soak: SoakResult | null): string {
+  if (!soak) return 'Soak: not run.';
+  return [
+    `Soak: ${soak.label}, ${fmt(soak.perSecond, 2)} commands/s for ${fmt(soak.measureMs / 60_000, 1)} min after ${fmt(soak.warmupMs / 1000)} s of warm-up at ${fmt(soak.warmupPerSecond, 2)} commands/s, ${soak.rss.samples} samples.`,
+    `RSS ${fmt(soak.rssStartMb, 1)} → ${fmt(soak.rssEndMb, 1)} MB: slope ${fmt(soak.rss.slopePerMin, 2)} ± ${fmt(soak.rss.ci95PerMin, 2)} MB/min (95 %; second half ${fmt(soak.rssLate.slopePerMin, 2)}), residual σ ${fmt(soak.rss.residualStd, 2)} MB → ${soak.rssFlat ? 'flat within noise' : 'NOT flat'}.`,
+    `Live heap (after a full GC at each sample) ${fmt(soak.heapStartMb, 1)} → ${fmt(soak.heapEndMb, 1)} MB: slope ${fmt(soak.heap.slopePerMin, 2)} ± ${fmt(soak.heap.ci95PerMin, 2)} MB/min, residual σ ${fmt(soak.heap.residualStd, 2)} MB → ${soak.heapFlat ? 'flat within noise' : 'NOT flat'}.`,
+    `Live heap without JIT code ${fmt(soak.dataStartMb, 1)} → ${fmt(soak.dataEndMb, 1)} MB: slope ${fmt(soak.data.slopePerMin, 3)} ± ${fmt(soak.data.ci95PerMin, 3)} MB/min (second half ${fmt(soak.dataLate.slopePerMin, 3)}), residual σ ${fmt(soak.data.residualStd, 2)} MB → ${soak.dataFlat ? 'flat within noise' : 'NOT flat'}.`,
+    `${soak.sent} commands, ${soak.answered} answered, ${soak.upstream429} upstream 429s.`,
+  ].join('\n');
+}
+
+export function digestText(digest: DigestResult | null): string {
+  if (!digest) return 'Digest fan-out: not run.';
+  return [
+    `Digest fan-out: ${digest.subscriptions} subscriptions in ${digest.workspaces} workspaces, ${digest.schedulers} scheduler instances ticking every ${fmt(digest.tickEveryMs / 1000)} s from the hour.`,
+    `All posted ${digest.allPostedWithinMs === null ? 'NOT within the run' : `${fmt(digest.allPostedWithinMs / 1000, 1)} s after the hour`} (p50 ${fmt(digest.postDelay.p50 === null ? null : digest.postDelay.p50 / 1000, 1)} s, p95 ${fmt(digest.postDelay.p95 === null ? null : digest.postDelay.p95 / 1000, 1)} s).`,
+    `Posts per subscription: ${Object.entries(digest.postsPerSubscription)
+      .map(([posts, n]) => `${n} × ${posts}`)
+      .join(', ')}; missed ${digest.missed}, doubled ${digest.doubled}.`,
+    `Slack: ${digest.slackRateLimited} chat.postMessage answered 429; shortest gap between two posts in one channel ${digest.minChannelGapMs === null ? '– (one post per channel)' : `${fmt(digest.minChannelGapMs)} ms`}.`,
+    `Upstream: ${digest.upstreamCalls} calls, ${digest.upstream429} 429s, most in any window ${digest.maxInWindowByLogin.map((l) => `${l.login} ${l.max} (${l.limit})`).join(', ')}.`,
+  ].join('\n');
+}
+
+export function targetsText(targets: Target[]): string {
+  return targets
+    .map((t) => `- ${t.met === null ? 'n/a' : t.met ? 'MET' : 'NOT MET'}: ${t.name}. ${t.detail}`)
+    .join('\n');
+}
+
+export function fullReport(result: BenchResult): string {
+  const { parameters: p, machine: m } = result;
+  return [
+    `estoque-bot benchmark, ${result.startedAt} (${fmt(result.durationS / 60, 1)} min)`,
+    `Machine: ${m.nproc} cores (${m.cpu}), ${fmt(m.memoryGiB, 1)} GiB, Node ${m.node}, Redis ${m.redis}, ${m.platform}.`,
+    `Budget UPSTREAM_RATE_LIMIT=${p.limit.count}/${p.limit.windowMs / 1000}s (sandbox limit the same); ${p.users} users; ${Math.round(p.hotShare * 100)} % of commands on a hot set of 10; each rate: ${p.warmupMs / 1000} s warm-up + ${p.measureMs / 1000} s measured.`,
+    '',
+    stepsTable(result),
+    '',
+    ratiosTable(result),
+    '',
+    totalsTable(result),
+    '',
+    soakText(result.soak),
+    '',
+    digestText(result.digest),
+    '',
+    'Targets:',
+    targetsText(result.targets),
+  ].join('\n');
+}
+
+export function writeResults(result: BenchResult, dir: string): { latest: string; stamped: string } {
+  mkdirSync(dir, { recursive: true });
+  const json = `${JSON.stringify(result, null, 2)}\n`;
+  const latest = join(dir, 'latest.json');
+  const stamped = join(dir, `${result.startedAt.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(latest, json);
+  writeFileSync(stamped, json);
+  writeFileSync(join(dir, 'latest.txt'), `${fullReport(result)}\n`);
+  return { latest, stamped };
+}

@@ -1,0 +1,289 @@
+/**
+ * `npm run bench`: the bot against the sandbox upstream and the real Redis, side by side with its baselines,
+ * in one run. See bench/README-section.md for what it measures and how to read it.
+ *
+ *   npm run bench                       the full run (about 15 minutes on 2 cores)
+ *   npm run bench -- --quick            short steps, for trying changes to the bench itself
+ *   npm run bench -- --only=built-1,bare --skip-soak --skip-digest
+ *   npm run bench -- --tsx              bot processes under tsx instead of tsc-built JavaScript
+ *   npm run bench -- --with-prefetch    adds the bot with src/domain/prefetch.ts on (about 3 minutes more)
+ */
+import { cpus, platform, release, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { formatRateLimit, parseRateLimit } from '../src/lib/rate-limit-spec.js';
+import { type DigestResult, runDigest } from './digest.js';
+import type { StepPlan } from './load.js';
+import { ratio } from './measure.js';
+import { buildBotScripts, type RunMode, removeBotScripts } from './processes.js';
+import {
+  type BenchResult,
+  fullReport,
+  type Machine,
+  type Parameters,
+  type Target,
+  writeResults,
+} from './report.js';
+import { type ConfigResult, type ConfigSpec, runConfig } from './scenario.js';
+import { runSoak, type SoakResult } from './soak.js';
+import { type RateLimit, REDIS_URL } from './stage.js';
+
+const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+const RESULTS_DIR = join(BENCH_DIR, 'results');
+
+const CONFIGS: ConfigSpec[] = [
+  { name: 'built-1', label: 'as built, 1 replica', kind: 'replica', replicas: 1 },
+  { name: 'built-3', label: 'as built, 3 replicas', kind: 'replica', replicas: 3 },
+  { name: 'naive', label: 'naive (no cache, no coalescing)', kind: 'replica', replicas: 1, naive: true },
+  { name: 'bare', label: 'bare Bolt (ack only)', kind: 'bare', replicas: 1 },
+];
+
+/** Measured apart (`--with-prefetch`, or `--only=built-1,prefetch-1`): the default run stays within 15 minutes. */
+const PREFETCH_CONFIG: ConfigSpec = {
+  name: 'prefetch-1',
+  label: 'prefetch on, 1 replica',
+  kind: 'replica',
+  replicas: 1,
+  prefetch: true,
+};
+
+const MULTIPLES = [0.5, 1, 2, 8];
+const USERS = 40;
+const HOT_SHARE = 0.8;
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      limit: { type: 'string', default: '25/30s' },
+      warmup: { type: 'string', default: '5' },
+      measure: { type: 'string' },
+      soak: { type: 'string', default: '150' },
+      'skip-soak': { type: 'boolean', default: false },
+      'skip-digest': { type: 'boolean', default: false },
+      tsx: { type: 'boolean', default: false },
+      'with-prefetch': { type: 'boolean', default: false },
+    },
+  });
+  const limit = parseRateLimit(values.limit ?? '25/30s');
+  if (typeof limit === 'string') throw new Error(`--limit: ${limit}`);
+  const quick = values.quick ?? false;
+  // `--only=` (empty) runs no load configuration: soak and digest only.
+  const only = values.only
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const all = [...CONFIGS, PREFETCH_CONFIG];
+  const unknown = only?.filter((name) => !all.some((c) => c.name === name)) ?? [];
+  if (unknown.length > 0) throw new Error(`--only: unknown configuration ${unknown.join(', ')}`);
+  return {
+    limit,
+    quick,
+    configs: only
+      ? all.filter((c) => only.includes(c.name))
+      : [...CONFIGS, ...(values['with-prefetch'] ? [PREFETCH_CONFIG] : [])],
+    warmupMs: quick ? 2_000 : Number(values.warmup) * 1_000,
+    // At least one full window of the limit per rate.
+    measureMs: quick ? 10_000 : Math.max(limit.windowMs, Number(values.measure ?? 0) * 1_000),
+    soakMs: quick ? 20_000 : Number(values.soak) * 1_000,
+    soak: !(values['skip-soak'] ?? false),
+    digest: !(values['skip-digest'] ?? false),
+    mode: (values.tsx ? 'tsx' : 'compiled') as RunMode,
+  };
+}
+
+function plans(limit: RateLimit, warmupMs: number, measureMs: number): StepPlan[] {
+  const perSecondAtBudget = limit.count / (limit.windowMs / 1_000);
+  return [
+    // Wakes the process up (JIT, first connections, the first token); never measured.
+    { name: 'prime', perSecond: 1, warmupMs: 5_000, measureMs: 0, seed: 1 },
+    ...MULTIPLES.map((multiple, i) => ({
+      name: `${multiple}x`,
+      perSecond: multiple * perSecondAtBudget,
+      warmupMs,
+      measureMs,
+      seed: 100 + i,
+    })),
+  ];
+}
+
+async function machine(): Promise<Machine> {
+  const redis = new Redis(REDIS_URL);
+  const info = await redis.info('server');
+  redis.disconnect();
+  return {
+    nproc: cpus().length,
+    memoryGiB: totalmem() / 1024 ** 3,
+    cpu: cpus()[0]?.model.trim() ?? 'unknown',
+    node: process.version,
+    redis: /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown',
+    platform: `${platform()} ${release()}`,
+  };
+}
+
+function targets(
+  configs: ConfigResult[],
+  soak: SoakResult | null,
+  digest: DigestResult | null,
+  limit: RateLimit,
+): Target[] {
+  const byName = new Map(configs.map((c) => [c.name, c]));
+  const out: Target[] = [];
+  const three = byName.get('built-3');
+  out.push({
+    name: 'no upstream 429 and never more than the limit in any window, 3 replicas, every rate',
+    met: three ? three.totals.upstream429 === 0 && three.totals.maxInWindow <= limit.count : null,
+    detail: three
+      ? `${three.totals.upstream429} 429s; most calls in any ${limit.windowMs / 1000} s window ${three.totals.maxInWindow} (limit ${limit.count}); per rate: ${three.steps.map((s) => `${s.step} ${s.maxInWindow}`).join(', ')}.`
+      : 'not run.',
+  });
+  const bare = byName.get('bare');
+  for (const name of ['built-1', 'built-3']) {
+    const c = byName.get(name);
+    const pooled = ratio(c?.totals.ack.p99 ?? null, bare?.totals.ack.p99 ?? null);
+    out.push({
+      name: `ack p99 within 1.2× of the bare Bolt app (${c?.label ?? name})`,
+      met: pooled === null ? null : pooled <= 1.2,
+      detail:
+        c && bare
+          ? `all rates: ${c.totals.ack.p99?.toFixed(1)} ms vs ${bare.totals.ack.p99?.toFixed(1)} ms (${pooled?.toFixed(2)}×); per rate: ${c.steps
+              .map(
+                (s, i) => `${s.step} ${ratio(s.ack.p99, bare.steps[i]?.ack.p99 ?? null)?.toFixed(2) ?? '–'}×`,
+              )
+              .join(', ')}.`
+          : 'not run.',
+    });
+  }
+  const naive = byName.get('naive');
+  for (const name of ['built-1', 'built-3', 'prefetch-1']) {
+    const c = byName.get(name);
+    const mine = c?.steps.at(-1);
+    const theirs = naive?.steps.at(-1);
+    const r = ratio(mine?.withinTtl ?? null, theirs?.withinTtl ?? null);
+    out.push({
+      name: `at 8× the budget, ≥ 8× the naive bot's answers with data no older than its TTL (${c?.label ?? name})`,
+      met: r === null ? null : r >= 8,
+      detail:
+        mine && theirs
+          ? `${mine.withinTtl} of ${mine.sent} vs ${theirs.withinTtl} of ${theirs.sent}: ${r?.toFixed(1)}×.`
+          : 'not run.',
+    });
+  }
+  out.push({
+    name: 'memory flat over a long run (soak)',
+    met: soak ? soak.rssFlat && soak.dataFlat : null,
+    detail: soak
+      ? `over ${(soak.measureMs / 60_000).toFixed(1)} min: RSS ${soak.rss.slopePerMin.toFixed(2)} ± ${soak.rss.ci95PerMin.toFixed(2)} MB/min (second half ${soak.rssLate.slopePerMin.toFixed(2)}), live heap without JIT code ${soak.data.slopePerMin.toFixed(3)} ± ${soak.data.ci95PerMin.toFixed(3)} MB/min (second half ${soak.dataLate.slopePerMin.toFixed(3)}).`
+      : 'not run.',
+  });
+  out.push({
+    name: 'digest fan-out: 200 subscriptions posted within 60 s of the hour, none missed or doubled, Slack per-channel rate respected',
+    met: digest
+      ? digest.allPostedWithinMs !== null &&
+        digest.allPostedWithinMs <= 60_000 &&
+        digest.missed === 0 &&
+        digest.doubled === 0 &&
+        digest.slackRateLimited === 0
+      : null,
+    detail: digest
+      ? `last post ${digest.allPostedWithinMs === null ? 'never' : `${(digest.allPostedWithinMs / 1000).toFixed(1)} s`} after the hour; missed ${digest.missed}, doubled ${digest.doubled}; Slack 429s ${digest.slackRateLimited}.`
+      : 'not run.',
+  });
+  return out;
+}
+
+async function main(): Promise<void> {
+  const o = options();
+  const started = new Date();
+  const logDir = join(RESULTS_DIR, 'logs', started.toISOString().replace(/[:.]/g, '-'));
+  const parameters: Parameters = {
+    mode: o.mode,
+    limit: o.limit,
+    users: USERS,
+    multiples: MULTIPLES,
+    warmupMs: o.warmupMs,
+    measureMs: o.measureMs,
+    hotShare: HOT_SHARE,
+  };
+  const say = (text: string) =>
+    process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${text}\n`);
+  say(
+    `budget ${formatRateLimit(o.limit)}; rates ${MULTIPLES.join('×, ')}× the budget; ${o.warmupMs / 1000} s warm-up + ${o.measureMs / 1000} s per rate; logs in ${logDir}`,
+  );
+  if (o.mode === 'compiled') {
+    say('building src/ and bench/ with tsc (bench/tsconfig.build.json)…');
+    await buildBotScripts();
+  }
+  const configs: ConfigResult[] = [];
+  for (const spec of o.configs) {
+    say(`configuration ${spec.label}…`);
+    const result = await runConfig(spec, {
+      limit: o.limit,
+      users: USERS,
+      plans: plans(o.limit, o.warmupMs, o.measureMs),
+      logDir,
+      drainMs: 20_000,
+      mode: o.mode,
+    });
+    configs.push(result);
+    say(
+      `  done in ${(result.durationMs / 1000).toFixed(0)} s: ${result.steps.map((s) => `${s.step} ${s.withinTtl}/${s.sent} ≤TTL, ack p99 ${s.ack.p99?.toFixed(1)} ms`).join('; ')}`,
+    );
+  }
+  let soak: SoakResult | null = null;
+  if (o.soak) {
+    say(`soak: as built, ${(o.soakMs / 60_000).toFixed(1)} min…`);
+    soak = await runSoak({
+      limit: o.limit,
+      users: USERS,
+      perSecond: (2 * o.limit.count) / (o.limit.windowMs / 1_000),
+      warmupPerSecond: (8 * o.limit.count) / (o.limit.windowMs / 1_000),
+      warmupMs: o.quick ? 5_000 : 45_000,
+      measureMs: o.soakMs,
+      sampleEveryMs: o.quick ? 1_000 : 3_000,
+      logDir,
+      seed: 7,
+      mode: o.mode,
+    });
+  }
+  let digest: DigestResult | null = null;
+  if (o.digest) {
+    say('digest fan-out: 20 workspaces × 10 channels…');
+    digest = await runDigest({
+      workspaces: 20,
+      channelsPerWorkspace: 10,
+      limit: { count: 250, windowMs: 3_600_000 },
+      tickEveryMs: 5_000,
+      timeoutMs: 90_000,
+    });
+  }
+  const finished = new Date();
+  const result: BenchResult = {
+    startedAt: started.toISOString(),
+    finishedAt: finished.toISOString(),
+    durationS: (finished.getTime() - started.getTime()) / 1000,
+    machine: await machine(),
+    parameters,
+    configs,
+    soak,
+    digest,
+    targets: targets(configs, soak, digest, o.limit),
+  };
+  const files = writeResults(result, RESULTS_DIR);
+  process.stdout.write(`\n${fullReport(result)}\n\nWritten ${files.latest} and ${files.stamped}\n`);
+}
+
+main()
+  .catch((error: unknown) => {
+    process.stderr.write(
+      `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    removeBotScripts();
+    process.exit();
+  });

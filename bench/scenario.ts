@@ -1,0 +1,94 @@
+import { join } from 'node:path';
+import { DEMO_FACTS } from '../src/sandbox/facts.js';
+import { type RunTotals, runTotals, type StepFigures, stepFigures } from './figures.js';
+import type { PrefetchCounters, UpstreamCounters } from './ipc.js';
+import { LoadDriver, type StepPlan, type StepWindow } from './load.js';
+import { RssSampler } from './measure.js';
+import { type BotKind, type BotProcess, type RunMode, spawnBot } from './processes.js';
+import { BENCH_TEAM, openStage, type RateLimit } from './stage.js';
+import { benchUsers } from './workload.js';
+
+/** One way of running the bot that the benchmark compares. */
+export interface ConfigSpec {
+  name: string;
+  label: string;
+  kind: BotKind;
+  replicas: number;
+  naive?: boolean;
+  prefetch?: boolean;
+}
+
+export interface ConfigResult {
+  name: string;
+  label: string;
+  replicas: number;
+  steps: StepFigures[];
+  totals: RunTotals;
+  /** Commands still unanswered when the drain gave up. */
+  leftover: number;
+  counters: (UpstreamCounters | null)[];
+  prefetch: (PrefetchCounters | null)[];
+  durationMs: number;
+}
+
+export interface ScenarioOptions {
+  limit: RateLimit;
+  users: number;
+  plans: StepPlan[];
+  logDir: string;
+  drainMs: number;
+  mode: RunMode;
+}
+
+/** Runs every step of `plans` against a fresh sandbox, fake Slack and Redis prefix, on fresh bot processes. */
+export async function runConfig(spec: ConfigSpec, options: ScenarioOptions): Promise<ConfigResult> {
+  const started = Date.now();
+  const stage = await openStage(spec.name, { rateLimit: options.limit });
+  const bots: BotProcess[] = [];
+  try {
+    await stage.install(BENCH_TEAM);
+    await stage.link(BENCH_TEAM);
+    const env = stage.botEnv({ naive: spec.naive ?? false, prefetch: spec.prefetch ?? false });
+    for (let i = 0; i < spec.replicas; i += 1) {
+      bots.push(
+        await spawnBot(spec.kind, options.mode, env, join(options.logDir, `${spec.name}-${i + 1}.log`)),
+      );
+    }
+    const sampler = new RssSampler(bots.map((b) => b.pid));
+    const driver = new LoadDriver(
+      stage,
+      bots.map((b) => b.eventsUrl),
+      benchUsers(options.users),
+    );
+    const windows: StepWindow[] = [];
+    for (const plan of options.plans) {
+      const window = await driver.runStep(plan);
+      if (plan.measureMs > 0) windows.push(window);
+    }
+    // The bare app answers nothing on response_url: nothing to wait for.
+    const leftover = spec.kind === 'bare' ? 0 : await driver.drain(options.drainMs);
+    sampler.stop();
+    const hwm = bots.map((b) => b.peakRss());
+    const stopped = await Promise.all(bots.map((b) => b.stop()));
+    bots.length = 0;
+    await driver.close();
+    const login = DEMO_FACTS.company1.login;
+    const calls = stage.sandbox.calls;
+    return {
+      name: spec.name,
+      label: spec.label,
+      replicas: spec.replicas,
+      steps: windows.map((w) =>
+        stepFigures(w, driver.records, calls, login, options.limit, sampler.peak(w.from, w.to)),
+      ),
+      totals: runTotals(driver.records, calls, login, options.limit, hwm),
+      leftover,
+      counters: stopped.map((s) => s?.counters ?? null),
+      prefetch: stopped.map((s) => s?.prefetch ?? null),
+      durationMs: Date.now() - started,
+    };
+  } finally {
+    await Promise.all(bots.map((b) => b.stop()));
+    await stage.close();
+  }
+}
