@@ -2,12 +2,11 @@ import { Redis } from 'ioredis';
 import type { Config } from '../src/config.js';
 import { DEMO_FACTS } from '../src/sandbox/facts.js';
 import { SubscriptionStore } from '../src/store/subscription-store.js';
-import { buildDigestReplica } from './digest-replica.js';
+import { buildDigestReplica, type DigestReplica } from './digest-replica.js';
 import { maxInSlidingWindow, type Percentiles, percentiles } from './measure.js';
 import { BENCH_TZ, openStage, type RateLimit, REDIS_URL, type Stage } from './stage.js';
 
-export type DigestResult = {
-  kind: 'ran';
+export interface DigestResult {
   workspaces: number;
   subscriptions: number;
   schedulers: number;
@@ -29,7 +28,7 @@ export type DigestResult = {
   maxInWindowByLogin: { login: string; max: number; limit: number }[];
   /** What the tick reports of both schedulers added up. */
   ticks: { posted: number; failed: number; claimed: number; lost: number; builds: number };
-};
+}
 
 export interface DigestOptions {
   workspaces: number;
@@ -51,6 +50,8 @@ export async function runDigest(options: DigestOptions): Promise<DigestResult> {
   const stage = await openStage('digest', { rateLimit: options.limit, enforceChannelRate: true });
   const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
   const subscriptions: { workspaceId: string; channelId: string }[] = [];
+  const connections: Redis[] = [];
+  const replicas: DigestReplica[] = [];
   try {
     for (let w = 1; w <= options.workspaces; w += 1) {
       const workspaceId = `T0DIG${String(w).padStart(4, '0')}`;
@@ -88,10 +89,11 @@ export async function runDigest(options: DigestOptions): Promise<DigestResult> {
 
     const started = Date.now();
     const clock = () => hour + (Date.now() - started);
-    const connections = [new Redis(REDIS_URL), new Redis(REDIS_URL)];
-    const replicas = connections.map((redis, i) =>
-      buildDigestReplica({ stage, redis, config, now: clock, name: `digest-${i + 1}` }),
-    );
+    for (let i = 1; i <= 2; i += 1) {
+      const redis = new Redis(REDIS_URL);
+      connections.push(redis);
+      replicas.push(buildDigestReplica({ stage, redis, config, now: clock, name: `digest-${i}` }));
+    }
     const wanted = new Set(subscriptions.map((s) => s.channelId));
     const postsIn = () =>
       stage.slack.messages.filter(
@@ -120,8 +122,6 @@ export async function runDigest(options: DigestOptions): Promise<DigestResult> {
     await sleep(Math.min(5_000, options.tickEveryMs * 2));
     running = false;
     await Promise.all(loops);
-    await Promise.all(replicas.map((r) => r.close()));
-    for (const c of connections) c.disconnect();
 
     const posts = postsIn();
     const perChannel = new Map<string, number[]>();
@@ -145,7 +145,6 @@ export async function runDigest(options: DigestOptions): Promise<DigestResult> {
     const calls = stage.sandbox.calls;
     const logins = [DEMO_FACTS.company1.login, DEMO_FACTS.company2.login];
     return {
-      kind: 'ran',
       workspaces: options.workspaces,
       subscriptions: subscriptions.length,
       schedulers: replicas.length,
@@ -180,6 +179,8 @@ export async function runDigest(options: DigestOptions): Promise<DigestResult> {
       ),
     };
   } finally {
+    await Promise.all(replicas.map((r) => r.close()));
+    for (const c of connections) c.disconnect();
     await stage.close();
   }
 }

@@ -3,7 +3,7 @@ import { DEMO_FACTS } from '../src/sandbox/facts.js';
 import { LoadDriver, sleep } from './load.js';
 import { MB, preciseNow, readProcMemory, type Trend, trend } from './measure.js';
 import { type RunMode, spawnBot } from './processes.js';
-import { BENCH_TEAM, openStage, type RateLimit } from './stage.js';
+import { BENCH_TEAM, openStage, type RateLimit, type Stage } from './stage.js';
 import { benchUsers } from './workload.js';
 
 export interface SoakResult {
@@ -61,6 +61,14 @@ export function isFlat(t: Trend, minutes: number): boolean {
 /** The as-built bot, one replica, at a moderate rate for a few minutes; memory sampled after a warm-up. */
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const stage = await openStage('soak', { rateLimit: options.limit });
+  try {
+    return await soak(stage, options);
+  } finally {
+    await stage.close();
+  }
+}
+
+async function soak(stage: Stage, options: SoakOptions): Promise<SoakResult> {
   await stage.install(BENCH_TEAM);
   await stage.link(BENCH_TEAM);
   // --expose-gc: each sample first runs a full collection, so the heap figure is what is still alive.
@@ -111,7 +119,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const rssLate = trend(late.map((s) => ({ at: s.atS * 1000, value: s.rssMb })));
   const dataLate = trend(late.map((s) => ({ at: s.atS * 1000, value: s.heapMb - s.codeMb })));
   const measured = driver.records.filter((r) => r.measured);
-  const result: SoakResult = {
+  return {
     label: 'as built, 1 replica',
     perSecond: options.perSecond,
     warmupPerSecond: options.warmupPerSecond,
@@ -138,6 +146,4 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       .length,
     samples,
   };
-  await stage.close();
-  return result;
 }
