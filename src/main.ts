@@ -1,13 +1,6 @@
-import { Redis } from 'ioredis';
 import { type Config, ConfigError, loadConfig } from './config.js';
-import { buildContainer } from './container.js';
 import { makeLogger } from './lib/logger.js';
-import { buildSlackApp } from './slack/app.js';
-import { SecretBox } from './store/crypto.js';
-import { SlackInstallationStore } from './store/installation-store.js';
-import { Keys } from './store/keys.js';
-import { RedisKeyValue } from './store/kv.js';
-import { createRedisBudget } from './upstream/budget.js';
+import { buildRedisBot } from './redis-bot.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -47,31 +40,10 @@ async function main(): Promise<void> {
     process.stderr.write(`${new ConfigError(problems).message}\n`);
     process.exit(2);
   }
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 });
-  const keys = new Keys();
-  const kv = new RedisKeyValue(redis);
-  const box = SecretBox.fromBase64(config.CREDENTIALS_KEY, previousKeys(config.CREDENTIALS_KEY_PREVIOUS));
-  const budget = createRedisBudget(redis, keys, {
-    limit: config.UPSTREAM_RATE_LIMIT,
-    logger: logger.child({ component: 'budget' }),
-  });
-  // A new install resumes the digests a revoked token paused (the container exists by the time one arrives).
-  const installations = config.oauth
-    ? new SlackInstallationStore(kv, keys, box, (workspaceId) =>
-        container.subscriptions.resumeWorkspace(workspaceId, 'tokens_revoked'),
-      )
-    : null;
-  const container = buildContainer({
-    config,
-    upstream: { baseUrl: config.UPSTREAM_BASE_URL ?? '', authUrl: config.UPSTREAM_AUTH_URL ?? '' },
+  const { redis, container, app } = buildRedisBot(
+    { ...config, REDIS_URL: config.REDIS_URL, CREDENTIALS_KEY: config.CREDENTIALS_KEY },
     logger,
-    kv,
-    keys,
-    box,
-    budget,
-    installations,
-  });
-  const app = buildSlackApp({ config, deps: container.slackDeps, kv, installations });
+  );
   await app.start(config.PORT);
   container.keeper.start();
   // Every replica ticks; claims in Redis make each digest post once.
@@ -98,13 +70,6 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-}
-
-function previousKeys(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((k) => k.trim())
-    .filter((k) => k !== '');
 }
 
 main().catch((error: unknown) => {
