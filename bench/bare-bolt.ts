@@ -3,6 +3,7 @@
  * /slack/events, the same signing secret, OAuth installations read from the same Redis store) whose listeners
  * call `ack()` and nothing else. Started by the orchestrator like bench/replica.ts.
  */
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type Logger as BoltLogger, LogLevel } from '@slack/bolt';
 import { Redis } from 'ioredis';
@@ -14,7 +15,7 @@ import { SlackInstallationStore } from '../src/store/installation-store.js';
 import { Keys } from '../src/store/keys.js';
 import { RedisKeyValue } from '../src/store/kv.js';
 import { readBenchEnv } from './bench-env.js';
-import { announceFailure, announceReady, serveParent } from './ipc.js';
+import { announceFailure, announceReady, serveParent, timeRequests } from './ipc.js';
 
 async function main(): Promise<void> {
   const bench = readBenchEnv();
@@ -47,13 +48,14 @@ async function main(): Promise<void> {
   app.action(/.*/, async ({ ack }) => {
     await ack();
   });
-  const server = (await app.start(config.PORT)) as unknown as { address(): AddressInfo };
+  const server = (await app.start(config.PORT)) as unknown as Server;
+  const timings = timeRequests(server);
   serveParent(async () => {
     await app.stop().catch(() => undefined);
     redis.disconnect();
-    return { type: 'stopped', counters: null, prefetch: null };
+    return { type: 'stopped', counters: null, prefetch: null, timings: timings() };
   });
-  announceReady(server.address().port);
+  announceReady((server.address() as AddressInfo).port);
 }
 
 /** Bolt's logger over pino, as the bot's (src/slack/app.ts) so both pay the same per-request logging. */

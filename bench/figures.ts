@@ -1,4 +1,5 @@
 import type { SandboxCall } from '../src/sandbox/server.js';
+import type { InProcessAck } from './ipc.js';
 import type { CommandRecord, StepWindow } from './load.js';
 import { MB, maxInSlidingWindow, type Percentiles, percentiles } from './measure.js';
 import type { RateLimit } from './stage.js';
@@ -36,6 +37,8 @@ export interface StepFigures {
   upstream429: number;
   /** Time from sending the signed request to its HTTP answer, ms. */
   ack: Percentiles;
+  /** The same inside the bot processes: from their 'request' event to the answer handed to the socket, ms. */
+  ackInBot: Percentiles;
   /** Time from sending to the answer on the response_url, ms. */
   answer: Percentiles;
   /** Largest sum of the bot processes' VmRSS sampled in the step, MB. */
@@ -49,6 +52,7 @@ export function stepFigures(
   login: string,
   limit: RateLimit,
   peakRss: number,
+  inBot: readonly InProcessAck[],
 ): StepFigures {
   const mine = records.filter((r) => r.step === window.name && r.measured);
   const answered = mine.filter((r) => r.answeredAt !== null);
@@ -85,6 +89,7 @@ export function stepFigures(
     limit: limit.count,
     upstream429: inStep.filter((c) => c.status === 429).length,
     ack: percentiles(mine.map((r) => r.ackMs).filter((v): v is number => v !== null)),
+    ackInBot: percentiles(inBot.filter((a) => a.at >= window.from && a.at <= window.to).map((a) => a.ms)),
     answer: percentiles(
       answered.filter((r) => r.sentAt !== null).map((r) => (r.answeredAt as number) - (r.sentAt as number)),
     ),
@@ -100,6 +105,8 @@ export interface RunTotals {
   upstream429: number;
   /** Ack latency over every measured command of every step, ms. */
   ack: Percentiles;
+  /** In-process ack time over the measured steps, ms. */
+  ackInBot: Percentiles;
   /** VmHWM of each bot process at the end, MB. */
   peakRssMbByProcess: number[];
 }
@@ -110,6 +117,8 @@ export function runTotals(
   login: string,
   limit: RateLimit,
   hwm: readonly number[],
+  windows: readonly StepWindow[],
+  inBot: readonly InProcessAck[],
 ): RunTotals {
   const credentialCalls = calls.filter((c) => c.login === login);
   return {
@@ -120,6 +129,9 @@ export function runTotals(
     ),
     upstream429: credentialCalls.filter((c) => c.status === 429).length,
     ack: percentiles(records.filter((r) => r.measured && r.ackMs !== null).map((r) => r.ackMs as number)),
+    ackInBot: percentiles(
+      inBot.filter((a) => windows.some((w) => a.at >= w.from && a.at <= w.to)).map((a) => a.ms),
+    ),
     peakRssMbByProcess: hwm.map((bytes) => bytes / MB),
   };
 }

@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
 import type { PrefetchCounters } from '../src/domain/prefetch.js';
 
@@ -22,10 +24,35 @@ export interface UpstreamCounters {
 
 export type { PrefetchCounters } from '../src/domain/prefetch.js';
 
+/** One request to /slack/events as the bot process saw it. */
+export interface InProcessAck {
+  /** preciseNow() when the request reached the server's 'request' listener. */
+  at: number;
+  /** From there to the last byte of the answer handed to the socket ('finish'), ms. */
+  ms: number;
+}
+
+/** Event-loop delay over the process's life (perf_hooks.monitorEventLoopDelay, 1 ms resolution), ms. */
+export interface LoopDelay {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export interface Timings {
+  acks: InProcessAck[];
+  loopDelay: LoopDelay;
+}
+
 export type ChildMessage =
   | { type: 'ready'; port: number }
   | { type: 'memory'; memory: ProcessMemory }
-  | { type: 'stopped'; counters: UpstreamCounters | null; prefetch: PrefetchCounters | null }
+  | {
+      type: 'stopped';
+      counters: UpstreamCounters | null;
+      prefetch: PrefetchCounters | null;
+      timings: Timings | null;
+    }
   | { type: 'failed'; message: string };
 
 /** `gc`: run a full collection first (the process must run with --expose-gc), so heapUsed is the live heap. */
@@ -73,4 +100,32 @@ export function announceFailure(error: unknown): never {
   process.send?.({ type: 'failed', message } satisfies ChildMessage, () => process.exit(1));
   setTimeout(() => process.exit(1), 1_000).unref();
   throw error;
+}
+
+/**
+ * Times each POST to /slack/events inside the bot process, and the event loop's delay: set beside the
+ * sender's figures, they tell the bot's own time from the time the request spent reaching it.
+ */
+export function timeRequests(server: Server): () => Timings {
+  const acks: InProcessAck[] = [];
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  server.on('request', (req, res) => {
+    if (req.method !== 'POST' || !req.url?.startsWith('/slack/events')) return;
+    const started = performance.now();
+    const at = performance.timeOrigin + started;
+    res.once('finish', () => acks.push({ at, ms: performance.now() - started }));
+  });
+  return () => {
+    histogram.disable();
+    const ms = (ns: number) => ns / 1e6;
+    return {
+      acks,
+      loopDelay: {
+        p50: ms(histogram.percentile(50)),
+        p99: ms(histogram.percentile(99)),
+        max: ms(histogram.max),
+      },
+    };
+  };
 }

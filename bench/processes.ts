@@ -64,11 +64,15 @@ export async function spawnBot(
   mode: RunMode,
   env: Record<string, string>,
   logFile: string,
-  options: { exposeGc?: boolean } = {},
+  options: { exposeGc?: boolean; cpuProfileDir?: string } = {},
 ): Promise<BotProcess> {
   mkdirSync(dirname(logFile), { recursive: true });
   const log = openSync(logFile, 'a');
-  const flags = options.exposeGc ? ['--expose-gc'] : [];
+  const flags = [
+    ...(options.exposeGc ? ['--expose-gc'] : []),
+    // Written when the process exits (after `stop`), one .cpuprofile per process; open in Chrome DevTools.
+    ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []),
+  ];
   const child = spawn(process.execPath, [...flags, ...commandOf(kind, mode)], {
     cwd: REPO_DIR,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },

@@ -3,12 +3,14 @@
  * budget), started by the orchestrator with the bot's own environment variables plus bench/bench-env.ts's.
  * It listens on a free port and tells the orchestrator which one over the IPC channel.
  */
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config.js';
 import { makeLogger } from '../src/lib/logger.js';
 import { buildRedisBot } from '../src/redis-bot.js';
+import { startSlackApp } from '../src/slack/app.js';
 import { readBenchEnv } from './bench-env.js';
-import { announceFailure, announceReady, serveParent } from './ipc.js';
+import { announceFailure, announceReady, serveParent, timeRequests } from './ipc.js';
 import { wirePrefetch } from './wire-prefetch.js';
 
 async function main(): Promise<void> {
@@ -23,7 +25,8 @@ async function main(): Promise<void> {
     { keyPrefix: bench.keyPrefix, ...(bench.naive && { features: { cache: false, coalesce: false } }) },
   );
   const prefetch = bench.prefetch ? wirePrefetch(container, { kv, keys, logger }) : null;
-  const server = (await app.start(config.PORT)) as unknown as { address(): AddressInfo };
+  const server = (await startSlackApp(app, container.slackDeps, config.PORT)) as Server;
+  const timings = timeRequests(server);
   container.keeper.start();
   container.scheduler.start();
   prefetch?.start();
@@ -34,9 +37,9 @@ async function main(): Promise<void> {
     const counters = { ...container.client.counters };
     await container.close();
     redis.disconnect();
-    return { type: 'stopped', counters, prefetch: prefetch?.counters() ?? null };
+    return { type: 'stopped', counters, prefetch: prefetch?.counters() ?? null, timings: timings() };
   });
-  announceReady(server.address().port);
+  announceReady((server.address() as AddressInfo).port);
 }
 
 main().catch(announceFailure);

@@ -48,6 +48,7 @@ export interface BenchResult {
 
 const fmt = (value: number | null, digits = 0) => (value === null ? '–' : value.toFixed(digits));
 const ms = (p: Percentiles) => `${fmt(p.p50)} / ${fmt(p.p95)} / ${fmt(p.p99)}`;
+const ms1 = (p: Percentiles) => `${fmt(p.p50, 1)} / ${fmt(p.p95, 1)} / ${fmt(p.p99, 1)}`;
 const seconds = (p: Percentiles) =>
   `${fmt(p.p50 === null ? null : p.p50 / 1000, 1)} / ${fmt(p.p95 === null ? null : p.p95 / 1000, 1)}`;
 
@@ -124,8 +125,8 @@ export function ratiosTable(result: BenchResult): string {
 
 export function totalsTable(result: BenchResult): string {
   const rows = [
-    '| configuration | upstream calls | max in any window (limit) | 429s | ack p50 / p95 / p99 (ms), all rates | VmHWM per process (MB) | unanswered at the end | prefetch: refreshed / no background slot / claimed elsewhere |',
-    '|---|---|---|---|---|---|---|---|',
+    '| configuration | upstream calls | max in any window (limit) | 429s | ack p50 / p95 / p99 (ms), all rates | in the bot p50 / p95 / p99 (ms) | event-loop delay p99 / max per process (ms) | VmHWM per process (MB) | unanswered at the end | prefetch: refreshed / no background slot / claimed elsewhere |',
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const c of result.configs) {
     const prefetch = c.prefetch.filter((p) => p !== null);
@@ -138,7 +139,7 @@ export function totalsTable(result: BenchResult): string {
             prefetch.reduce((sum, p) => sum + p.skippedClaimed, 0),
           ].join(' / ');
     rows.push(
-      `| ${c.label} | ${c.totals.upstreamCalls} | ${c.totals.maxInWindow} (${result.parameters.limit.count}) | ${c.totals.upstream429} | ${ms(c.totals.ack)} | ${c.totals.peakRssMbByProcess.map((v) => fmt(v)).join(', ')} | ${c.leftover} | ${refreshes} |`,
+      `| ${c.label} | ${c.totals.upstreamCalls} | ${c.totals.maxInWindow} (${result.parameters.limit.count}) | ${c.totals.upstream429} | ${ms(c.totals.ack)} | ${ms1(c.totals.ackInBot)} | ${c.loopDelay.map((d) => (d ? `${fmt(d.p99, 1)} / ${fmt(d.max, 0)}` : '–')).join(', ')} | ${c.totals.peakRssMbByProcess.map((v) => fmt(v)).join(', ')} | ${c.leftover} | ${refreshes} |`,
     );
   }
   return rows.join('\n');

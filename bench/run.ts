@@ -7,6 +7,7 @@
  *   npm run bench -- --only=built-1,bare --skip-soak --skip-digest
  *   npm run bench -- --tsx              bot processes under tsx instead of tsc-built JavaScript
  *   npm run bench -- --with-prefetch    adds the bot with src/domain/prefetch.ts on (about 3 minutes more)
+ *   npm run bench -- --cpu-prof         bot processes write CPU profiles into the run's log directory
  */
 import { cpus, platform, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -66,6 +67,7 @@ function options() {
       'skip-digest': { type: 'boolean', default: false },
       tsx: { type: 'boolean', default: false },
       'with-prefetch': { type: 'boolean', default: false },
+      'cpu-prof': { type: 'boolean', default: false },
     },
   });
   const limit = parseRateLimit(values.limit ?? '25/30s');
@@ -92,6 +94,7 @@ function options() {
     soak: !(values['skip-soak'] ?? false),
     digest: !(values['skip-digest'] ?? false),
     mode: (values.tsx ? 'tsx' : 'compiled') as RunMode,
+    cpuProf: values['cpu-prof'] ?? false,
   };
 }
 
@@ -227,6 +230,7 @@ async function main(): Promise<void> {
       logDir,
       drainMs: 20_000,
       mode: o.mode,
+      ...(o.cpuProf && { cpuProfileDir: join(logDir, 'profiles') }),
     });
     configs.push(result);
     say(

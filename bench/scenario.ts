@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { DEMO_FACTS } from '../src/sandbox/facts.js';
 import { type RunTotals, runTotals, type StepFigures, stepFigures } from './figures.js';
-import type { PrefetchCounters, UpstreamCounters } from './ipc.js';
+import type { LoopDelay, PrefetchCounters, UpstreamCounters } from './ipc.js';
 import { LoadDriver, type StepPlan, type StepWindow } from './load.js';
 import { RssSampler } from './measure.js';
 import { type BotKind, type BotProcess, type RunMode, spawnBot } from './processes.js';
@@ -28,6 +28,8 @@ export interface ConfigResult {
   leftover: number;
   counters: (UpstreamCounters | null)[];
   prefetch: (PrefetchCounters | null)[];
+  /** Event-loop delay of each bot process over its life. */
+  loopDelay: (LoopDelay | null)[];
   durationMs: number;
 }
 
@@ -38,6 +40,8 @@ export interface ScenarioOptions {
   logDir: string;
   drainMs: number;
   mode: RunMode;
+  /** Where bot processes write CPU profiles (`--cpu-prof`), or none. */
+  cpuProfileDir?: string;
 }
 
 /** Runs every step of `plans` against a fresh sandbox, fake Slack and Redis prefix, on fresh bot processes. */
@@ -51,7 +55,13 @@ export async function runConfig(spec: ConfigSpec, options: ScenarioOptions): Pro
     const env = stage.botEnv({ naive: spec.naive ?? false, prefetch: spec.prefetch ?? false });
     for (let i = 0; i < spec.replicas; i += 1) {
       bots.push(
-        await spawnBot(spec.kind, options.mode, env, join(options.logDir, `${spec.name}-${i + 1}.log`)),
+        await spawnBot(
+          spec.kind,
+          options.mode,
+          env,
+          join(options.logDir, `${spec.name}-${i + 1}.log`),
+          options.cpuProfileDir ? { cpuProfileDir: join(options.cpuProfileDir, spec.name) } : {},
+        ),
       );
     }
     const sampler = new RssSampler(bots.map((b) => b.pid));
@@ -74,17 +84,19 @@ export async function runConfig(spec: ConfigSpec, options: ScenarioOptions): Pro
     await driver.close();
     const login = DEMO_FACTS.company1.login;
     const calls = stage.sandbox.calls;
+    const inBot = stopped.flatMap((s) => s?.timings?.acks ?? []);
     return {
       name: spec.name,
       label: spec.label,
       replicas: spec.replicas,
       steps: windows.map((w) =>
-        stepFigures(w, driver.records, calls, login, options.limit, sampler.peak(w.from, w.to)),
+        stepFigures(w, driver.records, calls, login, options.limit, sampler.peak(w.from, w.to), inBot),
       ),
-      totals: runTotals(driver.records, calls, login, options.limit, hwm),
+      totals: runTotals(driver.records, calls, login, options.limit, hwm, windows, inBot),
       leftover,
       counters: stopped.map((s) => s?.counters ?? null),
       prefetch: stopped.map((s) => s?.prefetch ?? null),
+      loopDelay: stopped.map((s) => s?.timings?.loopDelay ?? null),
       durationMs: Date.now() - started,
     };
   } finally {
