@@ -15,6 +15,7 @@ import { CatalogService } from './domain/stock/catalog-service.js';
 import { MaterialSearchService } from './domain/stock/material-search.js';
 import { Workspaces } from './domain/workspace.js';
 import type { Logger } from './lib/logger.js';
+import { AckPriority } from './slack/ack-priority.js';
 import { Answers } from './slack/answers.js';
 import { BackgroundTasks } from './slack/background.js';
 import type { SlackDeps } from './slack/deps.js';
@@ -157,6 +158,8 @@ export function buildContainer(options: ContainerOptions): Container {
     keys,
     logger: digestLogger,
   });
+  // Commands' answers and digests wait while Slack requests wait for their ack (HTTP receiver, main.ts).
+  const priority = new AckPriority();
   const scheduler = new DigestScheduler({
     subscriptions,
     claims: new DigestClaims(kv, keys),
@@ -164,6 +167,7 @@ export function buildContainer(options: ContainerOptions): Container {
     publisher: poster,
     logger: digestLogger,
     now,
+    yieldToAcks: () => priority.yield(),
   });
   const digestCommands = new DigestSubscriptions({
     store: subscriptions,
@@ -173,7 +177,7 @@ export function buildContainer(options: ContainerOptions): Container {
     logger: digestLogger,
     now,
   });
-  const tasks = new BackgroundTasks(logger);
+  const tasks = new BackgroundTasks(logger, priority);
   const slackDeps: SlackDeps = {
     config: {
       BOT_ADMINS: options.config.BOT_ADMINS,

@@ -1,6 +1,7 @@
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { makeLogger } from './lib/logger.js';
 import { buildRedisBot } from './redis-bot.js';
+import { startSlackApp } from './slack/app.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
     { ...config, REDIS_URL: config.REDIS_URL, CREDENTIALS_KEY: config.CREDENTIALS_KEY },
     logger,
   );
-  await app.start(config.PORT);
+  await startSlackApp(app, container.slackDeps, config.PORT);
   container.keeper.start();
   // Every replica ticks; claims in Redis make each digest post once.
   container.scheduler.start();

@@ -11,7 +11,7 @@ import { type FakeSlack, startFakeSlack } from '../fake-slack/server.js';
 import type { Logger } from '../lib/logger.js';
 import { DEMO_FACTS } from '../sandbox/facts.js';
 import { type Sandbox, startSandbox } from '../sandbox/server.js';
-import { buildSlackApp } from '../slack/app.js';
+import { buildSlackApp, startSlackApp } from '../slack/app.js';
 import { SecretBox } from '../store/crypto.js';
 import { EmbeddedKeyValue } from '../store/embedded-kv.js';
 import { Keys } from '../store/keys.js';
@@ -159,9 +159,10 @@ export async function startLocalMode(
     const preferredBotPort =
       overrides.botPort ?? (playgroundPort === 0 || besideFake > 65_535 ? 0 : besideFake);
     const botPortFree = overrides.botPort !== undefined || (await isPortFree(preferredBotPort, HOST));
-    const server = (await app.start({ port: botPortFree ? preferredBotPort : 0, host: HOST })) as unknown as {
-      address(): AddressInfo;
-    };
+    const server = (await startSlackApp(app, container.slackDeps, {
+      port: botPortFree ? preferredBotPort : 0,
+      host: HOST,
+    })) as { address(): AddressInfo };
     stops.push({ name: 'bot', stop: () => app.stop() });
     const botUrl = `http://${HOST}:${server.address().port}`;
 

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ListenOptions } from 'node:net';
 import { App, type Logger as BoltLogger, type CustomRoute, LogLevel } from '@slack/bolt';
 import type { Config } from '../config.js';
 import type { Logger } from '../lib/logger.js';
@@ -83,6 +84,21 @@ export function buildSlackApp(options: SlackAppOptions): App {
     );
   });
   return app;
+}
+
+/**
+ * Starts the app (Bolt's `start` arguments: a port, or a listen options object) and, on the HTTP receiver,
+ * has background work yield to requests waiting for their ack (see ack-priority.ts). Returns what Bolt's
+ * `start` returned: the HTTP server, or Socket Mode's client.
+ */
+export async function startSlackApp(
+  app: App,
+  deps: Pick<SlackDeps, 'tasks'>,
+  listen: number | ListenOptions,
+): Promise<unknown> {
+  const started: unknown = await app.start(listen);
+  deps.tasks.priority.watch(started);
+  return started;
 }
 
 function healthHandler(kv: KeyValue) {

@@ -1,4 +1,5 @@
 import type { Logger } from '../lib/logger.js';
+import { AckPriority } from './ack-priority.js';
 
 /**
  * Work that outlives the Slack request (everything after `ack()`). Tracked so that shutdown waits for it and
@@ -7,10 +8,16 @@ import type { Logger } from '../lib/logger.js';
 export class BackgroundTasks {
   private readonly running = new Set<Promise<unknown>>();
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    /** Background work starts, and goes on at `checkpoint()`, once no Slack request waits for its ack. */
+    readonly priority: AckPriority = new AckPriority(),
+  ) {}
 
   run(name: string, work: () => Promise<unknown>): Promise<void> {
-    const task = work()
+    const task = this.priority
+      .yield()
+      .then(work)
       .catch((error: unknown) => {
         this.logger.error(
           {
@@ -23,6 +30,11 @@ export class BackgroundTasks {
       .finally(() => this.running.delete(task));
     this.running.add(task);
     return task.then(() => undefined);
+  }
+
+  /** A place in background work where requests waiting for their ack go first. */
+  checkpoint(): Promise<void> {
+    return this.priority.yield();
   }
 
   get size(): number {

@@ -61,6 +61,8 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
     if (error instanceof LinkBrokenError && error.firstNotice)
       await notifyLinkingAdmin(deps, delivery.client, error);
   }
+  // The message is built; requests that came in meanwhile get their ack before it is sent.
+  await deps.tasks.checkpoint();
   // A failure is told to the one who asked, never shared in the channel.
   const shareNow = delivery.mode === 'share' && !failed;
   await sendResponse(

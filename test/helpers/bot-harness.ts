@@ -19,7 +19,7 @@ import {
 } from '../../src/fake-slack/index.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { buildSlackApp } from '../../src/slack/app.js';
+import { buildSlackApp, startSlackApp } from '../../src/slack/app.js';
 import { SecretBox } from '../../src/store/crypto.js';
 import { SlackInstallationStore } from '../../src/store/installation-store.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
@@ -151,7 +151,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     });
   }
   const app = buildSlackApp({ config, deps: container.slackDeps, kv, installations });
-  const server = (await app.start(0)) as unknown as { address(): AddressInfo };
+  const server = (await startSlackApp(app, container.slackDeps, 0)) as { address(): AddressInfo };
   const port = server.address().port;
   const target: SlackRequestTarget = {
     eventsUrl: `http://127.0.0.1:${port}/slack/events`,

@@ -79,6 +79,8 @@ export interface DigestSchedulerDeps {
   retryBackoff?: (failures: number) => number;
   /** Lease renewal period. Default a quarter of the lease. */
   renewEveryMs?: number;
+  /** Waits while Slack requests wait for their ack (slack/ack-priority.ts); a digest is never that urgent. */
+  yieldToAcks?: () => Promise<void>;
 }
 
 export interface Due {
@@ -283,6 +285,7 @@ export class DigestScheduler {
     if (!first) return;
     const { workspaceId, stockroomId } = first.subscription;
     let view: DigestView;
+    await this.deps.yieldToAcks?.();
     try {
       view = await this.deps.digests.build({
         workspaceId,
@@ -294,6 +297,7 @@ export class DigestScheduler {
       return;
     }
     for (const job of group) {
+      await this.deps.yieldToAcks?.();
       await this.deliver(job, view, report).catch(async (error: unknown) => {
         this.deps.logger.error(
           { workspaceId, channelId: job.subscription.channelId, err: errorText(error) },

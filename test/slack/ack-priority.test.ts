@@ -1,0 +1,128 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeLogger } from '../../src/lib/logger.js';
+import { AckPriority } from '../../src/slack/ack-priority.js';
+import { BackgroundTasks } from '../../src/slack/background.js';
+
+/** A server that holds each POST until the test answers it. */
+async function holdingServer(): Promise<{ server: Server; url: string; answerAll: () => void }> {
+  const held: (() => void)[] = [];
+  const server = createServer((req, res) => {
+    if (req.method !== 'POST') {
+      res.end('ok');
+      return;
+    }
+    req.resume();
+    held.push(() => res.end('acked'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    server,
+    url: `http://127.0.0.1:${port}/slack/events`,
+    answerAll: () => {
+      for (const answer of held.splice(0)) answer();
+    },
+  };
+}
+
+async function until(check: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not reached');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe('AckPriority', () => {
+  let server: Server | null = null;
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+    server = null;
+  });
+
+  it('holds background work while a Slack request waits for its ack, and lets it go once answered', async () => {
+    const held = await holdingServer();
+    server = held.server;
+    const priority = new AckPriority(10_000);
+    expect(priority.watch(held.server)).toBe(true);
+    const request = fetch(held.url, { method: 'POST', body: 'x' });
+    await until(() => priority.waiting === 1);
+
+    let passed = false;
+    const waiting = priority.yield().then(() => {
+      passed = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(passed).toBe(false);
+
+    held.answerAll();
+    await waiting;
+    expect(passed).toBe(true);
+    expect(priority.waiting).toBe(0);
+    await (await request).text();
+  });
+
+  it('goes on after maxWaitMs when acks keep waiting, so background work is never starved', async () => {
+    const held = await holdingServer();
+    server = held.server;
+    const priority = new AckPriority(30);
+    priority.watch(held.server);
+    const request = fetch(held.url, { method: 'POST', body: 'x' });
+    await until(() => priority.waiting === 1);
+    const started = performance.now();
+    await priority.yield();
+    expect(performance.now() - started).toBeGreaterThanOrEqual(25);
+    expect(priority.waiting).toBe(1);
+    held.answerAll();
+    await (await request).text();
+  });
+
+  it('counts a request whose client went away as answered', async () => {
+    const held = await holdingServer();
+    server = held.server;
+    const priority = new AckPriority(10_000);
+    priority.watch(held.server);
+    const controller = new AbortController();
+    const request = fetch(held.url, { method: 'POST', body: 'x', signal: controller.signal }).catch(
+      () => 'aborted',
+    );
+    await until(() => priority.waiting === 1);
+    controller.abort();
+    expect(await request).toBe('aborted');
+    await until(() => priority.waiting === 0);
+  });
+
+  it('does not count GET requests (health checks), and ignores what is not an HTTP server', async () => {
+    const held = await holdingServer();
+    server = held.server;
+    const priority = new AckPriority(10_000);
+    priority.watch(held.server);
+    expect(await (await fetch(held.url.replace('/slack/events', '/healthz'))).text()).toBe('ok');
+    expect(priority.waiting).toBe(0);
+    expect(priority.watch({ socketMode: true })).toBe(false);
+    await priority.yield();
+  });
+
+  it('BackgroundTasks starts its work only after the waiting ack went out', async () => {
+    const held = await holdingServer();
+    server = held.server;
+    const priority = new AckPriority(10_000);
+    priority.watch(held.server);
+    const tasks = new BackgroundTasks(makeLogger({ level: 'silent' }), priority);
+    const request = fetch(held.url, { method: 'POST', body: 'x' });
+    await until(() => priority.waiting === 1);
+    const order: string[] = [];
+    const task = tasks.run('answer', async () => {
+      order.push('work');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    order.push('ack');
+    held.answerAll();
+    await task;
+    expect(order).toEqual(['ack', 'work']);
+    await (await request).text();
+  });
+});
