@@ -105,6 +105,8 @@ export interface RunTotals {
   upstream429: number;
   /** Ack latency over every measured command of every step, ms. */
   ack: Percentiles;
+  /** Those acks themselves (0.01 ms), for intervals on ratios between configurations. */
+  ackSamples: number[];
   /** In-process ack time over the measured steps, ms. */
   ackInBot: Percentiles;
   /** VmHWM of each bot process at the end, MB. */
@@ -121,6 +123,7 @@ export function runTotals(
   inBot: readonly InProcessAck[],
 ): RunTotals {
   const credentialCalls = calls.filter((c) => c.login === login);
+  const acks = records.filter((r) => r.measured && r.ackMs !== null).map((r) => r.ackMs as number);
   return {
     upstreamCalls: credentialCalls.length,
     maxInWindow: maxInSlidingWindow(
@@ -128,7 +131,8 @@ export function runTotals(
       limit.windowMs,
     ),
     upstream429: credentialCalls.filter((c) => c.status === 429).length,
-    ack: percentiles(records.filter((r) => r.measured && r.ackMs !== null).map((r) => r.ackMs as number)),
+    ack: percentiles(acks),
+    ackSamples: acks.map((v) => Math.round(v * 100) / 100),
     ackInBot: percentiles(
       inBot.filter((a) => windows.some((w) => a.at >= w.from && a.at <= w.to)).map((a) => a.ms),
     ),

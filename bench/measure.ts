@@ -115,6 +115,32 @@ export function round1(value: number | null): number | null {
   return value === null ? null : Math.round(value * 10) / 10;
 }
 
+/**
+ * 95 % percentile-bootstrap interval of percentile(a, p) / percentile(b, p): both samples redrawn with
+ * replacement `iterations` times (seeded, so a run's report is reproducible from its samples). Null when
+ * either sample is empty.
+ */
+export function percentileRatioInterval(
+  a: readonly number[],
+  b: readonly number[],
+  p: number,
+  random: () => number,
+  iterations = 2_000,
+): { low: number; high: number } | null {
+  if (a.length === 0 || b.length === 0) return null;
+  const redraw = (values: readonly number[]) =>
+    Array.from({ length: values.length }, () => values[Math.floor(random() * values.length)] as number);
+  const ratios: number[] = [];
+  for (let i = 0; i < iterations; i += 1) {
+    const top = percentile(redraw(a), p);
+    const bottom = percentile(redraw(b), p);
+    if (top !== null && bottom !== null && bottom > 0) ratios.push(top / bottom);
+  }
+  const low = percentile(ratios, 2.5);
+  const high = percentile(ratios, 97.5);
+  return low === null || high === null ? null : { low, high };
+}
+
 /** A ratio a / b, or null when either is missing or b is 0. */
 export function ratio(a: number | null, b: number | null): number | null {
   return a === null || b === null || b === 0 ? null : a / b;

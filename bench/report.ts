@@ -2,10 +2,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DigestResult } from './digest.js';
 import type { StepFigures } from './figures.js';
-import { type Percentiles, ratio } from './measure.js';
+import { type Percentiles, percentileRatioInterval, ratio } from './measure.js';
 import type { ConfigResult } from './scenario.js';
 import type { SoakResult } from './soak.js';
 import type { RateLimit } from './stage.js';
+import { seededRandom } from './workload.js';
 
 export interface Machine {
   nproc: number;
@@ -93,6 +94,27 @@ function pct(part: number, whole: number): string {
   return whole === 0 ? '–' : `${Math.round((part / whole) * 100)} %`;
 }
 
+/** Pooled ack p99 of a configuration over the bare Bolt app's, with its 95 % bootstrap interval. */
+export function ackRatio(
+  config: ConfigResult | undefined,
+  bare: ConfigResult | undefined,
+): { ratio: number; low: number | null; high: number | null } | null {
+  const point = ratio(config?.totals.ack.p99 ?? null, bare?.totals.ack.p99 ?? null);
+  if (point === null || !config || !bare) return null;
+  const interval = percentileRatioInterval(
+    config.totals.ackSamples,
+    bare.totals.ackSamples,
+    99,
+    seededRandom(99),
+  );
+  return { ratio: point, low: interval?.low ?? null, high: interval?.high ?? null };
+}
+
+export function ackRatioText(r: ReturnType<typeof ackRatio>): string {
+  if (r === null) return '–';
+  return `${fmt(r.ratio, 2)}${r.low === null ? '' : ` (95 % ${fmt(r.low, 2)}–${fmt(r.high, 2)})`}`;
+}
+
 /** Ratios against the baselines, per rate. */
 export function ratiosTable(result: BenchResult): string {
   const { limit } = result.parameters;
@@ -117,7 +139,7 @@ export function ratiosTable(result: BenchResult): string {
     rows.push(`| ${cells.join(' | ')} |`);
   });
   const pooled = ['all rates (pooled)'];
-  for (const c of others) pooled.push(fmt(ratio(c.totals.ack.p99, bare?.totals.ack.p99 ?? null), 2));
+  for (const c of others) pooled.push(ackRatioText(ackRatio(c, bare)));
   for (const _ of others) pooled.push('');
   rows.push(`| ${pooled.join(' | ')} |`);
   return rows.join('\n');

@@ -20,6 +20,8 @@ import type { StepPlan } from './load.js';
 import { ratio } from './measure.js';
 import { buildBotScripts, type RunMode, removeBotScripts } from './processes.js';
 import {
+  ackRatio,
+  ackRatioText,
   type BenchResult,
   fullReport,
   type Machine,
@@ -61,7 +63,7 @@ function options() {
       only: { type: 'string' },
       limit: { type: 'string', default: '25/30s' },
       warmup: { type: 'string', default: '5' },
-      measure: { type: 'string' },
+      measure: { type: 'string', default: '60' },
       soak: { type: 'string', default: '150' },
       'skip-soak': { type: 'boolean', default: false },
       'skip-digest': { type: 'boolean', default: false },
@@ -146,13 +148,13 @@ function targets(
   const bare = byName.get('bare');
   for (const name of ['built-1', 'built-3']) {
     const c = byName.get(name);
-    const pooled = ratio(c?.totals.ack.p99 ?? null, bare?.totals.ack.p99 ?? null);
+    const pooled = ackRatio(c, bare);
     out.push({
       name: `ack p99 within 1.2× of the bare Bolt app (${c?.label ?? name})`,
-      met: pooled === null ? null : pooled <= 1.2,
+      met: pooled === null ? null : pooled.ratio <= 1.2,
       detail:
         c && bare
-          ? `all rates: ${c.totals.ack.p99?.toFixed(1)} ms vs ${bare.totals.ack.p99?.toFixed(1)} ms (${pooled?.toFixed(2)}×); per rate: ${c.steps
+          ? `all rates: ${c.totals.ack.p99?.toFixed(1)} ms vs ${bare.totals.ack.p99?.toFixed(1)} ms (${ackRatioText(pooled)}×, ${c.totals.ack.n} and ${bare.totals.ack.n} acks); per rate: ${c.steps
               .map(
                 (s, i) => `${s.step} ${ratio(s.ack.p99, bare.steps[i]?.ack.p99 ?? null)?.toFixed(2) ?? '–'}×`,
               )
