@@ -6,7 +6,7 @@ import { type AnswerKind, classifyAnswer, UpstreamLog } from './classify.js';
 import { preciseNow } from './measure.js';
 import type { PlannedSend, SenderReply, SenderRequest } from './sender-worker.js';
 import { BENCH_TEAM, BENCH_TZ, SIGNING_SECRET, type Stage } from './stage.js';
-import { makeMix, poissonArrivals, seededRandom, type WorkItem } from './workload.js';
+import { makeHelpMix, makeMix, poissonArrivals, seededRandom, type WorkItem } from './workload.js';
 
 /** One command or click the bench sent, and what came of it. */
 export interface CommandRecord {
@@ -14,6 +14,8 @@ export interface CommandRecord {
   step: string;
   /** False during a step's warm-up: sent, answered, but left out of the figures. */
   measured: boolean;
+  /** Whether its answer on the response_url is waited for (not for the help warm-up: its command answers in the ack). */
+  followed: boolean;
   item: WorkItem;
   target: number;
   plannedAt: number;
@@ -36,6 +38,8 @@ export interface StepPlan {
   warmupMs: number;
   measureMs: number;
   seed: number;
+  /** What is sent: the workload's mix (default), or help answers only (no upstream call; JIT warm-up). */
+  mix?: 'workload' | 'help';
 }
 
 export interface StepWindow {
@@ -79,14 +83,14 @@ export class LoadDriver {
   /** Sends one step (warm-up then measured part) and returns when its last request is sent. */
   async runStep(plan: StepPlan): Promise<StepWindow> {
     const rng = seededRandom(plan.seed);
-    const next = makeMix(rng);
+    const next = plan.mix === 'help' ? makeHelpMix() : makeMix(rng);
     const total = plan.warmupMs + plan.measureMs;
     const offsets = poissonArrivals(plan.perSecond, total, rng);
     const start = preciseNow() + 200;
     const sends: PlannedSend[] = offsets.map((offset) => {
       const item = next();
       const user = this.users[Math.floor(rng() * this.users.length)] ?? 'U0BENCH001';
-      return this.plan(plan.name, item, user, start + offset, offset >= plan.warmupMs);
+      return this.plan(plan.name, item, user, start + offset, offset >= plan.warmupMs, plan.mix !== 'help');
     });
     this.worker.postMessage({ type: 'plan', signingSecret: SIGNING_SECRET, sends } satisfies SenderRequest);
     await sleep(start + total - preciseNow());
@@ -112,7 +116,14 @@ export class LoadDriver {
     await this.worker.terminate();
   }
 
-  private plan(step: string, item: WorkItem, userId: string, at: number, measured: boolean): PlannedSend {
+  private plan(
+    step: string,
+    item: WorkItem,
+    userId: string,
+    at: number,
+    measured: boolean,
+    followed: boolean,
+  ): PlannedSend {
     this.sequence += 1;
     const id = this.sequence;
     const channelId = `CB${id.toString(36).toUpperCase().padStart(8, '0')}`;
@@ -121,6 +132,7 @@ export class LoadDriver {
       id,
       step,
       measured,
+      followed,
       item,
       target,
       plannedAt: at,
@@ -177,7 +189,7 @@ export class LoadDriver {
     record.sentAt = reply.sentAt;
     record.ackMs = reply.ackMs;
     record.ackStatus = reply.status;
-    if (reply.status !== 200) this.settle(record);
+    if (reply.status !== 200 || !record.followed) this.settle(record);
     else if (record.answeredAt !== null) this.age(record);
   }
 

@@ -192,6 +192,27 @@ export interface WorkloadOptions {
   zipf?: number;
 }
 
+/**
+ * The help answer, by command and by button in turns: the whole path of a request (signature, installation,
+ * listener, ack, render, response_url) without a call upstream, to warm each process's JIT before measuring.
+ */
+export function makeHelpMix(): () => WorkItem {
+  let turn = 0;
+  return () => {
+    turn += 1;
+    return {
+      label: turn % 2 === 0 ? '[Ajuda]' : '/estoque ajuda',
+      hot: false,
+      action:
+        turn % 2 === 0
+          ? { kind: 'click', route: { r: 'help' }, label: 'Ajuda' }
+          : command('/estoque', 'ajuda'),
+      ttlMs: 0,
+      upstream: () => false,
+    };
+  };
+}
+
 /** Draws the next item of the mix. */
 export function makeMix(rng: () => number, options: WorkloadOptions = {}): () => WorkItem {
   const hotShare = options.hotShare ?? 0.8;
