@@ -9,12 +9,15 @@ export interface BenchProcessEnv {
   naive: boolean;
   /** Refresh hot cache entries before they go stale, at background priority (src/domain/prefetch.ts). */
   prefetch: boolean;
+  /** Multiplies the cache TTLs (1: as built). */
+  ttlScale: number;
 }
 
 export const BENCH_VARS = {
   keyPrefix: 'BENCH_KEY_PREFIX',
   naive: 'BENCH_NAIVE',
   prefetch: 'BENCH_PREFETCH',
+  ttlScale: 'BENCH_TTL_SCALE',
 } as const;
 
 export function readBenchEnv(env: NodeJS.ProcessEnv = process.env): BenchProcessEnv {
@@ -24,6 +27,7 @@ export function readBenchEnv(env: NodeJS.ProcessEnv = process.env): BenchProcess
     keyPrefix,
     naive: env[BENCH_VARS.naive] === '1',
     prefetch: env[BENCH_VARS.prefetch] === '1',
+    ttlScale: Number(env[BENCH_VARS.ttlScale] ?? '1'),
   };
 }
 
@@ -32,5 +36,6 @@ export function benchEnvVars(options: BenchProcessEnv): Record<string, string> {
     [BENCH_VARS.keyPrefix]: options.keyPrefix,
     [BENCH_VARS.naive]: options.naive ? '1' : '0',
     [BENCH_VARS.prefetch]: options.prefetch ? '1' : '0',
+    [BENCH_VARS.ttlScale]: String(options.ttlScale),
   };
 }

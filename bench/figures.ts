@@ -53,13 +53,14 @@ export function stepFigures(
   limit: RateLimit,
   peakRss: number,
   inBot: readonly InProcessAck[],
+  ttlScale = 1,
 ): StepFigures {
   const mine = records.filter((r) => r.step === window.name && r.measured);
   const answered = mine.filter((r) => r.answeredAt !== null);
   const count = (kind: CommandRecord['kind']) => answered.filter((r) => r.kind === kind).length;
   const withData = answered.filter((r) => r.kind === 'fresh' || r.kind === 'cached' || r.kind === 'stale');
   const withinTtl = withData.filter(
-    (r) => r.kind !== 'stale' || (r.ageMs !== null && r.ageMs <= r.item.ttlMs),
+    (r) => r.kind !== 'stale' || (r.ageMs !== null && r.ageMs <= r.item.ttlMs * ttlScale),
   );
   const ages = withData.map((r) => r.ageMs).filter((a): a is number => a !== null);
   const credentialCalls = calls.filter((c) => c.login === login);

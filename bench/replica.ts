@@ -22,7 +22,10 @@ async function main(): Promise<void> {
   const { redis, keys, kv, container, app } = buildRedisBot(
     { ...config, REDIS_URL: config.REDIS_URL, CREDENTIALS_KEY: config.CREDENTIALS_KEY },
     logger,
-    { keyPrefix: bench.keyPrefix, ...(bench.naive && { features: { cache: false, coalesce: false } }) },
+    {
+      keyPrefix: bench.keyPrefix,
+      features: bench.naive ? { cache: false, coalesce: false } : { ttlScale: bench.ttlScale },
+    },
   );
   const prefetch = bench.prefetch ? wirePrefetch(container, { kv, keys, logger }) : null;
   const server = (await startSlackApp(app, container.slackDeps, config.PORT)) as Server;

@@ -16,12 +16,16 @@ export interface ConfigSpec {
   replicas: number;
   naive?: boolean;
   prefetch?: boolean;
+  /** Cache TTLs scaled like the budget window (see run.ts): freshness as at the real budget. */
+  realTtls?: boolean;
 }
 
 export interface ConfigResult {
   name: string;
   label: string;
   replicas: number;
+  /** The cache TTLs' factor this configuration ran with. */
+  ttlScale: number;
   steps: StepFigures[];
   totals: RunTotals;
   /** Commands still unanswered when the drain gave up. */
@@ -39,6 +43,8 @@ export interface ScenarioOptions {
   plans: StepPlan[];
   logDir: string;
   drainMs: number;
+  /** The factor that shrinks the budget window (compressed window per call ÷ the real one's). */
+  ttlScale: number;
   mode: RunMode;
   /** Where bot processes write CPU profiles (`--cpu-prof`), or none. */
   cpuProfileDir?: string;
@@ -52,7 +58,8 @@ export async function runConfig(spec: ConfigSpec, options: ScenarioOptions): Pro
   try {
     await stage.install(BENCH_TEAM);
     await stage.link(BENCH_TEAM);
-    const env = stage.botEnv({ naive: spec.naive ?? false, prefetch: spec.prefetch ?? false });
+    const ttlScale = spec.realTtls ? options.ttlScale : 1;
+    const env = stage.botEnv({ naive: spec.naive ?? false, prefetch: spec.prefetch ?? false, ttlScale });
     for (let i = 0; i < spec.replicas; i += 1) {
       bots.push(
         await spawnBot(
@@ -89,8 +96,18 @@ export async function runConfig(spec: ConfigSpec, options: ScenarioOptions): Pro
       name: spec.name,
       label: spec.label,
       replicas: spec.replicas,
+      ttlScale,
       steps: windows.map((w) =>
-        stepFigures(w, driver.records, calls, login, options.limit, sampler.peak(w.from, w.to), inBot),
+        stepFigures(
+          w,
+          driver.records,
+          calls,
+          login,
+          options.limit,
+          sampler.peak(w.from, w.to),
+          inBot,
+          ttlScale,
+        ),
       ),
       totals: runTotals(driver.records, calls, login, options.limit, hwm, windows, inBot),
       leftover,

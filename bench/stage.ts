@@ -35,7 +35,12 @@ export interface Stage {
   prefix: string;
   credentialId: string;
   /** Environment of a bot process of this stage (the bot's variables and the bench's). */
-  botEnv(options?: { naive?: boolean; prefetch?: boolean; logLevel?: string }): Record<string, string>;
+  botEnv(options?: {
+    naive?: boolean;
+    prefetch?: boolean;
+    ttlScale?: number;
+    logLevel?: string;
+  }): Record<string, string>;
   /** Installs the app in a workspace of the fake Slack (OAuth installation in the store). */
   install(teamId: string): Promise<void>;
   /** Links a workspace to a sandbox login, as `/estoque vincular` leaves it. */
@@ -74,6 +79,7 @@ export async function openStage(
         keyPrefix: prefix,
         naive: env.naive ?? false,
         prefetch: env.prefetch ?? false,
+        ttlScale: env.ttlScale ?? 1,
       };
       return {
         SLACK_SIGNING_SECRET: SIGNING_SECRET,

@@ -54,8 +54,13 @@ export interface ContainerOptions {
   retryPolicy?: RetryPolicy;
   timeoutMs?: number;
   now?: () => number;
-  /** Benchmark switches for the naive bot: no cache, no coalescing of identical calls. */
-  features?: { cache?: boolean; coalesce?: boolean };
+  /** Benchmark switches: the naive bot (no cache, no coalescing of identical calls), scaled TTLs. */
+  features?: {
+    cache?: boolean;
+    coalesce?: boolean;
+    /** Multiplies every cache TTL: the benchmark shrinks them with the budget window it compresses. */
+    ttlScale?: number;
+  };
 }
 
 export interface Container {
@@ -113,6 +118,7 @@ export function buildContainer(options: ContainerOptions): Container {
       logger.child({ component: 'cache' }),
       now,
       options.features?.cache ?? true,
+      options.features?.ttlScale ?? 1,
     ),
     workspaces,
     stock: new StockStore(kv, keys),

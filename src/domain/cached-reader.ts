@@ -42,7 +42,11 @@ export class CachedReader {
     private readonly now: () => number = Date.now,
     /** Off only for the benchmark's naive bot: every answer asks upstream, nothing is stored. */
     private readonly enabled = true,
-  ) {}
+    /** 1 in the bot; the benchmark scales TTLs with the budget window it compresses. */
+    private readonly ttlScale = 1,
+  ) {
+    if (!(ttlScale > 0 && ttlScale <= 1)) throw new RangeError(`ttlScale must be in (0, 1], got ${ttlScale}`);
+  }
 
   async read<T>(
     workspaceId: string,
@@ -57,7 +61,11 @@ export class CachedReader {
     }
     const paramsKey = hashParams(params);
     const entry = await this.safeGet<T>(workspaceId, endpoint, paramsKey);
-    if (entry && !options.bypassCache && this.now() - entry.fetchedAt < CACHE_TTL_MS[endpoint]) {
+    if (
+      entry &&
+      !options.bypassCache &&
+      this.now() - entry.fetchedAt < CACHE_TTL_MS[endpoint] * this.ttlScale
+    ) {
       void this.cache.record(workspaceId, 'hits').catch(() => undefined);
       return {
         data: entry.value,
