@@ -51,6 +51,9 @@ export interface StepWindow {
 }
 
 const FORM = 'application/x-www-form-urlencoded';
+/** Requests are built and handed to the sender in batches of this span, this long before the first leaves. */
+const BATCH_MS = 5_000;
+const LEAD_MS = 1_000;
 
 /**
  * Sends the workload to the bot processes of one configuration and follows every answer: each command gets a
@@ -80,19 +83,42 @@ export class LoadDriver {
     this.unsubscribe = stage.slack.on('message', (message) => this.onMessage(message));
   }
 
-  /** Sends one step (warm-up then measured part) and returns when its last request is sent. */
+  /**
+   * Sends one step (warm-up then measured part) and returns when its last request is sent. The whole sequence
+   * is drawn up front (the same for every configuration), but each request is built, with its response_url and
+   * trigger_id, a few seconds before it leaves: Slack's response_url lives 30 minutes, so a long soak planned
+   * at once would answer into expired URLs.
+   */
   async runStep(plan: StepPlan): Promise<StepWindow> {
     const rng = seededRandom(plan.seed);
     const next = plan.mix === 'help' ? makeHelpMix() : makeMix(rng);
     const total = plan.warmupMs + plan.measureMs;
     const offsets = poissonArrivals(plan.perSecond, total, rng);
     const start = preciseNow() + 200;
-    const sends: PlannedSend[] = offsets.map((offset) => {
-      const item = next();
-      const user = this.users[Math.floor(rng() * this.users.length)] ?? 'U0BENCH001';
-      return this.plan(plan.name, item, user, start + offset, offset >= plan.warmupMs, plan.mix !== 'help');
-    });
-    this.worker.postMessage({ type: 'plan', signingSecret: SIGNING_SECRET, sends } satisfies SenderRequest);
+    const drawn = offsets.map((offset) => ({
+      offset,
+      item: next(),
+      user: this.users[Math.floor(rng() * this.users.length)] ?? 'U0BENCH001',
+    }));
+    for (let from = 0; from < drawn.length; ) {
+      const batchStart = drawn[from]?.offset ?? 0;
+      let to = from;
+      while (to < drawn.length && (drawn[to]?.offset ?? 0) < batchStart + BATCH_MS) to += 1;
+      const batch = drawn.slice(from, to);
+      await sleep(start + batchStart - LEAD_MS - preciseNow());
+      const sends = batch.map((d) =>
+        this.plan(
+          plan.name,
+          d.item,
+          d.user,
+          start + d.offset,
+          d.offset >= plan.warmupMs,
+          plan.mix !== 'help',
+        ),
+      );
+      this.worker.postMessage({ type: 'plan', signingSecret: SIGNING_SECRET, sends } satisfies SenderRequest);
+      from = to;
+    }
     await sleep(start + total - preciseNow());
     return {
       name: plan.name,
