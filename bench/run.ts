@@ -1,13 +1,13 @@
 /**
  * `npm run bench`: the bot against the sandbox upstream and the real Redis, side by side with its baselines,
- * in one run. See bench/README-section.md for what it measures and how to read it.
+ * in one run. The README's Performance section says what it measures and how to read it.
  *
  *   npm run bench                       the full run (about 55 minutes on 2 cores, 25 of them the soak)
  *   npm run bench -- --soak=3600        a soak of an hour instead of 20 minutes
  *   npm run bench -- --quick            short steps, for trying changes to the bench itself
  *   npm run bench -- --only=built-1,bare --skip-soak --skip-digest
  *   npm run bench -- --tsx              bot processes under tsx instead of tsc-built JavaScript
- *   npm run bench -- --with-prefetch    adds the bot with src/domain/prefetch.ts on (about 3 minutes more)
+ *   npm run bench -- --with-prefetch    adds the bot with src/domain/prefetch.ts on (about 6 minutes more)
  *   npm run bench -- --cpu-prof         bot processes write CPU profiles into the run's log directory
  */
 import { cpus, platform, release, totalmem } from 'node:os';
