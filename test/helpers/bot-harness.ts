@@ -60,7 +60,7 @@ export interface Harness {
   ): Promise<SlackRequestResult>;
   submitLink(values: LinkValues, who?: Who, privateMetadata?: string): Promise<SlackRequestResult>;
   event(event: object, teamId?: string): Promise<SlackRequestResult>;
-  /** Waits for the next message visible to `userId` posted after `since` (ms). */
+  /** Waits for the next message visible to `userId` posted after `since` (ms) and not returned before. */
   nextMessage(
     since: number,
     filter?: { userId?: string; channel?: string; ephemeral?: boolean },
@@ -94,6 +94,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.sandboxRateLimit && { rateLimit: options.sandboxRateLimit }),
   });
   const slack = await startFakeSlack({ port: 0, enforceChannelRate: false });
+  // Messages nextMessage has returned. `since` is in milliseconds, and the message a test just waited for can
+  // carry the same millisecond as the next action's `since`: without this, the next wait would return it again
+  // and every later wait in the file would be one message behind.
+  const handedOut = new WeakSet<FakeMessage>();
   const redis = await makeTestRedis();
   const { logger, lines } = captureLogger('debug');
   const key = randomBytes(32).toString('base64');
@@ -244,10 +248,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return eventCallback(target, event, teamId);
     },
     async nextMessage(since, filter = {}) {
-      return eventually(() =>
+      const message = await eventually(() =>
         slack.messages.find(
           (m) =>
             m.at >= since &&
+            !handedOut.has(m) &&
             !m.replaced &&
             !m.deleted &&
             (filter.userId === undefined || !m.ephemeral || m.visibleTo === filter.userId) &&
@@ -255,6 +260,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
             (filter.ephemeral === undefined || m.ephemeral === filter.ephemeral),
         ),
       );
+      handedOut.add(message);
+      return message;
     },
     async link(
       teamId,
