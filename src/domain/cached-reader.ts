@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../lib/logger.js';
-import type { CacheStore } from '../store/cache-store.js';
+import type { CacheEntry, CacheStore } from '../store/cache-store.js';
 import { BudgetExhaustedError, UpstreamError } from '../upstream/errors.js';
 import type { Answer } from './views.js';
 
@@ -25,6 +26,22 @@ export type CachedEndpoint = keyof typeof CACHE_TTL_MS;
 /** Entries outlive their freshness by this much, to be shown (with their age) when upstream cannot be asked. */
 const KEEP_STALE_MS = 24 * 3_600_000;
 
+/**
+ * How long one process may hold the lease to refresh an entry: the interactive wait for a budget slot (10 s),
+ * the request timeout (10 s) and a retry. Past it another process may ask upstream too.
+ */
+const FILL_LEASE_MS = 30_000;
+/** A process that waits for another's refresh looks at the cache this often, backing off to the longest. */
+const FILL_POLL_FIRST_MS = 50;
+const FILL_POLL_LONGEST_MS = 400;
+
+/** One cache entry: a workspace's answer of an endpoint to some parameters. */
+interface EntryRef {
+  workspaceId: string;
+  endpoint: CachedEndpoint;
+  paramsKey: string;
+}
+
 export interface ReadOptions {
   /** `Atualizar`: skip a fresh cache entry and ask upstream. */
   bypassCache?: boolean;
@@ -34,8 +51,16 @@ export interface ReadOptions {
  * Reads through the per-workspace cache. A fresh entry answers without spending budget; otherwise upstream is
  * asked, and when it cannot be (budget spent, 429, 5xx, timeout, network) the newest entry is served with
  * its age rather than an error.
+ *
+ * Identical refreshes are made once across every replica sharing the store: within a process, readers of one
+ * entry share one fetch; across processes, the one that takes the entry's lease in the store asks upstream and
+ * the others wait for its answer to land in the cache (the upstream client's in-flight coalescing only sees its
+ * own process). Should the holder fail or vanish, a waiting reader asks upstream itself.
  */
 export class CachedReader {
+  private readonly fills = new Map<string, Promise<CacheEntry<unknown>>>();
+  private readonly owner = `${process.pid}-${randomBytes(6).toString('hex')}`;
+
   constructor(
     private readonly cache: CacheStore,
     private readonly logger: Logger,
@@ -59,7 +84,7 @@ export class CachedReader {
       const value = await fetch();
       return { data: value, freshness: { fetchedAt: this.now(), fromCache: false, degraded: null } };
     }
-    const paramsKey = hashParams(params);
+    const paramsKey = cacheParamsKey(params);
     const entry = await this.safeGet<T>(workspaceId, endpoint, paramsKey);
     if (
       entry &&
@@ -74,18 +99,97 @@ export class CachedReader {
     }
     void this.cache.record(workspaceId, 'misses').catch(() => undefined);
     try {
-      const value = await fetch();
-      const fetchedAt = this.now();
-      await this.cache
-        .set(workspaceId, endpoint, paramsKey, { value, fetchedAt }, KEEP_STALE_MS)
-        .catch((error: unknown) => this.logger.warn({ err: String(error), endpoint }, 'cache write failed'));
-      return { data: value, freshness: { fetchedAt, fromCache: false, degraded: null } };
+      const fetched = (await this.refresh(
+        { workspaceId, endpoint, paramsKey },
+        entry,
+        fetch,
+      )) as CacheEntry<T>;
+      return {
+        data: fetched.value,
+        freshness: { fetchedAt: fetched.fetchedAt, fromCache: false, degraded: null },
+      };
     } catch (error) {
       const degraded = degradedReason(error);
       if (entry && degraded) {
         return { data: entry.value, freshness: { fetchedAt: entry.fetchedAt, fromCache: true, degraded } };
       }
       throw error;
+    }
+  }
+
+  /** One refresh of an entry at a time in this process; readers that come meanwhile share it. */
+  private refresh(
+    entry: EntryRef,
+    stale: CacheEntry<unknown> | null,
+    fetch: () => Promise<unknown>,
+  ): Promise<CacheEntry<unknown>> {
+    const id = `${entry.workspaceId}\u0000${entry.endpoint}\u0000${entry.paramsKey}`;
+    const running = this.fills.get(id);
+    if (running) return running;
+    const fill = this.refreshOnce(entry, stale, fetch).finally(() => this.fills.delete(id));
+    this.fills.set(id, fill);
+    return fill;
+  }
+
+  /**
+   * Asks upstream under the entry's lease, or waits for the process holding it to store its answer. An entry
+   * counts as that answer when it differs from the one this reader found (by its fetch time, as written by
+   * whichever process stored it, so clocks that disagree across hosts do not matter).
+   */
+  private async refreshOnce(
+    { workspaceId, endpoint, paramsKey }: EntryRef,
+    stale: CacheEntry<unknown> | null,
+    fetch: () => Promise<unknown>,
+  ): Promise<CacheEntry<unknown>> {
+    const isNewer = (entry: CacheEntry<unknown> | null): entry is CacheEntry<unknown> =>
+      entry !== null && entry.fetchedAt !== stale?.fetchedAt;
+    for (;;) {
+      // A store that does not answer must not stop the answer: ask upstream as if the lease were taken.
+      const leased = await this.cache
+        .takeFill(workspaceId, endpoint, paramsKey, this.owner, FILL_LEASE_MS)
+        .catch(() => true);
+      if (leased) {
+        try {
+          // Another process may have stored its answer between this reader's look and the lease.
+          const landed = await this.safeGet<unknown>(workspaceId, endpoint, paramsKey);
+          if (isNewer(landed)) return landed;
+          const value = await fetch();
+          const fresh = { value, fetchedAt: this.now() };
+          await this.cache
+            .set(workspaceId, endpoint, paramsKey, fresh, KEEP_STALE_MS)
+            .catch((error: unknown) =>
+              this.logger.warn({ err: String(error), endpoint }, 'cache write failed'),
+            );
+          return fresh;
+        } finally {
+          await this.cache.releaseFill(workspaceId, endpoint, paramsKey, this.owner).catch(() => undefined);
+        }
+      }
+      const shared = await this.awaitFill({ workspaceId, endpoint, paramsKey }, isNewer);
+      if (shared) return shared;
+      // The lease went without an answer (that refresh failed, or its process died): try to take it.
+    }
+  }
+
+  /**
+   * Waits while another process holds the entry's lease. Returns the answer it stored, or null once the lease
+   * is gone without one.
+   */
+  private async awaitFill(
+    { workspaceId, endpoint, paramsKey }: EntryRef,
+    isNewer: (entry: CacheEntry<unknown> | null) => entry is CacheEntry<unknown>,
+  ): Promise<CacheEntry<unknown> | null> {
+    let pause = FILL_POLL_FIRST_MS;
+    for (;;) {
+      await sleep(pause);
+      pause = Math.min(FILL_POLL_LONGEST_MS, pause * 2);
+      const entry = await this.safeGet<unknown>(workspaceId, endpoint, paramsKey);
+      if (isNewer(entry)) return entry;
+      if (!(await this.cache.fillHeld(workspaceId, endpoint, paramsKey).catch(() => false))) {
+        // The holder may have stored its answer between the two reads.
+        const last = await this.safeGet<unknown>(workspaceId, endpoint, paramsKey);
+        return isNewer(last) ? last : null;
+      }
     }
   }
 
@@ -105,7 +209,8 @@ function degradedReason(error: unknown): 'budget' | 'upstream' | null {
   return null;
 }
 
-function hashParams(params: unknown): string {
+/** The part of an entry's keys that stands for its parameters. */
+export function cacheParamsKey(params: unknown): string {
   return createHash('sha256')
     .update(JSON.stringify(params ?? null))
     .digest('hex')

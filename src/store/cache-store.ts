@@ -38,6 +38,22 @@ export class CacheStore {
     });
   }
 
+  /** Takes the lease to refresh an entry for `leaseMs`; false while another holder has it. */
+  takeFill(workspaceId: string, endpoint: string, paramsKey: string, owner: string, leaseMs: number) {
+    return this.kv.set(this.keys.cacheFill(workspaceId, endpoint, paramsKey), owner, {
+      ttlMs: leaseMs,
+      onlyIfAbsent: true,
+    });
+  }
+
+  async fillHeld(workspaceId: string, endpoint: string, paramsKey: string): Promise<boolean> {
+    return (await this.kv.get(this.keys.cacheFill(workspaceId, endpoint, paramsKey))) !== null;
+  }
+
+  async releaseFill(workspaceId: string, endpoint: string, paramsKey: string, owner: string): Promise<void> {
+    await this.kv.delIfEquals(this.keys.cacheFill(workspaceId, endpoint, paramsKey), owner);
+  }
+
   async record(workspaceId: string, outcome: 'hits' | 'misses'): Promise<void> {
     await this.kv.hincrby(this.keys.cacheStats(workspaceId), outcome, 1);
   }

@@ -49,6 +49,10 @@ export class Keys {
   cacheStats(workspaceId: string): string {
     return `${this.prefix}cache-stats:${workspaceId}`;
   }
+  // Which process is asking upstream for a cache entry right now (a short lease; the others wait for its answer).
+  cacheFill(workspaceId: string, endpoint: string, paramsHash: string): string {
+    return `${this.prefix}cache-fill:${workspaceId}:${endpoint}:${paramsHash}`;
+  }
 
   // Last known stock, per workspace (hash field = material id).
   lastKnownStock(workspaceId: string): string {

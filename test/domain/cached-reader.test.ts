@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CACHE_TTL_MS, CachedReader } from '../../src/domain/cached-reader.js';
+import { CACHE_TTL_MS, CachedReader, cacheParamsKey } from '../../src/domain/cached-reader.js';
 import { makeLogger } from '../../src/lib/logger.js';
 import { CacheStore } from '../../src/store/cache-store.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
@@ -56,5 +56,81 @@ describe('CachedReader TTLs', () => {
   it('refuses a scale that would make TTLs longer or vanish', () => {
     expect(() => reader(0)).toThrow(RangeError);
     expect(() => reader(2)).toThrow(RangeError);
+  });
+});
+
+describe('CachedReader across replicas', () => {
+  let store: TestRedis;
+  let calls: number;
+  const clock = Date.UTC(2026, 10, 22, 12);
+  /** One reader per replica: its own in-process state, the same Redis. */
+  const replica = () =>
+    new CachedReader(
+      new CacheStore(new RedisKeyValue(store.redis), store.keys),
+      makeLogger({ level: 'silent' }),
+      () => clock,
+    );
+  const slowFetch =
+    (ms: number, fail = false) =>
+    async () => {
+      calls += 1;
+      const n = calls;
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      if (fail) throw new Error('upstream said no');
+      return { n };
+    };
+
+  beforeEach(async () => {
+    store = await makeTestRedis();
+    calls = 0;
+  });
+  afterEach(async () => {
+    await store.cleanup();
+  });
+
+  it('asks upstream once when replicas read the same missing entry at once, and all get its answer', async () => {
+    const readers = [replica(), replica(), replica()];
+    const answers = await Promise.all(
+      readers.flatMap((r) => [
+        r.read('T1', 'requestItems', { id: 7 }, slowFetch(200)),
+        r.read('T1', 'requestItems', { id: 7 }, slowFetch(200)),
+      ]),
+    );
+    expect(calls).toBe(1);
+    for (const answer of answers) {
+      expect(answer.data).toEqual({ n: 1 });
+      expect(answer.freshness.fromCache).toBe(false);
+    }
+    expect(await store.redis.keys(`${store.keys.prefix}cache-fill:*`)).toEqual([]);
+  });
+
+  it('keeps workspaces and parameters apart', async () => {
+    const [a, b] = [replica(), replica()];
+    await Promise.all([
+      a.read('T1', 'requestItems', { id: 7 }, slowFetch(50)),
+      b.read('T2', 'requestItems', { id: 7 }, slowFetch(50)),
+      b.read('T1', 'requestItems', { id: 8 }, slowFetch(50)),
+    ]);
+    expect(calls).toBe(3);
+  });
+
+  it('asks upstream itself when the replica holding the lease fails', async () => {
+    const [holder, waiter] = [replica(), replica()];
+    const failing = holder.read('T1', 'requestItems', { id: 7 }, slowFetch(150, true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const waiting = waiter.read('T1', 'requestItems', { id: 7 }, slowFetch(10));
+    await expect(failing).rejects.toThrow('upstream said no');
+    expect((await waiting).data).toEqual({ n: 2 });
+    expect(calls).toBe(2);
+  });
+
+  it('respects the lease of a replica that died holding it, and asks upstream once it expires', async () => {
+    const fillKey = store.keys.cacheFill('T1', 'requestItems', cacheParamsKey({ id: 9 }));
+    await store.redis.set(fillKey, 'a replica that died', 'PX', 300);
+    const started = Date.now();
+    const answer = await replica().read('T1', 'requestItems', { id: 9 }, slowFetch(10));
+    expect(answer.data).toEqual({ n: 1 });
+    expect(calls).toBe(1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
   });
 });
