@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { getHeapSpaceStatistics } from 'node:v8';
+import { getHeapCodeStatistics } from 'node:v8';
 import type { PrefetchCounters } from '../src/domain/prefetch.js';
 
 /** Messages between the orchestrator and a bot process it spawned (Node IPC channel). */
@@ -10,7 +10,11 @@ export interface ProcessMemory {
   heapUsed: number;
   heapTotal: number;
   external: number;
-  /** Of heapUsed, the code spaces (JIT-compiled code, which grows while hot paths get optimised). */
+  /**
+   * Of heapUsed, V8's code: compiled code and bytecode with their metadata (getHeapCodeStatistics), wherever in
+   * the heap they live. It grows while new paths run and hot ones get optimised; the code spaces alone miss the
+   * bytecode and the metadata kept in old space.
+   */
   codeUsed: number;
 }
 
@@ -60,9 +64,8 @@ export type ParentMessage = { type: 'memory'; gc?: boolean } | { type: 'stop' };
 
 export function memoryNow(): ProcessMemory {
   const m = process.memoryUsage();
-  const codeUsed = getHeapSpaceStatistics()
-    .filter((space) => space.space_name.startsWith('code'))
-    .reduce((sum, space) => sum + space.space_used_size, 0);
+  const code = getHeapCodeStatistics();
+  const codeUsed = code.code_and_metadata_size + code.bytecode_and_metadata_size;
   return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, codeUsed };
 }
 
@@ -102,23 +105,38 @@ export function announceFailure(error: unknown): never {
   throw error;
 }
 
+/** How many requests a bot process keeps timings of: more than any configuration or soak sends to one process. */
+const ACK_CAPACITY = 50_000;
+
 /**
  * Times each POST to /slack/events inside the bot process, and the event loop's delay: set beside the
- * sender's figures, they tell the bot's own time from the time the request spent reaching it.
+ * sender's figures, they tell the bot's own time from the time the request spent reaching it. The timings go
+ * into one buffer allocated at start (outside the V8 heap), so that recording them adds nothing to the heap a
+ * soak watches, as an array of objects did with every request. Past the capacity, the oldest are overwritten.
  */
-export function timeRequests(server: Server): () => Timings {
-  const acks: InProcessAck[] = [];
+export function timeRequests(server: Server, capacity = ACK_CAPACITY): () => Timings {
+  const at = new Float64Array(capacity);
+  const took = new Float64Array(capacity);
+  let recorded = 0;
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   server.on('request', (req, res) => {
     if (req.method !== 'POST' || !req.url?.startsWith('/slack/events')) return;
     const started = performance.now();
-    const at = performance.timeOrigin + started;
-    res.once('finish', () => acks.push({ at, ms: performance.now() - started }));
+    res.once('finish', () => {
+      const slot = recorded % capacity;
+      at[slot] = performance.timeOrigin + started;
+      took[slot] = performance.now() - started;
+      recorded += 1;
+    });
   });
   return () => {
     histogram.disable();
     const ms = (ns: number) => ns / 1e6;
+    const kept = Math.min(recorded, capacity);
+    const acks: InProcessAck[] = [];
+    for (let i = recorded - kept; i < recorded; i += 1)
+      acks.push({ at: at[i % capacity] ?? 0, ms: took[i % capacity] ?? 0 });
     return {
       acks,
       loopDelay: {

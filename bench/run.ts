@@ -2,12 +2,12 @@
  * `npm run bench`: the bot against the sandbox upstream and the real Redis, side by side with its baselines,
  * in one run. The README's Performance section says what it measures and how to read it.
  *
- *   npm run bench                       the full run (about 55 minutes on 2 cores, 25 of them the soak)
+ *   npm run bench                       the full run (about 50 minutes on 2 cores, 25 of them the soak)
  *   npm run bench -- --soak=3600        a soak of an hour instead of 20 minutes
  *   npm run bench -- --quick            short steps, for trying changes to the bench itself
  *   npm run bench -- --only=built-1,bare --skip-soak --skip-digest
  *   npm run bench -- --tsx              bot processes under tsx instead of tsc-built JavaScript
- *   npm run bench -- --with-prefetch    adds the bot with src/domain/prefetch.ts on (about 6 minutes more)
+ *   npm run bench -- --with-prefetch    adds the bot with src/domain/prefetch.ts on (about 5 minutes more)
  *   npm run bench -- --cpu-prof         bot processes write CPU profiles into the run's log directory
  */
 import { cpus, platform, release, totalmem } from 'node:os';
@@ -51,7 +51,7 @@ const CONFIGS: ConfigSpec[] = [
   { name: 'bare', label: 'bare Bolt (ack only)', kind: 'bare', replicas: 1 },
 ];
 
-/** Measured apart (`--with-prefetch`, or `--only=built-1,prefetch-1`, about 6 minutes more). */
+/** Measured apart (`--with-prefetch`, or `--only=built-1,prefetch-1`, about 5 minutes more). */
 const PREFETCH_CONFIG: ConfigSpec = {
   name: 'prefetch-1',
   label: 'prefetch on, 1 replica',
@@ -205,7 +205,7 @@ function targets(
     name: 'memory flat over a long run (soak)',
     met: soak ? soak.rssFlat && soak.dataFlat : null,
     detail: soak
-      ? `over ${(soak.measureMs / 60_000).toFixed(1)} min: RSS ${soak.rss.slopePerMin.toFixed(2)} ± ${soak.rss.ci95PerMin.toFixed(2)} MB/min (second half ${soak.rssLate.slopePerMin.toFixed(2)}), live heap without JIT code ${soak.data.slopePerMin.toFixed(3)} ± ${soak.data.ci95PerMin.toFixed(3)} MB/min (second half ${soak.dataLate.slopePerMin.toFixed(3)}).`
+      ? `over ${(soak.measureMs / 60_000).toFixed(1)} min: RSS ${soak.rss.slopePerMin.toFixed(2)} ± ${soak.rss.ci95PerMin.toFixed(2)} MB/min (second half ${soak.rssLate.slopePerMin.toFixed(2)}), live heap without V8 code ${soak.data.slopePerMin.toFixed(3)} ± ${soak.data.ci95PerMin.toFixed(3)} MB/min (second half ${soak.dataLate.slopePerMin.toFixed(3)}).`
       : 'not run.',
   });
   out.push({

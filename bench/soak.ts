@@ -28,7 +28,7 @@ export interface SoakResult {
   sent: number;
   answered: number;
   upstream429: number;
-  /** Live heap without the code spaces, MB per minute: the data the bot keeps. */
+  /** Live heap without V8's code and bytecode, MB per minute: the data the bot keeps. */
   data: Trend;
   dataLate: Trend;
   dataFlat: boolean;

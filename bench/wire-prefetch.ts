@@ -15,7 +15,7 @@ export interface WiredPrefetch {
 /**
  * Turns prefetch on in a container built by buildContainer, without changing container.ts: the services read
  * `container.domain` at call time, so swapping its reader and workspaces reaches every one of them. The wiring
- * proposed for container.ts does the same at construction (bench/README-section.md).
+ * container.ts would need to turn it on for good does the same at construction (README, Performance).
  */
 export function wirePrefetch(
   container: Container,
