@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../lib/logger.js';
 import type { CacheEntry, CacheStore } from '../store/cache-store.js';
+import type { Priority } from '../upstream/budget.js';
+import { mayShare, PRIORITIES } from '../upstream/budget-policy.js';
 import { BudgetExhaustedError, UpstreamError } from '../upstream/errors.js';
 import type { Answer } from './views.js';
 
@@ -35,11 +37,23 @@ const FILL_LEASE_MS = 30_000;
 const FILL_POLL_FIRST_MS = 50;
 const FILL_POLL_LONGEST_MS = 400;
 
+/** Whose entries are read, and at what priority a refresh asks upstream: a WorkspaceContext is one. */
+export interface ReadScope {
+  workspaceId: string;
+  call: { priority: Priority };
+}
+
 /** One cache entry: a workspace's answer of an endpoint to some parameters. */
 interface EntryRef {
   workspaceId: string;
   endpoint: CachedEndpoint;
   paramsKey: string;
+}
+
+/** A refresh running in this process, and the priority its upstream call waits for budget at. */
+interface RunningFill {
+  priority: Priority;
+  fill: Promise<CacheEntry<unknown>>;
 }
 
 export interface ReadOptions {
@@ -55,10 +69,12 @@ export interface ReadOptions {
  * Identical refreshes are made once across every replica sharing the store: within a process, readers of one
  * entry share one fetch; across processes, the one that takes the entry's lease in the store asks upstream and
  * the others wait for its answer to land in the cache (the upstream client's in-flight coalescing only sees its
- * own process). Should the holder fail or vanish, a waiting reader asks upstream itself.
+ * own process). Should the holder fail or vanish, a waiting reader asks upstream itself. A reader only waits for
+ * a refresh made at its own priority or a higher one: a command never waits behind a digest's refresh, which
+ * may wait minutes for a budget slot; it asks upstream itself.
  */
 export class CachedReader {
-  private readonly fills = new Map<string, Promise<CacheEntry<unknown>>>();
+  private readonly fills = new Map<string, RunningFill>();
   private readonly owner = `${process.pid}-${randomBytes(6).toString('hex')}`;
 
   constructor(
@@ -74,7 +90,7 @@ export class CachedReader {
   }
 
   async read<T>(
-    workspaceId: string,
+    scope: ReadScope,
     endpoint: CachedEndpoint,
     params: unknown,
     fetch: () => Promise<T>,
@@ -84,6 +100,7 @@ export class CachedReader {
       const value = await fetch();
       return { data: value, freshness: { fetchedAt: this.now(), fromCache: false, degraded: null } };
     }
+    const { workspaceId } = scope;
     const paramsKey = cacheParamsKey(params);
     const entry = await this.safeGet<T>(workspaceId, endpoint, paramsKey);
     if (
@@ -101,6 +118,7 @@ export class CachedReader {
     try {
       const fetched = (await this.refresh(
         { workspaceId, endpoint, paramsKey },
+        scope.call.priority,
         entry,
         fetch,
       )) as CacheEntry<T>;
@@ -117,79 +135,98 @@ export class CachedReader {
     }
   }
 
-  /** One refresh of an entry at a time in this process; readers that come meanwhile share it. */
+  /**
+   * One refresh of an entry at a time in this process; readers that come meanwhile share it, unless it waits for
+   * budget at a lower priority than theirs: then they make their own, which later readers share instead.
+   */
   private refresh(
     entry: EntryRef,
+    priority: Priority,
     stale: CacheEntry<unknown> | null,
     fetch: () => Promise<unknown>,
   ): Promise<CacheEntry<unknown>> {
     const id = `${entry.workspaceId}\u0000${entry.endpoint}\u0000${entry.paramsKey}`;
     const running = this.fills.get(id);
-    if (running) return running;
-    const fill = this.refreshOnce(entry, stale, fetch).finally(() => this.fills.delete(id));
-    this.fills.set(id, fill);
+    if (running && mayShare(running.priority, priority)) return running.fill;
+    const fill = this.refreshOnce(entry, priority, stale, fetch).finally(() => {
+      if (this.fills.get(id)?.fill === fill) this.fills.delete(id);
+    });
+    this.fills.set(id, { priority, fill });
     return fill;
   }
 
   /**
    * Asks upstream under the entry's lease, or waits for the process holding it to store its answer. An entry
    * counts as that answer when it differs from the one this reader found (by its fetch time, as written by
-   * whichever process stored it, so clocks that disagree across hosts do not matter).
+   * whichever process stored it, so clocks that disagree across hosts do not matter). A lease held at a lower
+   * priority is not waited for: this reader asks upstream itself, beside it.
    */
   private async refreshOnce(
-    { workspaceId, endpoint, paramsKey }: EntryRef,
+    ref: EntryRef,
+    priority: Priority,
     stale: CacheEntry<unknown> | null,
     fetch: () => Promise<unknown>,
   ): Promise<CacheEntry<unknown>> {
+    const { workspaceId, endpoint, paramsKey } = ref;
     const isNewer = (entry: CacheEntry<unknown> | null): entry is CacheEntry<unknown> =>
       entry !== null && entry.fetchedAt !== stale?.fetchedAt;
+    const lease = `${priority} ${this.owner}`;
     for (;;) {
       // A store that does not answer must not stop the answer: ask upstream as if the lease were taken.
       const leased = await this.cache
-        .takeFill(workspaceId, endpoint, paramsKey, this.owner, FILL_LEASE_MS)
+        .takeFill(workspaceId, endpoint, paramsKey, lease, FILL_LEASE_MS)
         .catch(() => true);
       if (leased) {
         try {
           // Another process may have stored its answer between this reader's look and the lease.
           const landed = await this.safeGet<unknown>(workspaceId, endpoint, paramsKey);
           if (isNewer(landed)) return landed;
-          const value = await fetch();
-          const fresh = { value, fetchedAt: this.now() };
-          await this.cache
-            .set(workspaceId, endpoint, paramsKey, fresh, KEEP_STALE_MS)
-            .catch((error: unknown) =>
-              this.logger.warn({ err: String(error), endpoint }, 'cache write failed'),
-            );
-          return fresh;
+          return await this.fetchAndStore(ref, fetch);
         } finally {
-          await this.cache.releaseFill(workspaceId, endpoint, paramsKey, this.owner).catch(() => undefined);
+          await this.cache.releaseFill(workspaceId, endpoint, paramsKey, lease).catch(() => undefined);
         }
       }
-      const shared = await this.awaitFill({ workspaceId, endpoint, paramsKey }, isNewer);
+      const shared = await this.awaitFill(ref, priority, isNewer);
+      if (shared === 'outranked') return this.fetchAndStore(ref, fetch);
       if (shared) return shared;
       // The lease went without an answer (that refresh failed, or its process died): try to take it.
     }
   }
 
+  private async fetchAndStore(
+    { workspaceId, endpoint, paramsKey }: EntryRef,
+    fetch: () => Promise<unknown>,
+  ): Promise<CacheEntry<unknown>> {
+    const value = await fetch();
+    const fresh = { value, fetchedAt: this.now() };
+    await this.cache
+      .set(workspaceId, endpoint, paramsKey, fresh, KEEP_STALE_MS)
+      .catch((error: unknown) => this.logger.warn({ err: String(error), endpoint }, 'cache write failed'));
+    return fresh;
+  }
+
   /**
-   * Waits while another process holds the entry's lease. Returns the answer it stored, or null once the lease
-   * is gone without one.
+   * Waits while another process holds the entry's lease. Returns the answer it stored; null once the lease is
+   * gone without one; 'outranked' when the lease is held at a lower priority than this reader's.
    */
   private async awaitFill(
     { workspaceId, endpoint, paramsKey }: EntryRef,
+    priority: Priority,
     isNewer: (entry: CacheEntry<unknown> | null) => entry is CacheEntry<unknown>,
-  ): Promise<CacheEntry<unknown> | null> {
+  ): Promise<CacheEntry<unknown> | null | 'outranked'> {
     let pause = FILL_POLL_FIRST_MS;
     for (;;) {
+      const holder = await this.cache.fillHolder(workspaceId, endpoint, paramsKey).catch(() => null);
+      if (holder === null) {
+        // The holder may have stored its answer just before letting go.
+        const last = await this.safeGet<unknown>(workspaceId, endpoint, paramsKey);
+        return isNewer(last) ? last : null;
+      }
+      if (!mayShare(leasePriority(holder), priority)) return 'outranked';
       await sleep(pause);
       pause = Math.min(FILL_POLL_LONGEST_MS, pause * 2);
       const entry = await this.safeGet<unknown>(workspaceId, endpoint, paramsKey);
       if (isNewer(entry)) return entry;
-      if (!(await this.cache.fillHeld(workspaceId, endpoint, paramsKey).catch(() => false))) {
-        // The holder may have stored its answer between the two reads.
-        const last = await this.safeGet<unknown>(workspaceId, endpoint, paramsKey);
-        return isNewer(last) ? last : null;
-      }
     }
   }
 
@@ -207,6 +244,15 @@ function degradedReason(error: unknown): 'budget' | 'upstream' | null {
   if (error instanceof BudgetExhaustedError) return 'budget';
   if (error instanceof UpstreamError && error.retryable) return error.status === 429 ? 'budget' : 'upstream';
   return null;
+}
+
+/**
+ * The priority a lease was taken at (`<priority> <owner>`). A value without one (a lease of an older version
+ * during a rolling deploy) counts as interactive, so it is waited for as before.
+ */
+function leasePriority(lease: string): Priority {
+  const word = lease.slice(0, lease.indexOf(' '));
+  return (PRIORITIES as readonly string[]).includes(word) ? (word as Priority) : 'interactive';
 }
 
 /** The part of an entry's keys that stands for its parameters. */

@@ -4,7 +4,13 @@ import type { Logger } from '../lib/logger.js';
 import type { CacheStore } from '../store/cache-store.js';
 import type { CallContext } from '../upstream/client.js';
 import { BudgetExhaustedError } from '../upstream/errors.js';
-import { CACHE_TTL_MS, type CachedEndpoint, CachedReader, type ReadOptions } from './cached-reader.js';
+import {
+  CACHE_TTL_MS,
+  type CachedEndpoint,
+  CachedReader,
+  type ReadOptions,
+  type ReadScope,
+} from './cached-reader.js';
 import { LinkBrokenError, NotLinkedError } from './errors.js';
 import type { Answer } from './views.js';
 import { type WorkspaceContext, Workspaces } from './workspace.js';
@@ -90,15 +96,15 @@ export class PrefetchingReader extends CachedReader {
   }
 
   override async read<T>(
-    workspaceId: string,
+    readScope: ReadScope,
     endpoint: CachedEndpoint,
     params: unknown,
     fetch: () => Promise<T>,
     options?: ReadOptions,
   ): Promise<Answer<T>> {
-    const answer = await super.read(workspaceId, endpoint, params, fetch, options);
+    const answer = await super.read(readScope, endpoint, params, fetch, options);
     if (scope.getStore() === undefined) {
-      this.prefetcher.seen(workspaceId, endpoint, params, fetch, answer.freshness.fetchedAt);
+      this.prefetcher.seen(readScope.workspaceId, endpoint, params, fetch, answer.freshness.fetchedAt);
     }
     return answer;
   }
@@ -232,7 +238,7 @@ export class Prefetcher {
     }
     try {
       const answer = await asBackground(ws, () =>
-        reader.read(key.workspaceId, key.endpoint, key.params, key.fetch, { bypassCache: true }),
+        reader.read(ws, key.endpoint, key.params, key.fetch, { bypassCache: true }),
       );
       if (answer.freshness.degraded === 'budget') {
         this.counters.deniedByBudget += 1;

@@ -46,8 +46,9 @@ export class CacheStore {
     });
   }
 
-  async fillHeld(workspaceId: string, endpoint: string, paramsKey: string): Promise<boolean> {
-    return (await this.kv.get(this.keys.cacheFill(workspaceId, endpoint, paramsKey))) !== null;
+  /** Who holds the lease to refresh an entry (the value it was taken with), or null. */
+  fillHolder(workspaceId: string, endpoint: string, paramsKey: string): Promise<string | null> {
+    return this.kv.get(this.keys.cacheFill(workspaceId, endpoint, paramsKey));
   }
 
   async releaseFill(workspaceId: string, endpoint: string, paramsKey: string, owner: string): Promise<void> {

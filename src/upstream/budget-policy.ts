@@ -5,6 +5,15 @@ export const PRIORITIES = ['interactive', 'digest', 'background'] as const satis
 
 export const PRIORITY_RANK: Readonly<Record<Priority, number>> = { interactive: 0, digest: 1, background: 2 };
 
+/**
+ * Whether a caller at `waiting` priority may wait for the same call already made at `running` priority: only
+ * when that call gets its budget slot no later than the caller's own would (a command never waits behind a
+ * digest's or a prefetch's call, which may wait minutes for a slot or not at all).
+ */
+export function mayShare(running: Priority, waiting: Priority): boolean {
+  return PRIORITY_RANK[running] <= PRIORITY_RANK[waiting];
+}
+
 /** How long a job may wait for a slot unless `schedule` says otherwise; 0 = only if a slot is free now. */
 export const DEFAULT_MAX_WAIT_MS: Readonly<Record<Priority, number>> = {
   interactive: 10_000,

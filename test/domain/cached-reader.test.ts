@@ -1,9 +1,20 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CACHE_TTL_MS, CachedReader, cacheParamsKey } from '../../src/domain/cached-reader.js';
+import {
+  CACHE_TTL_MS,
+  CachedReader,
+  cacheParamsKey,
+  type ReadScope,
+} from '../../src/domain/cached-reader.js';
 import { makeLogger } from '../../src/lib/logger.js';
 import { CacheStore } from '../../src/store/cache-store.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
+import type { Priority } from '../../src/upstream/budget.js';
 import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
+
+const ws = (workspaceId: string, priority: Priority = 'interactive'): ReadScope => ({
+  workspaceId,
+  call: { priority },
+});
 
 describe('CachedReader TTLs', () => {
   let store: TestRedis;
@@ -33,22 +44,22 @@ describe('CachedReader TTLs', () => {
 
   it('answers from the cache within the TTL and asks upstream past it', async () => {
     const r = reader();
-    expect((await r.read('T1', 'requestItems', { id: 1 }, fetch)).data).toEqual({ n: 1 });
+    expect((await r.read(ws('T1'), 'requestItems', { id: 1 }, fetch)).data).toEqual({ n: 1 });
     clock += CACHE_TTL_MS.requestItems - 1;
-    const cached = await r.read('T1', 'requestItems', { id: 1 }, fetch);
+    const cached = await r.read(ws('T1'), 'requestItems', { id: 1 }, fetch);
     expect(cached.freshness.fromCache).toBe(true);
     expect(cached.data).toEqual({ n: 1 });
     clock += 1;
-    expect((await r.read('T1', 'requestItems', { id: 1 }, fetch)).data).toEqual({ n: 2 });
+    expect((await r.read(ws('T1'), 'requestItems', { id: 1 }, fetch)).data).toEqual({ n: 2 });
   });
 
   it('scales every TTL by ttlScale (the benchmark shrinks them with the budget window)', async () => {
     const r = reader(1 / 12);
-    await r.read('T1', 'requestItems', { id: 1 }, fetch);
+    await r.read(ws('T1'), 'requestItems', { id: 1 }, fetch);
     clock += CACHE_TTL_MS.requestItems / 12 - 1;
-    expect((await r.read('T1', 'requestItems', { id: 1 }, fetch)).freshness.fromCache).toBe(true);
+    expect((await r.read(ws('T1'), 'requestItems', { id: 1 }, fetch)).freshness.fromCache).toBe(true);
     clock += 1;
-    const refetched = await r.read('T1', 'requestItems', { id: 1 }, fetch);
+    const refetched = await r.read(ws('T1'), 'requestItems', { id: 1 }, fetch);
     expect(refetched.freshness.fromCache).toBe(false);
     expect(refetched.data).toEqual({ n: 2 });
   });
@@ -92,8 +103,8 @@ describe('CachedReader across replicas', () => {
     const readers = [replica(), replica(), replica()];
     const answers = await Promise.all(
       readers.flatMap((r) => [
-        r.read('T1', 'requestItems', { id: 7 }, slowFetch(200)),
-        r.read('T1', 'requestItems', { id: 7 }, slowFetch(200)),
+        r.read(ws('T1'), 'requestItems', { id: 7 }, slowFetch(200)),
+        r.read(ws('T1'), 'requestItems', { id: 7 }, slowFetch(200)),
       ]),
     );
     expect(calls).toBe(1);
@@ -107,18 +118,18 @@ describe('CachedReader across replicas', () => {
   it('keeps workspaces and parameters apart', async () => {
     const [a, b] = [replica(), replica()];
     await Promise.all([
-      a.read('T1', 'requestItems', { id: 7 }, slowFetch(50)),
-      b.read('T2', 'requestItems', { id: 7 }, slowFetch(50)),
-      b.read('T1', 'requestItems', { id: 8 }, slowFetch(50)),
+      a.read(ws('T1'), 'requestItems', { id: 7 }, slowFetch(50)),
+      b.read(ws('T2'), 'requestItems', { id: 7 }, slowFetch(50)),
+      b.read(ws('T1'), 'requestItems', { id: 8 }, slowFetch(50)),
     ]);
     expect(calls).toBe(3);
   });
 
   it('asks upstream itself when the replica holding the lease fails', async () => {
     const [holder, waiter] = [replica(), replica()];
-    const failing = holder.read('T1', 'requestItems', { id: 7 }, slowFetch(150, true));
+    const failing = holder.read(ws('T1'), 'requestItems', { id: 7 }, slowFetch(150, true));
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const waiting = waiter.read('T1', 'requestItems', { id: 7 }, slowFetch(10));
+    const waiting = waiter.read(ws('T1'), 'requestItems', { id: 7 }, slowFetch(10));
     await expect(failing).rejects.toThrow('upstream said no');
     expect((await waiting).data).toEqual({ n: 2 });
     expect(calls).toBe(2);
@@ -128,9 +139,45 @@ describe('CachedReader across replicas', () => {
     const fillKey = store.keys.cacheFill('T1', 'requestItems', cacheParamsKey({ id: 9 }));
     await store.redis.set(fillKey, 'a replica that died', 'PX', 300);
     const started = Date.now();
-    const answer = await replica().read('T1', 'requestItems', { id: 9 }, slowFetch(10));
+    const answer = await replica().read(ws('T1'), 'requestItems', { id: 9 }, slowFetch(10));
     expect(answer.data).toEqual({ n: 1 });
     expect(calls).toBe(1);
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+  });
+
+  it('lets a command ask upstream itself rather than wait behind a digest refresh of the same entry', async () => {
+    const reader = replica();
+    const digest = reader.read(ws('T1', 'digest'), 'requestItems', { id: 5 }, slowFetch(400));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const started = Date.now();
+    const command = await reader.read(ws('T1'), 'requestItems', { id: 5 }, slowFetch(10));
+    expect(Date.now() - started).toBeLessThan(300);
+    expect(command.data).toEqual({ n: 2 });
+    expect((await digest).data).toEqual({ n: 1 });
+    expect(calls).toBe(2);
+  });
+
+  it('shares a refresh made at the same or a higher priority, in a process and across replicas', async () => {
+    const [a, b] = [replica(), replica()];
+    const answers = await Promise.all([
+      a.read(ws('T1'), 'requestItems', { id: 6 }, slowFetch(200)),
+      a.read(ws('T1', 'digest'), 'requestItems', { id: 6 }, slowFetch(200)),
+      b.read(ws('T1', 'background'), 'requestItems', { id: 6 }, slowFetch(200)),
+      b.read(ws('T1', 'digest'), 'requestItems', { id: 6 }, slowFetch(200)),
+    ]);
+    expect(calls).toBe(1);
+    for (const answer of answers) expect(answer.data).toEqual({ n: 1 });
+  });
+
+  it("does not wait for another replica's lease held at a lower priority", async () => {
+    const [holder, waiter] = [replica(), replica()];
+    const digest = holder.read(ws('T1', 'digest'), 'requestItems', { id: 4 }, slowFetch(400));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const started = Date.now();
+    const command = await waiter.read(ws('T1'), 'requestItems', { id: 4 }, slowFetch(10));
+    expect(Date.now() - started).toBeLessThan(300);
+    expect(command.data).toEqual({ n: 2 });
+    expect((await digest).data).toEqual({ n: 1 });
+    expect(await store.redis.keys(`${store.keys.prefix}cache-fill:*`)).toEqual([]);
   });
 });

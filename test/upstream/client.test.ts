@@ -284,6 +284,22 @@ describe('identical calls in flight', () => {
     expect(dataCalls()).toHaveLength(2);
     expect(stack.client.counters.coalesced).toBe(1);
   });
+
+  it('are joined only at the same or a lower priority: a command never waits behind a digest call', async () => {
+    await stack.client.listStockrooms(ctx());
+    sandbox.calls.length = 0;
+    const id = C1.requestIds.first;
+    const at = (priority: 'interactive' | 'digest' | 'background') => ({ credential: demo(), priority });
+    const before = stack.client.counters.coalesced;
+    await Promise.all([
+      stack.client.listRequestItems(at('digest'), id),
+      stack.client.listRequestItems(at('interactive'), id),
+      stack.client.listRequestItems(at('background'), id),
+    ]);
+    // The command made its own call; the background one joined the command's, the newest at a higher priority.
+    expect(dataCalls()).toHaveLength(2);
+    expect(stack.client.counters.coalesced - before).toBe(1);
+  });
 });
 
 describe('secrets', () => {

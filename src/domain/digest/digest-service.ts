@@ -138,7 +138,7 @@ export class DigestService {
       page: 1,
       pageSize: OPENED_PAGE_SIZE,
     });
-    return this.deps.reader.read(ws.workspaceId, 'requestList', query, () =>
+    return this.deps.reader.read(ws, 'requestList', query, () =>
       this.deps.workspaces.run(ws, (call) => this.deps.client.listRequests(call, query)),
     );
   }
@@ -156,7 +156,7 @@ export class DigestService {
         page,
         pageSize: IN_PROGRESS_PAGE_SIZE,
       });
-      const answer = await this.deps.reader.read(ws.workspaceId, 'requestList', query, () =>
+      const answer = await this.deps.reader.read(ws, 'requestList', query, () =>
         this.deps.workspaces.run(ws, (call) => this.deps.client.listRequests(call, query)),
       );
       freshness.push(answer.freshness);
@@ -197,7 +197,7 @@ export class DigestService {
     for (const request of requests.slice(0, this.maxItemReads)) {
       const id = request.solicitacaoMaterialId;
       try {
-        const items = await this.deps.reader.read(ws.workspaceId, 'requestItems', { id }, async () => {
+        const items = await this.deps.reader.read(ws, 'requestItems', { id }, async () => {
           const rows: RequestItem[] = await this.deps.workspaces.run(ws, (call) =>
             this.deps.client.listRequestItems(call, id),
           );

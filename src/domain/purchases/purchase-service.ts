@@ -62,7 +62,7 @@ export class PurchaseService {
     options?: ReadOptions,
   ): Promise<Answer<PurchaseOrder[]>> {
     return this.deps.reader.read(
-      ws.workspaceId,
+      ws,
       'pendingPurchases',
       { stockroomId },
       () => this.deps.workspaces.run(ws, (call) => this.deps.client.listPendingPurchases(call, stockroomId)),
@@ -87,7 +87,7 @@ export class PurchaseService {
       pageSize: LIST_PAGE_SIZE,
     };
     const list = await this.deps.reader.read(
-      ws.workspaceId,
+      ws,
       'purchaseList',
       query,
       () => this.deps.workspaces.run(ws, (call) => this.deps.client.listPurchases(call, definedOnly(query))),
@@ -103,7 +103,7 @@ export class PurchaseService {
     options?: ReadOptions,
   ): Promise<Answer<PurchaseRequestsView>> {
     const requests = await this.deps.reader.read(
-      ws.workspaceId,
+      ws,
       'purchaseRequests',
       { purchaseId },
       () =>
@@ -131,7 +131,7 @@ export class PurchaseService {
       pageSize: LIST_PAGE_SIZE,
     };
     const list = await this.deps.reader.read(
-      ws.workspaceId,
+      ws,
       'receipts',
       query,
       () => this.deps.workspaces.run(ws, (call) => this.deps.client.listReceipts(call, definedOnly(query))),

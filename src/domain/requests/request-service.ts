@@ -106,7 +106,7 @@ export class RequestService {
       pageSize: LIST_PAGE_SIZE,
     };
     const list = await this.deps.reader.read(
-      ws.workspaceId,
+      ws,
       'requestList',
       query,
       () => this.deps.workspaces.run(ws, (call) => this.deps.client.listRequests(call, definedOnly(query))),
@@ -138,7 +138,7 @@ export class RequestService {
     // Asked only on a cache miss: one Slack call per user and day, not per command.
     const address = await slackUser.email();
     if (!address) throw new UserNotMatchedError(null);
-    const users = await this.deps.reader.read(ws.workspaceId, 'users', null, () =>
+    const users = await this.deps.reader.read(ws, 'users', null, () =>
       this.deps.workspaces.run(ws, (call) => this.deps.client.listUsers(call)),
     );
     const email = address.trim().toLowerCase();
@@ -163,7 +163,7 @@ export class RequestService {
     options?: ReadOptions,
   ): Promise<Answer<RequestItem[]>> {
     const items = await this.deps.reader.read(
-      ws.workspaceId,
+      ws,
       'requestItems',
       { id },
       async () => {
@@ -186,7 +186,7 @@ export class RequestService {
     options?: ReadOptions,
   ): Promise<Answer<Page<HistoryEntry>>> {
     return this.deps.reader.read(
-      ws.workspaceId,
+      ws,
       'requestHistory',
       { id, page, pageSize },
       () =>

@@ -10,7 +10,7 @@ export class CatalogService {
 
   stockrooms(ws: WorkspaceContext, options?: ReadOptions): Promise<Answer<Stockroom[]>> {
     return this.deps.reader.read(
-      ws.workspaceId,
+      ws,
       'stockrooms',
       null,
       () => this.deps.workspaces.run(ws, (call) => this.deps.client.listStockrooms(call)),
@@ -20,7 +20,7 @@ export class CatalogService {
 
   async types(ws: WorkspaceContext, options?: ReadOptions): Promise<Answer<CatalogEntry[]>> {
     return this.deps.reader.read(
-      ws.workspaceId,
+      ws,
       'types',
       null,
       async () =>
@@ -34,7 +34,7 @@ export class CatalogService {
 
   async categories(ws: WorkspaceContext, options?: ReadOptions): Promise<Answer<CatalogEntry[]>> {
     return this.deps.reader.read(
-      ws.workspaceId,
+      ws,
       'categories',
       null,
       async () =>

@@ -23,7 +23,7 @@ export class MaterialSearchService {
   ): Promise<Answer<MaterialSearchView>> {
     const stockroomId = query.stockroomId;
     const materials = await this.deps.reader.read(
-      ws.workspaceId,
+      ws,
       'materials',
       { stockroomId: stockroomId ?? null },
       () =>
