@@ -187,3 +187,72 @@ export class RssSampler {
     clearInterval(this.timer);
   }
 }
+
+export interface TrendBeside extends Trend {
+  /** Units of value that go with one unit of the covariate, time held fixed. */
+  perCovariate: number;
+}
+
+/**
+ * The slope over time of `value` with `covariate` held fixed: least squares of value on time and covariate
+ * (through Frisch–Waugh: both regressed on the covariate first, then the residuals on each other). The soak
+ * uses it to tell the growth of the heap that goes with V8's code growing from growth of its own.
+ */
+export function trendBeside(
+  points: readonly { at: number; value: number; covariate: number }[],
+): TrendBeside {
+  const n = points.length;
+  if (n < 4)
+    return {
+      slopePerMin: 0,
+      ci95PerMin: Number.POSITIVE_INFINITY,
+      residualStd: 0,
+      samples: n,
+      perCovariate: 0,
+    };
+  const ts = points.map((p) => p.at / 60_000);
+  const ys = points.map((p) => p.value);
+  const cs = points.map((p) => p.covariate);
+  const rt = residualsOn(ts, cs);
+  const ry = residualsOn(ys, cs);
+  const rc = residualsOn(cs, ts);
+  const rcy = residualsOn(ys, ts);
+  const stt = sumOfProducts(rt, rt);
+  const scc = sumOfProducts(rc, rc);
+  const slope = stt === 0 ? 0 : sumOfProducts(rt, ry) / stt;
+  const perCovariate = scc === 0 ? 0 : sumOfProducts(rc, rcy) / scc;
+  let sse = 0;
+  for (let i = 0; i < n; i += 1) sse += ((ry[i] as number) - slope * (rt[i] as number)) ** 2;
+  const residualVar = sse / (n - 3);
+  const slopeSe = stt === 0 ? Number.POSITIVE_INFINITY : Math.sqrt(residualVar / stt);
+  return {
+    slopePerMin: slope,
+    ci95PerMin: 1.96 * slopeSe,
+    residualStd: Math.sqrt(residualVar),
+    samples: n,
+    perCovariate,
+  };
+}
+
+/** What is left of ys after the least-squares line on xs. */
+function residualsOn(ys: readonly number[], xs: readonly number[]): number[] {
+  const n = ys.length;
+  const mx = xs.reduce((a, b) => a + b, 0) / n;
+  const my = ys.reduce((a, b) => a + b, 0) / n;
+  const dx = xs.map((x) => x - mx);
+  const sxx = sumOfProducts(dx, dx);
+  const slope =
+    sxx === 0
+      ? 0
+      : sumOfProducts(
+          dx,
+          ys.map((y) => y - my),
+        ) / sxx;
+  return ys.map((y, i) => y - my - slope * (dx[i] as number));
+}
+
+function sumOfProducts(a: readonly number[], b: readonly number[]): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i += 1) sum += (a[i] as number) * (b[i] as number);
+  return sum;
+}

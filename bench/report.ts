@@ -174,6 +174,7 @@ export function soakText(soak: SoakResult | null): string {
     `RSS ${fmt(soak.rssStartMb, 1)} → ${fmt(soak.rssEndMb, 1)} MB: slope ${fmt(soak.rss.slopePerMin, 2)} ± ${fmt(soak.rss.ci95PerMin, 2)} MB/min (95 %; second half ${fmt(soak.rssLate.slopePerMin, 2)}), residual σ ${fmt(soak.rss.residualStd, 2)} MB → ${soak.rssFlat ? 'flat within noise' : 'NOT flat'}.`,
     `Live heap (after a full GC at each sample) ${fmt(soak.heapStartMb, 1)} → ${fmt(soak.heapEndMb, 1)} MB: slope ${fmt(soak.heap.slopePerMin, 2)} ± ${fmt(soak.heap.ci95PerMin, 2)} MB/min, residual σ ${fmt(soak.heap.residualStd, 2)} MB → ${soak.heapFlat ? 'flat within noise' : 'NOT flat'}.`,
     `Live heap without V8 code (compiled code and bytecode) ${fmt(soak.dataStartMb, 1)} → ${fmt(soak.dataEndMb, 1)} MB: slope ${fmt(soak.data.slopePerMin, 3)} ± ${fmt(soak.data.ci95PerMin, 3)} MB/min (second half ${fmt(soak.dataLate.slopePerMin, 3)}), residual σ ${fmt(soak.data.residualStd, 2)} MB → ${soak.dataFlat ? 'flat within noise' : 'NOT flat'}.`,
+    `  With V8's code size held fixed: ${fmt(soak.dataBesideCode.slopePerMin, 4)} ± ${fmt(soak.dataBesideCode.ci95PerMin, 4)} MB/min over time (second half ${fmt(soak.dataBesideCodeLate.slopePerMin, 4)} ± ${fmt(soak.dataBesideCodeLate.ci95PerMin, 4)}), and ${fmt(soak.dataBesideCode.perCovariate, 2)} MB more for each MB of code.`,
     `${soak.sent} commands, ${soak.answered} answered, ${soak.upstream429} upstream 429s.`,
   ].join('\n');
 }

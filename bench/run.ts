@@ -205,7 +205,7 @@ function targets(
     name: 'memory flat over a long run (soak)',
     met: soak ? soak.rssFlat && soak.dataFlat : null,
     detail: soak
-      ? `over ${(soak.measureMs / 60_000).toFixed(1)} min: RSS ${soak.rss.slopePerMin.toFixed(2)} ± ${soak.rss.ci95PerMin.toFixed(2)} MB/min (second half ${soak.rssLate.slopePerMin.toFixed(2)}), live heap without V8 code ${soak.data.slopePerMin.toFixed(3)} ± ${soak.data.ci95PerMin.toFixed(3)} MB/min (second half ${soak.dataLate.slopePerMin.toFixed(3)}).`
+      ? `over ${(soak.measureMs / 60_000).toFixed(1)} min: RSS ${soak.rss.slopePerMin.toFixed(2)} ± ${soak.rss.ci95PerMin.toFixed(2)} MB/min (second half ${soak.rssLate.slopePerMin.toFixed(2)}), live heap without V8 code ${soak.data.slopePerMin.toFixed(3)} ± ${soak.data.ci95PerMin.toFixed(3)} MB/min (second half ${soak.dataLate.slopePerMin.toFixed(3)}; ${soak.dataBesideCode.slopePerMin.toFixed(4)} ± ${soak.dataBesideCode.ci95PerMin.toFixed(4)} with V8's code size held fixed).`
       : 'not run.',
   });
   out.push({

@@ -1,7 +1,15 @@
 import { join } from 'node:path';
 import { DEMO_FACTS } from '../src/sandbox/facts.js';
 import { LoadDriver, sleep } from './load.js';
-import { MB, preciseNow, readProcMemory, type Trend, trend } from './measure.js';
+import {
+  MB,
+  preciseNow,
+  readProcMemory,
+  type Trend,
+  type TrendBeside,
+  trend,
+  trendBeside,
+} from './measure.js';
 import { type RunMode, spawnBot } from './processes.js';
 import { BENCH_TEAM, openStage, type RateLimit, type Stage } from './stage.js';
 import { benchUsers } from './workload.js';
@@ -32,6 +40,12 @@ export interface SoakResult {
   data: Trend;
   dataLate: Trend;
   dataFlat: boolean;
+  /**
+   * The same with V8's code size held fixed: what grows beside the code (the heap objects V8 keeps with compiled
+   * functions move with it) told apart from what grows on its own. An explanation, not the target's test.
+   */
+  dataBesideCode: TrendBeside;
+  dataBesideCodeLate: TrendBeside;
   dataStartMb: number;
   dataEndMb: number;
   samples: { atS: number; rssMb: number; heapMb: number; codeMb: number }[];
@@ -115,9 +129,15 @@ async function soak(stage: Stage, options: SoakOptions): Promise<SoakResult> {
   const rss = trend(samples.map((s) => ({ at: s.atS * 1000, value: s.rssMb })));
   const heap = trend(samples.map((s) => ({ at: s.atS * 1000, value: s.heapMb })));
   const data = trend(samples.map((s) => ({ at: s.atS * 1000, value: s.heapMb - s.codeMb })));
+  const dataBesideCode = trendBeside(
+    samples.map((s) => ({ at: s.atS * 1000, value: s.heapMb - s.codeMb, covariate: s.codeMb })),
+  );
   const late = samples.slice(Math.floor(samples.length / 2));
   const rssLate = trend(late.map((s) => ({ at: s.atS * 1000, value: s.rssMb })));
   const dataLate = trend(late.map((s) => ({ at: s.atS * 1000, value: s.heapMb - s.codeMb })));
+  const dataBesideCodeLate = trendBeside(
+    late.map((s) => ({ at: s.atS * 1000, value: s.heapMb - s.codeMb, covariate: s.codeMb })),
+  );
   const measured = driver.records.filter((r) => r.measured);
   return {
     label: 'as built, 1 replica',
@@ -138,6 +158,8 @@ async function soak(stage: Stage, options: SoakOptions): Promise<SoakResult> {
     data,
     dataLate,
     dataFlat: isFlat(data, minutes),
+    dataBesideCode,
+    dataBesideCodeLate,
     dataStartMb: samples[0] ? samples[0].heapMb - samples[0].codeMb : 0,
     dataEndMb: samples.at(-1) ? (samples.at(-1)?.heapMb ?? 0) - (samples.at(-1)?.codeMb ?? 0) : 0,
     sent: measured.length,

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { maxInSlidingWindow, percentile, percentileRatioInterval } from '../../bench/measure.js';
+import {
+  maxInSlidingWindow,
+  percentile,
+  percentileRatioInterval,
+  trend,
+  trendBeside,
+} from '../../bench/measure.js';
 import { seededRandom } from '../../bench/workload.js';
 
 describe('bench measurement helpers', () => {
@@ -28,5 +34,27 @@ describe('bench measurement helpers', () => {
     expect(same?.low).toBeLessThan(1);
     expect(same?.high).toBeGreaterThan(1);
     expect(percentileRatioInterval([], bare, 99, seededRandom(4))).toBeNull();
+  });
+
+  it('tells growth over time from growth that goes with a covariate', () => {
+    const random = seededRandom(5);
+    // A covariate that steps up now and then (as V8's code does), a value that follows it at 0.5 per unit
+    // and also grows 0.001 per minute on its own, with noise.
+    let covariate = 6;
+    const points = Array.from({ length: 600 }, (_, i) => {
+      if (random() < 0.02) covariate += random() * 0.05;
+      const minutes = i * 0.1;
+      return {
+        at: minutes * 60_000,
+        covariate,
+        value: 20 + 0.5 * covariate + 0.001 * minutes + (random() - 0.5) * 0.01,
+      };
+    });
+    const beside = trendBeside(points);
+    expect(beside.perCovariate).toBeCloseTo(0.5, 1);
+    expect(Math.abs(beside.slopePerMin - 0.001)).toBeLessThanOrEqual(beside.ci95PerMin);
+    expect(beside.ci95PerMin).toBeLessThan(0.001);
+    // The plain trend counts the covariate's share as growth over time.
+    expect(trend(points).slopePerMin).toBeGreaterThan(beside.slopePerMin + 0.001);
   });
 });
