@@ -5,6 +5,7 @@ import type { CacheEntry, CacheStore } from '../store/cache-store.js';
 import type { Priority } from '../upstream/budget.js';
 import { mayShare, PRIORITIES } from '../upstream/budget-policy.js';
 import { BudgetExhaustedError, UpstreamError } from '../upstream/errors.js';
+import { InFlight } from '../upstream/in-flight.js';
 import type { Answer } from './views.js';
 
 /** How long an answer is fresh, per endpoint (PRODUCT.md: catalogues for hours, materials for minutes, requests for a minute). */
@@ -50,12 +51,6 @@ interface EntryRef {
   paramsKey: string;
 }
 
-/** A refresh running in this process, and the priority its upstream call waits for budget at. */
-interface RunningFill {
-  priority: Priority;
-  fill: Promise<CacheEntry<unknown>>;
-}
-
 export interface ReadOptions {
   /** `Atualizar`: skip a fresh cache entry and ask upstream. */
   bypassCache?: boolean;
@@ -74,7 +69,7 @@ export interface ReadOptions {
  * may wait minutes for a budget slot; it asks upstream itself.
  */
 export class CachedReader {
-  private readonly fills = new Map<string, RunningFill>();
+  private readonly fills = new InFlight<CacheEntry<unknown>>();
   private readonly owner = `${process.pid}-${randomBytes(6).toString('hex')}`;
 
   constructor(
@@ -146,13 +141,7 @@ export class CachedReader {
     fetch: () => Promise<unknown>,
   ): Promise<CacheEntry<unknown>> {
     const id = `${entry.workspaceId}\u0000${entry.endpoint}\u0000${entry.paramsKey}`;
-    const running = this.fills.get(id);
-    if (running && mayShare(running.priority, priority)) return running.fill;
-    const fill = this.refreshOnce(entry, priority, stale, fetch).finally(() => {
-      if (this.fills.get(id)?.fill === fill) this.fills.delete(id);
-    });
-    this.fills.set(id, { priority, fill });
-    return fill;
+    return this.fills.run(id, priority, () => this.refreshOnce(entry, priority, stale, fetch)).job;
   }
 
   /**

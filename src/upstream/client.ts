@@ -3,10 +3,10 @@ import type { z } from 'zod';
 import type { Logger } from '../lib/logger.js';
 import type { TokenManager } from './auth.js';
 import type { Budget, Priority } from './budget.js';
-import { mayShare } from './budget-policy.js';
 import type { UpstreamCredential } from './credential.js';
 import { errorFromResponse, UpstreamRateLimitedError, UpstreamUnauthorizedError } from './errors.js';
 import { sendOnce } from './http.js';
+import { InFlight } from './in-flight.js';
 import {
   type HistoryQuery,
   type PurchaseQuery,
@@ -94,7 +94,7 @@ interface Endpoint<T> {
  * network errors are retried with backoff, every attempt through the shared budget.
  */
 export class UpstreamClient {
-  private readonly inflight = new Map<string, { priority: Priority; job: Promise<unknown> }>();
+  private readonly inflight = new InFlight<unknown>();
   private readonly baseUrl: string;
   private readonly retryPolicy: RetryPolicy;
   private readonly timeoutMs: number;
@@ -258,17 +258,11 @@ export class UpstreamClient {
     const url = this.urlOf(endpoint);
     const key = `${ctx.credential.id} ${ctx.credential.empresaId ?? ''}/${ctx.credential.unidadeId ?? ''} ${url}`;
     if (this.options.coalesce === false) return this.callWithRetries(ctx, endpoint, url);
-    const running = this.inflight.get(key);
-    // Joined only if it waits for budget at this call's priority or a higher one (never a command behind a digest).
-    if (running && mayShare(running.priority, ctx.priority)) {
-      this.counters.coalesced += 1;
-      return running.job as Promise<T>;
-    }
-    const job = this.callWithRetries(ctx, endpoint, url).finally(() => {
-      if (this.inflight.get(key)?.job === job) this.inflight.delete(key);
-    });
-    this.inflight.set(key, { priority: ctx.priority, job });
-    return job;
+    const { job, shared } = this.inflight.run(key, ctx.priority, () =>
+      this.callWithRetries(ctx, endpoint, url),
+    );
+    if (shared) this.counters.coalesced += 1;
+    return job as Promise<T>;
   }
 
   private async callWithRetries<T>(ctx: CallContext, endpoint: Endpoint<T>, url: string): Promise<T> {
