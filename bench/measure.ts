@@ -241,14 +241,9 @@ function residualsOn(ys: readonly number[], xs: readonly number[]): number[] {
   const my = ys.reduce((a, b) => a + b, 0) / n;
   const dx = xs.map((x) => x - mx);
   const sxx = sumOfProducts(dx, dx);
-  const slope =
-    sxx === 0
-      ? 0
-      : sumOfProducts(
-          dx,
-          ys.map((y) => y - my),
-        ) / sxx;
-  return ys.map((y, i) => y - my - slope * (dx[i] as number));
+  const dy = ys.map((y) => y - my);
+  const slope = sxx === 0 ? 0 : sumOfProducts(dx, dy) / sxx;
+  return dy.map((d, i) => d - slope * (dx[i] as number));
 }
 
 function sumOfProducts(a: readonly number[], b: readonly number[]): number {

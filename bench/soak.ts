@@ -14,6 +14,14 @@ import { type RunMode, spawnBot } from './processes.js';
 import { BENCH_TEAM, openStage, type RateLimit, type Stage } from './stage.js';
 import { benchUsers } from './workload.js';
 
+/** One memory sample of the bot process, taken after a full GC. */
+export interface Sample {
+  atS: number;
+  rssMb: number;
+  heapMb: number;
+  codeMb: number;
+}
+
 export interface SoakResult {
   label: string;
   perSecond: number;
@@ -48,7 +56,7 @@ export interface SoakResult {
   dataBesideCodeLate: TrendBeside;
   dataStartMb: number;
   dataEndMb: number;
-  samples: { atS: number; rssMb: number; heapMb: number; codeMb: number }[];
+  samples: Sample[];
 }
 
 export interface SoakOptions {
@@ -128,16 +136,14 @@ async function soak(stage: Stage, options: SoakOptions): Promise<SoakResult> {
   const minutes = options.measureMs / 60_000;
   const rss = trend(samples.map((s) => ({ at: s.atS * 1000, value: s.rssMb })));
   const heap = trend(samples.map((s) => ({ at: s.atS * 1000, value: s.heapMb })));
-  const data = trend(samples.map((s) => ({ at: s.atS * 1000, value: s.heapMb - s.codeMb })));
-  const dataBesideCode = trendBeside(
-    samples.map((s) => ({ at: s.atS * 1000, value: s.heapMb - s.codeMb, covariate: s.codeMb })),
-  );
+  // The data heap: live heap less V8's code, with the code size beside it.
+  const dataPoint = (s: Sample) => ({ at: s.atS * 1000, value: s.heapMb - s.codeMb, covariate: s.codeMb });
+  const data = trend(samples.map(dataPoint));
+  const dataBesideCode = trendBeside(samples.map(dataPoint));
   const late = samples.slice(Math.floor(samples.length / 2));
   const rssLate = trend(late.map((s) => ({ at: s.atS * 1000, value: s.rssMb })));
-  const dataLate = trend(late.map((s) => ({ at: s.atS * 1000, value: s.heapMb - s.codeMb })));
-  const dataBesideCodeLate = trendBeside(
-    late.map((s) => ({ at: s.atS * 1000, value: s.heapMb - s.codeMb, covariate: s.codeMb })),
-  );
+  const dataLate = trend(late.map(dataPoint));
+  const dataBesideCodeLate = trendBeside(late.map(dataPoint));
   const measured = driver.records.filter((r) => r.measured);
   return {
     label: 'as built, 1 replica',
@@ -160,8 +166,8 @@ async function soak(stage: Stage, options: SoakOptions): Promise<SoakResult> {
     dataFlat: isFlat(data, minutes),
     dataBesideCode,
     dataBesideCodeLate,
-    dataStartMb: samples[0] ? samples[0].heapMb - samples[0].codeMb : 0,
-    dataEndMb: samples.at(-1) ? (samples.at(-1)?.heapMb ?? 0) - (samples.at(-1)?.codeMb ?? 0) : 0,
+    dataStartMb: samples[0] ? dataPoint(samples[0]).value : 0,
+    dataEndMb: samples.length > 0 ? dataPoint(samples[samples.length - 1] as Sample).value : 0,
     sent: measured.length,
     answered: measured.filter((r) => r.answeredAt !== null).length,
     upstream429: stage.sandbox.calls.filter((c) => c.login === DEMO_FACTS.company1.login && c.status === 429)
