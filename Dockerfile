@@ -3,7 +3,7 @@
 # to 127.0.0.1 inside the container); set the variables of the README for a real deployment.
 
 # --- build: every dependency, TypeScript compiled to dist/ ---
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -12,7 +12,7 @@ COPY src ./src
 RUN npm run build
 
 # --- runtime: production dependencies and dist/ only, as an unprivileged user ---
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=3000 \
     DATA_DIR=/app/data

@@ -47,9 +47,10 @@ function codeOf(err: unknown): string | undefined {
 }
 
 /**
- * undici 7's request() cannot send every body: a FormData built by Node's global constructor (Node 20 bundles
- * an older undici) makes it crash, and URLSearchParams is not supported at all. So both are serialized here.
- * The global Response encodes either kind of FormData as multipart with unquoted values.
+ * undici's request() cannot send every body: a FormData built by another copy of undici (Node bundles its own,
+ * apart from the npm package) is not recognised, and URLSearchParams is not supported at all. So both are
+ * serialized here. The global Response encodes a global FormData as multipart with unquoted values; a FormData
+ * of another realm is first copied into a global one, entry by entry (the login form holds only strings).
  */
 async function encodeBody(body: FormData | URLSearchParams): Promise<{ bytes: Buffer; contentType: string }> {
   if (body instanceof URLSearchParams) {
@@ -58,12 +59,21 @@ async function encodeBody(body: FormData | URLSearchParams): Promise<{ bytes: Bu
       contentType: 'application/x-www-form-urlencoded;charset=UTF-8',
     };
   }
-  const encoded = new Response(body);
+  const encoded = new Response(body instanceof FormData ? body : copyForm(body));
   const contentType = encoded.headers.get('content-type');
   if (contentType === null || !contentType.startsWith('multipart/form-data')) {
     throw new TypeError('body could not be encoded as multipart/form-data');
   }
   return { bytes: Buffer.from(await encoded.arrayBuffer()), contentType };
+}
+
+function copyForm(foreign: Iterable<[string, unknown]>): FormData {
+  const form = new FormData();
+  for (const [name, value] of foreign) {
+    if (typeof value !== 'string') throw new TypeError('only text fields can be sent from this FormData');
+    form.append(name, value);
+  }
+  return form;
 }
 
 function mediaType(headers: Record<string, string | string[] | undefined>): string | undefined {
