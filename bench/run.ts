@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the bot against the sandbox upstream and the real Redis, side by side with its baselines,
- * in one run. The README's Performance section says what it measures and how to read it.
+ * in one run. bench/README.md says what it measures and how to read it.
  *
  *   npm run bench                       the full run (about 50 minutes on 2 cores, 25 of them the soak)
  *   npm run bench -- --soak=3600        a soak of an hour instead of 20 minutes

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 
@@ -34,6 +34,32 @@ export async function launchChromium(): Promise<Browser> {
       }`,
     );
   }
+}
+
+/**
+ * `SCREENSHOTS=docs` also writes the README's screenshots into docs/. CI never sets it, so a test run never
+ * changes a tracked file. The only place the tests read this variable.
+ */
+const DOCS_DIR = process.env.SCREENSHOTS === 'docs' ? join(import.meta.dirname, '..', '..', 'docs') : null;
+
+/**
+ * A screenshot of what the page shows now (the viewport), for the README: always into test-results/, and into
+ * docs/ when asked. Unlike `screenshot`, a failure to take or write it fails the test.
+ */
+export async function documentationScreenshot(
+  page: Page,
+  name: string,
+): Promise<{ png: Buffer; paths: string[] }> {
+  const png = await page.screenshot({ fullPage: false, animations: 'disabled', caret: 'hide' });
+  const dirs = DOCS_DIR === null ? [SCREENSHOT_DIR] : [SCREENSHOT_DIR, DOCS_DIR];
+  const paths: string[] = [];
+  for (const dir of dirs) {
+    await mkdir(dir, { recursive: true });
+    const path = join(dir, `${name}.png`);
+    await writeFile(path, png);
+    paths.push(path);
+  }
+  return { png, paths };
 }
 
 export async function screenshot(page: Page, name: string): Promise<string> {

@@ -7,7 +7,14 @@ import { loadConfig } from '../../src/config.js';
 import { makeLogger } from '../../src/lib/logger.js';
 import { type LocalMode, startLocalMode } from '../../src/local/local-mode.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
-import { launchChromium, messageWith, screenshot, typeCommand, visibleText } from './browser.js';
+import {
+  documentationScreenshot,
+  launchChromium,
+  messageWith,
+  screenshot,
+  typeCommand,
+  visibleText,
+} from './browser.js';
 
 /**
  * The whole bot in local mode, driven from its playground page in headless Chromium: what a person types and
@@ -16,6 +23,10 @@ import { launchChromium, messageWith, screenshot, typeCommand, visibleText } fro
 
 const REQUEST_ID = DEMO_FACTS.company1.requestsWithItemsBelowMinimum[0];
 const WAIT = { timeout: 15_000 };
+/** Three items, two of them below their minimum stock: the README's screenshot shows it whole. */
+const SCREENSHOT_REQUEST_ID = DEMO_FACTS.company1.requestsWithItemsBelowMinimum[3];
+const VIEWPORT = { width: 1280, height: 1000 };
+const README_VIEWPORT = { width: 1100, height: 820 };
 
 describe('local mode playground in a real browser', () => {
   let dataDir: string;
@@ -34,7 +45,8 @@ describe('local mode playground in a real browser', () => {
       print: () => undefined,
     });
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 1000 }, locale: 'pt-BR' });
+    // The bot shows times in DIGEST_TZ; the page draws message times in the browser's zone: the same one.
+    page = await browser.newPage({ viewport: VIEWPORT, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
     page.on('pageerror', (error) => pageErrors.push(error.message));
     await page.goto(local.url);
     await page.getByRole('status').filter({ hasText: 'conectado' }).waitFor(WAIT);
@@ -187,6 +199,29 @@ describe('local mode playground in a real browser', () => {
     await buttons.first().click();
     await page.locator('article.message[data-ephemeral="true"]').nth(ephemeralBefore).waitFor(WAIT);
     await expect(visibleText(digest)).resolves.toBe(digestText);
+  });
+
+  it('takes the README screenshot: a request with items below minimum and its buttons, after a few commands', async () => {
+    screenshotOnFailure('readme');
+    // A small viewport keeps the PNG small; this request's three items fit in it.
+    await page.setViewportSize(README_VIEWPORT);
+    try {
+      await typeCommand(page, `/solicitacao ${SCREENSHOT_REQUEST_ID}`);
+      const answer = messageWith(page, `Solicitação ${SCREENSHOT_REQUEST_ID}`);
+      await answer.getByRole('button', { name: 'Compartilhar no canal', exact: true }).waitFor(WAIT);
+      await expect(visibleText(answer)).resolves.toContain('abaixo do mínimo');
+      const { png, paths } = await documentationScreenshot(page, 'playground');
+      expect(paths[0]).toMatch(/test-results\/playground\/playground\.png$/);
+      // A PNG of the viewport's size (IHDR width and height), small enough for the README.
+      expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([
+        README_VIEWPORT.width,
+        README_VIEWPORT.height,
+      ]);
+      expect(png.length).toBeLessThan(300 * 1024);
+    } finally {
+      await page.setViewportSize(VIEWPORT);
+    }
   });
 
   it('a word that is not a command gets Slack’s answer, and the page raised no script error', async () => {
