@@ -53,12 +53,12 @@ export function buildDemoData(now: number): SandboxData {
   return { companies, accounts };
 }
 
-function emailOf(nome: string): string {
+function emailOf(nome: string, domain: string): string {
   const words = fold(nome)
     .replace(/[^a-z ]/g, '')
     .split(' ')
     .filter(Boolean);
-  return `${words[0]}.${words[words.length - 1]}@exemplo.com.br`;
+  return `${words[0]}.${words[words.length - 1]}@${domain}`;
 }
 
 function buildCompany(catalog: CompanyCatalog, now: number): CompanyData {
@@ -73,7 +73,7 @@ function buildCompany(catalog: CompanyCatalog, now: number): CompanyData {
 
   const materials: MaterialRecord[] = catalog.materials.map(
     ([nome, tipo, categoria, marca, modelo, custo, unidade, flag], i) => {
-      const codigo = `${catalog.codePrefix}${String(ids.material - 900 + i).padStart(5, '0')}`;
+      const codigo = `${catalog.codePrefix}${String((catalog.codeStart ?? ids.material - 900) + i).padStart(5, '0')}`;
       return {
         material: ids.material + i,
         empresa: catalog.empresa,
@@ -127,7 +127,7 @@ function buildCompany(catalog: CompanyCatalog, now: number): CompanyData {
   });
 
   const users: UserRow[] = catalog.users.map((u, i) => {
-    const email = emailOf(u.nome);
+    const email = emailOf(u.nome, catalog.emailDomain ?? 'exemplo.com.br');
     const usuario = ids.usuario + i;
     return {
       record: {

@@ -60,6 +60,8 @@ export interface PurchaseRow {
   record: Unnumbered<PurchaseRecord>;
   at: number;
   requestIds: number[];
+  /** Items of the linked requests this purchase buys; none for replenishment and grouped purchases. */
+  itemIds: number[];
 }
 
 export interface ReceiptRow {
