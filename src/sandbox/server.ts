@@ -35,6 +35,11 @@ export interface SandboxOptions {
   now?: () => number;
   /** Artificial latency of every data call, default 0. */
   latencyMs?: number;
+  /**
+   * Generated companies besides the demo ones (default 0, at most 10,000): empresa 3 .. 2 + N, each with the
+   * login `empresaN` / `empresaN` and a small dataset of its own, built on its first use.
+   */
+  extraCompanies?: number;
 }
 
 export interface SandboxCall {
@@ -142,7 +147,7 @@ function faultReply(fault: FaultSpec, status: number, instance: string): Reply {
 /** Starts the sandbox upstream: the token issuer under /auth and the stockroom endpoints under /v1. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const now = options.now ?? Date.now;
-  const data = buildDemoData(now());
+  const data = buildDemoData(now(), { extraCompanies: options.extraCompanies ?? 0 });
   const issuer = new TokenIssuer(data.accounts, {
     tokenTtlMs: options.tokenTtlMs ?? 2 * HOUR,
     refreshTtlMs: options.refreshTtlMs ?? 7 * 24 * HOUR,
