@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type FormFields, TokenIssuer } from './auth-issuer.js';
+import type { AdvanceRequest, SandboxChange } from './changes.js';
+import { SandboxControl } from './control.js';
 import { buildDemoData } from './data.js';
 import { FaultQueue, type FaultSpec, type SandboxFaults } from './faults.js';
 import {
@@ -17,6 +19,16 @@ import type { SandboxData } from './model.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
 import { bearerToken, matchDataRoute, serveData } from './routes.js';
 
+export type {
+  AdvanceRequest,
+  ChangeKind,
+  NewRequestChange,
+  ReceiptChange,
+  SandboxChange,
+  StatusChange,
+} from './changes.js';
+export { CHANGE_KINDS } from './changes.js';
+export { SandboxControlError } from './control.js';
 export type { FaultSpec, FaultStatus, SandboxFaults } from './faults.js';
 export type { SandboxData } from './model.js';
 
@@ -40,6 +52,8 @@ export interface SandboxOptions {
    * login `empresaN` / `empresaN` and a small dataset of its own, built on its first use.
    */
   extraCompanies?: number;
+  /** Seed of every advance's choices (default 1): same seed and same advances, same changes. */
+  seed?: number;
 }
 
 export interface SandboxCall {
@@ -65,8 +79,15 @@ export interface Sandbox {
   /** Every request received, in order. */
   calls: SandboxCall[];
   faults: SandboxFaults;
-  /** The demo data served (read it to find ids; do not change it). */
+  /** The data served (read it to find ids; change it only through `advance`). */
   data: SandboxData;
+  /**
+   * Moves a company's data along (default company 1, one change of any kind) and returns what changed, also
+   * appended to `changes`. Throws SandboxControlError (status 400 or 404) for a bad request.
+   */
+  advance(request?: AdvanceRequest): SandboxChange[];
+  /** Every change made so far, in order (seq 1, 2, ...). */
+  readonly changes: readonly SandboxChange[];
   expireAccessTokens(login?: string): void;
   expireRefreshTokens(login?: string): void;
   endSessions(login?: string): void;
@@ -148,6 +169,7 @@ function faultReply(fault: FaultSpec, status: number, instance: string): Reply {
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const now = options.now ?? Date.now;
   const data = buildDemoData(now(), { extraCompanies: options.extraCompanies ?? 0 });
+  const control = new SandboxControl(data, options.seed ?? 1, now);
   const issuer = new TokenIssuer(data.accounts, {
     tokenTtlMs: options.tokenTtlMs ?? 2 * HOUR,
     refreshTtlMs: options.refreshTtlMs ?? 7 * 24 * HOUR,
@@ -265,6 +287,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     calls,
     faults,
     data,
+    advance: (request) => control.advance(request),
+    get changes() {
+      return control.changes;
+    },
     expireAccessTokens: (login) => issuer.expireAccessTokens(login),
     expireRefreshTokens: (login) => issuer.expireRefreshTokens(login),
     endSessions: (login) => issuer.endSessions(login),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SandboxControl } from '../../src/sandbox/control.js';
 import { buildDemoData } from '../../src/sandbox/data.js';
 import { companyProblems } from './invariants.js';
 
@@ -172,5 +173,47 @@ describe('generated companies', () => {
     );
     expect(grouped.length).toBeGreaterThan(40);
     expect(pending.length).toBeGreaterThan(40);
+  });
+});
+
+describe('advances', () => {
+  it('keep every invariant over many changes of every kind, in demo and generated companies', () => {
+    let now = NOW;
+    const data = buildDemoData(NOW, { extraCompanies: 3 });
+    const control = new SandboxControl(data, 99, () => now);
+    const kinds = new Set<string>();
+    const transitions = new Set<string>();
+    for (let round = 0; round < 1500; round++) {
+      now += 45_000;
+      for (const change of control.advance({ empresaId: data.empresaIds[round % 5], changes: 3 })) {
+        kinds.add(change.kind);
+        if (change.kind === 'status') transitions.add(`${change.from}>${change.to}`);
+      }
+    }
+    expect([...kinds].sort()).toEqual(['novas', 'recebimentos', 'status']);
+    for (const t of ['1>2', '1>6', '2>3', '2>4', '2>5', '2>6', '3>4', '5>3'])
+      expect(transitions).toContain(t);
+    for (const empresa of data.empresaIds) {
+      const company = data.company(empresa);
+      if (!company) throw new Error(`company ${empresa} missing`);
+      expect(companyProblems(company, now), `company ${empresa}`).toEqual([]);
+    }
+  });
+
+  it('never take an id of the next company, and stop when the block is used up', () => {
+    const data = buildDemoData(NOW, { extraCompanies: 2 });
+    const company = data.company(3);
+    if (!company) throw new Error('company 3 missing');
+    // Brings the company near the end of its block of request ids: the next company's first request.
+    const first = data.company(4)?.requests[0]?.record.solicitacaoMaterialId ?? 0;
+    const moved = company.requests.at(-1);
+    if (!moved) throw new Error('no request');
+    moved.record.solicitacaoMaterialId = first - 70;
+    const control = new SandboxControl(data, 5, () => NOW + 60_000);
+    const made = control.advance({ empresaId: 3, changes: 100, kinds: ['novas'] });
+    expect(made.length).toBeGreaterThan(0);
+    expect(made.length).toBeLessThan(100);
+    expect(Math.max(...company.requests.map((r) => r.record.solicitacaoMaterialId))).toBeLessThan(first);
+    expect(control.advance({ empresaId: 3, kinds: ['novas'] })).toEqual([]);
   });
 });
