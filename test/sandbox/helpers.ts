@@ -253,6 +253,21 @@ export function expectProblem(
   if (detail) expect(problem.detail).toMatch(detail);
 }
 
+/** POST /_sandbox/advance with a JSON body (a string is sent as is). */
+export async function postAdvance(
+  adminUrl: string,
+  body: unknown,
+  contentType = 'application/json',
+): Promise<{ status: number; body: unknown; response: Response }> {
+  const response = await fetch(`${adminUrl}/advance`, {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? null : JSON.parse(text), response };
+}
+
 /** Every row of a paginated list (PageSize 100), following totalRows. */
 export async function listAll<T extends { totalRows: number }>(
   baseUrl: string,
