@@ -60,6 +60,10 @@ export interface CompanyCatalog {
     entrada: number;
   };
   codePrefix: string;
+  /** Number in the first material's code; default `ids.material - 900`. */
+  codeStart?: number;
+  /** Domain of the users' e-mails; default exemplo.com.br. */
+  emailDomain?: string;
   units: { nome: string; grupo: number; subgrupo: number; estado: number; cidade: number }[];
   stockrooms: CatalogStockroom[];
   types: string[];

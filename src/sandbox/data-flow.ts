@@ -20,7 +20,7 @@ const MINUTE = 60_000;
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
-type Item = RequestRow['items'][number];
+export type Item = RequestRow['items'][number];
 
 export function generateFlow(company: CompanyData, catalog: CompanyCatalog, rng: Random, now: number): void {
   company.requests = generateRequests(company, catalog, rng, now);
@@ -99,27 +99,20 @@ function generateRequests(
         at += Math.max(1000, Math.floor(step));
       }
       const taker: UserRow = rng.chance(0.8) ? requester : rng.pick(company.users);
-      const out = [2, 3, 4].includes(step) ? keeper : null;
-      const takenBy = [3, 4].includes(step) ? taker : null;
-      return {
-        andamentoSolicitacao: historyId++,
-        solicitacaoMaterial: id,
-        responsavelSaidaMaterial: out?.record.usuario ?? null,
-        responsavelRetirada: takenBy?.record.usuario ?? null,
-        status: step,
-        data: formatLocal(at),
-        site_Nome: unitName,
-        almoxarifado_Nome: stockroom.record.nome,
-        solicitante: requester.record.usuario,
-        solicitante_Nome: requester.record.nome,
-        responsavelSaidaMaterial_Nome: out?.record.nome ?? null,
-        responsavelRetirada_Nome: takenBy?.record.nome ?? null,
-        statusAndamentoSolicitacao_Nome: REQUEST_STATUS[step] ?? null,
-      };
+      return historyEntry({
+        id: historyId++,
+        requestId: id,
+        requester,
+        stockroom,
+        unitName,
+        step,
+        at,
+        keeper,
+        taker,
+      });
     });
 
-    const itemStatuses = [...new Set(items.map((i) => i.statusAndamentoSolicitacao_Nome).filter(Boolean))];
-    const occurrences = [...new Set(items.map((i) => i.ocorrencias).filter((o) => o !== null))];
+    const summary = summaryOf(items);
     return {
       record: {
         solicitacaoMaterialId: id,
@@ -128,10 +121,10 @@ function generateRequests(
         solicitante: requester.record.usuario,
         almoxarifado_Nome: stockroom.record.nome,
         solicitante_Nome: requester.record.nome,
-        listaStatusAndamentoSolicitacao: itemStatuses.length > 0 ? itemStatuses.join(', ') : null,
+        listaStatusAndamentoSolicitacao: summary.listaStatusAndamentoSolicitacao,
         statusAndamentoSolicitacao: status,
         statusAndamentoSolicitacao_Nome: REQUEST_STATUS[status] ?? null,
-        ocorrencias: occurrences.length > 0 ? occurrences.join(', ') : null,
+        ocorrencias: summary.ocorrencias,
         concluidoComRessalvas: status === 4 && rng.chance(0.2),
       },
       createdAt,
@@ -142,7 +135,54 @@ function generateRequests(
   });
 }
 
-function generateItems(
+/** The request row's fields that summarize its items. */
+export function summaryOf(
+  items: readonly Item[],
+): Pick<RequestRow['record'], 'listaStatusAndamentoSolicitacao' | 'ocorrencias'> {
+  const itemStatuses = [...new Set(items.map((i) => i.statusAndamentoSolicitacao_Nome).filter(Boolean))];
+  const occurrences = [...new Set(items.map((i) => i.ocorrencias).filter((o) => o !== null))];
+  return {
+    listaStatusAndamentoSolicitacao: itemStatuses.length > 0 ? itemStatuses.join(', ') : null,
+    ocorrencias: occurrences.length > 0 ? occurrences.join(', ') : null,
+  };
+}
+
+export interface HistoryStep {
+  id: number;
+  requestId: number;
+  requester: UserRow;
+  stockroom: StockroomRow;
+  unitName: string | null;
+  step: number;
+  at: number;
+  /** The stock keeper: named on separation and delivery steps (2, 3, 4). */
+  keeper: UserRow;
+  /** Who took the material: named on delivery steps (3, 4). */
+  taker: UserRow;
+}
+
+/** A history entry of a request reaching `step`. */
+export function historyEntry(h: HistoryStep): RequestRow['history'][number] {
+  const out = [2, 3, 4].includes(h.step) ? h.keeper : null;
+  const takenBy = [3, 4].includes(h.step) ? h.taker : null;
+  return {
+    andamentoSolicitacao: h.id,
+    solicitacaoMaterial: h.requestId,
+    responsavelSaidaMaterial: out?.record.usuario ?? null,
+    responsavelRetirada: takenBy?.record.usuario ?? null,
+    status: h.step,
+    data: formatLocal(h.at),
+    site_Nome: h.unitName,
+    almoxarifado_Nome: h.stockroom.record.nome,
+    solicitante: h.requester.record.usuario,
+    solicitante_Nome: h.requester.record.nome,
+    responsavelSaidaMaterial_Nome: out?.record.nome ?? null,
+    responsavelRetirada_Nome: takenBy?.record.nome ?? null,
+    statusAndamentoSolicitacao_Nome: REQUEST_STATUS[h.step] ?? null,
+  };
+}
+
+export function generateItems(
   company: CompanyData,
   stockroom: StockroomRow,
   status: number,
@@ -151,6 +191,8 @@ function generateItems(
   requestId: number,
   rng: Random,
   nextId: () => number,
+  /** Now and then an item of a material not registered in the stockroom (which the service hides). */
+  foreignItems = true,
 ): Item[] {
   const active = company.materials.filter((m) => m.status === 1);
   const chosen = rng.sample(
@@ -159,7 +201,7 @@ function generateItems(
   );
   // Now and then an item of a material not registered in the stockroom: the service hides those.
   const foreign = active.filter((m) => !stockroom.materials.has(m.material));
-  if (foreign.length > 0 && rng.chance(0.1)) chosen.push(rng.pick(foreign));
+  if (foreignItems && foreign.length > 0 && rng.chance(0.1)) chosen.push(rng.pick(foreign));
 
   const items = chosen.map((material): Item => {
     const level = company.stock.get(`${stockroom.record.almoxarifado}:${material.material}`);
@@ -194,18 +236,22 @@ function generateItems(
       ocorrenciasRelacionadasCount: destination === null ? 0 : rng.int(1, 2),
     };
   });
-  // A partially served request has at least one item not fully delivered.
-  const last = items[items.length - 1];
-  if (status === 3 && last && items.every((i) => i.statusAndamentoSolicitacao === 4)) {
-    last.quantidadeEntregue = Math.floor(last.quantidade / 2);
-    last.statusAndamentoSolicitacao = 3;
-    last.statusAndamentoSolicitacao_Nome = REQUEST_STATUS[3] ?? null;
-  }
+  if (status === 3) keepPartial(items);
   for (const item of items) item.statusCompraMaterial_Nome = nameOf(ITEM_PURCHASE_STATUS, item.statusCompra);
   return items;
 }
 
-function deliveredFor(
+/** A partially served request has at least one item not fully delivered. */
+export function keepPartial(items: Item[]): void {
+  const last = items[items.length - 1];
+  if (last && items.every((i) => i.statusAndamentoSolicitacao === 4)) {
+    last.quantidadeEntregue = Math.floor(last.quantidade / 2);
+    last.statusAndamentoSolicitacao = 3;
+    last.statusAndamentoSolicitacao_Nome = REQUEST_STATUS[3] ?? null;
+  }
+}
+
+export function deliveredFor(
   status: number,
   quantidade: number,
   rng: Random,

@@ -128,16 +128,21 @@ export function generatePurchases(
   });
   let purchaseItemId = catalog.ids.compraItem;
   return drafts.map((d) => {
+    const itemIds: number[] = [];
     for (const request of d.requests) {
       request.purchaseIds.push(d.id);
       if (d.status !== 5) {
-        for (const item of request.items)
-          if (item.compraMaterialItem === -1) item.compraMaterialItem = purchaseItemId++;
+        for (const item of request.items) {
+          if (item.compraMaterialItem !== -1) continue;
+          item.compraMaterialItem = purchaseItemId++;
+          itemIds.push(item.solicitacaoMaterialItemId);
+        }
       }
     }
     return {
       at: d.at,
       requestIds: d.requests.map((r) => r.record.solicitacaoMaterialId),
+      itemIds,
       record: {
         compraMaterialId: d.id,
         almoxarifado: d.stockroom.record.almoxarifado,

@@ -1,5 +1,12 @@
 import type { Account } from './auth-issuer.js';
 import { COMPANY_1, COMPANY_2, type CompanyCatalog } from './catalog.js';
+import {
+  FIRST_GENERATED_EMPRESA,
+  generatedCatalog,
+  generatedLogin,
+  generatedLoginUser,
+  MAX_GENERATED_COMPANIES,
+} from './catalog-generated.js';
 import { generateFlow } from './data-flow.js';
 import { fold } from './http-util.js';
 import type { CompanyData, SandboxData, StockLevel, StockroomRow, Unit, UserRow } from './model.js';
@@ -8,7 +15,7 @@ import { Random } from './random.js';
 import type { MaterialRecord } from './records.js';
 
 /**
- * The demo data of the sandbox: two companies with disjoint ids. Everything comes from a seeded PRNG; dates
+ * The demo data of the sandbox: two demo companies with disjoint ids, and optionally many generated ones. Everything comes from a seeded PRNG; dates
  * are offsets from the clock at start-up, so the ids and contents are stable while the dates stay recent.
  */
 
@@ -31,7 +38,21 @@ export const DEMO_LOGINS = [
 
 const DAY = 86_400_000;
 
-export function buildDemoData(now: number): SandboxData {
+export interface DataOptions {
+  /** Generated companies besides the demo ones: empresa 3 .. 2 + N, logins `empresa3` ... (default 0). */
+  extraCompanies?: number;
+}
+
+/**
+ * The demo companies, built now, and the generated ones, built on first use (a login needs only the account,
+ * which is known without building anything). Every company's dates are offsets from `now`, the start-up time,
+ * whenever it is built, so a company's data does not depend on when it was first read.
+ */
+export function buildDemoData(now: number, options: DataOptions = {}): SandboxData {
+  const generated = options.extraCompanies ?? 0;
+  if (!Number.isInteger(generated) || generated < 0 || generated > MAX_GENERATED_COMPANIES) {
+    throw new RangeError(`generated companies must be an integer from 0 to ${MAX_GENERATED_COMPANIES}`);
+  }
   const companies = new Map<number, CompanyData>();
   for (const catalog of [COMPANY_1, COMPANY_2]) companies.set(catalog.empresa, buildCompany(catalog, now));
   const accounts: Account[] = [];
@@ -50,15 +71,39 @@ export function buildDemoData(now: number): SandboxData {
       }
     }
   }
-  return { companies, accounts };
+  const empresaIds = [...companies.keys()];
+  for (let empresa = FIRST_GENERATED_EMPRESA; empresa < FIRST_GENERATED_EMPRESA + generated; empresa++) {
+    const login = generatedLogin(empresa);
+    accounts.push({
+      login,
+      password: login,
+      usuario: generatedLoginUser(empresa),
+      empresa,
+      empresas: [empresa],
+    });
+    empresaIds.push(empresa);
+  }
+  const served = new Set(empresaIds);
+  return {
+    companies,
+    accounts,
+    empresaIds,
+    company(empresa) {
+      const built = companies.get(empresa);
+      if (built || !served.has(empresa)) return built;
+      const company = buildCompany(generatedCatalog(empresa), now);
+      companies.set(empresa, company);
+      return company;
+    },
+  };
 }
 
-function emailOf(nome: string): string {
+function emailOf(nome: string, domain: string): string {
   const words = fold(nome)
     .replace(/[^a-z ]/g, '')
     .split(' ')
     .filter(Boolean);
-  return `${words[0]}.${words[words.length - 1]}@exemplo.com.br`;
+  return `${words[0]}.${words[words.length - 1]}@${domain}`;
 }
 
 function buildCompany(catalog: CompanyCatalog, now: number): CompanyData {
@@ -73,7 +118,7 @@ function buildCompany(catalog: CompanyCatalog, now: number): CompanyData {
 
   const materials: MaterialRecord[] = catalog.materials.map(
     ([nome, tipo, categoria, marca, modelo, custo, unidade, flag], i) => {
-      const codigo = `${catalog.codePrefix}${String(ids.material - 900 + i).padStart(5, '0')}`;
+      const codigo = `${catalog.codePrefix}${String((catalog.codeStart ?? ids.material - 900) + i).padStart(5, '0')}`;
       return {
         material: ids.material + i,
         empresa: catalog.empresa,
@@ -127,7 +172,7 @@ function buildCompany(catalog: CompanyCatalog, now: number): CompanyData {
   });
 
   const users: UserRow[] = catalog.users.map((u, i) => {
-    const email = emailOf(u.nome);
+    const email = emailOf(u.nome, catalog.emailDomain ?? 'exemplo.com.br');
     const usuario = ids.usuario + i;
     return {
       record: {

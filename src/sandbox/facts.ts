@@ -1,7 +1,8 @@
 /**
  * Facts of the sandbox's demo data that client-side tests may rely on. The data is generated from fixed seeds
  * (only the dates move with the clock), and test/sandbox/facts.test.ts checks every value here against the
- * running server, so a change to the generator that breaks one of them fails there first.
+ * running server, so a change to the generator that breaks one of them fails there first. They describe the
+ * data as built at start: an advance (server.ts) adds requests, moves statuses and receives purchases.
  */
 export const DEMO_FACTS = {
   company1: {

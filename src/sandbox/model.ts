@@ -60,6 +60,8 @@ export interface PurchaseRow {
   record: Unnumbered<PurchaseRecord>;
   at: number;
   requestIds: number[];
+  /** Items of the linked requests this purchase buys; none for replenishment and grouped purchases. */
+  itemIds: number[];
 }
 
 export interface ReceiptRow {
@@ -91,8 +93,13 @@ export interface CompanyData {
 }
 
 export interface SandboxData {
+  /** Companies built so far: the demo ones from the start, generated ones once used. */
   companies: Map<number, CompanyData>;
   accounts: Account[];
+  /** Every company the sandbox serves, built or not, in order. */
+  empresaIds: readonly number[];
+  /** A served company, built on first use; undefined when the sandbox serves no such company. */
+  company(empresa: number): CompanyData | undefined;
 }
 
 export const REQUEST_STATUS: Record<number, string> = {

@@ -164,7 +164,7 @@ function companyFor(
   const requested =
     intHeader(headers, 'EmpresaId', path) ?? (route.companyQuery ? query.int('EmpresaId') : undefined);
   const empresa = requested ?? account.empresa;
-  const company = data.companies.get(empresa);
+  const company = data.company(empresa);
   if (!account.empresas.includes(empresa) || !company) {
     throw new ReplyError(problem(403, `Usuário sem permissão para acessar a empresa ${empresa}.`, path));
   }

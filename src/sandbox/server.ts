@@ -1,6 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ADMIN_PREFIX, isAdminPath, serveAdmin } from './admin.js';
 import { type FormFields, TokenIssuer } from './auth-issuer.js';
+import type { AdvanceRequest, SandboxChange } from './changes.js';
+import { type AutoAdvance, SandboxControl } from './control.js';
 import { buildDemoData } from './data.js';
 import { FaultQueue, type FaultSpec, type SandboxFaults } from './faults.js';
 import {
@@ -17,6 +20,17 @@ import type { SandboxData } from './model.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
 import { bearerToken, matchDataRoute, serveData } from './routes.js';
 
+export type {
+  AdvanceRequest,
+  ChangeKind,
+  NewRequestChange,
+  ReceiptChange,
+  SandboxChange,
+  StatusChange,
+} from './changes.js';
+export { CHANGE_KINDS } from './changes.js';
+export type { AutoAdvance } from './control.js';
+export { SandboxControlError } from './control.js';
 export type { FaultSpec, FaultStatus, SandboxFaults } from './faults.js';
 export type { SandboxData } from './model.js';
 
@@ -35,6 +49,17 @@ export interface SandboxOptions {
   now?: () => number;
   /** Artificial latency of every data call, default 0. */
   latencyMs?: number;
+  /**
+   * Generated companies besides the demo ones (default 0, at most 10,000): empresa 3 .. 2 + N, each with the
+   * login `empresaN` / `empresaN` and a small dataset of its own, built on its first use.
+   */
+  extraCompanies?: number;
+  /** Seed of every advance's choices (default 1): same seed and same advances, same changes. */
+  seed?: number;
+  /** Advances the data by itself at this period (default never); see `autoAdvance` for what each tick does. */
+  advanceEveryMs?: number;
+  /** What each automatic tick does: one company picked (seeded) among `empresaIds`, `changes` changes. */
+  autoAdvance?: AutoAdvance;
 }
 
 export interface SandboxCall {
@@ -60,8 +85,17 @@ export interface Sandbox {
   /** Every request received, in order. */
   calls: SandboxCall[];
   faults: SandboxFaults;
-  /** The demo data served (read it to find ids; do not change it). */
+  /** The data served (read it to find ids; change it only through `advance`). */
   data: SandboxData;
+  /** The sandbox-only control routes: POST `${adminUrl}/advance`, GET `${adminUrl}/changes?since=SEQ`. */
+  adminUrl: string;
+  /**
+   * Moves a company's data along (default company 1, one change of any kind) and returns what changed, also
+   * appended to `changes`. Throws SandboxControlError (status 400 or 404) for a bad request.
+   */
+  advance(request?: AdvanceRequest): SandboxChange[];
+  /** Every change made so far, by `advance`, the admin route or the timer, in order (seq 1, 2, ...). */
+  readonly changes: readonly SandboxChange[];
   expireAccessTokens(login?: string): void;
   expireRefreshTokens(login?: string): void;
   endSessions(login?: string): void;
@@ -142,7 +176,8 @@ function faultReply(fault: FaultSpec, status: number, instance: string): Reply {
 /** Starts the sandbox upstream: the token issuer under /auth and the stockroom endpoints under /v1. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const now = options.now ?? Date.now;
-  const data = buildDemoData(now());
+  const data = buildDemoData(now(), { extraCompanies: options.extraCompanies ?? 0 });
+  const control = new SandboxControl(data, options.seed ?? 1, now);
   const issuer = new TokenIssuer(data.accounts, {
     tokenTtlMs: options.tokenTtlMs ?? 2 * HOUR,
     refreshTtlMs: options.refreshTtlMs ?? 7 * 24 * HOUR,
@@ -209,8 +244,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     );
   }
 
+  async function handleAdmin(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    let reply: Reply;
+    try {
+      reply = await serveAdmin(req, url, trimSlash(url.pathname), control);
+    } catch (error) {
+      if (error instanceof ReplyError) reply = error.reply;
+      else {
+        process.stderr.write(
+          `sandbox: unexpected error on ${req.method} ${url.pathname}: ${String(error)}\n`,
+        );
+        reply = unexpectedError();
+      }
+    }
+    if (!res.destroyed && !res.writableEnded) writeReply(req, res, reply);
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sandbox.local');
+    if (isAdminPath(trimSlash(url.pathname))) return handleAdmin(req, res, url);
     const call: SandboxCall = {
       at: now(),
       method: req.method ?? 'GET',
@@ -242,13 +294,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const server = createServer((req, res) => {
     void handle(req, res);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
+  // Checked before listening, so that bad options leave nothing open.
+  if (options.advanceEveryMs !== undefined) control.start(options.advanceEveryMs, options.autoAdvance);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    control.stop();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const host = options.host ?? '127.0.0.1';
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -260,11 +319,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     calls,
     faults,
     data,
+    adminUrl: `${origin}${ADMIN_PREFIX}`,
+    advance: (request) => control.advance(request),
+    get changes() {
+      return control.changes;
+    },
     expireAccessTokens: (login) => issuer.expireAccessTokens(login),
     expireRefreshTokens: (login) => issuer.expireRefreshTokens(login),
     endSessions: (login) => issuer.endSessions(login),
     close: () =>
       new Promise<void>((resolve, reject) => {
+        control.stop();
         for (const timer of timers) clearTimeout(timer);
         timers.clear();
         server.close((error) => (error ? reject(error) : resolve()));

@@ -252,3 +252,34 @@ export function expectProblem(
   expect(problem.status).toBe(status);
   if (detail) expect(problem.detail).toMatch(detail);
 }
+
+/** POST /_sandbox/advance with a JSON body (a string is sent as is). */
+export async function postAdvance(
+  adminUrl: string,
+  body: unknown,
+  contentType = 'application/json',
+): Promise<{ status: number; body: unknown; response: Response }> {
+  const response = await fetch(`${adminUrl}/advance`, {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? null : JSON.parse(text), response };
+}
+
+/** Every row of a paginated list (PageSize 100), following totalRows. */
+export async function listAll<T extends { totalRows: number }>(
+  baseUrl: string,
+  path: string,
+  token: string,
+): Promise<T[]> {
+  const rows: T[] = [];
+  const separator = path.includes('?') ? '&' : '?';
+  for (let page = 1; ; page++) {
+    const result = await get<T[]>(baseUrl, `${path}${separator}PageSize=100&Page=${page}`, token);
+    expect(result.status, path).toBe(200);
+    rows.push(...result.body);
+    if (result.body.length < 100 || rows.length >= (result.body[0]?.totalRows ?? 0)) return rows;
+  }
+}
