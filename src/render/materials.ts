@@ -1,6 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { Route } from '../domain/routes.js';
-import type { Answer, LastKnownStock, MaterialMatch, MaterialSearchView } from '../domain/views.js';
+import type { Answer, MaterialMatch, MaterialSearchView } from '../domain/views.js';
+import type { LastKnownStock } from '../store/stock-store.js';
 import { answerMessage, localPage, pageLine, pagingButtons } from './answer.js';
 import { context, header, section } from './blocks.js';
 import {

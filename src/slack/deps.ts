@@ -1,10 +1,10 @@
 import type { Config } from '../config.js';
-import type { DigestSubscriptions } from '../domain/digest/subscriptions.js';
 import type { LinkService } from '../domain/links/link-service.js';
 import type { Logger } from '../lib/logger.js';
 import type { SubscriptionStore } from '../store/subscription-store.js';
 import type { Answers } from './answers.js';
 import type { BackgroundTasks } from './background.js';
+import type { DigestSubscriptions } from './digest-subscriptions.js';
 
 /** What the Slack listeners are built from (factories, no module globals: a test builds the app in one call). */
 export interface SlackDeps {

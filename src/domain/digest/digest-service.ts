@@ -1,5 +1,5 @@
 import { definedOnly } from '../../lib/objects.js';
-import { fold } from '../../slack/parse/tokens.js';
+import { fold } from '../../lib/text.js';
 import { fetchAllPages, type Page } from '../../upstream/client.js';
 import { BudgetExhaustedError, UpstreamError, UpstreamNotFoundError } from '../../upstream/errors.js';
 import type { MaterialRequest, RequestItem } from '../../upstream/schemas.js';

@@ -1,4 +1,5 @@
 import { definedOnly } from '../../lib/objects.js';
+import type { LastKnownStock } from '../../store/stock-store.js';
 import type { UserMatch } from '../../store/user-match-store.js';
 import type { Page } from '../../upstream/client.js';
 import { UpstreamNotFoundError } from '../../upstream/errors.js';
@@ -9,7 +10,6 @@ import type { DomainDeps } from '../deps.js';
 import { NotFoundError, UserNotMatchedError } from '../errors.js';
 import type {
   Answer,
-  LastKnownStock,
   RequestDetailView,
   RequestFiltersView,
   RequestHeader,

@@ -1,4 +1,4 @@
-import { fold } from '../../slack/parse/tokens.js';
+import { fold } from '../../lib/text.js';
 import type { Material } from '../../upstream/schemas.js';
 import type { ReadOptions } from '../cached-reader.js';
 import type { DomainDeps } from '../deps.js';

@@ -1,8 +1,8 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import { ActionIds } from '../../render/ids.js';
 import { renderLinkRefused, renderUnlinkCancelled, renderUnlinked } from '../../render/index.js';
 import { sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
-import { ActionIds } from '../ids.js';
 import { isLinkAdmin, workspaceIdOf } from '../slack-users.js';
 
 export function registerUnlinkActions(app: App, deps: SlackDeps): void {

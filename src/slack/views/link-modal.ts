@@ -8,6 +8,7 @@ import type {
 } from '@slack/bolt';
 import type { LinkInput, LinkOutcome } from '../../domain/links/link-service.js';
 import { newCorrelationId } from '../../lib/logger.js';
+import { ActionIds, BlockIds, InputActionIds, ViewIds } from '../../render/ids.js';
 import {
   linkFieldErrors,
   type Message,
@@ -18,7 +19,6 @@ import {
   renderLinkUnavailable,
 } from '../../render/index.js';
 import type { SlackDeps } from '../deps.js';
-import { ActionIds, BlockIds, InputActionIds, ViewIds } from '../ids.js';
 import { isLinkAdmin, workspaceIdOf } from '../slack-users.js';
 
 /** Slack closes a view_submission after 3 s; past this the outcome is posted instead of shown in the modal. */

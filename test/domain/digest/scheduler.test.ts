@@ -11,7 +11,7 @@ import {
   startDigestHarness,
   textOf,
   WS,
-} from './harness.js';
+} from '../../helpers/digest-harness.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -1,7 +1,7 @@
 import { webApi } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FAKE_SEED } from '../../../src/fake-slack/index.js';
-import { checkMessageLimits, type Message } from '../../../src/render/index.js';
+import { FAKE_SEED } from '../../src/fake-slack/index.js';
+import { checkMessageLimits, type Message } from '../../src/render/index.js';
 import {
   CHANNELS,
   type Harness,
@@ -11,7 +11,7 @@ import {
   startDigestHarness,
   textOf,
   WS,
-} from './harness.js';
+} from '../helpers/digest-harness.js';
 
 let harness: Harness | undefined;
 

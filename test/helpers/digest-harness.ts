@@ -1,42 +1,37 @@
 import { randomBytes } from 'node:crypto';
-import { CachedReader } from '../../../src/domain/cached-reader.js';
-import type { DomainDeps } from '../../../src/domain/deps.js';
-import { DigestClaims } from '../../../src/domain/digest/claims.js';
-import { DigestService } from '../../../src/domain/digest/digest-service.js';
-import { DigestMaterialNotes } from '../../../src/domain/digest/material-notes.js';
-import { DigestScheduler } from '../../../src/domain/digest/scheduler.js';
-import { DigestSubscriptions } from '../../../src/domain/digest/subscriptions.js';
-import { PurchaseService } from '../../../src/domain/purchases/purchase-service.js';
-import { RequestService } from '../../../src/domain/requests/request-service.js';
-import { CatalogService } from '../../../src/domain/stock/catalog-service.js';
-import { Workspaces } from '../../../src/domain/workspace.js';
-import {
-  FAKE_SEED,
-  type FakeMessage,
-  type FakeSlack,
-  startFakeSlack,
-} from '../../../src/fake-slack/index.js';
-import { makeLogger } from '../../../src/lib/logger.js';
-import { checkMessageLimits, type Message } from '../../../src/render/index.js';
-import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
-import { type Sandbox, startSandbox } from '../../../src/sandbox/server.js';
-import { DigestPoster } from '../../../src/slack/digest-poster.js';
-import { createSlackClients } from '../../../src/slack/slack-clients.js';
-import { CacheStore } from '../../../src/store/cache-store.js';
-import { SecretBox } from '../../../src/store/crypto.js';
-import { RedisKeyValue } from '../../../src/store/kv.js';
-import { LinkStore } from '../../../src/store/link-store.js';
-import { StockStore } from '../../../src/store/stock-store.js';
-import { type SubscriptionInput, SubscriptionStore } from '../../../src/store/subscription-store.js';
-import { TokenStore } from '../../../src/store/token-store.js';
-import { UserMatchStore } from '../../../src/store/user-match-store.js';
-import { TokenManager } from '../../../src/upstream/auth.js';
-import { type Budget, type BudgetOptions, createRedisBudget } from '../../../src/upstream/budget.js';
-import { UpstreamClient } from '../../../src/upstream/client.js';
-import { credentialIdOf } from '../../../src/upstream/credential.js';
-import { createDispatcher } from '../../../src/upstream/http.js';
-import { FAST_RETRY_POLICY } from '../../../src/upstream/retry.js';
-import { makeTestRedis, type TestRedis } from '../../helpers/redis.js';
+import { CachedReader } from '../../src/domain/cached-reader.js';
+import type { DomainDeps } from '../../src/domain/deps.js';
+import { DigestClaims } from '../../src/domain/digest/claims.js';
+import { DigestService } from '../../src/domain/digest/digest-service.js';
+import { DigestMaterialNotes } from '../../src/domain/digest/material-notes.js';
+import { DigestScheduler } from '../../src/domain/digest/scheduler.js';
+import { PurchaseService } from '../../src/domain/purchases/purchase-service.js';
+import { RequestService } from '../../src/domain/requests/request-service.js';
+import { CatalogService } from '../../src/domain/stock/catalog-service.js';
+import { Workspaces } from '../../src/domain/workspace.js';
+import { FAKE_SEED, type FakeMessage, type FakeSlack, startFakeSlack } from '../../src/fake-slack/index.js';
+import { makeLogger } from '../../src/lib/logger.js';
+import { checkMessageLimits, type Message } from '../../src/render/index.js';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { DigestPoster } from '../../src/slack/digest-poster.js';
+import { DigestSubscriptions } from '../../src/slack/digest-subscriptions.js';
+import { createSlackClients } from '../../src/slack/slack-clients.js';
+import { CacheStore } from '../../src/store/cache-store.js';
+import { SecretBox } from '../../src/store/crypto.js';
+import { RedisKeyValue } from '../../src/store/kv.js';
+import { LinkStore } from '../../src/store/link-store.js';
+import { StockStore } from '../../src/store/stock-store.js';
+import { type SubscriptionInput, SubscriptionStore } from '../../src/store/subscription-store.js';
+import { TokenStore } from '../../src/store/token-store.js';
+import { UserMatchStore } from '../../src/store/user-match-store.js';
+import { TokenManager } from '../../src/upstream/auth.js';
+import { type Budget, type BudgetOptions, createRedisBudget } from '../../src/upstream/budget.js';
+import { UpstreamClient } from '../../src/upstream/client.js';
+import { credentialIdOf } from '../../src/upstream/credential.js';
+import { createDispatcher } from '../../src/upstream/http.js';
+import { FAST_RETRY_POLICY } from '../../src/upstream/retry.js';
+import { makeTestRedis, type TestRedis } from './redis.js';
 
 export const WS = FAKE_SEED.teamId;
 export const CHANNELS = FAKE_SEED.channels;
