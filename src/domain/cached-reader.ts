@@ -3,8 +3,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../lib/logger.js';
 import type { CacheEntry, CacheStore } from '../store/cache-store.js';
 import type { Priority } from '../upstream/budget.js';
+import { BudgetExhaustedError } from '../upstream/budget-errors.js';
 import { mayShare, PRIORITIES } from '../upstream/budget-policy.js';
-import { BudgetExhaustedError, UpstreamError } from '../upstream/errors.js';
+import { UpstreamError } from '../upstream/errors.js';
 import { InFlight } from '../upstream/in-flight.js';
 import type { Answer } from './views.js';
 

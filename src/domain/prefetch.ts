@@ -2,8 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { Logger } from '../lib/logger.js';
 import type { CacheStore } from '../store/cache-store.js';
+import { BudgetExhaustedError } from '../upstream/budget-errors.js';
 import type { CallContext } from '../upstream/client.js';
-import { BudgetExhaustedError } from '../upstream/errors.js';
 import {
   CACHE_TTL_MS,
   type CachedEndpoint,

@@ -16,8 +16,8 @@ import {
   renderUpstreamRejected,
   renderUserNotMatched,
 } from '../render/index.js';
+import { BudgetExhaustedError } from '../upstream/budget-errors.js';
 import {
-  BudgetExhaustedError,
   CredentialsExpiredError,
   InvalidArgumentError,
   UpstreamBadRequestError,

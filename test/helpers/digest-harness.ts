@@ -26,7 +26,8 @@ import { type SubscriptionInput, SubscriptionStore } from '../../src/store/subsc
 import { TokenStore } from '../../src/store/token-store.js';
 import { UserMatchStore } from '../../src/store/user-match-store.js';
 import { TokenManager } from '../../src/upstream/auth.js';
-import { type Budget, type BudgetOptions, createRedisBudget } from '../../src/upstream/budget.js';
+import type { Budget, BudgetOptions } from '../../src/upstream/budget.js';
+import { createRedisBudget } from '../../src/upstream/budget-redis.js';
 import { UpstreamClient } from '../../src/upstream/client.js';
 import { credentialIdOf } from '../../src/upstream/credential.js';
 import { createDispatcher } from '../../src/upstream/http.js';

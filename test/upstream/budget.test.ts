@@ -1,13 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type Budget,
-  type BudgetOptions,
-  createRedisBudget,
-  readBudgetStats,
-} from '../../src/upstream/budget.js';
+import type { Budget, BudgetOptions } from '../../src/upstream/budget.js';
 import { BudgetExhaustedError } from '../../src/upstream/budget-errors.js';
+import { createRedisBudget, readBudgetStats } from '../../src/upstream/budget-redis.js';
 import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
-import { runBudgetContract } from './budget-contract.js';
+import { realTime, runBudgetContract } from './budget-contract.js';
 
 runBudgetContract('redis', async () => {
   const redis = await makeTestRedis();
@@ -29,6 +25,7 @@ runBudgetContract('redis', async () => {
       cleaned = true;
       await redis.cleanup();
     },
+    time: realTime,
   };
 });
 

@@ -1,7 +1,8 @@
 import { definedOnly } from '../../lib/objects.js';
 import { fold } from '../../lib/text.js';
+import { BudgetExhaustedError } from '../../upstream/budget-errors.js';
 import { fetchAllPages, type Page } from '../../upstream/client.js';
-import { BudgetExhaustedError, UpstreamError, UpstreamNotFoundError } from '../../upstream/errors.js';
+import { UpstreamError, UpstreamNotFoundError } from '../../upstream/errors.js';
 import type { MaterialRequest, RequestItem } from '../../upstream/schemas.js';
 import { localDateDaysAgo, startOfLocalDay } from '../dates.js';
 import type { DomainDeps } from '../deps.js';

@@ -5,14 +5,10 @@ import type { SubscriptionStore } from '../../store/subscription-store.js';
 import type { UserMatchStore } from '../../store/user-match-store.js';
 import type { TokenManager } from '../../upstream/auth.js';
 import type { Budget } from '../../upstream/budget.js';
+import { BudgetExhaustedError } from '../../upstream/budget-errors.js';
 import type { UpstreamClient } from '../../upstream/client.js';
 import { credentialIdOf, type UpstreamCredential } from '../../upstream/credential.js';
-import {
-  AuthRejectedError,
-  BudgetExhaustedError,
-  UpstreamError,
-  UpstreamForbiddenError,
-} from '../../upstream/errors.js';
+import { AuthRejectedError, UpstreamError, UpstreamForbiddenError } from '../../upstream/errors.js';
 import type { LinkStatusView } from '../views.js';
 
 export interface LinkInput {
