@@ -10,10 +10,13 @@ export interface WorkspaceContext {
   call: CallContext;
 }
 
+/** An upstream call of a workspace, made with the call context it is handed (credential, priority). */
+export type Fetch<T> = (call: CallContext) => Promise<T>;
+
 /**
  * Turns the workspace of a signed Slack payload into the credential its calls use. Every upstream call of a
- * command goes through `run`, which turns a credential that can no longer be renewed into a broken link
- * (marked once across processes, so the admin who linked gets one DM).
+ * workspace goes through `run` (the CachedReader makes them), which turns a credential that can no longer be
+ * renewed into a broken link (marked once across processes, so the admin who linked gets one DM).
  */
 export class Workspaces {
   constructor(
@@ -42,9 +45,9 @@ export class Workspaces {
     };
   }
 
-  async run<T>(ws: WorkspaceContext, work: (call: CallContext) => Promise<T>): Promise<T> {
+  async run<T>(ws: WorkspaceContext, fetch: Fetch<T>): Promise<T> {
     try {
-      return await work(ws.call);
+      return await fetch(ws.call);
     } catch (error) {
       if (error instanceof CredentialsExpiredError) {
         const first = await this.links.markBroken(ws.workspaceId, this.now());

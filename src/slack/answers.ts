@@ -29,7 +29,7 @@ export interface AnswerServices {
   materials: MaterialSearchService;
   requests: RequestService;
   purchases: PurchaseService;
-  links: LinkService;
+  linkService: LinkService;
 }
 
 export interface AnswerRequest {
@@ -56,7 +56,7 @@ export class Answers {
       case 'help':
         return renderHelp(render);
       case 'status':
-        return renderLinkStatus(await this.services.links.status(request.workspaceId), render);
+        return renderLinkStatus(await this.services.linkService.status(request.workspaceId), render);
       default:
         break;
     }

@@ -11,8 +11,8 @@ export interface SlackDeps {
   config: Pick<Config, 'BOT_ADMINS' | 'DIGEST_TZ' | 'UPSTREAM_RATE_LIMIT'>;
   logger: Logger;
   answers: Answers;
-  links: LinkService;
-  digest: DigestSubscriptions;
+  linkService: LinkService;
+  digestSubscriptions: DigestSubscriptions;
   subscriptions: SubscriptionStore;
   tasks: BackgroundTasks;
   now: () => number;

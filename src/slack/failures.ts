@@ -1,6 +1,6 @@
 import { LinkBrokenError, NotFoundError, NotLinkedError, UserNotMatchedError } from '../domain/errors.js';
 import type { Route } from '../domain/routes.js';
-import type { Logger } from '../lib/logger.js';
+import { errFields, type Logger } from '../lib/logger.js';
 import {
   type Message,
   type RenderContext,
@@ -49,7 +49,7 @@ export function failureMessage(
       correlationId,
       code,
       route: route?.r,
-      err: error instanceof Error ? { name: error.name, message: error.message } : String(error),
+      ...errFields(error),
     },
     'answer failed',
   );

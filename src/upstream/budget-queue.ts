@@ -1,5 +1,5 @@
 import { type Clock, systemClock, type TimerHandle } from '../lib/clock.js';
-import type { Logger } from '../lib/logger.js';
+import { errFields, type Logger } from '../lib/logger.js';
 import type { Budget, BudgetOptions, BudgetUsage, Priority, ScheduleOptions } from './budget.js';
 import { BudgetClosedError, BudgetExhaustedError } from './budget-errors.js';
 import { type BudgetPolicy, mapPriorities, PRIORITY_RANK } from './budget-policy.js';
@@ -215,7 +215,7 @@ export class BudgetQueue {
           answer = await this.acquire(lane.credentialId, head.priority);
         } catch (error) {
           // The store failed: fail closed for the job it was asked for; the next one gets its own attempt.
-          this.logger?.warn({ err: error, credentialId: lane.credentialId }, 'budget store failed');
+          this.logger?.warn({ ...errFields(error), credentialId: lane.credentialId }, 'budget store failed');
           this.drop(lane, head, error);
           continue;
         }
@@ -244,7 +244,7 @@ export class BudgetQueue {
       }
     } catch (error) {
       // A bug, not a store failure: do not leave callers hanging.
-      this.logger?.error({ err: error, credentialId: lane.credentialId }, 'budget pump failed');
+      this.logger?.error({ ...errFields(error), credentialId: lane.credentialId }, 'budget pump failed');
       for (const job of [...lane.jobs]) this.drop(lane, job, error);
     } finally {
       // Synchronously with the loop's end, so a job queued from now on starts a new pump.

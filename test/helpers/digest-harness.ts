@@ -60,7 +60,7 @@ export interface ReplicaOptions {
 /** One process of the bot as far as digests go: its own Redis connection, budget queue, client and scheduler. */
 export interface Replica {
   scheduler: DigestScheduler;
-  subscriptions: DigestSubscriptions;
+  digestSubscriptions: DigestSubscriptions;
   store: SubscriptionStore;
   claims: DigestClaims;
   digests: DigestService;
@@ -156,10 +156,11 @@ export async function startDigestHarness(startAt: number): Promise<Harness> {
         retryPolicy: FAST_RETRY_POLICY,
         timeoutMs: 5_000,
       });
+      const workspaces = new Workspaces(new LinkStore(kv, keys, box), clock.now);
       const domain: DomainDeps = {
         client,
-        reader: new CachedReader(new CacheStore(kv, keys), logger, clock.now),
-        workspaces: new Workspaces(new LinkStore(kv, keys, box), clock.now),
+        reader: new CachedReader({ cache: new CacheStore(kv, keys), workspaces, logger, now: clock.now }),
+        workspaces,
         stock: new StockStore(kv, keys),
         userMatches: new UserMatchStore(kv, keys),
         logger,
@@ -186,7 +187,7 @@ export async function startDigestHarness(startAt: number): Promise<Harness> {
         logger,
         now: clock.now,
       });
-      const subscriptions = new DigestSubscriptions({
+      const digestSubscriptions = new DigestSubscriptions({
         store,
         poster,
         scheduler,
@@ -196,7 +197,7 @@ export async function startDigestHarness(startAt: number): Promise<Harness> {
       });
       const replica: Replica = {
         scheduler,
-        subscriptions,
+        digestSubscriptions,
         store,
         claims,
         digests,

@@ -1,4 +1,4 @@
-import type { Logger } from '../../lib/logger.js';
+import { errFields, type Logger } from '../../lib/logger.js';
 import type { Subscription, SubscriptionStore } from '../../store/subscription-store.js';
 import { LinkBrokenError, NotLinkedError } from '../errors.js';
 import type { DigestClaims, HeldClaim } from './claims.js';
@@ -138,7 +138,7 @@ export class DigestScheduler {
     const loop = async () => {
       this.timer = null;
       this.running = this.tick().catch((error: unknown) =>
-        this.deps.logger.error({ err: errorText(error) }, 'digest tick failed'),
+        this.deps.logger.error(errFields(error), 'digest tick failed'),
       );
       await this.running;
       this.running = null;
@@ -300,7 +300,7 @@ export class DigestScheduler {
       await this.deps.yieldToAcks?.();
       await this.deliver(job, view, report).catch(async (error: unknown) => {
         this.deps.logger.error(
-          { workspaceId, channelId: job.subscription.channelId, err: errorText(error) },
+          { workspaceId, channelId: job.subscription.channelId, ...errFields(error) },
           'digest delivery failed',
         );
         await this.giveBack(job, this.backoff).catch(() => undefined);
@@ -336,7 +336,7 @@ export class DigestScheduler {
         // Never released after this point, whatever fails.
         const postedAt = this.deps.now();
         await retrying(() => claim.markPosted(postedAt, view.coveredUntil)).catch((error: unknown) =>
-          logger.error({ err: errorText(error) }, 'digest posted but its claim not recorded'),
+          logger.error(errFields(error), 'digest posted but its claim not recorded'),
         );
         await retrying(() =>
           this.deps.subscriptions.markPosted(workspaceId, channelId, {
@@ -345,7 +345,7 @@ export class DigestScheduler {
             coveredUntil: view.coveredUntil,
           }),
         ).catch((error: unknown) =>
-          logger.error({ err: errorText(error) }, 'digest posted but the subscription not updated'),
+          logger.error(errFields(error), 'digest posted but the subscription not updated'),
         );
         report.posted += 1;
         logger.info({ delayMs: Math.max(0, postedAt - due.at) }, 'digest posted');
@@ -389,7 +389,7 @@ export class DigestScheduler {
       report.failed += 1;
     }
     this.deps.logger.warn(
-      { workspaceId, channels: group.length, err: errorText(error) },
+      { workspaceId, channels: group.length, ...errFields(error) },
       'digest could not be built; a later tick retries',
     );
   }
@@ -436,8 +436,4 @@ async function runPool<T>(items: T[], limit: number, work: (item: T) => Promise<
     }
   });
   await Promise.all(workers);
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

@@ -22,7 +22,7 @@ export function registerUnlinkActions(app: App, deps: SlackDeps): void {
           });
           return;
         }
-        await deps.links.unlink(workspaceId);
+        await deps.linkService.unlink(workspaceId);
         await sendResponse(deps, respond, renderUnlinked(body.user.id), {
           response_type: 'ephemeral',
           replace_original: true,
