@@ -96,10 +96,10 @@ export function renderMaterialSearch(answer: Answer<MaterialSearchView>, ctx: Re
   const where = view.stockroomId === null ? '' : ` no almoxarifado ${view.stockroomId}`;
   const current = localPage(view.matches, view.page, MATERIALS_PAGE_SIZE);
   const route: Route = {
-    r: 'materials',
-    t: view.text,
-    ...(view.stockroomId !== null && { s: view.stockroomId }),
-    p: current.page,
+    view: 'materials',
+    text: view.text,
+    ...(view.stockroomId !== null && { stockroomId: view.stockroomId }),
+    page: current.page,
   };
   const count = plural(view.matches.length, 'material', 'materiais');
   if (view.matches.length === 0) {

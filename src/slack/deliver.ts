@@ -32,7 +32,7 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
   const logger = deps.logger.child({
     correlationId,
     workspaceId: delivery.workspaceId,
-    route: delivery.route.r,
+    route: delivery.route.view,
   });
   const started = deps.now();
   const render: RenderContext = {

@@ -48,7 +48,7 @@ export function failureMessage(
     {
       correlationId,
       code,
-      route: route?.r,
+      route: route?.view,
       ...errFields(error),
     },
     'answer failed',
@@ -72,7 +72,7 @@ function classify(
   if (error instanceof NotFoundError) return ['info', error.code, renderNotFound(error.what, error.id)];
   if (error instanceof UserNotMatchedError) return ['info', error.code, renderUserNotMatched(error.email)];
   if (error instanceof UpstreamNotFoundError) {
-    const what = route?.r === 'purchase' ? 'purchase' : 'request';
+    const what = route?.view === 'purchase' ? 'purchase' : 'request';
     const id = route && 'id' in route ? route.id : 0;
     return ['info', error.code, renderNotFound(what, id)];
   }

@@ -193,7 +193,7 @@ describe('errors', () => {
   });
 
   it('offers a retry button carrying the route after a timeout', () => {
-    const route = { r: 'request', id: 1234, p: 2 } as const;
+    const route = { view: 'request', id: 1234, page: 2 } as const;
     const [retry] = buttonsOf(renderTimeout(route, 'req-43'));
     expect(retry?.actionId).toBe('retry:0');
     expect(retry?.value).toBe(encodeRoute(route));

@@ -395,7 +395,7 @@ const cases: Record<string, () => Message | ModalView> = {
   'budget exhausted': () =>
     renderBudgetExhausted(NOW + 56 * 60_000, ctx, { limit: 250, windowMs: 3_600_000 }),
   'server error': () => renderServerError('A1B2C3', 'corr-123'),
-  timeout: () => renderTimeout({ r: 'request', id: 1234, p: 1 }, 'corr-456'),
+  timeout: () => renderTimeout({ view: 'request', id: 1234, page: 1 }, 'corr-456'),
   'bad upstream data': () => renderBadUpstreamData('corr-789'),
   unexpected: () => renderUnexpected('corr-000'),
   'user not matched': () => renderUserNotMatched('maria@predio.com.br'),
