@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INHERITED_PATH } from '../helpers/env.js';
 
 /**
  * No Docker engine runs here, so the image is checked by what can be checked without one: what the Dockerfile
@@ -154,7 +155,7 @@ describe('Dockerfile', () => {
       const port = await freePort();
       // Only what the image sets: no Slack, no upstream, no Redis, so local mode.
       const env = {
-        PATH: process.env.PATH ?? '',
+        PATH: INHERITED_PATH,
         HOME: dataDir,
         NODE_ENV: 'production',
         PORT: String(port),
