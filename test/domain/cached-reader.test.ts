@@ -82,15 +82,36 @@ describe('CachedReader across replicas', () => {
   const clock = Date.UTC(2026, 10, 22, 12);
   /** One reader per replica: its own in-process state, the same Redis. */
   const replica = () => readerOn(store, () => clock);
-  const slowFetch =
-    (ms: number, fail = false) =>
-    async () => {
-      calls += 1;
-      const n = calls;
-      await new Promise((resolve) => setTimeout(resolve, ms));
-      if (fail) throw new Error('upstream said no');
-      return { n };
+  /** A fetch that counts as asking upstream and then answers (or fails) only when the test says. */
+  const heldFetch = () => {
+    let started = (): void => undefined;
+    let settle: (outcome: { ok: true } | { ok: false; error: Error }) => void = () => undefined;
+    const startedPromise = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const outcome = new Promise<{ ok: true } | { ok: false; error: Error }>((resolve) => {
+      settle = resolve;
+    });
+    return {
+      started: startedPromise,
+      answer: () => settle({ ok: true }),
+      fail: (error: Error) => settle({ ok: false, error }),
+      fetch: async () => {
+        calls += 1;
+        const n = calls;
+        started();
+        const result = await outcome;
+        if (!result.ok) throw result.error;
+        return { n };
+      },
     };
+  };
+  const slowFetch = (ms: number) => async () => {
+    calls += 1;
+    const n = calls;
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return { n };
+  };
 
   beforeEach(async () => {
     store = await makeTestRedis();
@@ -128,9 +149,11 @@ describe('CachedReader across replicas', () => {
 
   it('asks upstream itself when the replica holding the lease fails', async () => {
     const [holder, waiter] = [replica(), replica()];
-    const failing = holder.read(ws('T1'), 'requestItems', { id: 7 }, slowFetch(150, true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const asking = heldFetch();
+    const failing = holder.read(ws('T1'), 'requestItems', { id: 7 }, asking.fetch);
+    await asking.started; // the holder has the lease and is asking upstream
     const waiting = waiter.read(ws('T1'), 'requestItems', { id: 7 }, slowFetch(10));
+    asking.fail(new Error('upstream said no'));
     await expect(failing).rejects.toThrow('upstream said no');
     expect((await waiting).data).toEqual({ n: 2 });
     expect(calls).toBe(2);
@@ -152,12 +175,13 @@ describe('CachedReader across replicas', () => {
   ])('lets a command ask upstream itself rather than wait behind a digest refresh %s', async (_, apart) => {
     const holder = replica();
     const reader = apart ? replica() : holder;
-    const digest = holder.read(ws('T1', 'digest'), 'requestItems', { id: 5 }, slowFetch(400));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const refresh = heldFetch();
+    const digest = holder.read(ws('T1', 'digest'), 'requestItems', { id: 5 }, refresh.fetch);
+    await refresh.started; // the digest's refresh holds the entry (waiting for a budget slot, say)
     const command = reader.read(ws('T1'), 'requestItems', { id: 5 }, slowFetch(10));
-    const first = await Promise.race([command.then(() => 'command'), digest.then(() => 'digest')]);
-    expect(first).toBe('command');
+    // Answered while the digest's refresh is still held: the command did not wait behind it.
     expect((await command).data).toEqual({ n: 2 });
+    refresh.answer();
     expect((await digest).data).toEqual({ n: 1 });
     expect(calls).toBe(2);
     expect(await store.redis.keys(`${store.keys.prefix}cache-fill:*`)).toEqual([]);

@@ -27,11 +27,13 @@ import { TokenStore } from '../../src/store/token-store.js';
 import { UserMatchStore } from '../../src/store/user-match-store.js';
 import { TokenManager } from '../../src/upstream/auth.js';
 import type { Budget, BudgetOptions } from '../../src/upstream/budget.js';
+import { createMemoryBudget } from '../../src/upstream/budget-memory.js';
 import { createRedisBudget } from '../../src/upstream/budget-redis.js';
 import { UpstreamClient } from '../../src/upstream/client.js';
 import { credentialIdOf } from '../../src/upstream/credential.js';
 import { createDispatcher } from '../../src/upstream/http.js';
 import { FAST_RETRY_POLICY } from '../../src/upstream/retry.js';
+import { ManualClock } from './manual-clock.js';
 import { makeTestRedis, type TestRedis } from './redis.js';
 
 export const WS = FAKE_SEED.teamId;
@@ -40,25 +42,23 @@ export const SUBSCRIBER = FAKE_SEED.users.member;
 export const SP = 'America/Sao_Paulo';
 const C1 = DEMO_FACTS.company1;
 
-/** A clock the test moves by hand; the scheduler, the stores, the token manager and the sandbox read it. */
-export class FakeClock {
-  constructor(private at: number) {}
-  readonly now = (): number => this.at;
-  set(at: number): void {
-    this.at = at;
-  }
-  advance(ms: number): void {
-    this.at += ms;
-  }
-}
-
 export interface ReplicaOptions {
-  budget?: Pick<BudgetOptions, 'limit' | 'maxWaitMs' | 'reserve'>;
+  budget?: Pick<BudgetOptions, 'limit' | 'maxWaitMs' | 'reserve'> & {
+    /** The memory budget on the test's clock, instead of the Redis budget (whose window is on the Redis clock). */
+    onTestClock?: boolean;
+  };
   leaseMs?: number;
+  /**
+   * Off: the poster does not wait for a channel's one-second slot, and its waits (Retry-After) are recorded in
+   * `sleeps` instead of slept. The pacing is digest-poster.test.ts's subject, not the scheduler's.
+   */
+  pacing?: boolean;
 }
 
 /** One process of the bot as far as digests go: its own Redis connection, budget queue, client and scheduler. */
 export interface Replica {
+  /** The poster's waits, when pacing is off. */
+  sleeps: number[];
   scheduler: DigestScheduler;
   digestSubscriptions: DigestSubscriptions;
   store: SubscriptionStore;
@@ -71,7 +71,8 @@ export interface Replica {
 }
 
 export interface Harness {
-  clock: FakeClock;
+  /** The scheduler, the stores, the token manager and the sandbox read it; the scheduler's loop runs on it. */
+  clock: ManualClock;
   redis: TestRedis;
   sandbox: Sandbox;
   slack: FakeSlack;
@@ -89,8 +90,12 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startDigestHarness(startAt: number): Promise<Harness> {
-  const clock = new FakeClock(startAt);
+/** `replicaDefaults` apply to every replica the harness makes (a replica's own options win). */
+export async function startDigestHarness(
+  startAt: number,
+  replicaDefaults: ReplicaOptions = {},
+): Promise<Harness> {
+  const clock = new ManualClock(startAt);
   const sandbox = await startSandbox({
     port: 0,
     now: clock.now,
@@ -126,18 +131,22 @@ export async function startDigestHarness(startAt: number): Promise<Harness> {
     slack,
     box,
     credentialId,
-    replica(options = {}) {
+    replica(own = {}) {
+      const options: ReplicaOptions = { ...replicaDefaults, ...own };
       replicaNumber += 1;
       const connection = redis.connect();
       const kv = new RedisKeyValue(connection);
       const { keys } = redis;
       const dispatcher = createDispatcher();
-      const budget = createRedisBudget(connection, keys, {
+      const budgetOptions = {
         limit: options.budget?.limit ?? { count: 1_000, windowMs: 60_000 },
         logger,
         ...(options.budget?.maxWaitMs && { maxWaitMs: options.budget.maxWaitMs }),
         ...(options.budget?.reserve && { reserve: options.budget.reserve }),
-      });
+      };
+      const budget = options.budget?.onTestClock
+        ? createMemoryBudget({ ...budgetOptions, clock })
+        : createRedisBudget(connection, keys, budgetOptions);
       const tokens = new TokenManager({
         authUrl: sandbox.authUrl,
         dispatcher,
@@ -178,7 +187,20 @@ export async function startDigestHarness(startAt: number): Promise<Harness> {
         ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
       });
       const clients = createSlackClients({ slackApiUrl: slack.apiUrl, logger, botToken: 'xoxb-digest-test' });
-      const poster = new DigestPoster({ clients, subscriptions: store, kv, keys, logger });
+      const sleeps: number[] = [];
+      const poster = new DigestPoster({
+        clients,
+        subscriptions: store,
+        kv,
+        keys,
+        logger,
+        ...(options.pacing === false && {
+          maxSlotWaitMs: 0,
+          sleep: async (ms: number) => {
+            sleeps.push(ms);
+          },
+        }),
+      });
       const scheduler = new DigestScheduler({
         subscriptions: store,
         claims,
@@ -186,6 +208,7 @@ export async function startDigestHarness(startAt: number): Promise<Harness> {
         publisher: poster,
         logger,
         now: clock.now,
+        clock,
       });
       const digestSubscriptions = new DigestSubscriptions({
         store,
@@ -196,6 +219,7 @@ export async function startDigestHarness(startAt: number): Promise<Harness> {
         now: clock.now,
       });
       const replica: Replica = {
+        sleeps,
         scheduler,
         digestSubscriptions,
         store,

@@ -111,7 +111,8 @@ describe('Dockerfile', () => {
     expect(runtime.filter((i) => i.keyword === 'CMD').at(-1)?.args).toBe('["node", "dist/main.js"]');
   });
 
-  describe('the program it runs', () => {
+  // Compiles the whole of src/ and starts the result: several seconds. `npm test` leaves it out, CI runs it.
+  describe('the program it runs', { tags: ['slow'] }, () => {
     let outDir: string;
     let dataDir: string;
     let child: ChildProcess | undefined;

@@ -82,7 +82,7 @@ describe('redis budget', () => {
   });
 
   it('lets a job already waiting run after the log vanished', async () => {
-    const budget = open({ limit: { count: 2, windowMs: 2_000 } });
+    const budget = open({ limit: { count: 2, windowMs: 1_000 } });
     await budget.schedule(id, 'interactive', async () => 1);
     await budget.schedule(id, 'interactive', async () => 2);
     const waiting = budget.schedule(id, 'interactive', async () => 'ran', { maxWaitMs: 15_000 });

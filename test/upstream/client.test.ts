@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { fetchAllPages } from '../../src/upstream/client.js';
@@ -171,8 +171,10 @@ describe('tokens', () => {
     const before = await stack.tokens.expiries(demo().id);
     clock += 2 * 3_600_000 - 60_000; // one minute before the token's expiry: inside the refresh-ahead zone
     await stack.client.listMaterialTypes(ctx());
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(sandbox.calls.filter((c) => c.kind === 'refresh')).toHaveLength(1);
+    // The renewal runs in the background, after the answer.
+    await vi.waitFor(() => expect(sandbox.calls.filter((c) => c.kind === 'refresh')).toHaveLength(1), {
+      timeout: 10_000,
+    });
     expect(sandbox.calls.some((c) => c.status === 401)).toBe(false);
     const stored = await stack.tokens.expiries(demo().id);
     expect(stored?.expiresAt).toBeGreaterThan(before?.expiresAt ?? Number.POSITIVE_INFINITY);
@@ -257,6 +259,17 @@ describe('errors and retries', () => {
   });
 
   it('times out a call that does not answer, retrying a bounded number of times', async () => {
+    // Logged in with the usual bound; then a process with a short one, which finds the token in the store.
+    await stack.client.listStockrooms(ctx());
+    await stack.close();
+    stack = makeStack({
+      redis: redis.redis,
+      keys: redis.keys,
+      baseUrl: sandbox.baseUrl,
+      authUrl: sandbox.authUrl,
+      timeoutMs: 200,
+      box: stack.box,
+    });
     sandbox.faults.next({ path: '/v1/almoxarifados', delayMs: 3_000, times: 4 });
     await expect(stack.client.listStockrooms(ctx())).rejects.toBeInstanceOf(UpstreamTimeoutError);
     expect(stack.client.counters.retries).toBe(3);

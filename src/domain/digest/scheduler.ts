@@ -1,3 +1,4 @@
+import { type Clock, systemClock, type TimerHandle } from '../../lib/clock.js';
 import { errFields, type Logger } from '../../lib/logger.js';
 import type { Subscription, SubscriptionStore } from '../../store/subscription-store.js';
 import { LinkBrokenError, NotLinkedError } from '../errors.js';
@@ -81,6 +82,11 @@ export interface DigestSchedulerDeps {
   renewEveryMs?: number;
   /** Waits while Slack requests wait for their ack (slack/ack-priority.ts); a digest is never that urgent. */
   yieldToAcks?: () => Promise<void>;
+  /**
+   * The timers of the tick loop (start, stop). Lease renewals and write retries keep the real timers: they pace
+   * claims whose leases expire on the Redis clock.
+   */
+  clock?: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
 }
 
 export interface Due {
@@ -120,15 +126,17 @@ export function dueToday(sub: Subscription, now: number): Due | null {
 }
 
 export class DigestScheduler {
-  private timer: NodeJS.Timeout | null = null;
+  private timer: TimerHandle | null = null;
   private running: Promise<unknown> | null = null;
   private stopped = false;
   private readonly concurrency: number;
   private readonly backoff: (failures: number) => number;
+  private readonly clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
 
   constructor(private readonly deps: DigestSchedulerDeps) {
     this.concurrency = Math.max(1, deps.concurrency ?? 4);
     this.backoff = deps.retryBackoff ?? defaultRetryBackoff;
+    this.clock = deps.clock ?? systemClock;
   }
 
   /** Ticks now and then every intervalMs (a tick never overlaps the previous one of this process). */
@@ -142,13 +150,9 @@ export class DigestScheduler {
       );
       await this.running;
       this.running = null;
-      if (!this.stopped) {
-        this.timer = setTimeout(loop, intervalMs);
-        this.timer.unref();
-      }
+      if (!this.stopped) this.timer = unref(this.clock.setTimeout(loop, intervalMs));
     };
-    this.timer = setTimeout(loop, 0);
-    this.timer.unref();
+    this.timer = unref(this.clock.setTimeout(loop, 0));
   }
 
   /**
@@ -158,17 +162,17 @@ export class DigestScheduler {
    */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer !== null) clearTimeout(this.timer);
+    if (this.timer !== null) this.clock.clearTimeout(this.timer);
     this.timer = null;
     if (this.running === null) return;
-    let timeout: NodeJS.Timeout | undefined;
+    let timeout: TimerHandle | undefined;
     await Promise.race([
       this.running,
       new Promise((resolve) => {
-        timeout = setTimeout(resolve, STOP_WAIT_MS);
+        timeout = this.clock.setTimeout(() => resolve(undefined), STOP_WAIT_MS);
       }),
     ]);
-    clearTimeout(timeout);
+    if (timeout !== undefined) this.clock.clearTimeout(timeout);
   }
 
   async tick(): Promise<TickReport> {
@@ -400,6 +404,12 @@ export class DigestScheduler {
     await this.deps.subscriptions.recordFailure(workspaceId, channelId, backoff).catch(() => undefined);
     await job.claim.release();
   }
+}
+
+/** The loop's timers do not keep the process alive (a fake timer of a test may have no unref). */
+function unref(timer: TimerHandle): TimerHandle {
+  (timer as { unref?: () => void }).unref?.();
+  return timer;
 }
 
 /** Runs `work` after the job's earlier renewals. */
