@@ -8,14 +8,9 @@ import {
   type RenderContext,
   renderDigest,
   renderDigestNothing,
-  renderDigestPosted,
-  renderDigestUnavailable,
-  renderInviteBot,
-  renderNotSubscribed,
   renderSubscribed,
   renderSubscriptionList,
   renderSubscriptionRemovedDm,
-  renderUnsubscribed,
 } from '../../src/render/index.js';
 import type { Subscription } from '../../src/store/subscription-store.js';
 import type { MaterialRequest, PurchaseOrder } from '../../src/upstream/schemas.js';
@@ -210,11 +205,6 @@ const cases: Record<string, () => Message> = {
       ctx,
     ),
   'subscription list empty': () => renderSubscriptionList([], ctx),
-  unsubscribed: () => renderUnsubscribed(),
-  'not subscribed': () => renderNotSubscribed(),
-  'invite the bot': () => renderInviteBot(),
-  'digest posted': () => renderDigestPosted(),
-  'digest unavailable': () => renderDigestUnavailable(),
   'removed DM not_in_channel': () => renderSubscriptionRemovedDm('C0ALMOX1', 'not_in_channel'),
   'removed DM is_archived': () => renderSubscriptionRemovedDm('C0ALMOX1', 'is_archived'),
 };
