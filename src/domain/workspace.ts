@@ -28,21 +28,7 @@ export class Workspaces {
     const link = await this.links.get(workspaceId);
     if (!link) throw new NotLinkedError(workspaceId);
     if (link.brokenAt !== null) throw new LinkBrokenError(workspaceId, link.linkedBy, false);
-    return {
-      workspaceId,
-      link,
-      call: {
-        credential: {
-          id: link.credentialId,
-          login: link.login,
-          password: link.password,
-          empresaId: link.empresaId,
-          unidadeId: link.unidadeId,
-        },
-        priority,
-        ...(correlationId !== undefined && { correlationId }),
-      },
-    };
+    return workspaceContext(link, priority, correlationId);
   }
 
   async run<T>(ws: WorkspaceContext, fetch: Fetch<T>): Promise<T> {
@@ -56,4 +42,27 @@ export class Workspaces {
       throw error;
     }
   }
+}
+
+/** The context of a workspace's calls: its link's credential, at a priority. */
+export function workspaceContext(
+  link: WorkspaceLink,
+  priority: Priority,
+  correlationId?: string,
+): WorkspaceContext {
+  return {
+    workspaceId: link.workspaceId,
+    link,
+    call: {
+      credential: {
+        id: link.credentialId,
+        login: link.login,
+        password: link.password,
+        empresaId: link.empresaId,
+        unidadeId: link.unidadeId,
+      },
+      priority,
+      ...(correlationId !== undefined && { correlationId }),
+    },
+  };
 }

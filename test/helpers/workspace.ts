@@ -1,31 +1,20 @@
-import type { WorkspaceContext } from '../../src/domain/workspace.js';
+import { type WorkspaceContext, workspaceContext } from '../../src/domain/workspace.js';
 import type { Priority } from '../../src/upstream/budget.js';
 
 /** The context of a linked workspace, as Workspaces.resolve hands it to the services. */
 export function testWorkspace(workspaceId: string, priority: Priority = 'interactive'): WorkspaceContext {
-  const link = {
-    workspaceId,
-    credentialId: `cred-${workspaceId}`,
-    login: `login-${workspaceId}`,
-    password: 'not-a-real-password',
-    empresaId: 1,
-    unidadeId: null,
-    linkedBy: 'U0ADMIN01',
-    linkedAt: 0,
-    brokenAt: null,
-  };
-  return {
-    workspaceId,
-    link,
-    call: {
-      credential: {
-        id: link.credentialId,
-        login: link.login,
-        password: link.password,
-        empresaId: link.empresaId,
-        unidadeId: link.unidadeId,
-      },
-      priority,
+  return workspaceContext(
+    {
+      workspaceId,
+      credentialId: `cred-${workspaceId}`,
+      login: `login-${workspaceId}`,
+      password: 'not-a-real-password',
+      empresaId: 1,
+      unidadeId: null,
+      linkedBy: 'U0ADMIN01',
+      linkedAt: 0,
+      brokenAt: null,
     },
-  };
+    priority,
+  );
 }
