@@ -77,7 +77,7 @@ export interface Container {
   subscriptions: SubscriptionStore;
   scheduler: DigestScheduler;
   digestSubscriptions: DigestSubscriptions;
-  /** Null unless features.prefetch; not started (whoever starts the scheduler starts it). */
+  /** Null unless features.prefetch. Built, not started: the benchmark's replica starts it. */
   prefetcher: Prefetcher | null;
   answers: Answers;
   tasks: BackgroundTasks;

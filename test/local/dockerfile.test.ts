@@ -117,12 +117,25 @@ describe('Dockerfile', () => {
     let dataDir: string;
     let child: ChildProcess | undefined;
 
+    // The same compilation as the build script (the image's build stage runs it), into a folder of the test's
+    // own: built once, before the tests, which each look at its result.
     beforeAll(async () => {
       // Inside the repository, so that dist's imports find node_modules as they do in the image.
       await mkdir(join(ROOT, 'test-results'), { recursive: true });
       outDir = await mkdtemp(join(ROOT, 'test-results', 'docker-dist-'));
       dataDir = await mkdtemp(join(tmpdir(), 'estoque-docker-data-'));
-    });
+      await run(
+        process.execPath,
+        [
+          join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+          '-p',
+          'tsconfig.build.json',
+          '--outDir',
+          outDir,
+        ],
+        { cwd: ROOT },
+      );
+    }, 120_000);
     afterAll(async () => {
       if (child && child.exitCode === null) child.kill('SIGKILL');
       await rm(outDir, { recursive: true, force: true });
@@ -133,23 +146,9 @@ describe('Dockerfile', () => {
       const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
         scripts: Record<string, string>;
       };
-      // The same compilation as the build script, into a folder of the test's own.
       expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json');
-      await run(
-        process.execPath,
-        [
-          join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-          '-p',
-          'tsconfig.build.json',
-          '--outDir',
-          outDir,
-        ],
-        {
-          cwd: ROOT,
-        },
-      );
       await expect(access(join(outDir, 'main.js'))).resolves.toBeUndefined();
-    }, 120_000);
+    });
 
     it('starts outside Docker in local mode, answers /healthz, and stops on SIGTERM', async () => {
       await access(join(outDir, 'main.js'));

@@ -11,13 +11,14 @@ import { launchChromium, messageWith, screenshot, typeCommand, visibleText } fro
 
 /**
  * The whole bot in local mode, driven from its playground page in headless Chromium: what a person types and
- * clicks, and what they see. The steps share one page and run in order.
+ * clicks, and what they see. The steps share one page and run in order, even under --sequence.shuffle: a
+ * walkthrough of one browser session (a page per step would cost seconds each and test less).
  */
 
 const REQUEST_ID = DEMO_FACTS.company1.requestsWithItemsBelowMinimum[0];
 const WAIT = { timeout: 15_000 };
 
-describe('local mode playground in a real browser', () => {
+describe('local mode playground in a real browser', { shuffle: false }, () => {
   let dataDir: string;
   let local: LocalMode;
   let browser: Browser;

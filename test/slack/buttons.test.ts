@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeRoute } from '../../src/domain/routes.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import {
@@ -14,11 +14,11 @@ import {
 const C1 = DEMO_FACTS.company1;
 let h: Harness;
 
-beforeAll(async () => {
+beforeEach(async () => {
   h = await startHarness();
   await h.link(TEAM);
 });
-afterAll(async () => {
+afterEach(async () => {
   await h.close();
 });
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SlackInstallationStore } from '../../src/store/installation-store.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
 import {
@@ -14,11 +14,11 @@ import {
 let h: Harness;
 let base: string;
 
-beforeAll(async () => {
+beforeEach(async () => {
   h = await startHarness();
   base = h.target.eventsUrl.replace('/slack/events', '');
 });
-afterAll(async () => {
+afterEach(async () => {
   await h.close();
 });
 
