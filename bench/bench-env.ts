@@ -1,6 +1,7 @@
 /**
  * The benchmark's own variables, read in this one place (the bot's variables go through src/config.ts as
- * in production). The orchestrator sets them on every bot process it spawns.
+ * in production; Biome's noProcessEnv allows these two files only). The orchestrator sets them on every bot
+ * process it spawns.
  */
 export interface BenchProcessEnv {
   /** Redis key prefix of this configuration: every replica of it uses the same one. */
@@ -38,4 +39,14 @@ export function benchEnvVars(options: BenchProcessEnv): Record<string, string> {
     [BENCH_VARS.prefetch]: options.prefetch ? '1' : '0',
     [BENCH_VARS.ttlScale]: String(options.ttlScale),
   };
+}
+
+/** The Redis the orchestrator stages its data in, and hands to the bots it starts. */
+export function benchRedisUrl(env: NodeJS.ProcessEnv = process.env): string {
+  return env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+}
+
+/** What a spawned process keeps of the orchestrator's environment: the rest is set explicitly. */
+export function inheritedEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return { PATH: env.PATH ?? '', HOME: env.HOME ?? '' };
 }

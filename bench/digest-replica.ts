@@ -5,7 +5,7 @@ import type { DigestScheduler } from '../src/domain/digest/scheduler.js';
 import { makeLogger } from '../src/lib/logger.js';
 import { SlackInstallationStore } from '../src/store/installation-store.js';
 import { RedisKeyValue } from '../src/store/kv.js';
-import { createRedisBudget } from '../src/upstream/budget.js';
+import { createRedisBudget } from '../src/upstream/budget-redis.js';
 import type { Stage } from './stage.js';
 
 export interface DigestReplica {

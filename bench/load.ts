@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { encodeRoute } from '../src/domain/routes.js';
 import { buildBlockActionPayload, buildSlashCommandBody, type FakeMessage } from '../src/fake-slack/index.js';
-import { ActionIds } from '../src/slack/ids.js';
+import { ActionIds } from '../src/render/ids.js';
 import { type AnswerKind, classifyAnswer, UpstreamLog } from './classify.js';
 import { preciseNow } from './measure.js';
 import type { PlannedSend, SenderReply, SenderRequest } from './sender-worker.js';

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inheritedEnv } from './bench-env.js';
 import type { ChildMessage, ParentMessage, ProcessMemory } from './ipc.js';
 import { readProcMemory } from './measure.js';
 
@@ -75,7 +76,7 @@ export async function spawnBot(
   ];
   const child = spawn(process.execPath, [...flags, ...commandOf(kind, mode)], {
     cwd: REPO_DIR,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: { ...inheritedEnv(), ...env },
     stdio: ['ignore', log, log, 'ipc'],
   });
   closeSync(log);

@@ -11,7 +11,6 @@ import { buildRedisBot } from '../src/redis-bot.js';
 import { startSlackApp } from '../src/slack/app.js';
 import { readBenchEnv } from './bench-env.js';
 import { announceFailure, announceReady, serveParent, timeRequests } from './ipc.js';
-import { wirePrefetch } from './wire-prefetch.js';
 
 async function main(): Promise<void> {
   const bench = readBenchEnv();
@@ -19,15 +18,17 @@ async function main(): Promise<void> {
   if (!config.REDIS_URL || !config.CREDENTIALS_KEY)
     throw new Error('REDIS_URL and CREDENTIALS_KEY are required');
   const logger = makeLogger({ level: config.LOG_LEVEL });
-  const { redis, keys, kv, container, app } = buildRedisBot(
+  const { redis, container, app } = buildRedisBot(
     { ...config, REDIS_URL: config.REDIS_URL, CREDENTIALS_KEY: config.CREDENTIALS_KEY },
     logger,
     {
       keyPrefix: bench.keyPrefix,
-      features: bench.naive ? { cache: false, coalesce: false } : { ttlScale: bench.ttlScale },
+      features: bench.naive
+        ? { cache: false, coalesce: false }
+        : { ttlScale: bench.ttlScale, prefetch: bench.prefetch },
     },
   );
-  const prefetch = bench.prefetch ? wirePrefetch(container, { kv, keys, logger }) : null;
+  const prefetch = container.prefetcher;
   const server = (await startSlackApp(app, container.slackDeps, config.PORT)) as Server;
   const timings = timeRequests(server);
   container.keeper.start();
@@ -40,7 +41,12 @@ async function main(): Promise<void> {
     const counters = { ...container.client.counters };
     await container.close();
     redis.disconnect();
-    return { type: 'stopped', counters, prefetch: prefetch?.counters() ?? null, timings: timings() };
+    return {
+      type: 'stopped',
+      counters,
+      prefetch: prefetch ? { ...prefetch.counters } : null,
+      timings: timings(),
+    };
   });
   announceReady((server.address() as AddressInfo).port);
 }

@@ -10,9 +10,9 @@ import { Keys } from '../src/store/keys.js';
 import { RedisKeyValue } from '../src/store/kv.js';
 import { LinkStore } from '../src/store/link-store.js';
 import { credentialIdOf } from '../src/upstream/credential.js';
-import { type BenchProcessEnv, benchEnvVars } from './bench-env.js';
+import { type BenchProcessEnv, benchEnvVars, benchRedisUrl } from './bench-env.js';
 
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const REDIS_URL = benchRedisUrl();
 export const SIGNING_SECRET = 'bench-signing-secret';
 /** The workspace of the load phases; its installation and link are written before the bots start. */
 export const BENCH_TEAM = FAKE_SEED.teamId;

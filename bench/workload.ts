@@ -60,7 +60,7 @@ function historyClick(id: number, hot: boolean): WorkItem {
   return {
     label: `[Histórico] ${id}`,
     hot,
-    action: { kind: 'click', route: { r: 'history', id, p: 1 }, label: 'Histórico' },
+    action: { kind: 'click', route: { view: 'history', id, page: 1 }, label: 'Histórico' },
     ttlMs: CACHE_TTL_MS.requestHistory,
     upstream: historyOf(id, 1),
   };
@@ -96,7 +96,7 @@ export const HOT_SET: readonly WorkItem[] = [
   {
     label: '[Próxima] /solicitacao p.2',
     hot: true,
-    action: { kind: 'click', route: { r: 'requests', f: {}, p: 2 }, label: 'Próxima' },
+    action: { kind: 'click', route: { view: 'requests', filters: {}, page: 2 }, label: 'Próxima' },
     ttlMs: CACHE_TTL_MS.requestList,
     upstream: requestList(2, null),
   },
@@ -160,7 +160,7 @@ function coldItem(rng: () => number): WorkItem {
           ? command('/solicitacao', `almox:${stockroom}`)
           : {
               kind: 'click',
-              route: { r: 'requests', f: { stockroomId: stockroom }, p: page },
+              route: { view: 'requests', filters: { stockroomId: stockroom }, page },
               label: 'Próxima',
             },
       ttlMs: CACHE_TTL_MS.requestList,
@@ -205,7 +205,7 @@ export function makeHelpMix(): () => WorkItem {
       hot: false,
       action:
         turn % 2 === 0
-          ? { kind: 'click', route: { r: 'help' }, label: 'Ajuda' }
+          ? { kind: 'click', route: { view: 'help' }, label: 'Ajuda' }
           : command('/estoque', 'ajuda'),
       ttlMs: 0,
       upstream: () => false,

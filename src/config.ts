@@ -106,16 +106,15 @@ export class ConfigError extends Error {
   }
 }
 
+function problemsOf(error: z.ZodError): string[] {
+  return error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`);
+}
+
 /** Validates the environment; throws one ConfigError naming every bad variable and why. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(problemsOf(parsed.error));
   const problems: string[] = [];
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      problems.push(`${issue.path.join('.') || '(environment)'}: ${issue.message}`);
-    }
-    throw new ConfigError(problems);
-  }
   const cfg = parsed.data;
   const slackConfigured = Boolean(
     cfg.SLACK_SIGNING_SECRET || cfg.SLACK_BOT_TOKEN || cfg.SLACK_CLIENT_ID || cfg.SLACK_APP_TOKEN,
@@ -149,4 +148,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return { ...cfg, localMode, oauth };
+}
+
+const sandboxSchema = envSchema.pick({ SANDBOX_PORT: true, SANDBOX_RATE_LIMIT: true });
+
+export interface SandboxConfig {
+  port: number;
+  rateLimit: RateLimitSpec;
+}
+
+/**
+ * `npm run sandbox` alone: only SANDBOX_PORT and SANDBOX_RATE_LIMIT, with the rules loadConfig gives them. The
+ * rest of the environment is the bot's and may be invalid for it: the sandbox does not care.
+ */
+export function loadSandboxConfig(env: NodeJS.ProcessEnv = process.env): SandboxConfig {
+  const parsed = sandboxSchema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(problemsOf(parsed.error));
+  return { port: parsed.data.SANDBOX_PORT, rateLimit: parsed.data.SANDBOX_RATE_LIMIT };
 }

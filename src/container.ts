@@ -6,9 +6,10 @@ import { DigestClaims } from './domain/digest/claims.js';
 import { DigestService } from './domain/digest/digest-service.js';
 import { DigestMaterialNotes } from './domain/digest/material-notes.js';
 import { DigestScheduler } from './domain/digest/scheduler.js';
-import { DigestSubscriptions } from './domain/digest/subscriptions.js';
 import { LinkService } from './domain/links/link-service.js';
 import { TokenKeeper } from './domain/links/token-keeper.js';
+import { Prefetcher } from './domain/prefetch.js';
+import { StorePrefetchClaims } from './domain/prefetch-claims.js';
 import { PurchaseService } from './domain/purchases/purchase-service.js';
 import { RequestService } from './domain/requests/request-service.js';
 import { CatalogService } from './domain/stock/catalog-service.js';
@@ -20,6 +21,7 @@ import { Answers } from './slack/answers.js';
 import { BackgroundTasks } from './slack/background.js';
 import type { SlackDeps } from './slack/deps.js';
 import { DigestPoster } from './slack/digest-poster.js';
+import { DigestSubscriptions } from './slack/digest-subscriptions.js';
 import { createSlackClients } from './slack/slack-clients.js';
 import { CacheStore } from './store/cache-store.js';
 import type { SecretBox } from './store/crypto.js';
@@ -54,12 +56,14 @@ export interface ContainerOptions {
   retryPolicy?: RetryPolicy;
   timeoutMs?: number;
   now?: () => number;
-  /** Benchmark switches: the naive bot (no cache, no coalescing of identical calls), scaled TTLs. */
+  /** Benchmark switches: the naive bot (no cache, no coalescing of identical calls), scaled TTLs, prefetch. */
   features?: {
     cache?: boolean;
     coalesce?: boolean;
     /** Multiplies every cache TTL: the benchmark shrinks them with the budget window it compresses. */
     ttlScale?: number;
+    /** Refresh hot cache entries ahead of their TTL at background priority (domain/prefetch.ts). Off. */
+    prefetch?: boolean;
   };
 }
 
@@ -72,7 +76,9 @@ export interface Container {
   keeper: TokenKeeper;
   subscriptions: SubscriptionStore;
   scheduler: DigestScheduler;
-  digestCommands: DigestSubscriptions;
+  digestSubscriptions: DigestSubscriptions;
+  /** Null unless features.prefetch. Built, not started: the benchmark's replica starts it. */
+  prefetcher: Prefetcher | null;
   answers: Answers;
   tasks: BackgroundTasks;
   slackDeps: SlackDeps;
@@ -111,15 +117,30 @@ export function buildContainer(options: ContainerOptions): Container {
   const cache = new CacheStore(kv, keys);
   const userMatches = new UserMatchStore(kv, keys);
   const workspaces = new Workspaces(links, now);
+  const cacheFeatures = {
+    enabled: options.features?.cache ?? true,
+    ttlScale: options.features?.ttlScale ?? 1,
+  };
+  const reader = new CachedReader({
+    cache,
+    workspaces,
+    logger: logger.child({ component: 'cache' }),
+    now,
+    ...cacheFeatures,
+  });
+  const prefetcher = options.features?.prefetch
+    ? new Prefetcher({
+        reader,
+        workspaces,
+        claims: new StorePrefetchClaims(kv, keys),
+        logger: logger.child({ component: 'prefetch' }),
+        now,
+        ...cacheFeatures,
+      })
+    : null;
   const domain: DomainDeps = {
     client,
-    reader: new CachedReader(
-      cache,
-      logger.child({ component: 'cache' }),
-      now,
-      options.features?.cache ?? true,
-      options.features?.ttlScale ?? 1,
-    ),
+    reader: prefetcher?.reader ?? reader,
     workspaces,
     stock: new StockStore(kv, keys),
     userMatches,
@@ -149,7 +170,7 @@ export function buildContainer(options: ContainerOptions): Container {
     materials: new MaterialSearchService(domain, catalog),
     requests,
     purchases,
-    links: linkService,
+    linkService,
   });
   const digestLogger = logger.child({ component: 'digest' });
   const poster = new DigestPoster({
@@ -175,7 +196,7 @@ export function buildContainer(options: ContainerOptions): Container {
     now,
     yieldToAcks: () => priority.yield(),
   });
-  const digestCommands = new DigestSubscriptions({
+  const digestSubscriptions = new DigestSubscriptions({
     store: subscriptions,
     poster,
     scheduler,
@@ -192,8 +213,8 @@ export function buildContainer(options: ContainerOptions): Container {
     },
     logger,
     answers,
-    links: linkService,
-    digest: digestCommands,
+    linkService,
+    digestSubscriptions,
     subscriptions,
     tasks,
     now,
@@ -208,13 +229,15 @@ export function buildContainer(options: ContainerOptions): Container {
     keeper,
     subscriptions,
     scheduler,
-    digestCommands,
+    digestSubscriptions,
+    prefetcher,
     answers,
     tasks,
     slackDeps,
     domain,
     async close() {
       keeper.stop();
+      prefetcher?.stop();
       await scheduler.stop();
       await tasks.drain(5_000);
       await budget.close();

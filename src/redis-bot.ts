@@ -8,7 +8,7 @@ import { SecretBox } from './store/crypto.js';
 import { SlackInstallationStore } from './store/installation-store.js';
 import { Keys } from './store/keys.js';
 import { RedisKeyValue } from './store/kv.js';
-import { createRedisBudget } from './upstream/budget.js';
+import { createRedisBudget } from './upstream/budget-redis.js';
 
 export interface RedisBot {
   redis: Redis;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, loadSandboxConfig } from '../src/config.js';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 
@@ -87,5 +87,30 @@ describe('loadConfig', () => {
 
   it('reads BOT_ADMINS as a list', () => {
     expect(loadConfig({ BOT_ADMINS: ' U1, U2 ,,' }).BOT_ADMINS).toEqual(['U1', 'U2']);
+  });
+});
+
+describe('loadSandboxConfig', () => {
+  it('reads the sandbox port and limit, with their defaults, whatever else the environment holds', () => {
+    expect(loadSandboxConfig({})).toEqual({ port: 4010, rateLimit: { count: 250, windowMs: 3_600_000 } });
+    // PORT is invalid for the bot; the sandbox does not read it.
+    expect(loadSandboxConfig({ PORT: 'abc', SANDBOX_PORT: '4020', SANDBOX_RATE_LIMIT: '10/2s' })).toEqual({
+      port: 4020,
+      rateLimit: { count: 10, windowMs: 2_000 },
+    });
+  });
+
+  it('names both bad variables in one error', () => {
+    let error: unknown;
+    try {
+      loadSandboxConfig({ SANDBOX_PORT: '70000', SANDBOX_RATE_LIMIT: 'lots' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^SANDBOX_PORT: /);
+    expect(problems[1]).toMatch(/^SANDBOX_RATE_LIMIT: /);
   });
 });

@@ -1,12 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from '../lib/logger.js';
+import { errFields, type Logger } from '../lib/logger.js';
 import type { CacheEntry, CacheStore } from '../store/cache-store.js';
 import type { Priority } from '../upstream/budget.js';
+import { BudgetExhaustedError } from '../upstream/budget-errors.js';
 import { mayShare, PRIORITIES } from '../upstream/budget-policy.js';
-import { BudgetExhaustedError, UpstreamError } from '../upstream/errors.js';
+import { UpstreamError } from '../upstream/errors.js';
 import { InFlight } from '../upstream/in-flight.js';
 import type { Answer } from './views.js';
+import type { Fetch, WorkspaceContext, Workspaces } from './workspace.js';
 
 /** How long an answer is fresh, per endpoint (PRODUCT.md: catalogues for hours, materials for minutes, requests for a minute). */
 export const CACHE_TTL_MS = {
@@ -38,12 +40,6 @@ const FILL_LEASE_MS = 30_000;
 const FILL_POLL_FIRST_MS = 50;
 const FILL_POLL_LONGEST_MS = 400;
 
-/** Whose entries are read, and at what priority a refresh asks upstream: a WorkspaceContext is one. */
-export interface ReadScope {
-  workspaceId: string;
-  call: { priority: Priority };
-}
-
 /** One cache entry: a workspace's answer of an endpoint to some parameters. */
 interface EntryRef {
   workspaceId: string;
@@ -54,6 +50,39 @@ interface EntryRef {
 export interface ReadOptions {
   /** `Atualizar`: skip a fresh cache entry and ask upstream. */
   bypassCache?: boolean;
+}
+
+/** What the services read through: the CachedReader, or the prefetcher's reader around it. */
+export interface AnswerReader {
+  read<T>(
+    ws: WorkspaceContext,
+    endpoint: CachedEndpoint,
+    params: unknown,
+    fetch: Fetch<T>,
+    options?: ReadOptions,
+  ): Promise<Answer<T>>;
+}
+
+export interface CachedReaderOptions {
+  cache: CacheStore;
+  /** Makes the calls: a credential that can no longer be renewed becomes a broken link there. */
+  workspaces: Workspaces;
+  logger: Logger;
+  now?: () => number;
+  /** Off only for the benchmark's naive bot: every answer asks upstream, nothing is stored. */
+  enabled?: boolean;
+  /** 1 in the bot; the benchmark scales TTLs with the budget window it compresses. */
+  ttlScale?: number;
+}
+
+/** An endpoint's TTL under a scale; refuses a scale that would make TTLs longer or vanish. */
+export function scaledTtlMs(endpoint: CachedEndpoint, ttlScale: number): number {
+  return CACHE_TTL_MS[endpoint] * checkTtlScale(ttlScale);
+}
+
+export function checkTtlScale(ttlScale: number): number {
+  if (!(ttlScale > 0 && ttlScale <= 1)) throw new RangeError(`ttlScale must be in (0, 1], got ${ttlScale}`);
+  return ttlScale;
 }
 
 /**
@@ -67,41 +96,48 @@ export interface ReadOptions {
  * own process). Should the holder fail or vanish, a waiting reader asks upstream itself. A reader only waits for
  * a refresh made at its own priority or a higher one: a command never waits behind a digest's refresh, which
  * may wait minutes for a budget slot; it asks upstream itself.
+ *
+ * The fetch function is handed the workspace's call context (credential, priority) when upstream is asked, and
+ * runs through Workspaces.run: a credential that can no longer be renewed surfaces as a broken link.
  */
-export class CachedReader {
+export class CachedReader implements AnswerReader {
   private readonly fills = new InFlight<CacheEntry<unknown>>();
   private readonly owner = `${process.pid}-${randomBytes(6).toString('hex')}`;
+  private readonly cache: CacheStore;
+  private readonly workspaces: Workspaces;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+  private readonly enabled: boolean;
+  private readonly ttlScale: number;
 
-  constructor(
-    private readonly cache: CacheStore,
-    private readonly logger: Logger,
-    private readonly now: () => number = Date.now,
-    /** Off only for the benchmark's naive bot: every answer asks upstream, nothing is stored. */
-    private readonly enabled = true,
-    /** 1 in the bot; the benchmark scales TTLs with the budget window it compresses. */
-    private readonly ttlScale = 1,
-  ) {
-    if (!(ttlScale > 0 && ttlScale <= 1)) throw new RangeError(`ttlScale must be in (0, 1], got ${ttlScale}`);
+  constructor(options: CachedReaderOptions) {
+    this.cache = options.cache;
+    this.workspaces = options.workspaces;
+    this.logger = options.logger;
+    this.now = options.now ?? Date.now;
+    this.enabled = options.enabled ?? true;
+    this.ttlScale = checkTtlScale(options.ttlScale ?? 1);
   }
 
   async read<T>(
-    scope: ReadScope,
+    ws: WorkspaceContext,
     endpoint: CachedEndpoint,
     params: unknown,
-    fetch: () => Promise<T>,
+    fetch: Fetch<T>,
     options: ReadOptions = {},
   ): Promise<Answer<T>> {
+    const ask = () => this.workspaces.run(ws, fetch);
     if (!this.enabled) {
-      const value = await fetch();
+      const value = await ask();
       return { data: value, freshness: { fetchedAt: this.now(), fromCache: false, degraded: null } };
     }
-    const { workspaceId } = scope;
+    const { workspaceId } = ws;
     const paramsKey = cacheParamsKey(params);
     const entry = await this.safeGet<T>(workspaceId, endpoint, paramsKey);
     if (
       entry &&
       !options.bypassCache &&
-      this.now() - entry.fetchedAt < CACHE_TTL_MS[endpoint] * this.ttlScale
+      this.now() - entry.fetchedAt < scaledTtlMs(endpoint, this.ttlScale)
     ) {
       void this.cache.record(workspaceId, 'hits').catch(() => undefined);
       return {
@@ -113,9 +149,9 @@ export class CachedReader {
     try {
       const fetched = (await this.refresh(
         { workspaceId, endpoint, paramsKey },
-        scope.call.priority,
+        ws.call.priority,
         entry,
-        fetch,
+        ask,
       )) as CacheEntry<T>;
       return {
         data: fetched.value,
@@ -190,7 +226,7 @@ export class CachedReader {
     const fresh = { value, fetchedAt: this.now() };
     await this.cache
       .set(workspaceId, endpoint, paramsKey, fresh, KEEP_STALE_MS)
-      .catch((error: unknown) => this.logger.warn({ err: String(error), endpoint }, 'cache write failed'));
+      .catch((error: unknown) => this.logger.warn({ ...errFields(error), endpoint }, 'cache write failed'));
     return fresh;
   }
 
@@ -223,7 +259,7 @@ export class CachedReader {
     try {
       return await this.cache.get<T>(workspaceId, endpoint, paramsKey);
     } catch (error) {
-      this.logger.warn({ err: String(error), endpoint }, 'cache read failed');
+      this.logger.warn({ ...errFields(error), endpoint }, 'cache read failed');
       return null;
     }
   }

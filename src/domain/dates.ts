@@ -1,6 +1,16 @@
 import { TZDate } from '@date-fns/tz';
 import { subDays } from 'date-fns';
-import type { LocalDate } from '../slack/parse/tokens.js';
+
+/** A calendar day as people type and read it, in the workspace's time zone (no instant, no zone). */
+export interface LocalDate {
+  year: number;
+  month: number;
+  day: number;
+}
+
+export function compareLocalDates(a: LocalDate, b: LocalDate): number {
+  return a.year - b.year || a.month - b.month || a.day - b.day;
+}
 
 const pad = (n: number) => String(n).padStart(2, '0');
 

@@ -1,17 +1,33 @@
-/** Failures the domain reports to the Slack layer, besides the upstream errors of src/upstream/errors.ts. */
+/**
+ * Failures the domain reports to the Slack layer, besides the upstream errors of src/upstream/errors.ts. Like
+ * those, each has a stable `code`; slack/failures.ts maps every code to the message the user sees.
+ */
 
-export class NotLinkedError extends Error {
+export const DomainErrorCode = {
+  NotLinked: 'not_linked',
+  LinkBroken: 'link_broken',
+  NotFound: 'not_found',
+  UserNotMatched: 'user_not_matched',
+} as const;
+
+export type DomainErrorCode = (typeof DomainErrorCode)[keyof typeof DomainErrorCode];
+
+export abstract class DomainError extends Error {
+  abstract readonly code: DomainErrorCode;
+}
+
+export class NotLinkedError extends DomainError {
   override readonly name = 'NotLinkedError';
-  readonly code = 'not_linked';
+  readonly code = DomainErrorCode.NotLinked;
   constructor(readonly workspaceId: string) {
     super('workspace has no upstream credentials linked');
   }
 }
 
 /** The link exists but its tokens can no longer be renewed: an admin must link again. */
-export class LinkBrokenError extends Error {
+export class LinkBrokenError extends DomainError {
   override readonly name = 'LinkBrokenError';
-  readonly code = 'link_broken';
+  readonly code = DomainErrorCode.LinkBroken;
   constructor(
     readonly workspaceId: string,
     readonly linkedBy: string,
@@ -22,9 +38,9 @@ export class LinkBrokenError extends Error {
   }
 }
 
-export class NotFoundError extends Error {
+export class NotFoundError extends DomainError {
   override readonly name = 'NotFoundError';
-  readonly code = 'not_found';
+  readonly code = DomainErrorCode.NotFound;
   constructor(
     readonly what: 'request' | 'purchase',
     readonly id: number,
@@ -34,9 +50,9 @@ export class NotFoundError extends Error {
 }
 
 /** `/solicitacao minhas` when no upstream user has the Slack user's e-mail. */
-export class UserNotMatchedError extends Error {
+export class UserNotMatchedError extends DomainError {
   override readonly name = 'UserNotMatchedError';
-  readonly code = 'user_not_matched';
+  readonly code = DomainErrorCode.UserNotMatched;
   constructor(readonly email: string | null) {
     super('no upstream user matches the Slack user e-mail');
   }

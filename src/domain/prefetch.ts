@@ -1,19 +1,15 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash } from 'node:crypto';
-import type { Logger } from '../lib/logger.js';
-import type { CacheStore } from '../store/cache-store.js';
-import type { CallContext } from '../upstream/client.js';
-import { BudgetExhaustedError } from '../upstream/errors.js';
+import { errFields, type Logger } from '../lib/logger.js';
+import { BudgetExhaustedError } from '../upstream/budget-errors.js';
 import {
-  CACHE_TTL_MS,
+  type AnswerReader,
   type CachedEndpoint,
-  CachedReader,
-  type ReadOptions,
-  type ReadScope,
+  type CachedReader,
+  cacheParamsKey,
+  checkTtlScale,
+  scaledTtlMs,
 } from './cached-reader.js';
 import { LinkBrokenError, NotLinkedError } from './errors.js';
-import type { Answer } from './views.js';
-import { type WorkspaceContext, Workspaces } from './workspace.js';
+import type { Fetch, WorkspaceContext, Workspaces } from './workspace.js';
 
 /*
  * Using leftover budget: the entries people keep asking for are read again shortly before they go stale, at the
@@ -21,33 +17,27 @@ import { type WorkspaceContext, Workspaces } from './workspace.js';
  * upstream (or, with the budget spent, getting old data). The budget only grants 'background' below 70 % of the
  * window (budget-policy.ts) and never waits for it, so a refresh never takes an interactive user's slot.
  *
- * How a refresh reaches upstream: every read through the PrefetchingReader leaves its fetch function here (the
- * services build it; it calls `workspaces.run(ws, call => client.…)`). A refresh resolves the workspace again at
- * 'background' (so an unlinked or broken workspace is dropped and a relinked one uses its new credential) and
- * runs the same `CachedReader.read(…, { bypassCache: true })` inside `asBackground(ws)`; ScopedWorkspaces.run then
- * hands that context, not the one the fetch function captured, to the client.
+ * How a refresh reaches upstream: every read through `Prefetcher.reader` leaves its fetch function here. A fetch
+ * function takes its call context as an argument, so a refresh resolves the workspace again at 'background' (an
+ * unlinked or broken workspace is dropped, a relinked one uses its new credential) and reads the entry through the
+ * CachedReader with that context, bypassing the cache. Refreshes are not counted as reads.
+ *
+ * Off in the bot: measured, it did not pay for its calls (README, Performance). The benchmark turns it on with
+ * ContainerOptions.features.prefetch; its counters say what it did.
  */
 
-const scope = new AsyncLocalStorage<WorkspaceContext>();
-
-/** Runs `work` so that Workspaces.run (ScopedWorkspaces) uses `ws` for the calls of that workspace. */
-export function asBackground<T>(ws: WorkspaceContext, work: () => Promise<T>): Promise<T> {
-  return scope.run(ws, work);
-}
-
-/** Workspaces whose `run` honours asBackground(): the one change the services' calls need. */
-export class ScopedWorkspaces extends Workspaces {
-  override run<T>(ws: WorkspaceContext, work: (call: CallContext) => Promise<T>): Promise<T> {
-    const override = scope.getStore();
-    return super.run(override?.workspaceId === ws.workspaceId ? override : ws, work);
-  }
+/** One cache entry, as the prefetcher and its claims name it. */
+export interface PrefetchEntry {
+  workspaceId: string;
+  endpoint: CachedEndpoint;
+  paramsKey: string;
 }
 
 /** Which process refreshes an entry, when several replicas find it hot at once (a short Redis lock). */
 export interface PrefetchClaims {
-  tryClaim(id: string, ttlMs: number): Promise<boolean>;
+  tryClaim(entry: PrefetchEntry, ttlMs: number): Promise<boolean>;
   /** Gives back a claim this process holds (the refresh did not happen), so a later tick may try again. */
-  release(id: string): Promise<void>;
+  release(entry: PrefetchEntry): Promise<void>;
 }
 
 export interface PrefetchOptions {
@@ -73,49 +63,32 @@ export interface PrefetchCounters {
   tracked: number;
 }
 
-interface HotKey {
+export interface PrefetcherDeps {
+  /** Refreshes go straight to it: they are not reads. */
+  reader: CachedReader;
+  workspaces: Workspaces;
+  logger: Logger;
+  claims?: PrefetchClaims;
+  now?: () => number;
+  /** As the CachedReader's: with the cache off a refresh stores nothing, so nothing is tracked. */
+  enabled?: boolean;
+  /** As the CachedReader's: entries go stale (and are refreshed) on the scaled TTLs. */
+  ttlScale?: number;
+  options?: PrefetchOptions;
+}
+
+interface HotKey extends PrefetchEntry {
   id: string;
-  workspaceId: string;
-  endpoint: CachedEndpoint;
   params: unknown;
-  fetch: () => Promise<unknown>;
+  fetch: Fetch<unknown>;
   fetchedAt: number;
   score: number;
   scoredAt: number;
 }
 
-/** A CachedReader that tells the Prefetcher what was read (refreshes themselves are not counted as reads). */
-export class PrefetchingReader extends CachedReader {
-  constructor(
-    cache: CacheStore,
-    logger: Logger,
-    now: () => number,
-    private readonly prefetcher: Prefetcher,
-  ) {
-    super(cache, logger, now);
-  }
-
-  override async read<T>(
-    readScope: ReadScope,
-    endpoint: CachedEndpoint,
-    params: unknown,
-    fetch: () => Promise<T>,
-    options?: ReadOptions,
-  ): Promise<Answer<T>> {
-    const answer = await super.read(readScope, endpoint, params, fetch, options);
-    if (scope.getStore() === undefined) {
-      this.prefetcher.seen(readScope.workspaceId, endpoint, params, fetch, answer.freshness.fetchedAt);
-    }
-    return answer;
-  }
-}
-
 export class Prefetcher {
-  private readonly keys = new Map<string, HotKey>();
-  private readonly options: Required<PrefetchOptions>;
-  private timer: NodeJS.Timeout | null = null;
-  private ticking = false;
-  private reader: CachedReader | null = null;
+  /** The reader the services use (DomainDeps.reader): it reads through the CachedReader and counts the read. */
+  readonly reader: AnswerReader;
   readonly counters: PrefetchCounters = {
     refreshed: 0,
     skippedClaimed: 0,
@@ -123,16 +96,15 @@ export class Prefetcher {
     failed: 0,
     tracked: 0,
   };
+  private readonly keys = new Map<string, HotKey>();
+  private readonly options: Required<PrefetchOptions>;
+  private readonly enabled: boolean;
+  private readonly ttlScale: number;
+  private readonly now: () => number;
+  private timer: NodeJS.Timeout | null = null;
+  private ticking = false;
 
-  constructor(
-    private readonly deps: {
-      workspaces: Workspaces;
-      logger: Logger;
-      now?: () => number;
-      claims?: PrefetchClaims;
-      options?: PrefetchOptions;
-    },
-  ) {
+  constructor(private readonly deps: PrefetcherDeps) {
     this.options = {
       maxKeys: 500,
       minScore: 2,
@@ -141,29 +113,31 @@ export class Prefetcher {
       tickMs: 1_000,
       ...deps.options,
     };
-  }
-
-  private get now(): number {
-    return (this.deps.now ?? Date.now)();
-  }
-
-  /** The reader the services should use (DomainDeps.reader). */
-  makeReader(cache: CacheStore, logger: Logger, now: () => number): CachedReader {
-    const reader = new PrefetchingReader(cache, logger, now, this);
-    this.reader = reader;
-    return reader;
+    this.enabled = deps.enabled ?? true;
+    this.ttlScale = checkTtlScale(deps.ttlScale ?? 1);
+    this.now = deps.now ?? Date.now;
+    this.reader = this.enabled
+      ? {
+          read: async (ws, endpoint, params, fetch, readOptions) => {
+            const answer = await deps.reader.read(ws, endpoint, params, fetch, readOptions);
+            this.seen(ws.workspaceId, endpoint, params, fetch, answer.freshness.fetchedAt);
+            return answer;
+          },
+        }
+      : deps.reader;
   }
 
   /** Counts a read of an entry; keeps the newest fetch function and fetch time. */
-  seen(
+  private seen(
     workspaceId: string,
     endpoint: CachedEndpoint,
     params: unknown,
-    fetch: () => Promise<unknown>,
+    fetch: Fetch<unknown>,
     fetchedAt: number,
   ): void {
-    const id = `${workspaceId} ${endpoint} ${hash(params)}`;
-    const now = this.now;
+    const paramsKey = cacheParamsKey(params);
+    const id = `${workspaceId} ${endpoint} ${paramsKey}`;
+    const now = this.now();
     const key = this.keys.get(id);
     if (key) {
       key.score = this.decayed(key, now) + 1;
@@ -173,11 +147,21 @@ export class Prefetcher {
       return;
     }
     if (this.keys.size >= this.options.maxKeys) this.evictColdest(now);
-    this.keys.set(id, { id, workspaceId, endpoint, params, fetch, fetchedAt, score: 1, scoredAt: now });
+    this.keys.set(id, {
+      id,
+      workspaceId,
+      endpoint,
+      paramsKey,
+      params,
+      fetch,
+      fetchedAt,
+      score: 1,
+      scoredAt: now,
+    });
   }
 
   start(): void {
-    if (this.timer) return;
+    if (this.timer || !this.enabled) return;
     this.timer = setInterval(() => void this.tick(), this.options.tickMs);
     this.timer.unref();
   }
@@ -189,17 +173,17 @@ export class Prefetcher {
 
   /** Refreshes the hottest entries about to go stale, until the budget refuses a background slot. */
   async tick(): Promise<number> {
-    if (this.ticking || !this.reader) return 0;
+    if (this.ticking) return 0;
     this.ticking = true;
     let refreshed = 0;
     try {
-      const now = this.now;
+      const now = this.now();
       const due = [...this.keys.values()]
         .filter((k) => this.decayed(k, now) >= this.options.minScore && now >= this.refreshAt(k))
         .sort((a, b) => this.decayed(b, now) - this.decayed(a, now));
       for (const key of due) {
         if (refreshed >= this.options.maxPerTick) break;
-        const outcome = await this.refresh(key, this.reader);
+        const outcome = await this.refresh(key);
         if (outcome === 'refreshed') refreshed += 1;
         if (outcome === 'budget') break;
       }
@@ -210,24 +194,20 @@ export class Prefetcher {
     return refreshed;
   }
 
-  private async refresh(
-    key: HotKey,
-    reader: CachedReader,
-  ): Promise<'refreshed' | 'skipped' | 'budget' | 'failed'> {
+  private async refresh(key: HotKey): Promise<'refreshed' | 'skipped' | 'budget' | 'failed'> {
     const { claims } = this.deps;
-    const ttl = CACHE_TTL_MS[key.endpoint];
-    if (claims && !(await claims.tryClaim(key.id, this.lead(ttl)).catch(() => false))) {
+    if (claims && !(await claims.tryClaim(key, this.lead(key)).catch(() => false))) {
       this.counters.skippedClaimed += 1;
       // Another replica is refreshing it now: due again one TTL later, like the one that holds the claim.
-      key.fetchedAt = this.now;
+      key.fetchedAt = this.now();
       return 'skipped';
     }
-    const outcome = await this.refreshNow(key, reader);
-    if (outcome !== 'refreshed') await claims?.release(key.id).catch(() => undefined);
+    const outcome = await this.refreshNow(key);
+    if (outcome !== 'refreshed') await claims?.release(key).catch(() => undefined);
     return outcome;
   }
 
-  private async refreshNow(key: HotKey, reader: CachedReader): Promise<'refreshed' | 'budget' | 'failed'> {
+  private async refreshNow(key: HotKey): Promise<'refreshed' | 'budget' | 'failed'> {
     let ws: WorkspaceContext;
     try {
       ws = await this.deps.workspaces.resolve(key.workspaceId, 'background');
@@ -237,9 +217,9 @@ export class Prefetcher {
       return 'failed';
     }
     try {
-      const answer = await asBackground(ws, () =>
-        reader.read(ws, key.endpoint, key.params, key.fetch, { bypassCache: true }),
-      );
+      const answer = await this.deps.reader.read(ws, key.endpoint, key.params, key.fetch, {
+        bypassCache: true,
+      });
       if (answer.freshness.degraded === 'budget') {
         this.counters.deniedByBudget += 1;
         return 'budget';
@@ -257,26 +237,26 @@ export class Prefetcher {
         return 'budget';
       }
       this.counters.failed += 1;
-      this.deps.logger.debug(
-        { endpoint: key.endpoint, err: error instanceof Error ? error.name : 'unknown' },
-        'prefetch failed',
-      );
+      this.deps.logger.debug({ endpoint: key.endpoint, ...errFields(error) }, 'prefetch failed');
       return 'failed';
     }
   }
 
-  private lead(ttl: number): number {
-    return Math.min(60_000, Math.max(2_000, ttl * this.options.leadShare));
+  private ttl(key: HotKey): number {
+    return scaledTtlMs(key.endpoint, this.ttlScale);
+  }
+
+  private lead(key: HotKey): number {
+    return Math.min(60_000, Math.max(2_000, this.ttl(key) * this.options.leadShare));
   }
 
   private refreshAt(key: HotKey): number {
-    const ttl = CACHE_TTL_MS[key.endpoint];
-    return key.fetchedAt + ttl - this.lead(ttl);
+    return key.fetchedAt + this.ttl(key) - this.lead(key);
   }
 
   /** Reads count half as much after two TTLs (at least 30 s, at most 10 min) without being read again. */
   private decayed(key: HotKey, now: number): number {
-    const halfLife = Math.min(600_000, Math.max(30_000, 2 * CACHE_TTL_MS[key.endpoint]));
+    const halfLife = Math.min(600_000, Math.max(30_000, 2 * this.ttl(key)));
     return key.score * 0.5 ** ((now - key.scoredAt) / halfLife);
   }
 
@@ -291,11 +271,4 @@ export class Prefetcher {
   private forget(workspaceId: string): void {
     for (const [id, key] of this.keys) if (key.workspaceId === workspaceId) this.keys.delete(id);
   }
-}
-
-function hash(params: unknown): string {
-  return createHash('sha256')
-    .update(JSON.stringify(params ?? null))
-    .digest('hex')
-    .slice(0, 20);
 }

@@ -4,7 +4,11 @@ import { z } from 'zod';
  * A route names an answer the bot can show: which view, with which ids, page and filters. Buttons carry
  * routes (and nothing else: no state of one process, no secret); the workspace always comes from the signed
  * payload. The same route re-renders an answer for `Atualizar`, `Compartilhar no canal` and the retry button.
- * Keys are short because a button value holds at most 2,000 characters.
+ *
+ * In memory a route reads as words (`{ view: 'request', id, page }`). On a button its keys are short
+ * (`{"r":"request","id":1234,"p":1}`), because a button value holds at most 2,000 characters; only
+ * encodeRoute and decodeRoute know the short keys. Buttons already posted in Slack carry that form, so it
+ * must not change.
  */
 
 const id = z.number().int().min(1).max(2_147_483_647);
@@ -41,42 +45,69 @@ const receiptFilters = z.object({
   to: localDate.optional(),
 });
 
-export const routeSchema = z.discriminatedUnion('r', [
-  z.object({ r: z.literal('help') }),
-  z.object({ r: z.literal('stockrooms') }),
-  z.object({ r: z.literal('types') }),
-  z.object({ r: z.literal('categories') }),
-  z.object({ r: z.literal('status') }),
-  z.object({ r: z.literal('materials'), t: text.min(1), s: id.optional(), p: page }),
-  z.object({ r: z.literal('request'), id, p: page }),
-  z.object({ r: z.literal('history'), id, p: page }),
-  z.object({ r: z.literal('requests'), f: requestFilters, p: page, mine: z.boolean().optional() }),
-  z.object({ r: z.literal('pending'), s: id.optional(), p: page }),
-  z.object({ r: z.literal('purchases'), f: purchaseFilters, p: page }),
-  z.object({ r: z.literal('purchase'), id, p: page }),
-  z.object({ r: z.literal('receipts'), f: receiptFilters, p: page }),
+export const routeSchema = z.discriminatedUnion('view', [
+  z.object({ view: z.literal('help') }),
+  z.object({ view: z.literal('stockrooms') }),
+  z.object({ view: z.literal('types') }),
+  z.object({ view: z.literal('categories') }),
+  z.object({ view: z.literal('status') }),
+  z.object({ view: z.literal('materials'), text: text.min(1), stockroomId: id.optional(), page }),
+  z.object({ view: z.literal('request'), id, page }),
+  z.object({ view: z.literal('history'), id, page }),
+  z.object({ view: z.literal('requests'), filters: requestFilters, page, mine: z.boolean().optional() }),
+  z.object({ view: z.literal('pending'), stockroomId: id.optional(), page }),
+  z.object({ view: z.literal('purchases'), filters: purchaseFilters, page }),
+  z.object({ view: z.literal('purchase'), id, page }),
+  z.object({ view: z.literal('receipts'), filters: receiptFilters, page }),
 ]);
 
 export type Route = z.infer<typeof routeSchema>;
 
+/**
+ * The key a route field has on a button, in the order the encoded value lists them. Only the route's own keys
+ * are short: the filters inside `f` keep their names.
+ */
+const WIRE_KEYS = [
+  ['view', 'r'],
+  ['text', 't'],
+  ['id', 'id'],
+  ['stockroomId', 's'],
+  ['filters', 'f'],
+  ['page', 'p'],
+  ['mine', 'mine'],
+] as const;
+
+const MAX_VALUE_CHARS = 2000;
+
 export function encodeRoute(route: Route): string {
-  const value = JSON.stringify(route);
-  if (value.length > 2000) throw new Error('route too long for a button value');
+  const fields = route as Partial<Record<(typeof WIRE_KEYS)[number][0], unknown>>;
+  const wire: Record<string, unknown> = {};
+  for (const [key, short] of WIRE_KEYS) if (fields[key] !== undefined) wire[short] = fields[key];
+  const value = JSON.stringify(wire);
+  if (value.length > MAX_VALUE_CHARS) throw new Error('route too long for a button value');
   return value;
 }
 
 /** Button values come from outside: anything that does not parse is refused (null). */
 export function decodeRoute(value: string | undefined): Route | null {
-  if (value === undefined || value.length > 2000) return null;
+  if (value === undefined || value.length > MAX_VALUE_CHARS) return null;
+  let wire: unknown;
   try {
-    const parsed = routeSchema.safeParse(JSON.parse(value));
-    return parsed.success ? parsed.data : null;
+    wire = JSON.parse(value);
   } catch {
     return null;
   }
+  if (typeof wire !== 'object' || wire === null || Array.isArray(wire)) return null;
+  // Only the short keys are read: a value written with the long ones is not a button of ours.
+  const fields: Record<string, unknown> = {};
+  for (const [key, short] of WIRE_KEYS) {
+    if (Object.hasOwn(wire, short)) fields[key] = (wire as Record<string, unknown>)[short];
+  }
+  const parsed = routeSchema.safeParse(fields);
+  return parsed.success ? parsed.data : null;
 }
 
 /** The same route on another page (for `Anterior`/`Próxima`). */
 export function withPage(route: Route, nextPage: number): Route {
-  return 'p' in route ? { ...route, p: nextPage } : route;
+  return 'page' in route ? { ...route, page: nextPage } : route;
 }

@@ -1,4 +1,4 @@
-import type { LocalDate } from '../slack/parse/tokens.js';
+import type { LastKnownStock } from '../store/stock-store.js';
 import type { Page } from '../upstream/client.js';
 import type {
   GoodsReceipt,
@@ -9,6 +9,7 @@ import type {
   RequestItem,
   Stockroom,
 } from '../upstream/schemas.js';
+import type { LocalDate } from './dates.js';
 
 /**
  * What the domain services hand to the renderers: plain data, no Slack, no HTTP. Every answer says how fresh
@@ -32,17 +33,6 @@ export interface Answer<T> {
 export interface CatalogEntry {
   id: number;
   name: string | null;
-}
-
-/** The newest stock balance seen in a request item; never a live figure. */
-export interface LastKnownStock {
-  materialId: number;
-  current: number;
-  minimum: number | null;
-  maximum: number | null;
-  requestId: number;
-  /** Epoch ms when the bot read it. */
-  seenAt: number;
 }
 
 export interface MaterialMatch {

@@ -10,10 +10,13 @@ export interface WorkspaceContext {
   call: CallContext;
 }
 
+/** An upstream call of a workspace, made with the call context it is handed (credential, priority). */
+export type Fetch<T> = (call: CallContext) => Promise<T>;
+
 /**
  * Turns the workspace of a signed Slack payload into the credential its calls use. Every upstream call of a
- * command goes through `run`, which turns a credential that can no longer be renewed into a broken link
- * (marked once across processes, so the admin who linked gets one DM).
+ * workspace goes through `run` (the CachedReader makes them), which turns a credential that can no longer be
+ * renewed into a broken link (marked once across processes, so the admin who linked gets one DM).
  */
 export class Workspaces {
   constructor(
@@ -25,26 +28,12 @@ export class Workspaces {
     const link = await this.links.get(workspaceId);
     if (!link) throw new NotLinkedError(workspaceId);
     if (link.brokenAt !== null) throw new LinkBrokenError(workspaceId, link.linkedBy, false);
-    return {
-      workspaceId,
-      link,
-      call: {
-        credential: {
-          id: link.credentialId,
-          login: link.login,
-          password: link.password,
-          empresaId: link.empresaId,
-          unidadeId: link.unidadeId,
-        },
-        priority,
-        ...(correlationId !== undefined && { correlationId }),
-      },
-    };
+    return workspaceContext(link, priority, correlationId);
   }
 
-  async run<T>(ws: WorkspaceContext, work: (call: CallContext) => Promise<T>): Promise<T> {
+  async run<T>(ws: WorkspaceContext, fetch: Fetch<T>): Promise<T> {
     try {
-      return await work(ws.call);
+      return await fetch(ws.call);
     } catch (error) {
       if (error instanceof CredentialsExpiredError) {
         const first = await this.links.markBroken(ws.workspaceId, this.now());
@@ -53,4 +42,27 @@ export class Workspaces {
       throw error;
     }
   }
+}
+
+/** The context of a workspace's calls: its link's credential, at a priority. */
+export function workspaceContext(
+  link: WorkspaceLink,
+  priority: Priority,
+  correlationId?: string,
+): WorkspaceContext {
+  return {
+    workspaceId: link.workspaceId,
+    link,
+    call: {
+      credential: {
+        id: link.credentialId,
+        login: link.login,
+        password: link.password,
+        empresaId: link.empresaId,
+        unidadeId: link.unidadeId,
+      },
+      priority,
+      ...(correlationId !== undefined && { correlationId }),
+    },
+  };
 }

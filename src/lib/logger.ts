@@ -57,3 +57,22 @@ const JWT_LIKE = /\beyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}\b/g;
 export function maskSecretsInText(text: string): string {
   return text.replace(JWT_LIKE, '[redacted-jwt]');
 }
+
+/**
+ * What a log line says of a failure, spread into its fields: `{ err: { name, message, code } }` (code when the
+ * error has one), JWT-like text in the message masked. Never a stack, never the error object itself (a cause or a
+ * request may hang off it).
+ */
+export function errFields(error: unknown): { err: { name: string; message: string; code?: string } } {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return {
+      err: {
+        name: error.name,
+        message: maskSecretsInText(error.message),
+        ...(typeof code === 'string' && { code }),
+      },
+    };
+  }
+  return { err: { name: typeof error, message: maskSecretsInText(String(error)) } };
+}

@@ -8,7 +8,7 @@ import { buildContainer, type Container } from '../container.js';
 import { mountPlayground } from '../fake-slack/playground/routes.js';
 import { FAKE_SEED } from '../fake-slack/seed.js';
 import { type FakeSlack, startFakeSlack } from '../fake-slack/server.js';
-import type { Logger } from '../lib/logger.js';
+import { errFields, type Logger } from '../lib/logger.js';
 import { DEMO_FACTS } from '../sandbox/facts.js';
 import { type Sandbox, startSandbox } from '../sandbox/server.js';
 import { buildSlackApp, startSlackApp } from '../slack/app.js';
@@ -16,8 +16,9 @@ import { SecretBox } from '../store/crypto.js';
 import { EmbeddedKeyValue } from '../store/embedded-kv.js';
 import { Keys } from '../store/keys.js';
 import { type KeyValue, RedisKeyValue } from '../store/kv.js';
-import { type Budget, createRedisBudget } from '../upstream/budget.js';
+import type { Budget } from '../upstream/budget.js';
 import { createMemoryBudget } from '../upstream/budget-memory.js';
+import { createRedisBudget } from '../upstream/budget-redis.js';
 import { formatBanner, type LocalModeSummary } from './banner.js';
 import { localCredentialsKey } from './credentials-key.js';
 import { isAddressInUse, isPortFree, startOnPortOrFree } from './ports.js';
@@ -73,10 +74,7 @@ export async function startLocalMode(
     closing ??= (async () => {
       for (const { name, stop } of stops.splice(0).reverse()) {
         await stop().catch((error: unknown) =>
-          logger.warn(
-            { part: name, err: error instanceof Error ? error.message : String(error) },
-            'stop failed',
-          ),
+          logger.warn({ part: name, ...errFields(error) }, 'stop failed'),
         );
       }
     })();
@@ -269,7 +267,7 @@ async function linkDemoLogin(
     }
   } catch (error) {
     // Sealed under another key (CREDENTIALS_KEY changed): link again below.
-    logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'stored link unreadable');
+    logger.warn(errFields(error), 'stored link unreadable');
   }
   const outcome = await container.linkService.link(
     teamId,

@@ -1,10 +1,10 @@
 import type { Button, KnownBlock } from '@slack/types';
 import { type Route, withPage } from '../domain/routes.js';
 import type { Freshness } from '../domain/views.js';
-import { ActionIds } from '../slack/ids.js';
 import type { Page } from '../upstream/client.js';
 import { actions, context, finalizeMessage, header, routeButton, section } from './blocks.js';
 import { formatAge, formatDateTime, formatNumber, mentionUser, plural } from './format.js';
+import { ActionIds } from './ids.js';
 import type { Message, RenderContext } from './types.js';
 
 /** The frame every answer shares: freshness warnings, the body, the buttons, who shared it. */

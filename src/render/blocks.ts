@@ -10,8 +10,8 @@ import type {
   SectionBlock,
 } from '@slack/types';
 import { encodeRoute, type Route, routeSchema } from '../domain/routes.js';
-import { ActionIds } from '../slack/ids.js';
 import { truncate } from './format.js';
+import { ActionIds } from './ids.js';
 import { Limits } from './limits.js';
 import type { Message } from './types.js';
 

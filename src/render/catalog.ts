@@ -91,7 +91,7 @@ export function renderStockrooms(answer: Answer<Stockroom[]>, ctx: RenderContext
     plural(entries.length, 'almoxarifado', 'almoxarifados'),
     'Nenhum almoxarifado ativo nesta empresa.',
     'Use o número com `almox:`, como `/estoque lâmpada almox:2`.',
-    { r: 'stockrooms' },
+    { view: 'stockrooms' },
     answer.freshness,
     ctx,
   );
@@ -111,7 +111,7 @@ export function renderCatalog(
       : plural(answer.data.length, 'categoria', 'categorias'),
     types ? 'Nenhum tipo de material cadastrado.' : 'Nenhuma categoria de material cadastrada.',
     null,
-    { r: types ? 'types' : 'categories' },
+    { view: types ? 'types' : 'categories' },
     answer.freshness,
     ctx,
   );

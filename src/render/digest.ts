@@ -81,9 +81,9 @@ function openedBlocks(view: DigestView, ctx: RenderContext): KnownBlock[] {
   const since = sinceText(view, ctx);
   if (opened.total === 0) return [section(`:inbox_tray: *Novas solicitações:* nenhuma desde ${since}.`)];
   const route: Route = {
-    r: 'requests',
-    f: { ...(view.stockroomId !== null && { stockroomId: view.stockroomId }), from: opened.fromDay },
-    p: 1,
+    view: 'requests',
+    filters: { ...(view.stockroomId !== null && { stockroomId: view.stockroomId }), from: opened.fromDay },
+    page: 1,
   };
   const blocks: KnownBlock[] = [
     section(`:inbox_tray: *Novas solicitações desde ${since}:* ${formatNumber(opened.total)}`),
@@ -103,13 +103,13 @@ function statusRow(view: DigestView, entry: StatusCount): SectionBlock {
     entry.status === null || entry.status < 1
       ? null
       : {
-          r: 'requests',
-          f: {
+          view: 'requests',
+          filters: {
             ...(view.stockroomId !== null && { stockroomId: view.stockroomId }),
             status: [entry.status],
             from: view.inProgress.fromDay,
           },
-          p: 1,
+          page: 1,
         };
   return section(text, route ? routeButton('Ver', route) : null);
 }
@@ -146,7 +146,7 @@ function pendingRow(row: PendingRow, ctx: RenderContext): SectionBlock {
     .slice(0, 3)
     .map((line) => `${line.label}: ${truncate(line.value, 80)}`);
   const text = [`*Compra ${id}* · ${place}`, details.join(' · ')].filter((line) => line !== '').join('\n');
-  return section(text, routeButton('Solicitações', { r: 'purchase', id, p: 1 }));
+  return section(text, routeButton('Solicitações', { view: 'purchase', id, page: 1 }));
 }
 
 function pendingBlocks(view: DigestView, ctx: RenderContext): KnownBlock[] {
@@ -160,7 +160,11 @@ function pendingBlocks(view: DigestView, ctx: RenderContext): KnownBlock[] {
     ...pending.rows.map((row) => pendingRow(row, ctx)),
     ...moreLine(pending.total, pending.rows.length, 'compra', 'compras'),
   ];
-  const route: Route = { r: 'pending', ...(view.stockroomId !== null && { s: view.stockroomId }), p: 1 };
+  const route: Route = {
+    view: 'pending',
+    ...(view.stockroomId !== null && { stockroomId: view.stockroomId }),
+    page: 1,
+  };
   const all = actions([routeButton('Ver todas', route)]);
   if (all) blocks.push(all);
   return blocks;
@@ -181,7 +185,7 @@ function belowMinimumBlocks(view: DigestView, ctx: RenderContext): KnownBlock[] 
     const text =
       `*${title}* — saldo ${formatNumber(stock.current)}${stockBounds(stock.minimum, stock.maximum)}\n` +
       `Visto na solicitação ${stock.requestId} em ${formatDateTime(stock.seenAt, ctx.timeZone)}`;
-    return section(text, routeButton('Ver solicitação', { r: 'request', id: stock.requestId, p: 1 }));
+    return section(text, routeButton('Ver solicitação', { view: 'request', id: stock.requestId, page: 1 }));
   });
   return [
     section(`${lead} ${plural(belowMinimum.total, 'material', 'materiais')}`),

@@ -1,8 +1,8 @@
 import type { KnownBlock } from '@slack/types';
 import type { Route } from '../domain/routes.js';
-import { ActionIds } from '../slack/ids.js';
 import { actions, context, finalizeMessage, routeButton, section } from './blocks.js';
 import { code, formatAt, formatNumber, formatRatePeriod, safeText, truncate } from './format.js';
+import { ActionIds } from './ids.js';
 import type { Message, RenderContext } from './types.js';
 
 /**

@@ -1,5 +1,5 @@
+import type { LocalDate } from '../domain/dates.js';
 import type { PurchaseFiltersView, ReceiptFiltersView, RequestFiltersView } from '../domain/views.js';
-import type { LocalDate } from '../slack/parse/tokens.js';
 import { escapeMrkdwn, formatLocalDate, joinAnd, truncate } from './format.js';
 
 /** Filters in words: "almoxarifado 2, status 1 e 2, de 01/10/2026 a 31/10/2026, texto “torre”". */

@@ -1,7 +1,7 @@
 import { TZDate } from '@date-fns/tz';
 import { format } from 'date-fns';
 import { ptBR } from 'date-fns/locale';
-import type { LocalDate } from '../slack/parse/tokens.js';
+import type { LocalDate } from '../domain/dates.js';
 
 /** pt-BR formats of everything the bot shows: dates, numbers, money, ages, and mrkdwn escaping. */
 

@@ -100,7 +100,7 @@ export function renderHelp(ctx?: RenderContext): Message {
     context(CONVENTIONS),
   ];
   const text = 'Ajuda: /estoque, /solicitacao e /compras';
-  return answerMessage({ text, body, route: { r: 'help' }, freshness: null, ctx: ctx ?? STATIC_CONTEXT });
+  return answerMessage({ text, body, route: { view: 'help' }, freshness: null, ctx: ctx ?? STATIC_CONTEXT });
 }
 
 /** A bad argument: what was wrong (from the parser, pt-BR), then how that command is used. */

@@ -1,8 +1,8 @@
 import type { InputBlock, ModalView } from '@slack/types';
 import type { LinkField } from '../domain/links/link-service.js';
-import { ActionIds, BlockIds, InputActionIds, ViewIds } from '../slack/ids.js';
 import { actions, button, finalizeMessage, mrkdwn, plain, section } from './blocks.js';
 import { code, escapeMrkdwn, formatAt, mentionUser, plural, truncate } from './format.js';
+import { ActionIds, BlockIds, InputActionIds, ViewIds } from './ids.js';
 import type { Message, RenderContext } from './types.js';
 
 /** Linking the workspace to an upstream login: the modal, the unlink confirmation and the outcomes. */

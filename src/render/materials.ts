@@ -1,6 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { Route } from '../domain/routes.js';
-import type { Answer, LastKnownStock, MaterialMatch, MaterialSearchView } from '../domain/views.js';
+import type { Answer, MaterialMatch, MaterialSearchView } from '../domain/views.js';
+import type { LastKnownStock } from '../store/stock-store.js';
 import { answerMessage, localPage, pageLine, pagingButtons } from './answer.js';
 import { context, header, section } from './blocks.js';
 import {
@@ -95,10 +96,10 @@ export function renderMaterialSearch(answer: Answer<MaterialSearchView>, ctx: Re
   const where = view.stockroomId === null ? '' : ` no almoxarifado ${view.stockroomId}`;
   const current = localPage(view.matches, view.page, MATERIALS_PAGE_SIZE);
   const route: Route = {
-    r: 'materials',
-    t: view.text,
-    ...(view.stockroomId !== null && { s: view.stockroomId }),
-    p: current.page,
+    view: 'materials',
+    text: view.text,
+    ...(view.stockroomId !== null && { stockroomId: view.stockroomId }),
+    page: current.page,
   };
   const count = plural(view.matches.length, 'material', 'materiais');
   if (view.matches.length === 0) {

@@ -26,7 +26,7 @@ const RECEIPT_ID_KEYS = ['entradaMaterialId', 'entradaId', 'id'] as const;
 const STOCKROOM_KEYS = ['almoxarifado', 'almoxarifadoId', 'almoxarifado_Nome'] as const;
 
 function linkedRequestsButton(purchaseId: number) {
-  return routeButton('Solicitações vinculadas', { r: 'purchase', id: purchaseId, p: 1 });
+  return routeButton('Solicitações vinculadas', { view: 'purchase', id: purchaseId, page: 1 });
 }
 
 /** A purchase order: its id, every scalar field that arrived, and the button to its linked requests. */
@@ -63,9 +63,9 @@ export function renderPendingPurchases(answer: Answer<PendingPurchasesView>, ctx
   const rows = view.groups.flatMap((group) => group.purchases.map((purchase) => ({ group, purchase })));
   const current = localPage(rows, view.page, PENDING_PAGE_SIZE);
   const route: Route = {
-    r: 'pending',
-    ...(view.stockroomId !== null && { s: view.stockroomId }),
-    p: current.page,
+    view: 'pending',
+    ...(view.stockroomId !== null && { stockroomId: view.stockroomId }),
+    page: current.page,
   };
   const only =
     view.stockroomId === null
@@ -116,7 +116,7 @@ export function renderPurchaseList(answer: Answer<PurchaseListView>, ctx: Render
     row: (purchase) => purchaseSection(purchase, ctx),
     noun: ['compra', 'compras'],
     empty: 'Nenhuma compra encontrada.',
-    route: { r: 'purchases', f: filters, p: list.page },
+    route: { view: 'purchases', filters: filters, page: list.page },
     freshness: answer.freshness,
     ctx,
   });
@@ -125,7 +125,7 @@ export function renderPurchaseList(answer: Answer<PurchaseListView>, ctx: Render
 export function renderPurchaseRequests(answer: Answer<PurchaseRequestsView>, ctx: RenderContext): Message {
   const view = answer.data;
   const current = localPage(view.requests, view.page, PURCHASE_REQUESTS_PAGE_SIZE);
-  const route: Route = { r: 'purchase', id: view.purchaseId, p: current.page };
+  const route: Route = { view: 'purchase', id: view.purchaseId, page: current.page };
   const title = `Solicitações vinculadas à compra ${view.purchaseId}`;
   const body: KnownBlock[] = [header(title)];
   const count = plural(view.requests.length, 'solicitação', 'solicitações');
@@ -163,7 +163,7 @@ export function renderReceiptList(answer: Answer<ReceiptListView>, ctx: RenderCo
     row: (receipt) => receiptSection(receipt, ctx),
     noun: ['entrada', 'entradas'],
     empty: 'Nenhuma entrada encontrada.',
-    route: { r: 'receipts', f: filters, p: list.page },
+    route: { view: 'receipts', filters: filters, page: list.page },
     freshness: answer.freshness,
     ctx,
   });

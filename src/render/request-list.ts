@@ -19,7 +19,7 @@ export function requestRow(request: MaterialRequest): SectionBlock {
   const text =
     `*${id}* · ${safeText(request.almoxarifado_Nome, 100)}\n` +
     `Solicitante: ${safeText(request.solicitante_Nome, 100)} · Status: ${statusText(request.statusAndamentoSolicitacao_Nome, request.statusAndamentoSolicitacao)}${caveat}`;
-  return section(text, routeButton('Ver', { r: 'request', id, p: 1 }));
+  return section(text, routeButton('Ver', { view: 'request', id, page: 1 }));
 }
 
 /** Rows that fit, plus a context line counting those left out. */
@@ -50,7 +50,12 @@ export function renderRequestList(answer: Answer<RequestListView>, ctx: RenderCo
     empty: view.defaultPeriod
       ? 'Nenhuma solicitação nos últimos 30 dias. Para ver mais antigas, use `de:dd/mm/aaaa`.'
       : 'Nenhuma solicitação encontrada.',
-    route: { r: 'requests', f: view.filters, p: view.list.page, ...(view.mine && { mine: true }) },
+    route: {
+      view: 'requests',
+      filters: view.filters,
+      page: view.list.page,
+      ...(view.mine && { mine: true }),
+    },
     freshness: answer.freshness,
     ctx,
   });

@@ -54,15 +54,15 @@ function itemBlock(item: RequestItem, ctx: RenderContext): SectionBlock {
 
 function requestButtons(id: number) {
   return {
-    items: routeButton('Itens', { r: 'request', id, p: 1 }),
-    history: routeButton('Histórico', { r: 'history', id, p: 1 }),
+    items: routeButton('Itens', { view: 'request', id, page: 1 }),
+    history: routeButton('Histórico', { view: 'history', id, page: 1 }),
   };
 }
 
 export function renderRequestDetail(answer: Answer<RequestDetailView>, ctx: RenderContext): Message {
   const view = answer.data;
   const current = localPage(view.items, view.page, ITEMS_PAGE_SIZE);
-  const route: Route = { r: 'request', id: view.id, p: current.page };
+  const route: Route = { view: 'request', id: view.id, page: current.page };
   const body: KnownBlock[] = [header(`Solicitação ${view.id}`)];
   if (view.header) body.push(fieldsSection(headerFields(view.header, ctx)));
   else body.push(context('Almoxarifado, solicitante e status indisponíveis agora; os itens estão abaixo.'));
@@ -130,7 +130,7 @@ export function lineSections(lines: readonly string[]): SectionBlock[] {
 
 export function renderRequestHistory(answer: Answer<RequestHistoryView>, ctx: RenderContext): Message {
   const { id, history } = answer.data;
-  const route: Route = { r: 'history', id, p: history.page };
+  const route: Route = { view: 'history', id, page: history.page };
   // The service sends the history in chronological order; sorting again keeps "oldest first" whatever comes.
   const entries = history.rows
     .map((entry, index) => ({ entry, index }))

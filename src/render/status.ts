@@ -47,7 +47,7 @@ export function renderLinkStatus(view: LinkStatusView, ctx: RenderContext): Mess
     return answerMessage({
       text: 'Estoque não vinculado',
       body,
-      route: { r: 'status' },
+      route: { view: 'status' },
       freshness: null,
       ctx,
     });
@@ -82,7 +82,7 @@ export function renderLinkStatus(view: LinkStatusView, ctx: RenderContext): Mess
   return answerMessage({
     text: view.broken ? 'Estoque: vínculo quebrado' : 'Estoque vinculado',
     body,
-    route: { r: 'status' },
+    route: { view: 'status' },
     freshness: null,
     ctx,
   });

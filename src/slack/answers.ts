@@ -29,7 +29,7 @@ export interface AnswerServices {
   materials: MaterialSearchService;
   requests: RequestService;
   purchases: PurchaseService;
-  links: LinkService;
+  linkService: LinkService;
 }
 
 export interface AnswerRequest {
@@ -52,11 +52,11 @@ export class Answers {
 
   async answer(route: Route, request: AnswerRequest): Promise<Message> {
     const { render } = request;
-    switch (route.r) {
+    switch (route.view) {
       case 'help':
         return renderHelp(render);
       case 'status':
-        return renderLinkStatus(await this.services.links.status(request.workspaceId), render);
+        return renderLinkStatus(await this.services.linkService.status(request.workspaceId), render);
       default:
         break;
     }
@@ -67,7 +67,7 @@ export class Answers {
     );
     const options: ReadOptions = { bypassCache: request.bypassCache ?? false };
     const s = this.services;
-    switch (route.r) {
+    switch (route.view) {
       case 'stockrooms':
         return renderStockrooms(await s.catalog.stockrooms(ws, options), render);
       case 'types':
@@ -78,38 +78,42 @@ export class Answers {
         return renderMaterialSearch(
           await s.materials.search(
             ws,
-            { text: route.t, page: route.p, ...(route.s !== undefined && { stockroomId: route.s }) },
+            {
+              text: route.text,
+              page: route.page,
+              ...(route.stockroomId !== undefined && { stockroomId: route.stockroomId }),
+            },
             options,
           ),
           render,
         );
       case 'request':
-        return renderRequestDetail(await s.requests.detail(ws, route.id, route.p, options), render);
+        return renderRequestDetail(await s.requests.detail(ws, route.id, route.page, options), render);
       case 'history':
-        return renderRequestHistory(await s.requests.history(ws, route.id, route.p, options), render);
+        return renderRequestHistory(await s.requests.history(ws, route.id, route.page, options), render);
       case 'requests':
         if (route.mine) {
           const email = request.userEmail ?? (async () => null);
           return renderRequestList(
-            await s.requests.mine(ws, { id: request.userId, email }, route.f, route.p, options),
+            await s.requests.mine(ws, { id: request.userId, email }, route.filters, route.page, options),
             render,
           );
         }
-        return renderRequestList(await s.requests.list(ws, route.f, route.p, options), render);
+        return renderRequestList(await s.requests.list(ws, route.filters, route.page, options), render);
       case 'pending':
         return renderPendingPurchases(
-          await s.purchases.pending(ws, route.s ?? null, route.p, options),
+          await s.purchases.pending(ws, route.stockroomId ?? null, route.page, options),
           render,
         );
       case 'purchases':
-        return renderPurchaseList(await s.purchases.list(ws, route.f, route.p, options), render);
+        return renderPurchaseList(await s.purchases.list(ws, route.filters, route.page, options), render);
       case 'purchase':
         return renderPurchaseRequests(
-          await s.purchases.linkedRequests(ws, route.id, route.p, options),
+          await s.purchases.linkedRequests(ws, route.id, route.page, options),
           render,
         );
       case 'receipts':
-        return renderReceiptList(await s.purchases.receipts(ws, route.f, route.p, options), render);
+        return renderReceiptList(await s.purchases.receipts(ws, route.filters, route.page, options), render);
     }
   }
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ListenOptions } from 'node:net';
 import { App, type Logger as BoltLogger, type CustomRoute, LogLevel } from '@slack/bolt';
 import type { Config } from '../config.js';
-import type { Logger } from '../lib/logger.js';
+import { errFields, type Logger } from '../lib/logger.js';
 import type { SlackInstallationStore } from '../store/installation-store.js';
 import type { KeyValue } from '../store/kv.js';
 import { registerActions } from './actions/index.js';
@@ -78,10 +78,7 @@ export function buildSlackApp(options: SlackAppOptions): App {
   registerLinkModal(app, deps);
   registerUninstallEvents(app, deps, options.installations);
   app.error(async (error) => {
-    deps.logger.error(
-      { err: { name: error.name, message: error.message, code: (error as { code?: string }).code } },
-      'bolt error',
-    );
+    deps.logger.error(errFields(error), 'bolt error');
   });
   return app;
 }

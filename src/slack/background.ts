@@ -1,4 +1,4 @@
-import type { Logger } from '../lib/logger.js';
+import { errFields, type Logger } from '../lib/logger.js';
 import { AckPriority } from './ack-priority.js';
 
 /**
@@ -22,7 +22,7 @@ export class BackgroundTasks {
         this.logger.error(
           {
             task: name,
-            err: error instanceof Error ? { name: error.name, message: error.message } : String(error),
+            ...errFields(error),
           },
           'background task failed',
         );

@@ -2,7 +2,7 @@ import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { LinkBrokenError } from '../domain/errors.js';
 import type { Route } from '../domain/routes.js';
-import { newCorrelationId } from '../lib/logger.js';
+import { errFields, newCorrelationId } from '../lib/logger.js';
 import { type Message, type RenderContext, renderBrokenLinkAdminNotice } from '../render/index.js';
 import type { SlackDeps } from './deps.js';
 import { failureMessage } from './failures.js';
@@ -32,7 +32,7 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
   const logger = deps.logger.child({
     correlationId,
     workspaceId: delivery.workspaceId,
-    route: delivery.route.r,
+    route: delivery.route.view,
   });
   const started = deps.now();
   const render: RenderContext = {
@@ -88,10 +88,7 @@ export async function sendResponse(
   try {
     await respond({ text: message.text, blocks: message.blocks, ...options });
   } catch (error) {
-    logger.error(
-      { err: error instanceof Error ? { name: error.name, message: error.message } : String(error) },
-      'response_url post failed',
-    );
+    logger.error(errFields(error), 'response_url post failed');
   }
 }
 
@@ -106,7 +103,7 @@ export async function notifyLinkingAdmin(
     deps.logger.info({ workspaceId: error.workspaceId }, 'linking admin told the link is broken');
   } catch (dmError) {
     deps.logger.warn(
-      { workspaceId: error.workspaceId, err: String(dmError) },
+      { workspaceId: error.workspaceId, ...errFields(dmError) },
       'could not DM the linking admin',
     );
   }

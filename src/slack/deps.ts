@@ -1,18 +1,18 @@
 import type { Config } from '../config.js';
-import type { DigestSubscriptions } from '../domain/digest/subscriptions.js';
 import type { LinkService } from '../domain/links/link-service.js';
 import type { Logger } from '../lib/logger.js';
 import type { SubscriptionStore } from '../store/subscription-store.js';
 import type { Answers } from './answers.js';
 import type { BackgroundTasks } from './background.js';
+import type { DigestSubscriptions } from './digest-subscriptions.js';
 
 /** What the Slack listeners are built from (factories, no module globals: a test builds the app in one call). */
 export interface SlackDeps {
   config: Pick<Config, 'BOT_ADMINS' | 'DIGEST_TZ' | 'UPSTREAM_RATE_LIMIT'>;
   logger: Logger;
   answers: Answers;
-  links: LinkService;
-  digest: DigestSubscriptions;
+  linkService: LinkService;
+  digestSubscriptions: DigestSubscriptions;
   subscriptions: SubscriptionStore;
   tasks: BackgroundTasks;
   now: () => number;

@@ -7,7 +7,7 @@ import {
   isChannelGoneError,
   type PublishOutcome,
 } from '../domain/digest/publisher.js';
-import type { Logger } from '../lib/logger.js';
+import { errFields, type Logger } from '../lib/logger.js';
 import { renderDigest, renderSubscriptionRemovedDm } from '../render/digest.js';
 import type { Message } from '../render/types.js';
 import type { Keys } from '../store/keys.js';
@@ -76,7 +76,10 @@ export class DigestPoster implements DigestPublisher {
     try {
       client = await this.deps.clients.forWorkspace(sub.workspaceId);
     } catch (error) {
-      this.deps.logger.warn({ workspaceId: sub.workspaceId, err: String(error) }, 'Slack client unavailable');
+      this.deps.logger.warn(
+        { workspaceId: sub.workspaceId, ...errFields(error) },
+        'Slack client unavailable',
+      );
       return { kind: 'retry', reason: 'slack_client_unavailable' };
     }
     if (!client) return { kind: 'unauthorized', error: 'no_installation' };

@@ -1,6 +1,13 @@
-import { LinkBrokenError, NotFoundError, NotLinkedError, UserNotMatchedError } from '../domain/errors.js';
+import {
+  DomainError,
+  type DomainErrorCode,
+  type LinkBrokenError,
+  type NotFoundError,
+  type NotLinkedError,
+  type UserNotMatchedError,
+} from '../domain/errors.js';
 import type { Route } from '../domain/routes.js';
-import type { Logger } from '../lib/logger.js';
+import { errFields, type Logger } from '../lib/logger.js';
 import {
   type Message,
   type RenderContext,
@@ -16,24 +23,127 @@ import {
   renderUpstreamRejected,
   renderUserNotMatched,
 } from '../render/index.js';
+import type { BudgetExhaustedError } from '../upstream/budget-errors.js';
 import {
-  BudgetExhaustedError,
-  CredentialsExpiredError,
-  InvalidArgumentError,
-  UpstreamBadRequestError,
+  type AuthRejectedError,
+  type CredentialsExpiredError,
+  type InvalidArgumentError,
+  type UpstreamBadRequestError,
   UpstreamError,
-  UpstreamForbiddenError,
-  UpstreamNetworkError,
-  UpstreamNotFoundError,
-  UpstreamRateLimitedError,
-  UpstreamSchemaError,
-  UpstreamServerError,
-  UpstreamTimeoutError,
+  type UpstreamErrorCode,
+  type UpstreamForbiddenError,
+  type UpstreamNetworkError,
+  type UpstreamNotFoundError,
+  type UpstreamRateLimitedError,
+  type UpstreamSchemaError,
+  type UpstreamServerError,
+  type UpstreamTimeoutError,
+  type UpstreamUnauthorizedError,
+  type UpstreamUnexpectedStatusError,
 } from '../upstream/errors.js';
+
+/** Every error the bot shows with a message of its own; its `code` tells them apart. */
+type ShownError =
+  | NotLinkedError
+  | LinkBrokenError
+  | NotFoundError
+  | UserNotMatchedError
+  | UpstreamBadRequestError
+  | UpstreamUnauthorizedError
+  | UpstreamForbiddenError
+  | UpstreamNotFoundError
+  | UpstreamRateLimitedError
+  | UpstreamServerError
+  | UpstreamTimeoutError
+  | UpstreamNetworkError
+  | UpstreamSchemaError
+  | UpstreamUnexpectedStatusError
+  | InvalidArgumentError
+  | AuthRejectedError
+  | CredentialsExpiredError
+  | BudgetExhaustedError;
+
+/** Both families' codes: each one is a key of the table below. */
+type ShownCode = UpstreamErrorCode | DomainErrorCode;
+
+/** What the message of a failure may draw on besides the error. */
+interface FailureContext {
+  route: Route | null;
+  correlationId: string;
+  render: RenderContext;
+  budget: { limit: number; windowMs: number } | undefined;
+}
+
+type Failure = { level: 'info' | 'warn' | 'error'; message: Message };
+
+const unexpected = ({ correlationId }: FailureContext): Failure => ({
+  level: 'error',
+  message: renderUnexpected(correlationId),
+});
+
+const timeout = (at: FailureContext): Failure =>
+  at.route ? { level: 'warn', message: renderTimeout(at.route, at.correlationId) } : unexpected(at);
+
+/**
+ * The one table from an error's code to what the user sees (and the level it is logged at). Every code of the
+ * upstream and domain families has an entry: a new code does not compile until it is given its message.
+ */
+const FAILURES: {
+  [C in ShownCode]: (error: Extract<ShownError, { code: C }>, at: FailureContext) => Failure;
+} = {
+  not_linked: () => ({ level: 'info', message: renderNotLinked() }),
+  link_broken: () => ({ level: 'warn', message: renderCredentialsExpired() }),
+  upstream_credentials_expired: () => ({ level: 'warn', message: renderCredentialsExpired() }),
+  not_found: (error) => ({ level: 'info', message: renderNotFound(error.what, error.id) }),
+  user_not_matched: (error) => ({ level: 'info', message: renderUserNotMatched(error.email) }),
+  // A 404 of a list call names the request or purchase the answer was about.
+  upstream_not_found: (_, { route }) => ({
+    level: 'info',
+    message: renderNotFound(
+      route?.view === 'purchase' ? 'purchase' : 'request',
+      route && 'id' in route ? route.id : 0,
+    ),
+  }),
+  upstream_forbidden: () => ({ level: 'warn', message: renderForbidden() }),
+  upstream_budget_exhausted: (error, { render, budget }) => ({
+    level: 'warn',
+    message: renderBudgetExhausted(error.retryAt, render, budget),
+  }),
+  upstream_rate_limited: (error, { render, budget }) => ({
+    level: 'warn',
+    message: renderBudgetExhausted(render.now + (error.retryAfterMs ?? 60_000), render, budget),
+  }),
+  upstream_server_error: (error, { correlationId }) => ({
+    level: 'error',
+    message: renderServerError(error.hash, correlationId),
+  }),
+  upstream_timeout: (_, at) => timeout(at),
+  upstream_network_error: (_, at) => timeout(at),
+  upstream_schema_mismatch: (_, { correlationId }) => ({
+    level: 'error',
+    message: renderBadUpstreamData(correlationId),
+  }),
+  upstream_bad_request: (error) => ({ level: 'warn', message: renderUpstreamRejected(error.detail) }),
+  upstream_invalid_argument: () => ({ level: 'warn', message: renderUpstreamRejected(null) }),
+  upstream_unauthorized: (_, at) => unexpected(at),
+  upstream_unexpected_status: (_, at) => unexpected(at),
+  upstream_auth_rejected: (_, at) => unexpected(at),
+};
+
+function describe(error: ShownError, at: FailureContext): Failure {
+  // The table's type pairs each code with its own class; a lookup by a code known only at run time cannot.
+  const entry = FAILURES[error.code] as (error: ShownError, at: FailureContext) => Failure;
+  return entry(error, at);
+}
+
+function isShown(error: unknown): error is ShownError {
+  return error instanceof UpstreamError || error instanceof DomainError;
+}
 
 /**
  * Turns any failure of an answer into the short pt-BR message the user sees, and logs it once with the
- * correlation id. Never a stack trace, never a secret: upstream errors carry only labels and ProblemDetails text.
+ * correlation id and the error's code. Never a stack trace, never a secret: upstream errors carry only labels and
+ * ProblemDetails text.
  */
 export function failureMessage(
   error: unknown,
@@ -43,62 +153,16 @@ export function failureMessage(
   logger: Logger,
   budget?: { limit: number; windowMs: number },
 ): Message {
-  const [level, code, message] = classify(error, route, correlationId, render, budget);
+  const at: FailureContext = { route, correlationId, render, budget };
+  const { level, message } = isShown(error) ? describe(error, at) : unexpected(at);
   logger[level](
     {
       correlationId,
-      code,
-      route: route?.r,
-      err: error instanceof Error ? { name: error.name, message: error.message } : String(error),
+      code: isShown(error) ? error.code : 'unexpected',
+      route: route?.view,
+      ...errFields(error),
     },
     'answer failed',
   );
   return message;
-}
-
-type Classified = ['info' | 'warn' | 'error', string, Message];
-
-function classify(
-  error: unknown,
-  route: Route | null,
-  correlationId: string,
-  render: RenderContext,
-  budget?: { limit: number; windowMs: number },
-): Classified {
-  if (error instanceof NotLinkedError) return ['info', error.code, renderNotLinked()];
-  if (error instanceof LinkBrokenError || error instanceof CredentialsExpiredError) {
-    return ['warn', 'credentials_expired', renderCredentialsExpired()];
-  }
-  if (error instanceof NotFoundError) return ['info', error.code, renderNotFound(error.what, error.id)];
-  if (error instanceof UserNotMatchedError) return ['info', error.code, renderUserNotMatched(error.email)];
-  if (error instanceof UpstreamNotFoundError) {
-    const what = route?.r === 'purchase' ? 'purchase' : 'request';
-    const id = route && 'id' in route ? route.id : 0;
-    return ['info', error.code, renderNotFound(what, id)];
-  }
-  if (error instanceof UpstreamForbiddenError) return ['warn', error.code, renderForbidden()];
-  if (error instanceof BudgetExhaustedError)
-    return ['warn', error.code, renderBudgetExhausted(error.retryAt, render, budget)];
-  if (error instanceof UpstreamRateLimitedError) {
-    return [
-      'warn',
-      error.code,
-      renderBudgetExhausted(render.now + (error.retryAfterMs ?? 60_000), render, budget),
-    ];
-  }
-  if (error instanceof UpstreamServerError)
-    return ['error', error.code, renderServerError(error.hash, correlationId)];
-  if ((error instanceof UpstreamTimeoutError || error instanceof UpstreamNetworkError) && route) {
-    return ['warn', error.code, renderTimeout(route, correlationId)];
-  }
-  if (error instanceof UpstreamSchemaError)
-    return ['error', error.code, renderBadUpstreamData(correlationId)];
-  if (error instanceof UpstreamBadRequestError)
-    return ['warn', error.code, renderUpstreamRejected(error.detail)];
-  if (error instanceof InvalidArgumentError) return ['warn', error.code, renderUpstreamRejected(null)];
-  return [
-    'error',
-    error instanceof UpstreamError ? error.code : 'unexpected',
-    renderUnexpected(correlationId),
-  ];
 }

@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { Logger } from '../lib/logger.js';
+import { errFields, type Logger } from '../lib/logger.js';
 import type { KeyValue } from './kv.js';
 
 /**
@@ -170,7 +170,7 @@ export class EmbeddedKeyValue implements KeyValue {
       // Kept in memory and tried again with the next change.
       this.dirty = true;
       this.options.logger?.error(
-        { err: error instanceof Error ? error.message : String(error), file: this.options.file },
+        { ...errFields(error), file: this.options.file },
         'embedded store: could not write its file',
       );
     });
@@ -266,7 +266,7 @@ export class EmbeddedKeyValue implements KeyValue {
         {
           file: this.options.file,
           setAside: aside,
-          err: error instanceof Error ? error.message : String(error),
+          ...errFields(error),
         },
         'embedded store: unreadable file set aside; starting empty',
       );

@@ -54,6 +54,11 @@ export class Keys {
     return `${this.prefix}cache-fill:${workspaceId}:${endpoint}:${paramsHash}`;
   }
 
+  // Which replica refreshes a hot cache entry ahead of its TTL (the benchmark's prefetch; a short claim).
+  prefetchClaim(workspaceId: string, endpoint: string, paramsHash: string): string {
+    return `${this.prefix}prefetch:${workspaceId}:${endpoint}:${paramsHash}`;
+  }
+
   // Last known stock, per workspace (hash field = material id).
   lastKnownStock(workspaceId: string): string {
     return `${this.prefix}stock:${workspaceId}`;

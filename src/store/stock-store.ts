@@ -1,6 +1,16 @@
-import type { LastKnownStock } from '../domain/views.js';
 import type { Keys } from './keys.js';
 import type { KeyValue } from './kv.js';
+
+/** The newest stock balance seen in a request item; never a live figure. */
+export interface LastKnownStock {
+  materialId: number;
+  current: number;
+  minimum: number | null;
+  maximum: number | null;
+  requestId: number;
+  /** Epoch ms when the bot read it. */
+  seenAt: number;
+}
 
 /** Per workspace and material, the newest stock balance seen in request items. */
 export class StockStore {

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { Logger } from '../lib/logger.js';
+import { errFields, type Logger } from '../lib/logger.js';
 import type { TokenPair, TokenStore } from '../store/token-store.js';
 import type { Budget, Priority } from './budget.js';
 import type { UpstreamCredential } from './credential.js';
@@ -83,7 +83,7 @@ export class TokenManager {
       // Inside the refresh-ahead zone: renew in the background; the current token is still good.
       this.renew(credential, priority).catch((error: unknown) => {
         this.options.logger.warn(
-          { credential: credential.id, err: describe(error) },
+          { credential: credential.id, ...errFields(error) },
           'token renewal ahead of expiry failed',
         );
       });
@@ -335,10 +335,4 @@ function problemText(body: unknown): string | null {
     }
   }
   return null;
-}
-
-function describe(error: unknown): { name: string; code?: string } {
-  if (error instanceof UpstreamError) return { name: error.name, code: error.code };
-  if (error instanceof Error) return { name: error.name };
-  return { name: 'unknown' };
 }

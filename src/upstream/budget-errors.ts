@@ -1,8 +1,27 @@
+import { UpstreamError, UpstreamErrorCode } from './errors.js';
+
 /**
- * Errors of the budget. `BudgetExhaustedError` is the upstream client's own (errors.ts already defines it with
- * `new BudgetExhaustedError(retryAt, priority)`): one class, so `instanceof` holds wherever it is caught.
+ * Errors of the request budget. BudgetExhaustedError is an UpstreamError (no call was made, and none should be
+ * retried now), so callers that treat upstream failures alike treat it alike; it is defined here only.
  */
-export { BudgetExhaustedError } from './errors.js';
+
+/** The request budget (250 calls an hour per credential) has no room for a call of this priority now. */
+export class BudgetExhaustedError extends UpstreamError {
+  override readonly name = 'BudgetExhaustedError';
+  readonly code = UpstreamErrorCode.BudgetExhausted;
+  readonly retryable = false;
+  /** Epoch ms at which the budget is expected to have room again. */
+  readonly retryAt: number;
+  readonly priority: string;
+
+  constructor(retryAt: number, priority: string, endpoint?: string) {
+    super(`Request budget exhausted for ${priority} calls until ${new Date(retryAt).toISOString()}`, {
+      endpoint,
+    });
+    this.retryAt = retryAt;
+    this.priority = priority;
+  }
+}
 
 /** The budget was closed: queued jobs are rejected with this and new ones are refused. */
 export class BudgetClosedError extends Error {

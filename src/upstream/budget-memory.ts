@@ -1,7 +1,7 @@
+import { systemClock } from '../lib/clock.js';
 import type { Budget, BudgetOptions, Priority } from './budget.js';
-import { usageOf } from './budget.js';
 import { mapPriorities, resolveBudgetPolicy } from './budget-policy.js';
-import { type Acquire, BudgetQueue } from './budget-queue.js';
+import { type Acquire, budgetOverWindow } from './budget-queue.js';
 
 /**
  * The budget of a single process (local mode): the same sliding window, capacities, pause and queue as the Redis
@@ -9,6 +9,7 @@ import { type Acquire, BudgetQueue } from './budget-queue.js';
  */
 export function createMemoryBudget(options: BudgetOptions): Budget {
   const policy = resolveBudgetPolicy(options);
+  const clock = options.clock ?? systemClock;
   /** Per credential, the start of every call that still counts, oldest first. */
   const logs = new Map<string, number[]>();
   /** Per credential, the monotonic instant a pause ends. */
@@ -38,7 +39,7 @@ export function createMemoryBudget(options: BudgetOptions): Budget {
   };
 
   const acquire: Acquire = async (credentialId: string, priority: Priority) => {
-    const now = performance.now();
+    const now = clock.monotonic();
     const paused = pausedMs(credentialId, now);
     const log = liveLog(credentialId, now);
     if (paused === 0 && log.length < policy.capacity[priority]) {
@@ -52,25 +53,24 @@ export function createMemoryBudget(options: BudgetOptions): Budget {
     };
   };
 
-  const queue = new BudgetQueue(acquire, policy.maxWaitMs, options.logger);
-
-  return {
-    schedule: (credentialId, priority, fn, scheduleOptions) =>
-      queue.schedule(credentialId, priority, fn, scheduleOptions),
-
-    async pause(credentialId, ms) {
-      if (!(ms > 0)) return;
-      const until = performance.now() + Math.min(ms, 2_147_483_647);
-      if (until > (pauses.get(credentialId) ?? 0)) pauses.set(credentialId, until);
-      options.logger?.warn({ credentialId, pausedMs: ms }, 'upstream budget paused');
+  return budgetOverWindow(
+    policy,
+    { ...options, clock },
+    {
+      acquire,
+      async pause(credentialId, ms) {
+        const until = clock.monotonic() + ms;
+        if (until > (pauses.get(credentialId) ?? 0)) pauses.set(credentialId, until);
+      },
+      async usage(credentialId) {
+        const now = clock.monotonic();
+        const log = liveLog(credentialId, now);
+        return {
+          used: log.length,
+          pausedMs: pausedMs(credentialId, now),
+          waitMs: windowWait(log, policy.count, now),
+        };
+      },
     },
-
-    async usage(credentialId) {
-      const now = performance.now();
-      const log = liveLog(credentialId, now);
-      return usageOf(policy, log.length, pausedMs(credentialId, now), windowWait(log, policy.count, now));
-    },
-
-    close: () => queue.close(),
-  };
+  );
 }

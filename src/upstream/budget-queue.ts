@@ -1,7 +1,8 @@
-import type { Logger } from '../lib/logger.js';
-import type { Priority, ScheduleOptions } from './budget.js';
+import { type Clock, systemClock, type TimerHandle } from '../lib/clock.js';
+import { errFields, type Logger } from '../lib/logger.js';
+import type { Budget, BudgetOptions, BudgetUsage, Priority, ScheduleOptions } from './budget.js';
 import { BudgetClosedError, BudgetExhaustedError } from './budget-errors.js';
-import { mapPriorities, PRIORITY_RANK } from './budget-policy.js';
+import { type BudgetPolicy, mapPriorities, PRIORITY_RANK } from './budget-policy.js';
 
 /**
  * The answer of the shared store to "may a call of this priority start now?". A grant has already consumed the
@@ -11,6 +12,18 @@ import { mapPriorities, PRIORITY_RANK } from './budget-policy.js';
 export type AcquireResult = { granted: true } | { granted: false; waitMs: Record<Priority, number> };
 
 export type Acquire = (credentialId: string, priority: Priority) => Promise<AcquireResult>;
+
+/**
+ * The shared half of a budget: a sliding-window log per credential and its pause. The Redis and the memory
+ * budgets differ only in this; `budgetOverWindow` makes either a Budget.
+ */
+export interface WindowStore {
+  acquire: Acquire;
+  /** Sets the credential's pause to `ms` from now unless a longer one is running. */
+  pause(credentialId: string, ms: number): Promise<void>;
+  /** Calls that count now; ms until the pause ends, and until an interactive slot frees (0: now). */
+  usage(credentialId: string): Promise<{ used: number; pausedMs: number; waitMs: number }>;
+}
 
 /** setTimeout fires at once above this. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -23,7 +36,7 @@ interface Job {
   reject: (reason: unknown) => void;
   /** Monotonic ms; Infinity when the job may wait for ever. */
   deadline: number;
-  timer: NodeJS.Timeout | null;
+  timer: TimerHandle | null;
   detach: (() => void) | null;
 }
 
@@ -38,11 +51,60 @@ interface Lane {
   wake: (() => void) | null;
 }
 
-const monotonicNow = (): number => performance.now();
+/** About 24 days: a longer pause is a bug upstream of here, not a backoff. */
+const MAX_PAUSE_MS = 2_147_483_647;
 
 /** A monotonic instant as epoch ms on this host's clock, for errors and reports. */
-export function toEpochMs(monotonic: number): number {
-  return Math.round(Date.now() + (monotonic - performance.now()));
+function toEpochMs(monotonic: number, clock: Clock = systemClock): number {
+  return Math.round(clock.now() + (monotonic - clock.monotonic()));
+}
+
+/** A Budget over a window store: the queue schedules, the store counts, pauses and reports. */
+export function budgetOverWindow(
+  policy: BudgetPolicy,
+  options: Pick<BudgetOptions, 'logger' | 'clock'>,
+  store: WindowStore,
+): Budget {
+  const clock = options.clock ?? systemClock;
+  const queue = new BudgetQueue(store.acquire, policy.maxWaitMs, options.logger, clock);
+  return {
+    schedule: (credentialId, priority, fn, scheduleOptions) =>
+      queue.schedule(credentialId, priority, fn, scheduleOptions),
+
+    async pause(credentialId, ms) {
+      if (!(ms > 0)) return;
+      const pausedMs = Math.ceil(Math.min(ms, MAX_PAUSE_MS));
+      await store.pause(credentialId, pausedMs);
+      options.logger?.warn({ credentialId, pausedMs }, 'upstream budget paused');
+    },
+
+    async usage(credentialId) {
+      const { used, pausedMs, waitMs } = await store.usage(credentialId);
+      return usageOf(policy, used, pausedMs, waitMs, clock);
+    },
+
+    close: () => queue.close(),
+  };
+}
+
+/** Builds the report from the store's relative answers; epoch values are on this host's clock. */
+function usageOf(
+  policy: BudgetPolicy,
+  used: number,
+  pausedMs: number,
+  waitMs: number,
+  clock: Clock,
+): BudgetUsage {
+  const now = clock.monotonic();
+  const nextMs = Math.max(pausedMs, waitMs);
+  return {
+    limit: policy.count,
+    windowMs: policy.windowMs,
+    used,
+    remaining: Math.max(0, policy.count - used),
+    pausedUntil: pausedMs > 0 ? toEpochMs(now + pausedMs, clock) : null,
+    nextSlotAt: nextMs > 0 ? toEpochMs(now + nextMs, clock) : null,
+  };
 }
 
 /**
@@ -61,6 +123,7 @@ export class BudgetQueue {
     private readonly acquire: Acquire,
     private readonly defaultMaxWaitMs: Readonly<Record<Priority, number>>,
     private readonly logger?: Logger,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   schedule<T>(
@@ -82,21 +145,21 @@ export class BudgetQueue {
         fn,
         resolve: resolve as (value: unknown) => void,
         reject,
-        deadline: monotonicNow() + maxWaitMs,
+        deadline: this.clock.monotonic() + maxWaitMs,
         timer: null,
         detach: null,
       };
       // Jobs are waiting and the last refusal already says this one cannot make it.
       const knownFreeAt = lane.freeAt?.[priority];
       if (knownFreeAt !== undefined && knownFreeAt > job.deadline) {
-        reject(new BudgetExhaustedError(toEpochMs(knownFreeAt), priority));
+        reject(new BudgetExhaustedError(toEpochMs(knownFreeAt, this.clock), priority));
         return;
       }
 
       const at = lane.jobs.findIndex((other) => other.rank > job.rank);
       lane.jobs.splice(at === -1 ? lane.jobs.length : at, 0, job);
       if (maxWaitMs > 0 && maxWaitMs <= MAX_TIMER_MS) {
-        job.timer = setTimeout(() => this.expire(lane, job), maxWaitMs);
+        job.timer = this.clock.setTimeout(() => this.expire(lane, job), maxWaitMs);
       }
       if (signal) {
         const onAbort = () => this.drop(lane, job, signal.reason);
@@ -141,7 +204,7 @@ export class BudgetQueue {
         const head = lane.jobs[0];
         if (head === undefined) break;
         const knownFreeAt = lane.freeAt?.[head.priority] ?? 0;
-        const now = monotonicNow();
+        const now = this.clock.monotonic();
         if (knownFreeAt > now) {
           await this.sleep(lane, knownFreeAt - now);
           continue;
@@ -152,7 +215,7 @@ export class BudgetQueue {
           answer = await this.acquire(lane.credentialId, head.priority);
         } catch (error) {
           // The store failed: fail closed for the job it was asked for; the next one gets its own attempt.
-          this.logger?.warn({ err: error, credentialId: lane.credentialId }, 'budget store failed');
+          this.logger?.warn({ ...errFields(error), credentialId: lane.credentialId }, 'budget store failed');
           this.drop(lane, head, error);
           continue;
         }
@@ -166,7 +229,7 @@ export class BudgetQueue {
           continue;
         }
 
-        const at = monotonicNow();
+        const at = this.clock.monotonic();
         const { waitMs } = answer;
         lane.freeAt = mapPriorities((priority) => at + waitMs[priority]);
         this.logger?.debug(
@@ -176,12 +239,12 @@ export class BudgetQueue {
         for (const job of [...lane.jobs]) {
           const freeAt = lane.freeAt[job.priority];
           if (freeAt > job.deadline)
-            this.drop(lane, job, new BudgetExhaustedError(toEpochMs(freeAt), job.priority));
+            this.drop(lane, job, new BudgetExhaustedError(toEpochMs(freeAt, this.clock), job.priority));
         }
       }
     } catch (error) {
       // A bug, not a store failure: do not leave callers hanging.
-      this.logger?.error({ err: error, credentialId: lane.credentialId }, 'budget pump failed');
+      this.logger?.error({ ...errFields(error), credentialId: lane.credentialId }, 'budget pump failed');
       for (const job of [...lane.jobs]) this.drop(lane, job, error);
     } finally {
       // Synchronously with the loop's end, so a job queued from now on starts a new pump.
@@ -195,26 +258,27 @@ export class BudgetQueue {
   private sleep(lane: Lane, ms: number): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
-        clearTimeout(timer);
+        this.clock.clearTimeout(timer);
         if (lane.wake === done) lane.wake = null;
         resolve();
       };
-      const timer = setTimeout(done, Math.min(Math.ceil(ms), MAX_TIMER_MS));
+      const timer = this.clock.setTimeout(done, Math.min(Math.ceil(ms), MAX_TIMER_MS));
       lane.wake = done;
     });
   }
 
   private expire(lane: Lane, job: Job): void {
     const knownFreeAt = lane.freeAt?.[job.priority];
-    const retryAt = knownFreeAt !== undefined && knownFreeAt > monotonicNow() ? knownFreeAt : monotonicNow();
-    this.drop(lane, job, new BudgetExhaustedError(toEpochMs(retryAt), job.priority));
+    const now = this.clock.monotonic();
+    const retryAt = knownFreeAt !== undefined && knownFreeAt > now ? knownFreeAt : now;
+    this.drop(lane, job, new BudgetExhaustedError(toEpochMs(retryAt, this.clock), job.priority));
   }
 
   private remove(lane: Lane, job: Job): boolean {
     const index = lane.jobs.indexOf(job);
     if (index === -1) return false;
     lane.jobs.splice(index, 1);
-    if (job.timer !== null) clearTimeout(job.timer);
+    if (job.timer !== null) this.clock.clearTimeout(job.timer);
     job.detach?.();
     // A new head may be due sooner (or the lane may be empty): let the pump look again.
     if (index === 0) lane.wake?.();

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import type { Logger } from '../lib/logger.js';
+import { errFields, type Logger } from '../lib/logger.js';
 import type { TokenManager } from './auth.js';
 import type { Budget, Priority } from './budget.js';
 import type { UpstreamCredential } from './credential.js';
@@ -280,7 +280,7 @@ export class UpstreamClient {
                 endpoint: endpoint.label,
                 attempt,
                 delayMs,
-                err: errorName(error),
+                ...errFields(error),
               },
               'upstream call failed; retrying',
             );
@@ -394,8 +394,4 @@ export async function fetchAllPages<T extends { totalRows?: number | null }>(
     rows.push(...next.rows);
   }
   return { rows, totalRows: first.totalRows, complete: rows.length >= first.totalRows };
-}
-
-function errorName(error: unknown): string {
-  return error instanceof Error ? error.name : 'unknown';
 }

@@ -229,24 +229,6 @@ export class CredentialsExpiredError extends UpstreamError {
   }
 }
 
-/** The request budget (250 calls an hour per credential) has no room for a call of this priority now. */
-export class BudgetExhaustedError extends UpstreamError {
-  override readonly name = 'BudgetExhaustedError';
-  readonly code = UpstreamErrorCode.BudgetExhausted;
-  readonly retryable = false;
-  /** Epoch ms at which the budget is expected to have room again. */
-  readonly retryAt: number;
-  readonly priority: string;
-
-  constructor(retryAt: number, priority: string, endpoint?: string) {
-    super(`Request budget exhausted for ${priority} calls until ${new Date(retryAt).toISOString()}`, {
-      endpoint,
-    });
-    this.retryAt = retryAt;
-    this.priority = priority;
-  }
-}
-
 const MAX_DETAIL_CHARS = 300;
 
 function cleanText(text: string): string {

@@ -1,20 +1,33 @@
+import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  CACHE_TTL_MS,
-  CachedReader,
-  cacheParamsKey,
-  type ReadScope,
-} from '../../src/domain/cached-reader.js';
+import { CACHE_TTL_MS, CachedReader, cacheParamsKey } from '../../src/domain/cached-reader.js';
+import { LinkBrokenError } from '../../src/domain/errors.js';
+import { Workspaces } from '../../src/domain/workspace.js';
 import { makeLogger } from '../../src/lib/logger.js';
 import { CacheStore } from '../../src/store/cache-store.js';
+import { SecretBox } from '../../src/store/crypto.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
+import { LinkStore } from '../../src/store/link-store.js';
 import type { Priority } from '../../src/upstream/budget.js';
+import { CredentialsExpiredError } from '../../src/upstream/errors.js';
 import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
+import { testWorkspace } from '../helpers/workspace.js';
 
-const ws = (workspaceId: string, priority: Priority = 'interactive'): ReadScope => ({
-  workspaceId,
-  call: { priority },
-});
+const ws = (workspaceId: string, priority: Priority = 'interactive') => testWorkspace(workspaceId, priority);
+
+const unusedBox = new SecretBox(randomBytes(32));
+
+/** A reader over the test's Redis; its Workspaces only matter to fetches that find the credential expired. */
+function readerOn(store: TestRedis, now: () => number, ttlScale?: number): CachedReader {
+  const kv = new RedisKeyValue(store.redis);
+  return new CachedReader({
+    cache: new CacheStore(kv, store.keys),
+    workspaces: new Workspaces(new LinkStore(kv, store.keys, unusedBox), now),
+    logger: makeLogger({ level: 'silent' }),
+    now,
+    ...(ttlScale !== undefined && { ttlScale }),
+  });
+}
 
 describe('CachedReader TTLs', () => {
   let store: TestRedis;
@@ -24,14 +37,7 @@ describe('CachedReader TTLs', () => {
     calls += 1;
     return { n: calls };
   };
-  const reader = (ttlScale?: number) =>
-    new CachedReader(
-      new CacheStore(new RedisKeyValue(store.redis), store.keys),
-      makeLogger({ level: 'silent' }),
-      () => clock,
-      true,
-      ttlScale,
-    );
+  const reader = (ttlScale?: number) => readerOn(store, () => clock, ttlScale);
 
   beforeEach(async () => {
     store = await makeTestRedis();
@@ -75,21 +81,37 @@ describe('CachedReader across replicas', () => {
   let calls: number;
   const clock = Date.UTC(2026, 10, 22, 12);
   /** One reader per replica: its own in-process state, the same Redis. */
-  const replica = () =>
-    new CachedReader(
-      new CacheStore(new RedisKeyValue(store.redis), store.keys),
-      makeLogger({ level: 'silent' }),
-      () => clock,
-    );
-  const slowFetch =
-    (ms: number, fail = false) =>
-    async () => {
-      calls += 1;
-      const n = calls;
-      await new Promise((resolve) => setTimeout(resolve, ms));
-      if (fail) throw new Error('upstream said no');
-      return { n };
+  const replica = () => readerOn(store, () => clock);
+  /** A fetch that counts as asking upstream and then answers (or fails) only when the test says. */
+  const heldFetch = () => {
+    let started = (): void => undefined;
+    let settle: (outcome: { ok: true } | { ok: false; error: Error }) => void = () => undefined;
+    const startedPromise = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const outcome = new Promise<{ ok: true } | { ok: false; error: Error }>((resolve) => {
+      settle = resolve;
+    });
+    return {
+      started: startedPromise,
+      answer: () => settle({ ok: true }),
+      fail: (error: Error) => settle({ ok: false, error }),
+      fetch: async () => {
+        calls += 1;
+        const n = calls;
+        started();
+        const result = await outcome;
+        if (!result.ok) throw result.error;
+        return { n };
+      },
     };
+  };
+  const slowFetch = (ms: number) => async () => {
+    calls += 1;
+    const n = calls;
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return { n };
+  };
 
   beforeEach(async () => {
     store = await makeTestRedis();
@@ -127,9 +149,11 @@ describe('CachedReader across replicas', () => {
 
   it('asks upstream itself when the replica holding the lease fails', async () => {
     const [holder, waiter] = [replica(), replica()];
-    const failing = holder.read(ws('T1'), 'requestItems', { id: 7 }, slowFetch(150, true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const asking = heldFetch();
+    const failing = holder.read(ws('T1'), 'requestItems', { id: 7 }, asking.fetch);
+    await asking.started; // the holder has the lease and is asking upstream
     const waiting = waiter.read(ws('T1'), 'requestItems', { id: 7 }, slowFetch(10));
+    asking.fail(new Error('upstream said no'));
     await expect(failing).rejects.toThrow('upstream said no');
     expect((await waiting).data).toEqual({ n: 2 });
     expect(calls).toBe(2);
@@ -151,12 +175,13 @@ describe('CachedReader across replicas', () => {
   ])('lets a command ask upstream itself rather than wait behind a digest refresh %s', async (_, apart) => {
     const holder = replica();
     const reader = apart ? replica() : holder;
-    const digest = holder.read(ws('T1', 'digest'), 'requestItems', { id: 5 }, slowFetch(400));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const refresh = heldFetch();
+    const digest = holder.read(ws('T1', 'digest'), 'requestItems', { id: 5 }, refresh.fetch);
+    await refresh.started; // the digest's refresh holds the entry (waiting for a budget slot, say)
     const command = reader.read(ws('T1'), 'requestItems', { id: 5 }, slowFetch(10));
-    const first = await Promise.race([command.then(() => 'command'), digest.then(() => 'digest')]);
-    expect(first).toBe('command');
+    // Answered while the digest's refresh is still held: the command did not wait behind it.
     expect((await command).data).toEqual({ n: 2 });
+    refresh.answer();
     expect((await digest).data).toEqual({ n: 1 });
     expect(calls).toBe(2);
     expect(await store.redis.keys(`${store.keys.prefix}cache-fill:*`)).toEqual([]);
@@ -172,5 +197,59 @@ describe('CachedReader across replicas', () => {
     ]);
     expect(calls).toBe(1);
     for (const answer of answers) expect(answer.data).toEqual({ n: 1 });
+  });
+});
+
+describe('CachedReader calls', () => {
+  let store: TestRedis;
+  const clock = Date.UTC(2026, 10, 22, 12);
+
+  beforeEach(async () => {
+    store = await makeTestRedis();
+  });
+  afterEach(async () => {
+    await store.cleanup();
+  });
+
+  it('hands the fetch function the call context of the workspace it reads for', async () => {
+    const reader = readerOn(store, () => clock);
+    const seen: unknown[] = [];
+    const fetch = async (call: unknown) => {
+      seen.push(call);
+      return 'answer';
+    };
+    await reader.read(ws('T1', 'digest'), 'requestItems', { id: 1 }, fetch);
+    await reader.read(ws('T1', 'background'), 'requestItems', { id: 1 }, fetch, { bypassCache: true });
+    expect(seen).toEqual([ws('T1', 'digest').call, ws('T1', 'background').call]);
+  });
+
+  it('turns credentials that cannot be renewed into a broken link, noticed once across replicas', async () => {
+    const kv = new RedisKeyValue(store.redis);
+    const box = new SecretBox(randomBytes(32));
+    const links = new LinkStore(kv, store.keys, box);
+    const context = ws('T1');
+    await links.save(context.link);
+    const replicaOf = () =>
+      new CachedReader({
+        cache: new CacheStore(kv, store.keys),
+        workspaces: new Workspaces(links, () => clock),
+        logger: makeLogger({ level: 'silent' }),
+        now: () => clock,
+      });
+    const expired = async (): Promise<never> => {
+      throw new CredentialsExpiredError();
+    };
+
+    const first = await replicaOf()
+      .read(context, 'stockrooms', null, expired)
+      .catch((e: unknown) => e);
+    const second = await replicaOf()
+      .read(context, 'types', null, expired)
+      .catch((e: unknown) => e);
+
+    expect(first).toBeInstanceOf(LinkBrokenError);
+    expect(first).toMatchObject({ workspaceId: 'T1', linkedBy: context.link.linkedBy, firstNotice: true });
+    expect(second).toMatchObject({ firstNotice: false });
+    expect((await links.get('T1'))?.brokenAt).toBe(clock);
   });
 });

@@ -23,7 +23,7 @@ import { buildSlackApp, startSlackApp } from '../../src/slack/app.js';
 import { SecretBox } from '../../src/store/crypto.js';
 import { SlackInstallationStore } from '../../src/store/installation-store.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
-import { createRedisBudget } from '../../src/upstream/budget.js';
+import { createRedisBudget } from '../../src/upstream/budget-redis.js';
 import { FAST_RETRY_POLICY } from '../../src/upstream/retry.js';
 import { makeTestRedis, type TestRedis } from './redis.js';
 import { captureLogger } from './upstream-stack.js';

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Keys } from '../../src/store/keys.js';
-
-export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+import { TEST_REDIS_URL } from './env.js';
 
 export interface TestRedis {
   redis: Redis;

@@ -7,7 +7,8 @@ import type { Keys } from '../../src/store/keys.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
 import { TokenStore } from '../../src/store/token-store.js';
 import { TokenManager } from '../../src/upstream/auth.js';
-import { type Budget, createRedisBudget } from '../../src/upstream/budget.js';
+import type { Budget } from '../../src/upstream/budget.js';
+import { createRedisBudget } from '../../src/upstream/budget-redis.js';
 import { UpstreamClient } from '../../src/upstream/client.js';
 import { credentialIdOf, type UpstreamCredential } from '../../src/upstream/credential.js';
 import { createDispatcher } from '../../src/upstream/http.js';
@@ -31,6 +32,8 @@ export interface StackOptions {
   baseUrl: string;
   authUrl: string;
   limit?: { count: number; windowMs: number };
+  /** The budget's margin after the window (BudgetOptions.guardMs). */
+  guardMs?: number;
   now?: () => number;
   logger?: Logger;
   timeoutMs?: number;
@@ -54,6 +57,7 @@ export function makeStack(options: StackOptions): Stack {
   const budget = createRedisBudget(options.redis, options.keys, {
     limit: options.limit ?? { count: 1_000, windowMs: 60_000 },
     logger,
+    ...(options.guardMs !== undefined && { guardMs: options.guardMs }),
   });
   const tokens = new TokenManager({
     authUrl: options.authUrl,

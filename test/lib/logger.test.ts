@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { errFields } from '../../src/lib/logger.js';
 import { captureLogger } from '../helpers/upstream-stack.js';
 
 it('redacts secrets wherever they sit in a logged object', () => {
@@ -28,4 +29,16 @@ it('redacts secrets wherever they sit in a logged object', () => {
   }
   expect(text).toContain('"login":"demo"');
   expect(text).toContain('[redacted]');
+});
+
+it('describes a failure by name, code and masked message, never by its stack or cause', () => {
+  const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJkZW1vIn0.c2lnbmF0dXJlLXZhbHVl';
+  const failure = Object.assign(new Error(`refresh refused for ${jwt}`, { cause: { password: 'p' } }), {
+    code: 'ECONNRESET',
+  });
+  expect(errFields(failure)).toEqual({
+    err: { name: 'Error', message: 'refresh refused for [redacted-jwt]', code: 'ECONNRESET' },
+  });
+  expect(errFields(new TypeError('bad'))).toEqual({ err: { name: 'TypeError', message: 'bad' } });
+  expect(errFields('a string thrown')).toEqual({ err: { name: 'string', message: 'a string thrown' } });
 });

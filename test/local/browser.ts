@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { SCREENSHOTS_TO_DOCS } from '../helpers/env.js';
 
 /** Debian's chromium (`apt-get install -y chromium`); .ci/run installs it. No browser is downloaded. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -40,7 +41,7 @@ export async function launchChromium(): Promise<Browser> {
  * `SCREENSHOTS=docs` also writes the README's screenshots into docs/. CI never sets it, so a test run never
  * changes a tracked file. The only place the tests read this variable.
  */
-const DOCS_DIR = process.env.SCREENSHOTS === 'docs' ? join(import.meta.dirname, '..', '..', 'docs') : null;
+const DOCS_DIR = SCREENSHOTS_TO_DOCS ? join(import.meta.dirname, '..', '..', 'docs') : null;
 
 /**
  * A screenshot of what the page shows now (the viewport), for the README: always into test-results/, and into

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INHERITED_PATH } from '../helpers/env.js';
 
 /**
  * No Docker engine runs here, so the image is checked by what can be checked without one: what the Dockerfile
@@ -110,17 +111,31 @@ describe('Dockerfile', () => {
     expect(runtime.filter((i) => i.keyword === 'CMD').at(-1)?.args).toBe('["node", "dist/main.js"]');
   });
 
-  describe('the program it runs', () => {
+  // Compiles the whole of src/ and starts the result: several seconds. `npm test` leaves it out, CI runs it.
+  describe('the program it runs', { tags: ['slow'] }, () => {
     let outDir: string;
     let dataDir: string;
     let child: ChildProcess | undefined;
 
+    // The same compilation as the build script (the image's build stage runs it), into a folder of the test's
+    // own: built once, before the tests, which each look at its result.
     beforeAll(async () => {
       // Inside the repository, so that dist's imports find node_modules as they do in the image.
       await mkdir(join(ROOT, 'test-results'), { recursive: true });
       outDir = await mkdtemp(join(ROOT, 'test-results', 'docker-dist-'));
       dataDir = await mkdtemp(join(tmpdir(), 'estoque-docker-data-'));
-    });
+      await run(
+        process.execPath,
+        [
+          join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+          '-p',
+          'tsconfig.build.json',
+          '--outDir',
+          outDir,
+        ],
+        { cwd: ROOT },
+      );
+    }, 120_000);
     afterAll(async () => {
       if (child && child.exitCode === null) child.kill('SIGKILL');
       await rm(outDir, { recursive: true, force: true });
@@ -131,30 +146,16 @@ describe('Dockerfile', () => {
       const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
         scripts: Record<string, string>;
       };
-      // The same compilation as the build script, into a folder of the test's own.
       expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json');
-      await run(
-        process.execPath,
-        [
-          join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-          '-p',
-          'tsconfig.build.json',
-          '--outDir',
-          outDir,
-        ],
-        {
-          cwd: ROOT,
-        },
-      );
       await expect(access(join(outDir, 'main.js'))).resolves.toBeUndefined();
-    }, 120_000);
+    });
 
     it('starts outside Docker in local mode, answers /healthz, and stops on SIGTERM', async () => {
       await access(join(outDir, 'main.js'));
       const port = await freePort();
       // Only what the image sets: no Slack, no upstream, no Redis, so local mode.
       const env = {
-        PATH: process.env.PATH ?? '',
+        PATH: INHERITED_PATH,
         HOME: dataDir,
         NODE_ENV: 'production',
         PORT: String(port),

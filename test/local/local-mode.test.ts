@@ -10,7 +10,7 @@ import { FAKE_SEED } from '../../src/fake-slack/index.js';
 import { makeLogger } from '../../src/lib/logger.js';
 import { type LocalMode, startLocalMode } from '../../src/local/local-mode.js';
 import { isPortFree } from '../../src/local/ports.js';
-import { TEST_REDIS_URL } from '../helpers/redis.js';
+import { TEST_REDIS_URL } from '../helpers/env.js';
 
 const logger = makeLogger({ level: 'silent' });
 

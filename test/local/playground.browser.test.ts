@@ -18,7 +18,8 @@ import {
 
 /**
  * The whole bot in local mode, driven from its playground page in headless Chromium: what a person types and
- * clicks, and what they see. The steps share one page and run in order.
+ * clicks, and what they see. The steps share one page and run in order, even under --sequence.shuffle: a
+ * walkthrough of one browser session (a page per step would cost seconds each and test less).
  */
 
 const REQUEST_ID = DEMO_FACTS.company1.requestsWithItemsBelowMinimum[0];
@@ -28,7 +29,7 @@ const SCREENSHOT_REQUEST_ID = DEMO_FACTS.company1.requestsWithItemsBelowMinimum[
 const VIEWPORT = { width: 1280, height: 1000 };
 const README_VIEWPORT = { width: 1100, height: 820 };
 
-describe('local mode playground in a real browser', () => {
+describe('local mode playground in a real browser', { shuffle: false }, () => {
   let dataDir: string;
   let local: LocalMode;
   let browser: Browser;

@@ -50,7 +50,7 @@ describe('every answer', () => {
   it('offers `Compartilhar no canal` carrying its own route', () => {
     const share = buttonNamed(detail([item()], 1), 'Compartilhar no canal');
     expect(share?.actionId).toMatch(/^share:\d+$/);
-    expect(share?.route).toEqual({ r: 'request', id: 1234, p: 1 });
+    expect(share?.route).toEqual({ view: 'request', id: 1234, page: 1 });
   });
 
   it('names who shared it instead of offering the share button when shared', () => {
@@ -189,8 +189,18 @@ describe('material search', () => {
     expect(
       page2.blocks.filter((b) => b.type === 'section' && b.text?.text.includes('Lâmpada ')),
     ).toHaveLength(8);
-    expect(buttonNamed(page2, 'Anterior')?.route).toEqual({ r: 'materials', t: 'lâmpada', s: 2, p: 1 });
-    expect(buttonNamed(page2, 'Próxima')?.route).toEqual({ r: 'materials', t: 'lâmpada', s: 2, p: 3 });
+    expect(buttonNamed(page2, 'Anterior')?.route).toEqual({
+      view: 'materials',
+      text: 'lâmpada',
+      stockroomId: 2,
+      page: 1,
+    });
+    expect(buttonNamed(page2, 'Próxima')?.route).toEqual({
+      view: 'materials',
+      text: 'lâmpada',
+      stockroomId: 2,
+      page: 3,
+    });
     expect(allText(page2)).toContain('Página 2 de 3 · 20 materiais');
     const last = renderMaterialSearch(answer({ text: 'lâmpada', stockroomId: null, page: 3, matches }), ctx);
     expect(buttonNamed(last, 'Próxima')).toBeUndefined();
@@ -233,13 +243,13 @@ describe('request detail', () => {
       item({ solicitacaoMaterialItemId: i, material_Nome: `Item ${i}` }),
     );
     const message = detail(items, 2);
-    expect(buttonNamed(message, 'Anterior')?.route).toEqual({ r: 'request', id: 1234, p: 1 });
-    expect(buttonNamed(message, 'Próxima')?.route).toEqual({ r: 'request', id: 1234, p: 3 });
-    expect(buttonNamed(message, 'Itens')?.route).toEqual({ r: 'request', id: 1234, p: 1 });
-    expect(buttonNamed(message, 'Histórico')?.route).toEqual({ r: 'history', id: 1234, p: 1 });
+    expect(buttonNamed(message, 'Anterior')?.route).toEqual({ view: 'request', id: 1234, page: 1 });
+    expect(buttonNamed(message, 'Próxima')?.route).toEqual({ view: 'request', id: 1234, page: 3 });
+    expect(buttonNamed(message, 'Itens')?.route).toEqual({ view: 'request', id: 1234, page: 1 });
+    expect(buttonNamed(message, 'Histórico')?.route).toEqual({ view: 'history', id: 1234, page: 1 });
     const refresh = buttonNamed(message, 'Atualizar');
     expect(refresh?.actionId).toMatch(/^refresh:\d+$/);
-    expect(refresh?.route).toEqual({ r: 'request', id: 1234, p: 2 });
+    expect(refresh?.route).toEqual({ view: 'request', id: 1234, page: 2 });
     const ids = buttonsOf(message).map((b) => b.actionId);
     expect(new Set(ids).size).toBe(ids.length);
   });
@@ -292,9 +302,9 @@ describe('request history', () => {
       }),
       ctx,
     );
-    expect(buttonNamed(message, 'Anterior')?.route).toEqual({ r: 'history', id: 1234, p: 1 });
-    expect(buttonNamed(message, 'Próxima')?.route).toEqual({ r: 'history', id: 1234, p: 3 });
-    expect(buttonNamed(message, 'Itens')?.route).toEqual({ r: 'request', id: 1234, p: 1 });
+    expect(buttonNamed(message, 'Anterior')?.route).toEqual({ view: 'history', id: 1234, page: 1 });
+    expect(buttonNamed(message, 'Próxima')?.route).toEqual({ view: 'history', id: 1234, page: 3 });
+    expect(buttonNamed(message, 'Itens')?.route).toEqual({ view: 'request', id: 1234, page: 1 });
     expect(allText(message)).toContain('Página 2 de 3 · 25 registros');
   });
 });
@@ -321,11 +331,11 @@ describe('request list', () => {
     const text = allText(message);
     expect(text).toContain('almoxarifado 2, status 1 e 2, de 01/10/2026 a 31/10/2026, texto “torre”');
     expect(text).toContain('Página 2 de 7 · 63 solicitações');
-    expect(buttonNamed(message, 'Próxima')?.route).toEqual({ r: 'requests', f: filters, p: 3 });
-    expect(buttonNamed(message, 'Anterior')?.route).toEqual({ r: 'requests', f: filters, p: 1 });
+    expect(buttonNamed(message, 'Próxima')?.route).toEqual({ view: 'requests', filters, page: 3 });
+    expect(buttonNamed(message, 'Anterior')?.route).toEqual({ view: 'requests', filters, page: 1 });
     const view = buttonNamed(message, 'Ver');
     expect(view?.actionId).toMatch(/^nav:\d+$/);
-    expect(view?.route).toEqual({ r: 'request', id: 1234, p: 1 });
+    expect(view?.route).toEqual({ view: 'request', id: 1234, page: 1 });
   });
 
   it('titles the default period and the user’s own requests, and keeps `mine` in the route', () => {
@@ -339,7 +349,12 @@ describe('request list', () => {
       ctx,
     );
     expect(allText(message)).toContain('Suas solicitações dos últimos 30 dias');
-    expect(buttonNamed(message, 'Próxima')?.route).toEqual({ r: 'requests', f: {}, p: 2, mine: true });
+    expect(buttonNamed(message, 'Próxima')?.route).toEqual({
+      view: 'requests',
+      filters: {},
+      page: 2,
+      mine: true,
+    });
   });
 
   it('answers an empty list in one short line', () => {
@@ -380,8 +395,8 @@ describe('purchases and receipts', () => {
     expect(text).not.toMatch(/\*Fornecedor\*\n12/);
     const linked = buttonsOf(message).filter((b) => b.text === 'Solicitações vinculadas');
     expect(linked.map((b) => b.route)).toEqual([
-      { r: 'purchase', id: 5678, p: 1 },
-      { r: 'purchase', id: 6001, p: 1 },
+      { view: 'purchase', id: 5678, page: 1 },
+      { view: 'purchase', id: 6001, page: 1 },
     ]);
   });
 
@@ -396,16 +411,16 @@ describe('purchases and receipts', () => {
       ctx,
     );
     expect(buttonsOf(message).filter((b) => b.text === 'Solicitações vinculadas')).toHaveLength(4);
-    expect(buttonNamed(message, 'Anterior')?.route).toEqual({ r: 'pending', s: 2, p: 1 });
+    expect(buttonNamed(message, 'Anterior')?.route).toEqual({ view: 'pending', stockroomId: 2, page: 1 });
   });
 
   it('lists the requests of a purchase 10 per page, each opening its detail', () => {
     const requests = Array.from({ length: 50 }, (_, i) => request({ solicitacaoMaterialId: 2000 + i }));
     const message = renderPurchaseRequests(answer({ purchaseId: 5678, page: 5, requests }), ctx);
     expect(buttonsOf(message).filter((b) => b.text === 'Ver')).toHaveLength(10);
-    expect(buttonNamed(message, 'Ver')?.route).toEqual({ r: 'request', id: 2040, p: 1 });
+    expect(buttonNamed(message, 'Ver')?.route).toEqual({ view: 'request', id: 2040, page: 1 });
     expect(buttonNamed(message, 'Próxima')).toBeUndefined();
-    expect(buttonNamed(message, 'Anterior')?.route).toEqual({ r: 'purchase', id: 5678, p: 4 });
+    expect(buttonNamed(message, 'Anterior')?.route).toEqual({ view: 'purchase', id: 5678, page: 4 });
     expect(
       allText(renderPurchaseRequests(answer({ purchaseId: 5678, page: 1, requests: [] }), ctx)),
     ).toContain('Nenhuma solicitação vinculada à compra 5678');

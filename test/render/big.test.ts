@@ -87,7 +87,7 @@ describe('oversized data still fits', () => {
       ctx,
     );
     expect(allText(last)).toContain('Página 63 de 63 · 500 materiais');
-    expect(buttonNamed(last, 'Anterior')?.route).toEqual({ r: 'materials', t: 'lâmpada', p: 62 });
+    expect(buttonNamed(last, 'Anterior')?.route).toEqual({ view: 'materials', text: 'lâmpada', page: 62 });
   });
 
   it('a search text longer than a route holds gives no broken buttons', () => {

@@ -8,14 +8,9 @@ import {
   type RenderContext,
   renderDigest,
   renderDigestNothing,
-  renderDigestPosted,
-  renderDigestUnavailable,
-  renderInviteBot,
-  renderNotSubscribed,
   renderSubscribed,
   renderSubscriptionList,
   renderSubscriptionRemovedDm,
-  renderUnsubscribed,
 } from '../../src/render/index.js';
 import type { Subscription } from '../../src/store/subscription-store.js';
 import type { MaterialRequest, PurchaseOrder } from '../../src/upstream/schemas.js';
@@ -210,11 +205,6 @@ const cases: Record<string, () => Message> = {
       ctx,
     ),
   'subscription list empty': () => renderSubscriptionList([], ctx),
-  unsubscribed: () => renderUnsubscribed(),
-  'not subscribed': () => renderNotSubscribed(),
-  'invite the bot': () => renderInviteBot(),
-  'digest posted': () => renderDigestPosted(),
-  'digest unavailable': () => renderDigestUnavailable(),
   'removed DM not_in_channel': () => renderSubscriptionRemovedDm('C0ALMOX1', 'not_in_channel'),
   'removed DM is_archived': () => renderSubscriptionRemovedDm('C0ALMOX1', 'is_archived'),
 };
@@ -239,15 +229,19 @@ describe('digest messages', () => {
     expect(all).toContain('Material 207');
     const routes = buttonValues(message).map((value) => decodeRoute(value));
     expect(routes.every((route) => route !== null)).toBe(true);
-    expect(routes).toContainEqual({ r: 'request', id: 1330, p: 1 });
-    expect(routes).toContainEqual({ r: 'purchase', id: 316, p: 1 });
-    expect(routes).toContainEqual({ r: 'pending', p: 1 });
+    expect(routes).toContainEqual({ view: 'request', id: 1330, page: 1 });
+    expect(routes).toContainEqual({ view: 'purchase', id: 316, page: 1 });
+    expect(routes).toContainEqual({ view: 'pending', page: 1 });
     expect(routes).toContainEqual({
-      r: 'requests',
-      f: { status: [2], from: { year: 2026, month: 10, day: 24 } },
-      p: 1,
+      view: 'requests',
+      filters: { status: [2], from: { year: 2026, month: 10, day: 24 } },
+      page: 1,
     });
-    expect(routes).toContainEqual({ r: 'requests', f: { from: { year: 2026, month: 11, day: 22 } }, p: 1 });
+    expect(routes).toContainEqual({
+      view: 'requests',
+      filters: { from: { year: 2026, month: 11, day: 22 } },
+      page: 1,
+    });
     for (const block of message.blocks) {
       if (block.type === 'actions')
         for (const element of block.elements) expect(element.action_id).toMatch(/^nav:\d+$/);

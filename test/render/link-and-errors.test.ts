@@ -2,6 +2,7 @@ import type { InputBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { encodeRoute } from '../../src/domain/routes.js';
 import type { LinkStatusView } from '../../src/domain/views.js';
+import { ActionIds, BlockIds, InputActionIds, ViewIds } from '../../src/render/ids.js';
 import {
   checkMessageLimits,
   linkFieldErrors,
@@ -21,7 +22,6 @@ import {
   renderUnlinked,
   renderUpstreamRejected,
 } from '../../src/render/index.js';
-import { ActionIds, BlockIds, InputActionIds, ViewIds } from '../../src/slack/ids.js';
 import { allText, buttonNamed, buttonsOf, ctx, NOW } from './fixtures.js';
 
 const status: LinkStatusView = {
@@ -193,7 +193,7 @@ describe('errors', () => {
   });
 
   it('offers a retry button carrying the route after a timeout', () => {
-    const route = { r: 'request', id: 1234, p: 2 } as const;
+    const route = { view: 'request', id: 1234, page: 2 } as const;
     const [retry] = buttonsOf(renderTimeout(route, 'req-43'));
     expect(retry?.actionId).toBe('retry:0');
     expect(retry?.value).toBe(encodeRoute(route));

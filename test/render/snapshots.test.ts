@@ -4,23 +4,11 @@ import type { LinkStatusView } from '../../src/domain/views.js';
 import {
   checkMessageLimits,
   type Message,
-  renderBadUpstreamData,
-  renderBrokenLinkAdminNotice,
-  renderBudgetExhausted,
   renderCatalog,
-  renderCredentialsExpired,
-  renderDigestComingSoon,
-  renderForbidden,
   renderHelp,
-  renderLinked,
   renderLinkModal,
-  renderLinkRefused,
   renderLinkStatus,
-  renderLinkUnavailable,
   renderMaterialSearch,
-  renderNotFound,
-  renderNotLinked,
-  renderNoWorkspace,
   renderPendingPurchases,
   renderPurchaseList,
   renderPurchaseRequests,
@@ -28,17 +16,9 @@ import {
   renderRequestDetail,
   renderRequestHistory,
   renderRequestList,
-  renderServerError,
-  renderStaleButton,
   renderStockrooms,
-  renderTimeout,
-  renderUnexpected,
-  renderUnlinkCancelled,
   renderUnlinkConfirm,
-  renderUnlinked,
-  renderUpstreamRejected,
   renderUsage,
-  renderUserNotMatched,
 } from '../../src/render/index.js';
 import {
   answer,
@@ -71,6 +51,7 @@ const linkedStatus: LinkStatusView = {
   cache: { hits: 41, misses: 9 },
 };
 
+/** The answers' layouts: their blocks, buttons and fields as Slack gets them. The one-line notices are in notices.test.ts. */
 const cases: Record<string, () => Message | ModalView> = {
   help: () => renderHelp(),
   'help shared': () => renderHelp(sharedCtx),
@@ -373,33 +354,6 @@ const cases: Record<string, () => Message | ModalView> = {
     ),
   'link modal': () => renderLinkModal(),
   'unlink confirm': () => renderUnlinkConfirm(),
-  unlinked: () => renderUnlinked('U0ADMIN'),
-  'unlink cancelled': () => renderUnlinkCancelled(),
-  linked: () =>
-    renderLinked({ login: 'manutencao@predio.com.br', empresaId: 12, unidadeId: null, stockroomCount: 4 }),
-  'link unavailable busy, in the modal': () => renderLinkUnavailable('busy', NOW + 30 * 60_000),
-  'link unavailable busy, after the modal': () =>
-    renderLinkUnavailable('busy', NOW + 30 * 60_000, true, null, ctx),
-  'link refused by upstream': () =>
-    renderLinkUnavailable('refused', null, true, 'Login ou senha inválidos <!here>'),
-  'upstream rejected': () => renderUpstreamRejected('O período máximo é de 12 meses.'),
-  'stale button': () => renderStaleButton(),
-  'no workspace': () => renderNoWorkspace(),
-  'link refused': () => renderLinkRefused(),
-  'not linked': () => renderNotLinked(),
-  'not found': () => renderNotFound('request', 999),
-  'not found purchase': () => renderNotFound('purchase', 4242),
-  forbidden: () => renderForbidden(),
-  'credentials expired': () => renderCredentialsExpired(),
-  'broken link admin notice': () => renderBrokenLinkAdminNotice('Condomínio Paulista'),
-  'budget exhausted': () =>
-    renderBudgetExhausted(NOW + 56 * 60_000, ctx, { limit: 250, windowMs: 3_600_000 }),
-  'server error': () => renderServerError('A1B2C3', 'corr-123'),
-  timeout: () => renderTimeout({ r: 'request', id: 1234, p: 1 }, 'corr-456'),
-  'bad upstream data': () => renderBadUpstreamData('corr-789'),
-  unexpected: () => renderUnexpected('corr-000'),
-  'user not matched': () => renderUserNotMatched('maria@predio.com.br'),
-  'digest coming soon': () => renderDigestComingSoon(),
 };
 
 describe('every renderer', () => {

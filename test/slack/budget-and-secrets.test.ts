@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import { buttonsOf, type Harness, startHarness, TEAM, textOf, USERS } from '../helpers/bot-harness.js';
 
@@ -6,12 +6,12 @@ const C1 = DEMO_FACTS.company1;
 
 describe('when the budget is spent', () => {
   let h: Harness;
-  beforeAll(async () => {
+  beforeEach(async () => {
     // 4 calls a minute: linking takes 2 (login + check), the first detail 2 (items + history).
     h = await startHarness({ rateLimit: { count: 4, windowMs: 60_000 } });
     await h.link(TEAM);
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await h.close();
   });
 
@@ -39,10 +39,10 @@ describe('when the budget is spent', () => {
 
 describe('secrets', () => {
   let h: Harness;
-  beforeAll(async () => {
+  beforeEach(async () => {
     h = await startHarness();
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await h.close();
   });
 

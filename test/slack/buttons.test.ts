@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeRoute } from '../../src/domain/routes.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import {
@@ -14,11 +14,11 @@ import {
 const C1 = DEMO_FACTS.company1;
 let h: Harness;
 
-beforeAll(async () => {
+beforeEach(async () => {
   h = await startHarness();
   await h.link(TEAM);
 });
-afterAll(async () => {
+afterEach(async () => {
   await h.close();
 });
 
@@ -41,11 +41,11 @@ async function click(
 describe('buttons', () => {
   it('opens a request from a list row, then its history, then its items again', async () => {
     const list = await ask('/solicitacao', `compra:${C1.purchaseWithRequests.compraMaterialId}`);
-    const rowButton = buttonsOf(list).find((b) => decodeRoute(b.value)?.r === 'request');
+    const rowButton = buttonsOf(list).find((b) => decodeRoute(b.value)?.view === 'request');
     expect(rowButton).toBeTruthy();
     const detail = await click(list, { actionPrefix: rowButton?.action_id });
     const id =
-      decodeRoute(rowButton?.value)?.r === 'request'
+      decodeRoute(rowButton?.value)?.view === 'request'
         ? (decodeRoute(rowButton?.value) as { id: number }).id
         : 0;
     expect(textOf(detail)).toContain(`Solicitação ${id}`);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import {
   CHANNELS,
@@ -14,11 +14,11 @@ import {
 const C1 = DEMO_FACTS.company1;
 let h: Harness;
 
-beforeAll(async () => {
+beforeEach(async () => {
   h = await startHarness();
   await h.link(TEAM);
 });
-afterAll(async () => {
+afterEach(async () => {
   await h.close();
 });
 beforeEach(() => {

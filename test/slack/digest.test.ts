@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   CHANNELS,
   eventually,
@@ -11,26 +11,28 @@ import {
 
 let h: Harness;
 
-beforeAll(async () => {
+beforeEach(async () => {
   h = await startHarness();
   await h.link(TEAM);
 });
-afterAll(async () => {
+afterEach(async () => {
   await h.close();
 });
 
 const subscription = () => h.container.subscriptions.get(TEAM, CHANNELS.stockroom);
 
+/** `/estoque resumo assinar 07:30 dias:uteis` in the stockroom channel, until the subscription is stored. */
+async function subscribe() {
+  const result = await h.command('/estoque', 'resumo assinar 07:30 dias:uteis');
+  expect(result.status).toBe(200);
+  const confirmation = await h.nextMessage(result.sentAt, { channel: CHANNELS.stockroom, ephemeral: false });
+  return { confirmation, subscription: await eventually(subscription) };
+}
+
 describe('/estoque resumo', () => {
   it('subscribes the channel with a confirmation posted in it', async () => {
-    const result = await h.command('/estoque', 'resumo assinar 07:30 dias:uteis');
-    expect(result.status).toBe(200);
-    const confirmation = await h.nextMessage(result.sentAt, {
-      channel: CHANNELS.stockroom,
-      ephemeral: false,
-    });
+    const { confirmation, subscription: sub } = await subscribe();
     expect(textOf(confirmation)).toMatch(/07:30/);
-    const sub = await eventually(subscription);
     expect(sub).toMatchObject({
       hour: 7,
       minute: 30,
@@ -48,6 +50,7 @@ describe('/estoque resumo', () => {
   });
 
   it('lists the workspace subscriptions', async () => {
+    await subscribe();
     const result = await h.command('/estoque', 'resumo listar');
     const answer = await h.nextMessage(result.sentAt, { userId: USERS.member, ephemeral: true });
     expect(textOf(answer)).toContain(`<#${CHANNELS.stockroom}>`);
@@ -55,6 +58,7 @@ describe('/estoque resumo', () => {
   });
 
   it('posts this channel digest now', async () => {
+    await subscribe();
     const result = await h.command('/estoque', 'resumo agora');
     const digest = await eventually(() =>
       h.slack.messages.find(
@@ -69,6 +73,7 @@ describe('/estoque resumo', () => {
   });
 
   it('desvincular pauses the digests and a new link resumes them', async () => {
+    await subscribe();
     await h.container.linkService.unlink(TEAM);
     expect((await subscription())?.paused).toBe('unlinked');
     await h.link(TEAM);
@@ -76,15 +81,14 @@ describe('/estoque resumo', () => {
   });
 
   it('cancels the subscription', async () => {
+    await subscribe();
     const result = await h.command('/estoque', 'resumo cancelar');
     await h.nextMessage(result.sentAt, { userId: USERS.member, ephemeral: true });
     expect(await subscription()).toBeNull();
   });
 
   it('app_uninstalled removes every subscription of the workspace', async () => {
-    const result = await h.command('/estoque', 'resumo assinar');
-    await h.nextMessage(result.sentAt, { channel: CHANNELS.stockroom, ephemeral: false });
-    await eventually(subscription);
+    await subscribe();
     await h.event({ type: 'app_uninstalled', event_ts: `${Date.now() / 1000}` });
     await eventually(async () => (await h.container.subscriptions.listWorkspace(TEAM)).length === 0);
     expect(await h.container.subscriptions.listWorkspace(TEAM)).toEqual([]);
@@ -108,12 +112,7 @@ describe('tokens_revoked', () => {
         tokenType: 'bot',
         authVersion: 'v2',
       });
-    // The previous test uninstalled the app: install it again, link and subscribe.
-    await install();
-    await h.link(TEAM);
-    const result = await h.command('/estoque', 'resumo assinar');
-    await h.nextMessage(result.sentAt, { channel: CHANNELS.stockroom, ephemeral: false });
-    await eventually(subscription);
+    await subscribe();
     await h.event({
       type: 'tokens_revoked',
       tokens: { bot: ['U00BOT001'] },

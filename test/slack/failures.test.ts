@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import {
   buttonsOf,
@@ -13,18 +13,12 @@ import {
 const C1 = DEMO_FACTS.company1;
 let h: Harness;
 
-beforeAll(async () => {
+beforeEach(async () => {
   h = await startHarness({ timeoutMs: 300 });
   await h.link(TEAM);
 });
-afterAll(async () => {
-  await h.close();
-});
 afterEach(async () => {
-  h.sandbox.faults.clear();
-  // A 429 pauses the credential for a minute on every replica; the next test starts unpaused.
-  const link = await h.container.links.get(TEAM);
-  if (link) await h.redis.redis.del(h.redis.keys.budgetPause(link.credentialId));
+  await h.close();
 });
 
 async function ask(command: string, text: string) {

@@ -1,16 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SlackInstallationStore } from '../../src/store/installation-store.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
-import { CHANNELS, type Harness, startHarness, TEAM, textOf, USERS } from '../helpers/bot-harness.js';
+import {
+  CHANNELS,
+  eventually,
+  type Harness,
+  startHarness,
+  TEAM,
+  textOf,
+  USERS,
+} from '../helpers/bot-harness.js';
 
 let h: Harness;
 let base: string;
 
-beforeAll(async () => {
+beforeEach(async () => {
   h = await startHarness();
   base = h.target.eventsUrl.replace('/slack/events', '');
 });
-afterAll(async () => {
+afterEach(async () => {
   await h.close();
 });
 
@@ -55,8 +63,8 @@ describe('uninstall', () => {
     await h.link(TEAM);
     const result = await h.event({ type: 'app_uninstalled', event_ts: `${Date.now() / 1000}` });
     expect(result.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(0);
+    // The event is acked first and handled after.
+    await eventually(async () => (await h.redis.redis.exists(h.redis.keys.link(TEAM))) === 0);
     expect(await h.redis.redis.exists(h.redis.keys.installation(`T-${TEAM}`))).toBe(0);
   });
 });

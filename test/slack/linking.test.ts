@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import {
   CHANNELS,
@@ -14,10 +14,10 @@ import {
 const C1 = DEMO_FACTS.company1;
 let h: Harness;
 
-beforeAll(async () => {
+beforeEach(async () => {
   h = await startHarness({ botAdmins: [USERS.outsider] });
 });
-afterAll(async () => {
+afterEach(async () => {
   await h.close();
 });
 
@@ -118,6 +118,7 @@ describe('/estoque vincular', () => {
 
 describe('/estoque desvincular', () => {
   it('refuses non-admins, and unlinks after a confirmation', async () => {
+    await h.link(TEAM);
     const refused = await h.command('/estoque', 'desvincular', { user: USERS.member });
     expect(textOf(await h.nextMessage(refused.sentAt, { userId: USERS.member }))).toMatch(/administradores/i);
     const ask = await h.command('/estoque', 'desvincular', { user: USERS.admin });

@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseCompras, parseEstoque, parseSolicitacao } from '../../src/slack/parse/commands.js';
-import { fold, parseLocalDate, parseTimeOfDay, tokenize } from '../../src/slack/parse/tokens.js';
+import { parseLocalDate, parseTimeOfDay, tokenize } from '../../src/slack/parse/tokens.js';
 
 describe('tokens', () => {
-  it('folds accents and case', () => {
-    expect(fold('HISTÓRICO')).toBe('historico');
-    expect(fold('Histórico')).toBe(fold('historico'));
-  });
-
   it('splits filters from words and reports repeated or empty filters', () => {
     const t = tokenize('  lâmpada  almox:3 LED  Status:1,2 ');
     expect(t.words).toEqual(['lâmpada', 'LED']);

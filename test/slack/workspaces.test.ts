@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import {
   CHANNELS,
@@ -15,12 +15,12 @@ const C2 = DEMO_FACTS.company2;
 let h: Harness;
 const other = { team: OTHER_TEAM, user: USERS.otherTeamMember, channel: CHANNELS.otherTeamGeneral };
 
-beforeAll(async () => {
+beforeEach(async () => {
   h = await startHarness();
   await h.link(TEAM);
   await h.link(OTHER_TEAM, C2.login, C2.password, C2.empresa);
 });
-afterAll(async () => {
+afterEach(async () => {
   await h.close();
 });
 

@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EmbeddedKeyValue } from '../../src/store/embedded-kv.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
 import { makeTestRedis } from '../helpers/redis.js';
@@ -85,9 +85,14 @@ describe('embedded store persistence', () => {
   it('writes changes on its own after the debounce, atomically, readable only by its owner', async () => {
     const kv = await open({ flushDelayMs: 20 });
     for (let i = 0; i < 50; i += 1) await kv.set(`k${i}`, String(i));
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    const saved = JSON.parse(await readFile(file, 'utf8')) as { entries: [string, unknown][] };
-    expect(saved.entries).toHaveLength(50);
+    // Written after the debounce, on its own: no call of the test makes it happen.
+    await vi.waitFor(
+      async () => {
+        const saved = JSON.parse(await readFile(file, 'utf8')) as { entries: [string, unknown][] };
+        expect(saved.entries).toHaveLength(50);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     // No temp file left behind by the rename.
     expect(await readdir(join(dir, 'nested'))).toEqual(['store.json']);

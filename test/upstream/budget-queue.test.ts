@@ -1,8 +1,27 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Priority } from '../../src/upstream/budget.js';
 import { BudgetClosedError, BudgetExhaustedError } from '../../src/upstream/budget-errors.js';
 import { DEFAULT_MAX_WAIT_MS } from '../../src/upstream/budget-policy.js';
-import { type Acquire, type AcquireResult, BudgetQueue } from '../../src/upstream/budget-queue.js';
+import {
+  type Acquire,
+  type AcquireResult,
+  BudgetQueue as QueueOnClock,
+} from '../../src/upstream/budget-queue.js';
+import { fakeClock, settle } from '../helpers/fake-time.js';
+
+/** The queue on fake timers: its waits and deadlines pass only when a test lets them. */
+class BudgetQueue extends QueueOnClock {
+  constructor(acquire: Acquire, maxWaitMs: typeof DEFAULT_MAX_WAIT_MS) {
+    super(acquire, maxWaitMs, undefined, fakeClock);
+  }
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: Date.UTC(2026, 10, 23, 12) });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 const granted: AcquireResult = { granted: true };
 const refused = (interactive: number, digest = interactive, background = digest): AcquireResult => ({
@@ -36,10 +55,15 @@ describe('budget queue', () => {
     const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
     const background = queue.schedule('c', 'background', async () => 'background', { maxWaitMs: 120_000 });
     await vi.waitFor(() => expect(asked).toEqual(['background']));
+    const refusedAt = Date.now();
 
-    await expect(queue.schedule('c', 'interactive', async () => 'interactive')).resolves.toBe('interactive');
+    await expect(settle(queue.schedule('c', 'interactive', async () => 'interactive'))).resolves.toBe(
+      'interactive',
+    );
 
     expect(asked).toEqual(['background', 'interactive']);
+    // It ran when its own slot freed (1 ms after the refusal), not after the background job's 60 s.
+    expect(Date.now() - refusedAt).toBe(1);
     await queue.close();
     await expect(background).rejects.toBeInstanceOf(BudgetClosedError);
   });
@@ -53,7 +77,8 @@ describe('budget queue', () => {
       .catch((e: unknown) => e);
 
     expect(hopeless).toBeInstanceOf(BudgetExhaustedError);
-    expect((hopeless as BudgetExhaustedError).retryAt).toBeGreaterThan(Date.now() + 3_000);
+    // The store said a slot frees in 5 s; no time has passed.
+    expect((hopeless as BudgetExhaustedError).retryAt).toBe(Date.now() + 5_000);
     const late = await queue.schedule('c', 'background', async () => 'never').catch((e: unknown) => e);
     expect(late).toBeInstanceOf(BudgetExhaustedError);
     expect(asked).toEqual(['interactive']);
@@ -65,10 +90,12 @@ describe('budget queue', () => {
     let answer: (result: AcquireResult) => void = () => {};
     const acquire: Acquire = () => new Promise((resolve) => (answer = resolve));
     const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
+    const started = Date.now();
     const stuck = queue.schedule('c', 'interactive', async () => 'stuck', { maxWaitMs: 60_000 });
     const behind = queue.schedule('c', 'digest', async () => 'behind', { maxWaitMs: 50 });
 
-    await expect(behind).rejects.toBeInstanceOf(BudgetExhaustedError);
+    await expect(settle(behind)).rejects.toBeInstanceOf(BudgetExhaustedError);
+    expect(Date.now() - started).toBe(50);
     answer(granted);
     await expect(stuck).resolves.toBe('stuck');
     await queue.close();
@@ -100,7 +127,7 @@ describe('budget queue', () => {
     controller.abort(new Error('user left'));
 
     await expect(aborted).rejects.toThrow('user left');
-    await expect(other).resolves.toBe('other');
+    await expect(settle(other)).resolves.toBe('other');
     await expect(
       queue.schedule('c', 'interactive', async () => 'x', {
         signal: AbortSignal.abort(new Error('already')),

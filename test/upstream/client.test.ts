@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { fetchAllPages } from '../../src/upstream/client.js';
@@ -12,7 +12,13 @@ import {
   UpstreamTimeoutError,
 } from '../../src/upstream/errors.js';
 import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
-import { captureLogger, credentialFor, makeStack, type Stack } from '../helpers/upstream-stack.js';
+import {
+  captureLogger,
+  credentialFor,
+  makeStack,
+  type Stack,
+  type StackOptions,
+} from '../helpers/upstream-stack.js';
 
 const C1 = DEMO_FACTS.company1;
 
@@ -30,14 +36,18 @@ beforeEach(async () => {
   redis = await makeTestRedis();
   sandbox.calls.length = 0;
   sandbox.faults.clear();
-  stack = makeStack({
+  stack = stackOn({ timeoutMs: 1_000 });
+});
+
+/** One process's client over the test's Redis and the sandbox. */
+const stackOn = (options: Partial<StackOptions> = {}) =>
+  makeStack({
     redis: redis.redis,
     keys: redis.keys,
     baseUrl: sandbox.baseUrl,
     authUrl: sandbox.authUrl,
-    timeoutMs: 1_000,
+    ...options,
   });
-});
 afterEach(async () => {
   await stack.close();
   await redis.cleanup();
@@ -160,19 +170,15 @@ describe('tokens', () => {
   it('refreshes ahead of expiry without a 401', async () => {
     let clock = Date.now();
     await stack.close();
-    stack = makeStack({
-      redis: redis.redis,
-      keys: redis.keys,
-      baseUrl: sandbox.baseUrl,
-      authUrl: sandbox.authUrl,
-      now: () => clock,
-    });
+    stack = stackOn({ now: () => clock });
     await stack.client.listStockrooms(ctx());
     const before = await stack.tokens.expiries(demo().id);
     clock += 2 * 3_600_000 - 60_000; // one minute before the token's expiry: inside the refresh-ahead zone
     await stack.client.listMaterialTypes(ctx());
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(sandbox.calls.filter((c) => c.kind === 'refresh')).toHaveLength(1);
+    // The renewal runs in the background, after the answer.
+    await vi.waitFor(() => expect(sandbox.calls.filter((c) => c.kind === 'refresh')).toHaveLength(1), {
+      timeout: 10_000,
+    });
     expect(sandbox.calls.some((c) => c.status === 401)).toBe(false);
     const stored = await stack.tokens.expiries(demo().id);
     expect(stored?.expiresAt).toBeGreaterThan(before?.expiresAt ?? Number.POSITIVE_INFINITY);
@@ -181,13 +187,7 @@ describe('tokens', () => {
   it('renews once across two processes that find the token expired together', async () => {
     await stack.client.listStockrooms(ctx());
     sandbox.expireAccessTokens(C1.login);
-    const other = makeStack({
-      redis: redis.connect(),
-      keys: redis.keys,
-      baseUrl: sandbox.baseUrl,
-      authUrl: sandbox.authUrl,
-      box: stack.box,
-    });
+    const other = stackOn({ redis: redis.connect(), box: stack.box });
     try {
       // Both hold the same (now expired) token; the second process loads it from the store.
       await Promise.all([stack.client.listMaterialTypes(ctx()), other.client.listMaterialCategories(ctx())]);
@@ -257,6 +257,10 @@ describe('errors and retries', () => {
   });
 
   it('times out a call that does not answer, retrying a bounded number of times', async () => {
+    // Logged in with the usual bound; then a process with a short one, which finds the token in the store.
+    await stack.client.listStockrooms(ctx());
+    await stack.close();
+    stack = stackOn({ timeoutMs: 200, box: stack.box });
     sandbox.faults.next({ path: '/v1/almoxarifados', delayMs: 3_000, times: 4 });
     await expect(stack.client.listStockrooms(ctx())).rejects.toBeInstanceOf(UpstreamTimeoutError);
     expect(stack.client.counters.retries).toBe(3);
@@ -306,13 +310,7 @@ describe('secrets', () => {
   it('never writes a password, token, refresh token or jti to logs or to Redis in plain text', async () => {
     const { logger, lines } = captureLogger('trace');
     await stack.close();
-    stack = makeStack({
-      redis: redis.redis,
-      keys: redis.keys,
-      baseUrl: sandbox.baseUrl,
-      authUrl: sandbox.authUrl,
-      logger,
-    });
+    stack = stackOn({ logger });
     await stack.client.listStockrooms(ctx());
     sandbox.expireAccessTokens(C1.login);
     await stack.client.listMaterialTypes(ctx());

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { BudgetExhaustedError } from '../../src/upstream/budget-errors.js';
 import {
   AuthRejectedError,
-  BudgetExhaustedError,
   CredentialsExpiredError,
   errorFromResponse,
   InvalidArgumentError,

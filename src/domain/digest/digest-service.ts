@@ -1,7 +1,9 @@
+import { errFields } from '../../lib/logger.js';
 import { definedOnly } from '../../lib/objects.js';
-import { fold } from '../../slack/parse/tokens.js';
+import { fold } from '../../lib/text.js';
+import { BudgetExhaustedError } from '../../upstream/budget-errors.js';
 import { fetchAllPages, type Page } from '../../upstream/client.js';
-import { BudgetExhaustedError, UpstreamError, UpstreamNotFoundError } from '../../upstream/errors.js';
+import { UpstreamError, UpstreamNotFoundError } from '../../upstream/errors.js';
 import type { MaterialRequest, RequestItem } from '../../upstream/schemas.js';
 import { localDateDaysAgo, startOfLocalDay } from '../dates.js';
 import type { DomainDeps } from '../deps.js';
@@ -138,8 +140,8 @@ export class DigestService {
       page: 1,
       pageSize: OPENED_PAGE_SIZE,
     });
-    return this.deps.reader.read(ws, 'requestList', query, () =>
-      this.deps.workspaces.run(ws, (call) => this.deps.client.listRequests(call, query)),
+    return this.deps.reader.read(ws, 'requestList', query, (call) =>
+      this.deps.client.listRequests(call, query),
     );
   }
 
@@ -156,8 +158,8 @@ export class DigestService {
         page,
         pageSize: IN_PROGRESS_PAGE_SIZE,
       });
-      const answer = await this.deps.reader.read(ws, 'requestList', query, () =>
-        this.deps.workspaces.run(ws, (call) => this.deps.client.listRequests(call, query)),
+      const answer = await this.deps.reader.read(ws, 'requestList', query, (call) =>
+        this.deps.client.listRequests(call, query),
       );
       freshness.push(answer.freshness);
       return answer.data;
@@ -197,10 +199,8 @@ export class DigestService {
     for (const request of requests.slice(0, this.maxItemReads)) {
       const id = request.solicitacaoMaterialId;
       try {
-        const items = await this.deps.reader.read(ws, 'requestItems', { id }, async () => {
-          const rows: RequestItem[] = await this.deps.workspaces.run(ws, (call) =>
-            this.deps.client.listRequestItems(call, id),
-          );
+        const items = await this.deps.reader.read(ws, 'requestItems', { id }, async (call) => {
+          const rows: RequestItem[] = await this.deps.client.listRequestItems(call, id);
           await this.services.requests.recordStock(ws.workspaceId, rows);
           return rows;
         });
@@ -210,7 +210,7 @@ export class DigestService {
         if (error instanceof UpstreamNotFoundError) continue;
         if (error instanceof BudgetExhaustedError || (error instanceof UpstreamError && error.retryable)) {
           this.deps.logger.warn(
-            { workspaceId: ws.workspaceId, requestId: id, err: error.name },
+            { workspaceId: ws.workspaceId, requestId: id, ...errFields(error) },
             'digest stopped reading request items',
           );
           break;

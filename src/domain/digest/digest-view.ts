@@ -1,6 +1,7 @@
-import type { LocalDate } from '../../slack/parse/tokens.js';
+import type { LastKnownStock } from '../../store/stock-store.js';
 import type { MaterialRequest, PurchaseOrder, Stockroom } from '../../upstream/schemas.js';
-import type { Freshness, LastKnownStock } from '../views.js';
+import type { LocalDate } from '../dates.js';
+import type { Freshness } from '../views.js';
 
 /** What one digest shows, for one workspace and stockroom filter, built once and rendered for each channel. */
 export interface DigestView {

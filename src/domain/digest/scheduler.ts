@@ -1,4 +1,5 @@
-import type { Logger } from '../../lib/logger.js';
+import { type Clock, systemClock, type TimerHandle } from '../../lib/clock.js';
+import { errFields, type Logger } from '../../lib/logger.js';
 import type { Subscription, SubscriptionStore } from '../../store/subscription-store.js';
 import { LinkBrokenError, NotLinkedError } from '../errors.js';
 import type { DigestClaims, HeldClaim } from './claims.js';
@@ -81,6 +82,11 @@ export interface DigestSchedulerDeps {
   renewEveryMs?: number;
   /** Waits while Slack requests wait for their ack (slack/ack-priority.ts); a digest is never that urgent. */
   yieldToAcks?: () => Promise<void>;
+  /**
+   * The timers of the tick loop (start, stop). Lease renewals and write retries keep the real timers: they pace
+   * claims whose leases expire on the Redis clock.
+   */
+  clock?: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
 }
 
 export interface Due {
@@ -120,15 +126,17 @@ export function dueToday(sub: Subscription, now: number): Due | null {
 }
 
 export class DigestScheduler {
-  private timer: NodeJS.Timeout | null = null;
+  private timer: TimerHandle | null = null;
   private running: Promise<unknown> | null = null;
   private stopped = false;
   private readonly concurrency: number;
   private readonly backoff: (failures: number) => number;
+  private readonly clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
 
   constructor(private readonly deps: DigestSchedulerDeps) {
     this.concurrency = Math.max(1, deps.concurrency ?? 4);
     this.backoff = deps.retryBackoff ?? defaultRetryBackoff;
+    this.clock = deps.clock ?? systemClock;
   }
 
   /** Ticks now and then every intervalMs (a tick never overlaps the previous one of this process). */
@@ -138,17 +146,13 @@ export class DigestScheduler {
     const loop = async () => {
       this.timer = null;
       this.running = this.tick().catch((error: unknown) =>
-        this.deps.logger.error({ err: errorText(error) }, 'digest tick failed'),
+        this.deps.logger.error(errFields(error), 'digest tick failed'),
       );
       await this.running;
       this.running = null;
-      if (!this.stopped) {
-        this.timer = setTimeout(loop, intervalMs);
-        this.timer.unref();
-      }
+      if (!this.stopped) this.timer = unref(this.clock.setTimeout(loop, intervalMs));
     };
-    this.timer = setTimeout(loop, 0);
-    this.timer.unref();
+    this.timer = unref(this.clock.setTimeout(loop, 0));
   }
 
   /**
@@ -158,17 +162,17 @@ export class DigestScheduler {
    */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer !== null) clearTimeout(this.timer);
+    if (this.timer !== null) this.clock.clearTimeout(this.timer);
     this.timer = null;
     if (this.running === null) return;
-    let timeout: NodeJS.Timeout | undefined;
+    let timeout: TimerHandle | undefined;
     await Promise.race([
       this.running,
       new Promise((resolve) => {
-        timeout = setTimeout(resolve, STOP_WAIT_MS);
+        timeout = this.clock.setTimeout(() => resolve(undefined), STOP_WAIT_MS);
       }),
     ]);
-    clearTimeout(timeout);
+    if (timeout !== undefined) this.clock.clearTimeout(timeout);
   }
 
   async tick(): Promise<TickReport> {
@@ -300,7 +304,7 @@ export class DigestScheduler {
       await this.deps.yieldToAcks?.();
       await this.deliver(job, view, report).catch(async (error: unknown) => {
         this.deps.logger.error(
-          { workspaceId, channelId: job.subscription.channelId, err: errorText(error) },
+          { workspaceId, channelId: job.subscription.channelId, ...errFields(error) },
           'digest delivery failed',
         );
         await this.giveBack(job, this.backoff).catch(() => undefined);
@@ -336,7 +340,7 @@ export class DigestScheduler {
         // Never released after this point, whatever fails.
         const postedAt = this.deps.now();
         await retrying(() => claim.markPosted(postedAt, view.coveredUntil)).catch((error: unknown) =>
-          logger.error({ err: errorText(error) }, 'digest posted but its claim not recorded'),
+          logger.error(errFields(error), 'digest posted but its claim not recorded'),
         );
         await retrying(() =>
           this.deps.subscriptions.markPosted(workspaceId, channelId, {
@@ -345,7 +349,7 @@ export class DigestScheduler {
             coveredUntil: view.coveredUntil,
           }),
         ).catch((error: unknown) =>
-          logger.error({ err: errorText(error) }, 'digest posted but the subscription not updated'),
+          logger.error(errFields(error), 'digest posted but the subscription not updated'),
         );
         report.posted += 1;
         logger.info({ delayMs: Math.max(0, postedAt - due.at) }, 'digest posted');
@@ -389,7 +393,7 @@ export class DigestScheduler {
       report.failed += 1;
     }
     this.deps.logger.warn(
-      { workspaceId, channels: group.length, err: errorText(error) },
+      { workspaceId, channels: group.length, ...errFields(error) },
       'digest could not be built; a later tick retries',
     );
   }
@@ -400,6 +404,12 @@ export class DigestScheduler {
     await this.deps.subscriptions.recordFailure(workspaceId, channelId, backoff).catch(() => undefined);
     await job.claim.release();
   }
+}
+
+/** The loop's timers do not keep the process alive (a fake timer of a test may have no unref). */
+function unref(timer: TimerHandle): TimerHandle {
+  (timer as { unref?: () => void }).unref?.();
+  return timer;
 }
 
 /** Runs `work` after the job's earlier renewals. */
@@ -436,8 +446,4 @@ async function runPool<T>(items: T[], limit: number, work: (item: T) => Promise<
     }
   });
   await Promise.all(workers);
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

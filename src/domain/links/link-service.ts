@@ -1,18 +1,14 @@
-import type { Logger } from '../../lib/logger.js';
+import { errFields, type Logger } from '../../lib/logger.js';
 import type { CacheStore } from '../../store/cache-store.js';
 import type { LinkStore } from '../../store/link-store.js';
 import type { SubscriptionStore } from '../../store/subscription-store.js';
 import type { UserMatchStore } from '../../store/user-match-store.js';
 import type { TokenManager } from '../../upstream/auth.js';
 import type { Budget } from '../../upstream/budget.js';
+import { BudgetExhaustedError } from '../../upstream/budget-errors.js';
 import type { UpstreamClient } from '../../upstream/client.js';
 import { credentialIdOf, type UpstreamCredential } from '../../upstream/credential.js';
-import {
-  AuthRejectedError,
-  BudgetExhaustedError,
-  UpstreamError,
-  UpstreamForbiddenError,
-} from '../../upstream/errors.js';
+import { AuthRejectedError, UpstreamForbiddenError } from '../../upstream/errors.js';
 import type { LinkStatusView } from '../views.js';
 
 export interface LinkInput {
@@ -169,10 +165,7 @@ export class LinkService {
   }
 
   private unavailable(error: unknown, step: string): LinkOutcome {
-    this.deps.logger.warn(
-      { step, err: error instanceof UpstreamError ? error.code : String(error) },
-      'link attempt failed',
-    );
+    this.deps.logger.warn({ step, ...errFields(error) }, 'link attempt failed');
     if (error instanceof BudgetExhaustedError)
       return { ok: false, field: null, reason: 'busy', retryAt: error.retryAt };
     return { ok: false, field: null, reason: 'unavailable' };

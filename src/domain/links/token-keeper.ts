@@ -1,4 +1,4 @@
-import type { Logger } from '../../lib/logger.js';
+import { errFields, type Logger } from '../../lib/logger.js';
 import type { LinkStore } from '../../store/link-store.js';
 import type { TokenManager } from '../../upstream/auth.js';
 
@@ -33,10 +33,7 @@ export class TokenKeeper {
         };
         if (await this.tokens.keepAlive(credential, withinMs)) renewed += 1;
       } catch (error) {
-        this.logger.warn(
-          { workspaceId, err: error instanceof Error ? error.name : String(error) },
-          'keep-alive renewal failed',
-        );
+        this.logger.warn({ workspaceId, ...errFields(error) }, 'keep-alive renewal failed');
       }
     }
     return renewed;
@@ -44,9 +41,7 @@ export class TokenKeeper {
 
   start(intervalMs = 3_600_000): void {
     this.timer = setInterval(() => {
-      this.runOnce().catch((error: unknown) =>
-        this.logger.warn({ err: String(error) }, 'token keeper failed'),
-      );
+      this.runOnce().catch((error: unknown) => this.logger.warn(errFields(error), 'token keeper failed'));
     }, intervalMs);
     this.timer.unref();
   }

@@ -65,7 +65,7 @@ export class PurchaseService {
       ws,
       'pendingPurchases',
       { stockroomId },
-      () => this.deps.workspaces.run(ws, (call) => this.deps.client.listPendingPurchases(call, stockroomId)),
+      (call) => this.deps.client.listPendingPurchases(call, stockroomId),
       options,
     );
   }
@@ -90,7 +90,7 @@ export class PurchaseService {
       ws,
       'purchaseList',
       query,
-      () => this.deps.workspaces.run(ws, (call) => this.deps.client.listPurchases(call, definedOnly(query))),
+      (call) => this.deps.client.listPurchases(call, definedOnly(query)),
       options,
     );
     return { data: { filters, list: list.data }, freshness: list.freshness };
@@ -106,10 +106,8 @@ export class PurchaseService {
       ws,
       'purchaseRequests',
       { purchaseId },
-      () =>
-        this.deps.workspaces
-          .run(ws, (call) => this.deps.client.listPurchaseRequests(call, purchaseId))
-          .catch(notFoundAs('purchase', purchaseId)),
+      (call) =>
+        this.deps.client.listPurchaseRequests(call, purchaseId).catch(notFoundAs('purchase', purchaseId)),
       options,
     );
     return { data: { purchaseId, requests: requests.data, page }, freshness: requests.freshness };
@@ -134,7 +132,7 @@ export class PurchaseService {
       ws,
       'receipts',
       query,
-      () => this.deps.workspaces.run(ws, (call) => this.deps.client.listReceipts(call, definedOnly(query))),
+      (call) => this.deps.client.listReceipts(call, definedOnly(query)),
       options,
     );
     return { data: { filters, list: list.data }, freshness: list.freshness };

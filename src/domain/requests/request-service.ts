@@ -1,4 +1,6 @@
+import { errFields } from '../../lib/logger.js';
 import { definedOnly } from '../../lib/objects.js';
+import type { LastKnownStock } from '../../store/stock-store.js';
 import type { UserMatch } from '../../store/user-match-store.js';
 import type { Page } from '../../upstream/client.js';
 import { UpstreamNotFoundError } from '../../upstream/errors.js';
@@ -9,7 +11,6 @@ import type { DomainDeps } from '../deps.js';
 import { NotFoundError, UserNotMatchedError } from '../errors.js';
 import type {
   Answer,
-  LastKnownStock,
   RequestDetailView,
   RequestFiltersView,
   RequestHeader,
@@ -46,10 +47,7 @@ export class RequestService {
     const history = await this.historyPage(ws, id, 1, HEADER_HISTORY_PAGE_SIZE, options).catch(
       (error: unknown) => {
         // The header is a nicety; items already answered.
-        this.deps.logger.warn(
-          { requestId: id, err: error instanceof Error ? error.name : 'unknown' },
-          'request history unavailable',
-        );
+        this.deps.logger.warn({ requestId: id, ...errFields(error) }, 'request history unavailable');
         return null;
       },
     );
@@ -109,7 +107,7 @@ export class RequestService {
       ws,
       'requestList',
       query,
-      () => this.deps.workspaces.run(ws, (call) => this.deps.client.listRequests(call, definedOnly(query))),
+      (call) => this.deps.client.listRequests(call, definedOnly(query)),
       options,
     );
     return { data: { filters, mine: null, defaultPeriod, list: list.data }, freshness: list.freshness };
@@ -138,9 +136,7 @@ export class RequestService {
     // Asked only on a cache miss: one Slack call per user and day, not per command.
     const address = await slackUser.email();
     if (!address) throw new UserNotMatchedError(null);
-    const users = await this.deps.reader.read(ws, 'users', null, () =>
-      this.deps.workspaces.run(ws, (call) => this.deps.client.listUsers(call)),
-    );
+    const users = await this.deps.reader.read(ws, 'users', null, (call) => this.deps.client.listUsers(call));
     const email = address.trim().toLowerCase();
     const user = users.data.find((u) => !u.inativo && u.email?.trim().toLowerCase() === email);
     const match = {
@@ -166,10 +162,8 @@ export class RequestService {
       ws,
       'requestItems',
       { id },
-      async () => {
-        const rows = await this.deps.workspaces
-          .run(ws, (call) => this.deps.client.listRequestItems(call, id))
-          .catch(notFoundAs('request', id));
+      async (call) => {
+        const rows = await this.deps.client.listRequestItems(call, id).catch(notFoundAs('request', id));
         await this.recordStock(ws.workspaceId, rows);
         return rows;
       },
@@ -189,10 +183,8 @@ export class RequestService {
       ws,
       'requestHistory',
       { id, page, pageSize },
-      () =>
-        this.deps.workspaces
-          .run(ws, (call) => this.deps.client.listRequestHistory(call, id, { page, pageSize }))
-          .catch(notFoundAs('request', id)),
+      (call) =>
+        this.deps.client.listRequestHistory(call, id, { page, pageSize }).catch(notFoundAs('request', id)),
       options,
     );
   }
@@ -210,9 +202,7 @@ export class RequestService {
     }));
     await this.deps.stock
       .record(workspaceId, entries)
-      .catch((error: unknown) =>
-        this.deps.logger.warn({ err: String(error) }, 'last known stock not recorded'),
-      );
+      .catch((error: unknown) => this.deps.logger.warn(errFields(error), 'last known stock not recorded'));
   }
 }
 

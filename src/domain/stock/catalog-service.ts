@@ -13,7 +13,7 @@ export class CatalogService {
       ws,
       'stockrooms',
       null,
-      () => this.deps.workspaces.run(ws, (call) => this.deps.client.listStockrooms(call)),
+      (call) => this.deps.client.listStockrooms(call),
       options,
     );
   }
@@ -23,8 +23,8 @@ export class CatalogService {
       ws,
       'types',
       null,
-      async () =>
-        (await this.deps.workspaces.run(ws, (call) => this.deps.client.listMaterialTypes(call))).map((t) => ({
+      async (call) =>
+        (await this.deps.client.listMaterialTypes(call)).map((t) => ({
           id: t.tipoMaterialId,
           name: t.nome ?? null,
         })),
@@ -37,13 +37,11 @@ export class CatalogService {
       ws,
       'categories',
       null,
-      async () =>
-        (await this.deps.workspaces.run(ws, (call) => this.deps.client.listMaterialCategories(call))).map(
-          (c) => ({
-            id: c.categoriaMaterialId,
-            name: c.nome ?? null,
-          }),
-        ),
+      async (call) =>
+        (await this.deps.client.listMaterialCategories(call)).map((c) => ({
+          id: c.categoriaMaterialId,
+          name: c.nome ?? null,
+        })),
       options,
     );
   }

@@ -1,4 +1,5 @@
-import { fold } from '../../slack/parse/tokens.js';
+import { errFields } from '../../lib/logger.js';
+import { fold } from '../../lib/text.js';
 import type { Material } from '../../upstream/schemas.js';
 import type { ReadOptions } from '../cached-reader.js';
 import type { DomainDeps } from '../deps.js';
@@ -26,12 +27,10 @@ export class MaterialSearchService {
       ws,
       'materials',
       { stockroomId: stockroomId ?? null },
-      () =>
-        this.deps.workspaces.run(ws, (call) =>
-          this.deps.client.listMaterials(
-            call,
-            stockroomId === undefined ? {} : { almoxarifadoId: stockroomId },
-          ),
+      (call) =>
+        this.deps.client.listMaterials(
+          call,
+          stockroomId === undefined ? {} : { almoxarifadoId: stockroomId },
         ),
       options,
     );
@@ -63,10 +62,7 @@ export class MaterialSearchService {
     try {
       return new Map((await read()).data.map((entry) => [entry.id, entry.name]));
     } catch (error) {
-      this.deps.logger.warn(
-        { err: error instanceof Error ? error.name : 'unknown' },
-        'catalog names unavailable',
-      );
+      this.deps.logger.warn(errFields(error), 'catalog names unavailable');
       return new Map();
     }
   }

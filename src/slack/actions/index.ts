@@ -1,6 +1,6 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import { ActionPatterns } from '../../render/ids.js';
 import type { SlackDeps } from '../deps.js';
-import { ActionPatterns } from '../ids.js';
 import { answerButton } from './route-action.js';
 import { registerUnlinkActions } from './unlink.js';
 

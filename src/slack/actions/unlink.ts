@@ -1,8 +1,8 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import { ActionIds } from '../../render/ids.js';
 import { renderLinkRefused, renderUnlinkCancelled, renderUnlinked } from '../../render/index.js';
 import { sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
-import { ActionIds } from '../ids.js';
 import { isLinkAdmin, workspaceIdOf } from '../slack-users.js';
 
 export function registerUnlinkActions(app: App, deps: SlackDeps): void {
@@ -22,7 +22,7 @@ export function registerUnlinkActions(app: App, deps: SlackDeps): void {
           });
           return;
         }
-        await deps.links.unlink(workspaceId);
+        await deps.linkService.unlink(workspaceId);
         await sendResponse(deps, respond, renderUnlinked(body.user.id), {
           response_type: 'ephemeral',
           replace_original: true,

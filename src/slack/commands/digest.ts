@@ -31,7 +31,7 @@ export async function handleDigestCommand(
     try {
       switch (command.kind) {
         case 'digest-subscribe':
-          reply = await deps.digest.subscribe(
+          reply = await deps.digestSubscriptions.subscribe(
             {
               workspaceId,
               channelId,
@@ -45,13 +45,13 @@ export async function handleDigestCommand(
           );
           break;
         case 'digest-cancel':
-          reply = await deps.digest.unsubscribe(workspaceId, channelId);
+          reply = await deps.digestSubscriptions.unsubscribe(workspaceId, channelId);
           break;
         case 'digest-list':
-          reply = await deps.digest.list(workspaceId, render);
+          reply = await deps.digestSubscriptions.list(workspaceId, render);
           break;
         case 'digest-now':
-          reply = await deps.digest.postNow(workspaceId, channelId);
+          reply = await deps.digestSubscriptions.postNow(workspaceId, channelId);
           break;
       }
     } catch (error) {

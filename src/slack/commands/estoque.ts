@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import { newCorrelationId } from '../../lib/logger.js';
+import { errFields, newCorrelationId } from '../../lib/logger.js';
 import {
   renderHelp,
   renderLinkModal,
@@ -66,10 +66,7 @@ async function openLinkModal(deps: SlackDeps, args: CommandArgs): Promise<void> 
       view: { ...renderLinkModal(), private_metadata: metadata },
     });
   } catch (error) {
-    deps.logger.error(
-      { correlationId, err: error instanceof Error ? error.message : String(error) },
-      'could not open the link modal',
-    );
+    deps.logger.error({ correlationId, ...errFields(error) }, 'could not open the link modal');
     await sendResponse(
       deps,
       args.respond,

@@ -5,21 +5,21 @@ import type { ComprasCommand, EstoqueCommand, SolicitacaoCommand } from '../pars
 export function routeOfEstoque(command: EstoqueCommand): Route | null {
   switch (command.kind) {
     case 'help':
-      return { r: 'help' };
+      return { view: 'help' };
     case 'stockrooms':
-      return { r: 'stockrooms' };
+      return { view: 'stockrooms' };
     case 'types':
-      return { r: 'types' };
+      return { view: 'types' };
     case 'categories':
-      return { r: 'categories' };
+      return { view: 'categories' };
     case 'status':
-      return { r: 'status' };
+      return { view: 'status' };
     case 'material-search':
       return {
-        r: 'materials',
-        t: command.text.slice(0, 200),
-        p: 1,
-        ...(command.stockroomId !== undefined && { s: command.stockroomId }),
+        view: 'materials',
+        text: command.text.slice(0, 200),
+        page: 1,
+        ...(command.stockroomId !== undefined && { stockroomId: command.stockroomId }),
       };
     default:
       return null;
@@ -29,25 +29,29 @@ export function routeOfEstoque(command: EstoqueCommand): Route | null {
 export function routeOfSolicitacao(command: SolicitacaoCommand): Route {
   switch (command.kind) {
     case 'request-detail':
-      return { r: 'request', id: command.id, p: 1 };
+      return { view: 'request', id: command.id, page: 1 };
     case 'request-history':
-      return { r: 'history', id: command.id, p: 1 };
+      return { view: 'history', id: command.id, page: 1 };
     case 'request-list':
-      return { r: 'requests', f: command.filters, p: command.page };
+      return { view: 'requests', filters: command.filters, page: command.page };
     case 'request-mine':
-      return { r: 'requests', f: command.filters, p: command.page, mine: true };
+      return { view: 'requests', filters: command.filters, page: command.page, mine: true };
   }
 }
 
 export function routeOfCompras(command: ComprasCommand): Route {
   switch (command.kind) {
     case 'purchases-pending':
-      return { r: 'pending', p: 1, ...(command.stockroomId !== undefined && { s: command.stockroomId }) };
+      return {
+        view: 'pending',
+        page: 1,
+        ...(command.stockroomId !== undefined && { stockroomId: command.stockroomId }),
+      };
     case 'purchase-requests':
-      return { r: 'purchase', id: command.id, p: 1 };
+      return { view: 'purchase', id: command.id, page: 1 };
     case 'purchase-list':
-      return { r: 'purchases', f: command.filters, p: command.page };
+      return { view: 'purchases', filters: command.filters, page: command.page };
     case 'receipt-list':
-      return { r: 'receipts', f: command.filters, p: command.page };
+      return { view: 'receipts', filters: command.filters, page: command.page };
   }
 }

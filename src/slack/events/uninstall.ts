@@ -17,7 +17,7 @@ export function registerUninstallEvents(
     const enterpriseId = context.enterpriseId;
     const workspaceId = teamId ?? enterpriseId;
     if (workspaceId) {
-      await deps.links.unlink(workspaceId);
+      await deps.linkService.unlink(workspaceId);
       // The channels can no longer get digests: their subscriptions go with the app.
       await deps.subscriptions.removeWorkspace(workspaceId);
     }

@@ -1,8 +1,7 @@
+import { compareLocalDates, type LocalDate } from '../../domain/dates.js';
+import { fold } from '../../lib/text.js';
 import {
-  compareLocalDates,
   fail,
-  fold,
-  type LocalDate,
   type Parsed,
   parseId,
   parseIdList,

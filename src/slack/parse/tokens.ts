@@ -1,13 +1,10 @@
+import type { LocalDate } from '../../domain/dates.js';
+import { fold } from '../../lib/text.js';
+
 /**
  * Shared pieces of the command text parser: words, `key:value` filters, accent- and case-insensitive keywords,
  * dates in dd/mm/aaaa or ISO. Pure functions; every failure is a ParseFailure naming what was wrong.
  */
-
-export interface LocalDate {
-  year: number;
-  month: number;
-  day: number;
-}
 
 export interface ParseFailure {
   ok: false;
@@ -19,14 +16,6 @@ export type Parsed<T> = ({ ok: true } & T) | ParseFailure;
 
 export function fail(problem: string): ParseFailure {
   return { ok: false, problem };
-}
-
-/** Lower case, no accents, for comparing keywords: `Histórico` -> `historico`. */
-export function fold(text: string): string {
-  return text
-    .normalize('NFD')
-    .replace(/\p{Diacritic}/gu, '')
-    .toLowerCase();
 }
 
 export interface Tokens {
@@ -111,10 +100,6 @@ export function parseLocalDate(text: string): LocalDate | null {
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (day > daysInMonth) return null;
   return { year, month, day };
-}
-
-export function compareLocalDates(a: LocalDate, b: LocalDate): number {
-  return a.year - b.year || a.month - b.month || a.day - b.day;
 }
 
 /** `HH:MM` or `HHhMM` or `HHh`, 24-hour. */

@@ -7,7 +7,8 @@ import type {
   ViewSubmitAction,
 } from '@slack/bolt';
 import type { LinkInput, LinkOutcome } from '../../domain/links/link-service.js';
-import { newCorrelationId } from '../../lib/logger.js';
+import { errFields, newCorrelationId } from '../../lib/logger.js';
+import { ActionIds, BlockIds, InputActionIds, ViewIds } from '../../render/ids.js';
 import {
   linkFieldErrors,
   type Message,
@@ -18,7 +19,6 @@ import {
   renderLinkUnavailable,
 } from '../../render/index.js';
 import type { SlackDeps } from '../deps.js';
-import { ActionIds, BlockIds, InputActionIds, ViewIds } from '../ids.js';
 import { isLinkAdmin, workspaceIdOf } from '../slack-users.js';
 
 /** Slack closes a view_submission after 3 s; past this the outcome is posted instead of shown in the modal. */
@@ -68,7 +68,7 @@ async function submitLink(deps: SlackDeps, args: ViewArgs): Promise<void> {
     await args.ack({ response_action: 'errors', errors: { [BlockIds.linkLogin]: renderLinkRefused().text } });
     return;
   }
-  const attempt = deps.links.link(workspaceId, input, userId, correlationId);
+  const attempt = deps.linkService.link(workspaceId, input, userId, correlationId);
   const outcome = await Promise.race([attempt, sleep(MODAL_ANSWER_BUDGET_MS).then(() => 'slow' as const)]);
   if (outcome === 'slow') {
     // Close the modal now and post the outcome when it comes.
@@ -147,10 +147,7 @@ async function postOutcome(
     if (!response.ok)
       logger.warn({ status: response.status }, 'link confirmation not accepted by response_url');
   } catch (error) {
-    logger.warn(
-      { err: error instanceof Error ? error.name : String(error) },
-      'link confirmation could not be posted',
-    );
+    logger.warn(errFields(error), 'link confirmation could not be posted');
   }
 }
 

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DigestClaims, parseClaim } from '../../../src/domain/digest/claims.js';
 import { RedisKeyValue } from '../../../src/store/kv.js';
 import { makeTestRedis, type TestRedis } from '../../helpers/redis.js';
@@ -50,17 +50,21 @@ describe('DigestClaims', () => {
   });
 
   it('a renewed lease outlives its first term; an expired one taken by another cannot be renewed or released', async () => {
-    const a = claimsOn('a', 300);
-    const b = claimsOn('b', 300);
+    const a = claimsOn('a', 60_000);
+    const b = claimsOn('b', 60_000);
     const held = await a.acquire('T1', 'C1', '2026-11-23');
     if (!held.acquired) throw new Error('expected the claim');
+    // The lease runs on the Redis clock: the test shortens what is left of it rather than waiting.
+    const key = redis.keys.digestClaim('T1', 'C1', '2026-11-23');
     for (let i = 0; i < 3; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await redis.redis.pexpire(key, 5_000);
       expect(await held.claim.renew()).toBe(true);
+      expect(await redis.redis.pttl(key)).toBeGreaterThan(50_000);
     }
     expect((await b.acquire('T1', 'C1', '2026-11-23')).acquired).toBe(false);
 
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await redis.redis.pexpire(key, 1);
+    await vi.waitFor(async () => expect(await redis.redis.exists(key)).toBe(0));
     const taken = await b.acquire('T1', 'C1', '2026-11-23');
     expect(taken.acquired).toBe(true);
     expect(await held.claim.renew()).toBe(false);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { looksClosed } from '../../../src/domain/digest/digest-service.js';
 import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
-import { type Harness, saoPaulo, startDigestHarness, WS } from './harness.js';
+import { type Harness, saoPaulo, startDigestHarness, WS } from '../../helpers/digest-harness.js';
 
 const DAY = 86_400_000;
 let harness: Harness | undefined;

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DigestClaims } from '../../../src/domain/digest/claims.js';
 import { FAKE_SEED } from '../../../src/fake-slack/index.js';
 import { RedisKeyValue } from '../../../src/store/kv.js';
@@ -11,7 +11,7 @@ import {
   startDigestHarness,
   textOf,
   WS,
-} from './harness.js';
+} from '../../helpers/digest-harness.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -33,8 +33,9 @@ afterEach(async () => {
   }
 });
 
+/** Posts go at once: pacing posts in a channel is the poster's subject (test/slack/digest-poster.test.ts). */
 async function start(at = MONDAY_7AM): Promise<Harness> {
-  harness = await startDigestHarness(at);
+  harness = await startDigestHarness(at, { pacing: false });
   return harness;
 }
 
@@ -151,16 +152,17 @@ describe('exactly one post per subscription and day', () => {
     const h = await start();
     await h.subscribe({ channelId: CHANNELS.general });
     h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
-    const dead = new DigestClaims(new RedisKeyValue(h.redis.connect()), h.redis.keys, 'dead', {
-      leaseMs: 300,
-    });
+    const dead = new DigestClaims(new RedisKeyValue(h.redis.connect()), h.redis.keys, 'dead');
     const held = await dead.acquire(WS, CHANNELS.general, '2026-11-23');
     expect(held.acquired).toBe(true);
 
     const replica = h.replica();
     const busy = await replica.scheduler.tick();
     expect(busy).toMatchObject({ due: 1, claimed: 0, posted: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Nobody renews the lease: Redis lets it go when it runs out (here, a millisecond from now).
+    const key = h.redis.keys.digestClaim(WS, CHANNELS.general, '2026-11-23');
+    await h.redis.redis.pexpire(key, 1);
+    await vi.waitFor(async () => expect(await h.redis.redis.exists(key)).toBe(0));
     expect((await replica.scheduler.tick()).posted).toBe(1);
     await replica.scheduler.tick();
     expect(h.posts(CHANNELS.general)).toHaveLength(1);
@@ -205,19 +207,35 @@ describe('exactly one post per subscription and day', () => {
 });
 
 describe('running', () => {
-  it('start ticks on its own until stop', async () => {
+  it('start ticks at once and then every interval, until stop', async () => {
     const h = await start();
     await h.subscribe({ channelId: CHANNELS.general });
     h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
     const replica = h.replica();
-    replica.scheduler.start(20);
-    for (let i = 0; i < 100 && h.posts(CHANNELS.general).length === 0; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const ticks: number[] = [];
+    const tick = replica.scheduler.tick.bind(replica.scheduler);
+    replica.scheduler.tick = () => {
+      ticks.push(h.clock.now());
+      return tick();
+    };
+
+    replica.scheduler.start(MINUTE);
+    expect(ticks).toEqual([]);
+    h.clock.runDue();
+    await vi.waitFor(() => expect(h.posts(CHANNELS.general)).toHaveLength(1));
+    // The next tick is set once this one ends, an interval later.
+    await vi.waitFor(() => expect(h.clock.pending).toBe(1));
+    h.clock.advance(MINUTE - 1);
+    expect(h.clock.runDue()).toBe(0);
+    h.clock.advance(1);
+    expect(h.clock.runDue()).toBe(1);
+    await vi.waitFor(() => expect(h.clock.pending).toBe(1));
+
     await replica.scheduler.stop();
-    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+    expect(h.clock.pending).toBe(0);
     h.clock.set(saoPaulo(2026, 11, 24, 8, 0));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.clock.runDue()).toBe(0);
+    expect(ticks).toEqual([saoPaulo(2026, 11, 23, 8, 0), saoPaulo(2026, 11, 23, 8, 1)]);
     expect(h.posts(CHANNELS.general)).toHaveLength(1);
   });
 });
@@ -276,13 +294,17 @@ describe('upstream budget', () => {
     await h.subscribe({ channelId: CHANNELS.general, stockroomId: 1 });
     const window = 2_000;
     const replica = h.replica({
-      budget: { limit: { count: 8, windowMs: window }, maxWaitMs: { digest: 500 }, reserve: { digest: 0 } },
+      budget: {
+        limit: { count: 8, windowMs: window },
+        maxWaitMs: { digest: 500 },
+        reserve: { digest: 0 },
+        onTestClock: true,
+      },
     });
-    // Interactive commands spent the whole window; it frees later than a digest may wait.
-    const filledAt = Date.now();
+    // At 08:00 interactive commands have spent the whole window; it frees later than a digest may wait.
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
     for (let i = 0; i < 8; i += 1)
       await replica.budget.schedule(h.credentialId, 'interactive', async () => i);
-    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
     const failed = await replica.scheduler.tick();
     expect(failed).toMatchObject({ claimed: 1, posted: 0, failed: 1 });
     expect(await replica.claims.read(WS, CHANNELS.general, '2026-11-23')).toBeNull();
@@ -293,7 +315,7 @@ describe('upstream budget', () => {
     h.clock.advance(30_000);
     expect((await replica.scheduler.tick()).claimed).toBe(0);
 
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, filledAt + window + 1_100 - Date.now())));
+    // The window (and its guard) passed long ago; the backoff too.
     h.clock.advance(10 * MINUTE);
     const later = await replica.scheduler.tick();
     expect(later.posted).toBe(1);
@@ -305,15 +327,17 @@ describe('upstream budget', () => {
     const h = await start();
     await h.subscribe({ channelId: CHANNELS.general, stockroomId: 1 });
     const replica = h.replica({
-      budget: { limit: { count: 8, windowMs: 1_000 }, maxWaitMs: { digest: 1_500 }, reserve: { digest: 0 } },
-      // Shorter than the wait: without renewals the claim would expire before the post.
-      leaseMs: 300,
+      budget: { limit: { count: 8, windowMs: 1_000 }, maxWaitMs: { digest: 3_000 }, reserve: { digest: 0 } },
+      // Half the wait: without renewals (every 150 ms) the claim would expire before the post.
+      leaseMs: 600,
     });
-    await replica.budget.pause(h.credentialId, 700);
+    // A real wait: the lease runs out on the Redis clock, which no test can move.
+    await replica.budget.pause(h.credentialId, 1_200);
     h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
     const started = Date.now();
     expect((await replica.scheduler.tick()).posted).toBe(1);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(600);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_100);
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
   });
 });
 
@@ -377,10 +401,9 @@ describe('Slack failures', () => {
     const replica = h.replica();
     h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
     h.slack.failNext('chat.postMessage', { status: 429, retryAfterSec: 1 });
-    const started = Date.now();
     const report = await replica.scheduler.tick();
     expect(report.posted).toBe(1);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect(replica.sleeps).toEqual([1_000]);
     const attempts = h.slack.calls.filter((call) => call.method === 'chat.postMessage');
     expect(attempts.map((call) => call.status)).toEqual([429, 200]);
     expect(h.posts(CHANNELS.general)).toHaveLength(1);

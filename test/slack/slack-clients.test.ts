@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FAKE_SEED, type FakeSlack, startFakeSlack } from '../../../src/fake-slack/index.js';
-import { makeLogger } from '../../../src/lib/logger.js';
-import { createSlackClients } from '../../../src/slack/slack-clients.js';
+import { FAKE_SEED, type FakeSlack, startFakeSlack } from '../../src/fake-slack/index.js';
+import { makeLogger } from '../../src/lib/logger.js';
+import { createSlackClients } from '../../src/slack/slack-clients.js';
 
 let slack: FakeSlack;
 const logger = makeLogger({ level: 'silent' });

@@ -1,7 +1,7 @@
 import { webApi } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Message } from '../../../src/render/index.js';
-import { CHANNELS, type Harness, saoPaulo, startDigestHarness, WS } from './harness.js';
+import type { Message } from '../../src/render/index.js';
+import { CHANNELS, type Harness, saoPaulo, startDigestHarness, WS } from '../helpers/digest-harness.js';
 
 let harness: Harness | undefined;
 

@@ -1,42 +1,40 @@
 import { randomBytes } from 'node:crypto';
-import { CachedReader } from '../../../src/domain/cached-reader.js';
-import type { DomainDeps } from '../../../src/domain/deps.js';
-import { DigestClaims } from '../../../src/domain/digest/claims.js';
-import { DigestService } from '../../../src/domain/digest/digest-service.js';
-import { DigestMaterialNotes } from '../../../src/domain/digest/material-notes.js';
-import { DigestScheduler } from '../../../src/domain/digest/scheduler.js';
-import { DigestSubscriptions } from '../../../src/domain/digest/subscriptions.js';
-import { PurchaseService } from '../../../src/domain/purchases/purchase-service.js';
-import { RequestService } from '../../../src/domain/requests/request-service.js';
-import { CatalogService } from '../../../src/domain/stock/catalog-service.js';
-import { Workspaces } from '../../../src/domain/workspace.js';
-import {
-  FAKE_SEED,
-  type FakeMessage,
-  type FakeSlack,
-  startFakeSlack,
-} from '../../../src/fake-slack/index.js';
-import { makeLogger } from '../../../src/lib/logger.js';
-import { checkMessageLimits, type Message } from '../../../src/render/index.js';
-import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
-import { type Sandbox, startSandbox } from '../../../src/sandbox/server.js';
-import { DigestPoster } from '../../../src/slack/digest-poster.js';
-import { createSlackClients } from '../../../src/slack/slack-clients.js';
-import { CacheStore } from '../../../src/store/cache-store.js';
-import { SecretBox } from '../../../src/store/crypto.js';
-import { RedisKeyValue } from '../../../src/store/kv.js';
-import { LinkStore } from '../../../src/store/link-store.js';
-import { StockStore } from '../../../src/store/stock-store.js';
-import { type SubscriptionInput, SubscriptionStore } from '../../../src/store/subscription-store.js';
-import { TokenStore } from '../../../src/store/token-store.js';
-import { UserMatchStore } from '../../../src/store/user-match-store.js';
-import { TokenManager } from '../../../src/upstream/auth.js';
-import { type Budget, type BudgetOptions, createRedisBudget } from '../../../src/upstream/budget.js';
-import { UpstreamClient } from '../../../src/upstream/client.js';
-import { credentialIdOf } from '../../../src/upstream/credential.js';
-import { createDispatcher } from '../../../src/upstream/http.js';
-import { FAST_RETRY_POLICY } from '../../../src/upstream/retry.js';
-import { makeTestRedis, type TestRedis } from '../../helpers/redis.js';
+import { CachedReader } from '../../src/domain/cached-reader.js';
+import type { DomainDeps } from '../../src/domain/deps.js';
+import { DigestClaims } from '../../src/domain/digest/claims.js';
+import { DigestService } from '../../src/domain/digest/digest-service.js';
+import { DigestMaterialNotes } from '../../src/domain/digest/material-notes.js';
+import { DigestScheduler } from '../../src/domain/digest/scheduler.js';
+import { PurchaseService } from '../../src/domain/purchases/purchase-service.js';
+import { RequestService } from '../../src/domain/requests/request-service.js';
+import { CatalogService } from '../../src/domain/stock/catalog-service.js';
+import { Workspaces } from '../../src/domain/workspace.js';
+import { FAKE_SEED, type FakeMessage, type FakeSlack, startFakeSlack } from '../../src/fake-slack/index.js';
+import { makeLogger } from '../../src/lib/logger.js';
+import { checkMessageLimits, type Message } from '../../src/render/index.js';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { DigestPoster } from '../../src/slack/digest-poster.js';
+import { DigestSubscriptions } from '../../src/slack/digest-subscriptions.js';
+import { createSlackClients } from '../../src/slack/slack-clients.js';
+import { CacheStore } from '../../src/store/cache-store.js';
+import { SecretBox } from '../../src/store/crypto.js';
+import { RedisKeyValue } from '../../src/store/kv.js';
+import { LinkStore } from '../../src/store/link-store.js';
+import { StockStore } from '../../src/store/stock-store.js';
+import { type SubscriptionInput, SubscriptionStore } from '../../src/store/subscription-store.js';
+import { TokenStore } from '../../src/store/token-store.js';
+import { UserMatchStore } from '../../src/store/user-match-store.js';
+import { TokenManager } from '../../src/upstream/auth.js';
+import type { Budget, BudgetOptions } from '../../src/upstream/budget.js';
+import { createMemoryBudget } from '../../src/upstream/budget-memory.js';
+import { createRedisBudget } from '../../src/upstream/budget-redis.js';
+import { UpstreamClient } from '../../src/upstream/client.js';
+import { credentialIdOf } from '../../src/upstream/credential.js';
+import { createDispatcher } from '../../src/upstream/http.js';
+import { FAST_RETRY_POLICY } from '../../src/upstream/retry.js';
+import { ManualClock } from './manual-clock.js';
+import { makeTestRedis, type TestRedis } from './redis.js';
 
 export const WS = FAKE_SEED.teamId;
 export const CHANNELS = FAKE_SEED.channels;
@@ -44,27 +42,25 @@ export const SUBSCRIBER = FAKE_SEED.users.member;
 export const SP = 'America/Sao_Paulo';
 const C1 = DEMO_FACTS.company1;
 
-/** A clock the test moves by hand; the scheduler, the stores, the token manager and the sandbox read it. */
-export class FakeClock {
-  constructor(private at: number) {}
-  readonly now = (): number => this.at;
-  set(at: number): void {
-    this.at = at;
-  }
-  advance(ms: number): void {
-    this.at += ms;
-  }
-}
-
 export interface ReplicaOptions {
-  budget?: Pick<BudgetOptions, 'limit' | 'maxWaitMs' | 'reserve'>;
+  budget?: Pick<BudgetOptions, 'limit' | 'maxWaitMs' | 'reserve'> & {
+    /** The memory budget on the test's clock, instead of the Redis budget (whose window is on the Redis clock). */
+    onTestClock?: boolean;
+  };
   leaseMs?: number;
+  /**
+   * Off: the poster does not wait for a channel's one-second slot, and its waits (Retry-After) are recorded in
+   * `sleeps` instead of slept. The pacing is digest-poster.test.ts's subject, not the scheduler's.
+   */
+  pacing?: boolean;
 }
 
 /** One process of the bot as far as digests go: its own Redis connection, budget queue, client and scheduler. */
 export interface Replica {
+  /** The poster's waits, when pacing is off. */
+  sleeps: number[];
   scheduler: DigestScheduler;
-  subscriptions: DigestSubscriptions;
+  digestSubscriptions: DigestSubscriptions;
   store: SubscriptionStore;
   claims: DigestClaims;
   digests: DigestService;
@@ -75,7 +71,8 @@ export interface Replica {
 }
 
 export interface Harness {
-  clock: FakeClock;
+  /** The scheduler, the stores, the token manager and the sandbox read it; the scheduler's loop runs on it. */
+  clock: ManualClock;
   redis: TestRedis;
   sandbox: Sandbox;
   slack: FakeSlack;
@@ -93,8 +90,12 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startDigestHarness(startAt: number): Promise<Harness> {
-  const clock = new FakeClock(startAt);
+/** `replicaDefaults` apply to every replica the harness makes (a replica's own options win). */
+export async function startDigestHarness(
+  startAt: number,
+  replicaDefaults: ReplicaOptions = {},
+): Promise<Harness> {
+  const clock = new ManualClock(startAt);
   const sandbox = await startSandbox({
     port: 0,
     now: clock.now,
@@ -130,18 +131,22 @@ export async function startDigestHarness(startAt: number): Promise<Harness> {
     slack,
     box,
     credentialId,
-    replica(options = {}) {
+    replica(own = {}) {
+      const options: ReplicaOptions = { ...replicaDefaults, ...own };
       replicaNumber += 1;
       const connection = redis.connect();
       const kv = new RedisKeyValue(connection);
       const { keys } = redis;
       const dispatcher = createDispatcher();
-      const budget = createRedisBudget(connection, keys, {
+      const budgetOptions = {
         limit: options.budget?.limit ?? { count: 1_000, windowMs: 60_000 },
         logger,
         ...(options.budget?.maxWaitMs && { maxWaitMs: options.budget.maxWaitMs }),
         ...(options.budget?.reserve && { reserve: options.budget.reserve }),
-      });
+      };
+      const budget = options.budget?.onTestClock
+        ? createMemoryBudget({ ...budgetOptions, clock })
+        : createRedisBudget(connection, keys, budgetOptions);
       const tokens = new TokenManager({
         authUrl: sandbox.authUrl,
         dispatcher,
@@ -160,10 +165,11 @@ export async function startDigestHarness(startAt: number): Promise<Harness> {
         retryPolicy: FAST_RETRY_POLICY,
         timeoutMs: 5_000,
       });
+      const workspaces = new Workspaces(new LinkStore(kv, keys, box), clock.now);
       const domain: DomainDeps = {
         client,
-        reader: new CachedReader(new CacheStore(kv, keys), logger, clock.now),
-        workspaces: new Workspaces(new LinkStore(kv, keys, box), clock.now),
+        reader: new CachedReader({ cache: new CacheStore(kv, keys), workspaces, logger, now: clock.now }),
+        workspaces,
         stock: new StockStore(kv, keys),
         userMatches: new UserMatchStore(kv, keys),
         logger,
@@ -181,7 +187,20 @@ export async function startDigestHarness(startAt: number): Promise<Harness> {
         ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
       });
       const clients = createSlackClients({ slackApiUrl: slack.apiUrl, logger, botToken: 'xoxb-digest-test' });
-      const poster = new DigestPoster({ clients, subscriptions: store, kv, keys, logger });
+      const sleeps: number[] = [];
+      const poster = new DigestPoster({
+        clients,
+        subscriptions: store,
+        kv,
+        keys,
+        logger,
+        ...(options.pacing === false && {
+          maxSlotWaitMs: 0,
+          sleep: async (ms: number) => {
+            sleeps.push(ms);
+          },
+        }),
+      });
       const scheduler = new DigestScheduler({
         subscriptions: store,
         claims,
@@ -189,8 +208,9 @@ export async function startDigestHarness(startAt: number): Promise<Harness> {
         publisher: poster,
         logger,
         now: clock.now,
+        clock,
       });
-      const subscriptions = new DigestSubscriptions({
+      const digestSubscriptions = new DigestSubscriptions({
         store,
         poster,
         scheduler,
@@ -199,8 +219,9 @@ export async function startDigestHarness(startAt: number): Promise<Harness> {
         now: clock.now,
       });
       const replica: Replica = {
+        sleeps,
         scheduler,
-        subscriptions,
+        digestSubscriptions,
         store,
         claims,
         digests,

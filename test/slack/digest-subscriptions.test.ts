@@ -1,7 +1,7 @@
 import { webApi } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FAKE_SEED } from '../../../src/fake-slack/index.js';
-import { checkMessageLimits, type Message } from '../../../src/render/index.js';
+import { FAKE_SEED } from '../../src/fake-slack/index.js';
+import { checkMessageLimits, type Message } from '../../src/render/index.js';
 import {
   CHANNELS,
   type Harness,
@@ -11,7 +11,7 @@ import {
   startDigestHarness,
   textOf,
   WS,
-} from './harness.js';
+} from '../helpers/digest-harness.js';
 
 let harness: Harness | undefined;
 
@@ -40,7 +40,7 @@ function messageText(message: Message | null): string {
 describe('/estoque resumo', () => {
   it('assinar posts a confirmation in the channel and subscribes it; again, it updates', async () => {
     const h = await start();
-    const { subscriptions, store } = h.replica();
+    const { digestSubscriptions: subscriptions, store } = h.replica();
     const client = commandClient(h);
     const reply = await subscriptions.subscribe(
       {
@@ -90,7 +90,7 @@ describe('/estoque resumo', () => {
 
   it('assinar where the bot cannot post says how to invite it and subscribes nothing', async () => {
     const h = await start();
-    const { subscriptions, store } = h.replica();
+    const { digestSubscriptions: subscriptions, store } = h.replica();
     for (const channelId of [CHANNELS.withoutBot, CHANNELS.archived]) {
       const reply = await subscriptions.subscribe(
         { workspaceId: WS, channelId, userId: SUBSCRIBER, hour: 8, minute: 0, weekdaysOnly: false },
@@ -104,7 +104,7 @@ describe('/estoque resumo', () => {
 
   it('cancelar, listar and agora', async () => {
     const h = await start();
-    const { subscriptions } = h.replica();
+    const { digestSubscriptions: subscriptions } = h.replica();
     const client = commandClient(h);
     expect(messageText(await subscriptions.postNow(WS, CHANNELS.general))).toContain('não assina o resumo');
     for (const channelId of [CHANNELS.general, CHANNELS.stockroom]) {

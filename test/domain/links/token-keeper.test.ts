@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { TokenKeeper } from '../../src/domain/links/token-keeper.js';
-import { makeLogger } from '../../src/lib/logger.js';
-import { DEMO_FACTS } from '../../src/sandbox/facts.js';
-import { type Harness, startHarness, TEAM } from '../helpers/bot-harness.js';
+import { TokenKeeper } from '../../../src/domain/links/token-keeper.js';
+import { makeLogger } from '../../../src/lib/logger.js';
+import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
+import { type Harness, startHarness, TEAM } from '../../helpers/bot-harness.js';
 
 let h: Harness;
 beforeEach(async () => {

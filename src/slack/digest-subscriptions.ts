@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
-import type { Logger } from '../../lib/logger.js';
+import type { PostNowResult } from '../domain/digest/scheduler.js';
+import type { Logger } from '../lib/logger.js';
 import {
   renderDigestPosted,
   renderDigestUnavailable,
@@ -8,10 +9,9 @@ import {
   renderSubscribed,
   renderSubscriptionList,
   renderUnsubscribed,
-} from '../../render/digest.js';
-import type { Message, RenderContext } from '../../render/types.js';
-import type { Subscription, SubscriptionStore } from '../../store/subscription-store.js';
-import type { PostNowResult } from './scheduler.js';
+} from '../render/digest.js';
+import type { Message, RenderContext } from '../render/types.js';
+import type { Subscription, SubscriptionStore } from '../store/subscription-store.js';
 
 /** Posts one message in a channel (DigestPoster.post): the only Slack operation subscribing needs. */
 export interface ChannelPoster {

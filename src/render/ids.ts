@@ -1,6 +1,7 @@
 /**
- * Every action_id, block_id and callback_id the bot uses. Route buttons share a prefix (`nav:`) and take an
- * index suffix so that action ids stay unique inside a message.
+ * Every action_id, block_id and callback_id the bot uses: the renderers put them in messages and modals, the
+ * Slack listeners match them. Route buttons share a prefix (`nav:`) and take an index suffix so that action
+ * ids stay unique inside a message.
  */
 export const ActionIds = {
   /** Any button that opens a route (detail, page, items, history, linked requests). */

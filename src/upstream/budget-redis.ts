@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Keys } from '../store/keys.js';
+import type { Budget, BudgetOptions } from './budget.js';
+import { PRIORITIES, resolveBudgetPolicy } from './budget-policy.js';
+import { type Acquire, budgetOverWindow } from './budget-queue.js';
+
+/** Counters kept in `keys.budgetStats(id)` for the status command. */
+export interface BudgetStats {
+  /** Slots granted (calls started). */
+  calls: number;
+  /** Attempts refused because the window was full or the credential paused. */
+  denied: number;
+  /** Pauses requested after a 429. */
+  paused: number;
+}
+
+/*
+ * One sliding-window log per credential: a sorted set of the calls that still count, score = the start of the call
+ * in ms on the Redis clock (TIME), so every replica measures the window on the same clock. An entry counts for the
+ * window plus a small guard (see budget-policy.ts) and then leaves; PEXPIRE makes an idle log vanish on its own.
+ *
+ * Priority across processes: each replica has its own queue, so a queue alone cannot keep a digest on replica B
+ * from taking the slot an interactive user on replica A is waiting for. The script therefore gives every priority
+ * its own capacity: an interactive call may fill the window, a digest call only while fewer than COUNT - reserve
+ * calls count, a background call only below COUNT - its (larger) reserve. The last slots of the window are thus
+ * always left to the more urgent callers, whichever replica they are on.
+ *
+ * If the keys vanish (Redis restarted without persistence, a FLUSH), the next call simply starts a new log.
+ */
+const ACQUIRE_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local span = tonumber(ARGV[1])
+local capacity = tonumber(ARGV[3])
+local paused = redis.call('PTTL', KEYS[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - span)
+local count = redis.call('ZCARD', KEYS[1])
+if paused <= 0 and count < capacity then
+  redis.call('ZADD', KEYS[1], now, now .. '-' .. ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], span)
+  redis.call('HINCRBY', KEYS[3], 'calls', 1)
+  return {1}
+end
+redis.call('HINCRBY', KEYS[3], 'denied', 1)
+local reply = {0}
+for i = 4, #ARGV do
+  local cap = tonumber(ARGV[i])
+  local wait = 0
+  if count >= cap then
+    local leaving = redis.call('ZRANGE', KEYS[1], count - cap, count - cap, 'WITHSCORES')
+    wait = tonumber(leaving[2]) + span - now
+  end
+  if paused > wait then wait = paused end
+  reply[#reply + 1] = wait
+end
+return reply
+`;
+
+/** Sets the pause unless a longer one is already running. */
+const PAUSE_LUA = `
+local ms = tonumber(ARGV[1])
+redis.call('HINCRBY', KEYS[2], 'paused', 1)
+local left = redis.call('PTTL', KEYS[1])
+if left < ms then
+  redis.call('SET', KEYS[1], '1', 'PX', ms)
+  return ms
+end
+return left
+`;
+
+const USAGE_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local span = tonumber(ARGV[1])
+local count = tonumber(ARGV[2])
+local since = '(' .. (now - span)
+local used = redis.call('ZCOUNT', KEYS[1], since, '+inf')
+local wait = 0
+if used >= count then
+  local leaving = redis.call('ZRANGE', KEYS[1], since, '+inf', 'BYSCORE', 'LIMIT', used - count, 1, 'WITHSCORES')
+  wait = tonumber(leaving[2]) + span - now
+end
+local paused = redis.call('PTTL', KEYS[2])
+if paused < 0 then paused = 0 end
+return {used, paused, wait}
+`;
+
+type ScriptArg = string | number;
+
+interface BudgetCommands {
+  estoqueBudgetAcquire(log: string, pause: string, stats: string, ...args: ScriptArg[]): Promise<unknown>;
+  estoqueBudgetPause(pause: string, stats: string, ms: number): Promise<unknown>;
+  estoqueBudgetUsage(log: string, pause: string, spanMs: number, count: number): Promise<unknown>;
+}
+
+/** Registers the scripts once per connection; ioredis sends them with EVALSHA and reloads them after NOSCRIPT. */
+function withBudgetCommands(redis: Redis): Redis & BudgetCommands {
+  const target = redis as Redis & Partial<BudgetCommands>;
+  if (typeof target.estoqueBudgetAcquire !== 'function') {
+    redis.defineCommand('estoqueBudgetAcquire', { numberOfKeys: 3, lua: ACQUIRE_LUA });
+    redis.defineCommand('estoqueBudgetPause', { numberOfKeys: 2, lua: PAUSE_LUA });
+    redis.defineCommand('estoqueBudgetUsage', { numberOfKeys: 2, lua: USAGE_LUA, readOnly: true });
+  }
+  return redis as Redis & BudgetCommands;
+}
+
+function integers(reply: unknown, what: string): number[] {
+  if (!Array.isArray(reply) || reply.some((value) => typeof value !== 'number')) {
+    throw new Error(`Unexpected reply from the budget ${what} script: ${JSON.stringify(reply)}`);
+  }
+  return reply as number[];
+}
+
+/** A budget shared by every process that uses the same Redis and key prefix. */
+export function createRedisBudget(redis: Redis, keys: Keys, options: BudgetOptions): Budget {
+  const policy = resolveBudgetPolicy(options);
+  const commands = withBudgetCommands(redis);
+  const capacities = PRIORITIES.map((priority) => policy.capacity[priority]);
+  const processTag = randomBytes(4).toString('hex');
+  let sequence = 0;
+
+  const acquire: Acquire = async (credentialId, priority) => {
+    sequence += 1;
+    const reply = integers(
+      await commands.estoqueBudgetAcquire(
+        keys.budgetLog(credentialId),
+        keys.budgetPause(credentialId),
+        keys.budgetStats(credentialId),
+        policy.spanMs,
+        `${processTag}-${sequence.toString(36)}`,
+        policy.capacity[priority],
+        ...capacities,
+      ),
+      'acquire',
+    );
+    if (reply[0] === 1) return { granted: true };
+    const [, interactive = 0, digest = 0, background = 0] = reply;
+    return { granted: false, waitMs: { interactive, digest, background } };
+  };
+
+  return budgetOverWindow(policy, options, {
+    acquire,
+    async pause(credentialId, ms) {
+      await commands.estoqueBudgetPause(keys.budgetPause(credentialId), keys.budgetStats(credentialId), ms);
+    },
+    async usage(credentialId) {
+      const [used = 0, pausedMs = 0, waitMs = 0] = integers(
+        await commands.estoqueBudgetUsage(
+          keys.budgetLog(credentialId),
+          keys.budgetPause(credentialId),
+          policy.spanMs,
+          policy.count,
+        ),
+        'usage',
+      );
+      return { used, pausedMs, waitMs };
+    },
+  });
+}
+
+/** The counters of `keys.budgetStats(id)`, zero when absent. */
+export async function readBudgetStats(redis: Redis, keys: Keys, credentialId: string): Promise<BudgetStats> {
+  const hash = await redis.hgetall(keys.budgetStats(credentialId));
+  const read = (field: keyof BudgetStats) => Number.parseInt(hash[field] ?? '0', 10) || 0;
+  return { calls: read('calls'), denied: read('denied'), paused: read('paused') };
+}

@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildContainer, type ContainerOptions } from '../src/container.js';
+import { makeLogger } from '../src/lib/logger.js';
+import { SecretBox } from '../src/store/crypto.js';
+import { RedisKeyValue } from '../src/store/kv.js';
+import { createMemoryBudget } from '../src/upstream/budget-memory.js';
+import { makeTestRedis } from './helpers/redis.js';
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+async function build(features?: ContainerOptions['features']) {
+  const logger = makeLogger({ level: 'silent' });
+  const redis = await makeTestRedis();
+  closers.push(() => redis.cleanup());
+  const container = buildContainer({
+    config: {
+      UPSTREAM_RATE_LIMIT: { count: 250, windowMs: 3_600_000 },
+      BOT_ADMINS: [],
+      DIGEST_TZ: 'America/Sao_Paulo',
+      SLACK_API_URL: 'http://127.0.0.1:9/api/',
+    },
+    upstream: { baseUrl: 'http://127.0.0.1:9', authUrl: 'http://127.0.0.1:9/v1/auth/' },
+    logger,
+    kv: new RedisKeyValue(redis.redis),
+    keys: redis.keys,
+    box: new SecretBox(randomBytes(32)),
+    budget: createMemoryBudget({ limit: { count: 250, windowMs: 3_600_000 } }),
+    ...(features && { features }),
+  });
+  closers.unshift(() => container.close());
+  return container;
+}
+
+describe('buildContainer', () => {
+  it('builds no prefetcher unless the benchmark switch asks for one', async () => {
+    const container = await build();
+    expect(container.prefetcher).toBeNull();
+  });
+
+  it('reads every service answer through the prefetcher when features.prefetch is on', async () => {
+    const container = await build({ prefetch: true });
+    expect(container.prefetcher).not.toBeNull();
+    expect(container.domain.reader).toBe(container.prefetcher?.reader);
+  });
+});

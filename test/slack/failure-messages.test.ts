@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import {
+  LinkBrokenError,
+  NotFoundError,
+  NotLinkedError,
+  UserNotMatchedError,
+} from '../../src/domain/errors.js';
+import type { Route } from '../../src/domain/routes.js';
+import {
+  type RenderContext,
+  renderBadUpstreamData,
+  renderBudgetExhausted,
+  renderCredentialsExpired,
+  renderForbidden,
+  renderNotFound,
+  renderNotLinked,
+  renderServerError,
+  renderTimeout,
+  renderUnexpected,
+  renderUpstreamRejected,
+  renderUserNotMatched,
+} from '../../src/render/index.js';
+import { failureMessage } from '../../src/slack/failures.js';
+import { BudgetClosedError, BudgetExhaustedError } from '../../src/upstream/budget-errors.js';
+import {
+  AuthRejectedError,
+  CredentialsExpiredError,
+  InvalidArgumentError,
+  UpstreamBadRequestError,
+  UpstreamForbiddenError,
+  UpstreamNetworkError,
+  UpstreamNotFoundError,
+  UpstreamRateLimitedError,
+  UpstreamSchemaError,
+  UpstreamServerError,
+  UpstreamTimeoutError,
+  UpstreamUnauthorizedError,
+  UpstreamUnexpectedStatusError,
+} from '../../src/upstream/errors.js';
+import { captureLogger } from '../helpers/upstream-stack.js';
+
+const render: RenderContext = { timeZone: 'America/Sao_Paulo', now: Date.UTC(2026, 10, 23, 13) };
+const budget = { limit: 250, windowMs: 3_600_000 };
+const CORRELATION = 'corr-123';
+const PURCHASE: Route = { view: 'purchase', id: 321, page: 1 };
+const ep = 'GET /v1/materiais';
+
+/** The message a failure becomes, and the level and code of the one line logged for it. */
+function shown(error: unknown, route: Route | null = PURCHASE) {
+  const { logger, lines } = captureLogger('info');
+  const message = failureMessage(error, route, CORRELATION, render, logger, budget);
+  expect(lines).toHaveLength(1);
+  const line = JSON.parse(lines[0] ?? '{}') as { level: number; code: string; correlationId: string };
+  expect(line.correlationId).toBe(CORRELATION);
+  const level = ({ 30: 'info', 40: 'warn', 50: 'error' } as Record<number, string>)[line.level];
+  return { message, level, code: line.code };
+}
+
+describe('failure messages', () => {
+  it.each([
+    ['not linked', new NotLinkedError('T1'), renderNotLinked(), 'info'],
+    ['a broken link', new LinkBrokenError('T1', 'U1', true), renderCredentialsExpired(), 'warn'],
+    ['expired credentials', new CredentialsExpiredError(), renderCredentialsExpired(), 'warn'],
+    ['a purchase not found', new NotFoundError('purchase', 5), renderNotFound('purchase', 5), 'info'],
+    [
+      'no matching user',
+      new UserNotMatchedError('ana@example.com'),
+      renderUserNotMatched('ana@example.com'),
+      'info',
+    ],
+    ['a 404 of the route', new UpstreamNotFoundError(ep), renderNotFound('purchase', 321), 'info'],
+    ['a 403', new UpstreamForbiddenError(ep), renderForbidden(), 'warn'],
+    [
+      'no budget slot',
+      new BudgetExhaustedError(render.now + 90_000, 'interactive'),
+      renderBudgetExhausted(render.now + 90_000, render, budget),
+      'warn',
+    ],
+    [
+      'a 429 with Retry-After',
+      new UpstreamRateLimitedError(ep, 5_000),
+      renderBudgetExhausted(render.now + 5_000, render, budget),
+      'warn',
+    ],
+    [
+      'a 429 without Retry-After',
+      new UpstreamRateLimitedError(ep),
+      renderBudgetExhausted(render.now + 60_000, render, budget),
+      'warn',
+    ],
+    [
+      'a 500 with its hash',
+      new UpstreamServerError(ep, 500, { hash: 'abc123' }),
+      renderServerError('abc123', CORRELATION),
+      'error',
+    ],
+    ['a timeout', new UpstreamTimeoutError(ep, 10_000), renderTimeout(PURCHASE, CORRELATION), 'warn'],
+    [
+      'a network failure',
+      new UpstreamNetworkError(ep, new Error('x')),
+      renderTimeout(PURCHASE, CORRELATION),
+      'warn',
+    ],
+    [
+      'an unexpected shape',
+      new UpstreamSchemaError(ep, 'x: expected number'),
+      renderBadUpstreamData(CORRELATION),
+      'error',
+    ],
+    [
+      'a 400 with its detail',
+      new UpstreamBadRequestError(ep, 'período inválido'),
+      renderUpstreamRejected('período inválido'),
+      'warn',
+    ],
+    [
+      'a refused argument',
+      new InvalidArgumentError('id', 'out of range'),
+      renderUpstreamRejected(null),
+      'warn',
+    ],
+    ['a 401', new UpstreamUnauthorizedError(ep), renderUnexpected(CORRELATION), 'error'],
+    [
+      'an unexpected status',
+      new UpstreamUnexpectedStatusError(ep, 418),
+      renderUnexpected(CORRELATION),
+      'error',
+    ],
+    ['a refused login', new AuthRejectedError('no', false), renderUnexpected(CORRELATION), 'error'],
+  ])('%s', (_, error, message, level) => {
+    const result = shown(error);
+    expect(result.message).toEqual(message);
+    expect(result.level).toBe(level);
+    expect(result.code).toBe(error.code);
+  });
+
+  it('a 404 without a route names no id; a timeout without a route has nothing to retry', () => {
+    expect(shown(new UpstreamNotFoundError(ep), null).message).toEqual(renderNotFound('request', 0));
+    expect(shown(new UpstreamTimeoutError(ep, 10_000), null)).toEqual({
+      message: renderUnexpected(CORRELATION),
+      level: 'error',
+      code: 'upstream_timeout',
+    });
+  });
+
+  it('anything else is unexpected, logged as such', () => {
+    for (const error of [new Error('boom'), new BudgetClosedError(), 'a string']) {
+      expect(shown(error)).toEqual({
+        message: renderUnexpected(CORRELATION),
+        level: 'error',
+        code: 'unexpected',
+      });
+    }
+  });
+});
