@@ -40,4 +40,5 @@ export {
 export { renderRequestList } from './request-list.js';
 export { renderRequestDetail, renderRequestHistory } from './requests.js';
 export { renderLinkStatus } from './status.js';
+export { type SuggestionView, withSuggestion } from './suggestion.js';
 export type { Message, RenderContext } from './types.js';
