@@ -1,5 +1,6 @@
 export { checkMessageLimits, finalizeMessage, Limits } from './blocks.js';
 export { renderCatalog, renderStockrooms } from './catalog.js';
+export { renderChatHelp } from './chat-help.js';
 export * from './digest.js';
 export {
   renderBadUpstreamData,
