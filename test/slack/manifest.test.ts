@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BOT_SCOPES } from '../../src/slack/app.js';
+import { SUBCOMMAND_WORDS } from '../../src/slack/parse/did-you-mean.js';
 
 /** manifest.yml against what the code does: the scopes OAuth asks for, the events listened to, the hints. */
 
@@ -39,5 +40,16 @@ describe('manifest.yml', () => {
     expect(BOT_SCOPES).toContain('im:history');
     expect(manifest).toMatch(/^\s+messages_tab_enabled: true$/m);
     expect(manifest).toMatch(/^\s+messages_tab_read_only_enabled: false$/m);
+  });
+
+  it('the /estoque usage hint names every subcommand, within the length Slack takes', () => {
+    const hint = /- command: \/estoque\n(?:.*\n)*?\s+usage_hint: "(.*)"/.exec(manifest)?.[1] ?? '';
+    expect(hint.length).toBeGreaterThan(0);
+    expect(hint.length).toBeLessThanOrEqual(1000);
+    // `help` is the English spelling of `ajuda`, which the hint shows.
+    for (const word of SUBCOMMAND_WORDS.estoque.filter((w) => w !== 'help'))
+      expect(hint).toMatch(new RegExp(`\\b${word}\\b`));
+    for (const action of ['assinar', 'listar', 'cancelar', 'agora']) expect(hint).toContain(action);
+    expect(hint).toContain('<material>');
   });
 });
