@@ -70,6 +70,14 @@ describe('a near-miss subcommand', () => {
     expect(JSON.parse(run?.value ?? '{}')).toEqual({ r: 'requests', f: { status: [1] }, p: 1, mine: true });
   });
 
+  it('shows the command as typed: Slack’s entities for < > & are read, and escaped once', async () => {
+    // Slack sends "torre & cia" as "torre &amp; cia".
+    const answer = await ask('/solicitacao', 'minha torre &amp; cia');
+    expect(lead(answer)).toContain('`/solicitacao minhas torre &amp; cia`');
+    expect(lead(answer)).not.toContain('&amp;amp;');
+    expect(findButton(answer, { text: '/solicitacao minhas torre & cia' })).toBeDefined();
+  });
+
   it('/compras pendente offers `/compras pendentes`', async () => {
     const answer = await ask('/compras', 'pendente');
     expect(lead(answer)).toContain('Você quis dizer `/compras pendentes`?');

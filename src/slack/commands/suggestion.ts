@@ -8,39 +8,54 @@ import { routeOfCompras, routeOfEstoque, routeOfSolicitacao } from './routes-of.
 
 /** A near-miss subcommand, as the answer shows it: what was typed, what was meant, and the button that runs it. */
 
+/** Command text as the person typed it: Slack sends `<`, `>` and `&` as entities, and the renderer escapes. */
+const asTyped = (text: string) =>
+  text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&').trim();
+
+/**
+ * The view of a suggestion; `button` gets the command as meant (`/estoque almoxarifados`), which labels the button
+ * that runs it.
+ */
 const view = (
   name: string,
   typed: string,
   suggestion: Suggestion<unknown>,
-  button: SuggestionView['button'],
-): SuggestionView => ({ typed: `${name} ${typed.trim()}`, meant: `${name} ${suggestion.text}`, button });
+  button: (meant: string) => SuggestionView['button'],
+): SuggestionView => {
+  const meant = `${name} ${asTyped(suggestion.text)}`;
+  return { typed: `${name} ${asTyped(typed)}`, meant, button: button(meant) };
+};
 
 const runs = (label: string, route: Route | null): SuggestionView['button'] =>
   route ? { label, route } : null;
 
 export function estoqueSuggestion(typed: string, suggestion: Suggestion<EstoqueCommand>): SuggestionView {
-  const meant = `/estoque ${suggestion.text}`;
   const { command } = suggestion;
-  // `resumo` alone is not a command: the help shows what it takes.
-  if (command === null) return view('/estoque', typed, suggestion, runs('/estoque ajuda', { view: 'help' }));
-  if (command.kind === 'link')
-    return view('/estoque', typed, suggestion, { label: meant, opensLinkModal: true });
-  // Unlinking asks for a confirmation and the digest commands act on the channel: no route runs them, the person
-  // types them.
-  return view('/estoque', typed, suggestion, runs(meant, routeOfEstoque(command)));
+  return view('/estoque', typed, suggestion, (meant) => {
+    // `resumo` alone is not a command: the help shows what it takes.
+    if (command === null) return runs('/estoque ajuda', { view: 'help' });
+    if (command.kind === 'link') return { label: meant, opensLinkModal: true };
+    // Unlinking asks for a confirmation and the digest commands act on the channel: no route runs them, the
+    // person types them.
+    return runs(meant, routeOfEstoque(command));
+  });
 }
 
 export function solicitacaoSuggestion(
   typed: string,
   suggestion: Suggestion<SolicitacaoCommand>,
 ): SuggestionView {
-  const route = suggestion.command ? routeOfSolicitacao(suggestion.command) : null;
-  return view('/solicitacao', typed, suggestion, runs(`/solicitacao ${suggestion.text}`, route));
+  const { command } = suggestion;
+  return view('/solicitacao', typed, suggestion, (meant) =>
+    runs(meant, command ? routeOfSolicitacao(command) : null),
+  );
 }
 
 export function comprasSuggestion(typed: string, suggestion: Suggestion<ComprasCommand>): SuggestionView {
-  const route = suggestion.command ? routeOfCompras(suggestion.command) : null;
-  return view('/compras', typed, suggestion, runs(`/compras ${suggestion.text}`, route));
+  const { command } = suggestion;
+  return view('/compras', typed, suggestion, (meant) =>
+    runs(meant, command ? routeOfCompras(command) : null),
+  );
 }
 
 /**
