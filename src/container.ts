@@ -138,11 +138,12 @@ export function buildContainer(options: ContainerOptions): Container {
         ...cacheFeatures,
       })
     : null;
+  const stock = new StockStore(kv, keys);
   const domain: DomainDeps = {
     client,
     reader: prefetcher?.reader ?? reader,
     workspaces,
-    stock: new StockStore(kv, keys),
+    stock,
     userMatches,
     logger,
     now,
@@ -158,6 +159,7 @@ export function buildContainer(options: ContainerOptions): Container {
     budget,
     cache,
     userMatches,
+    stock,
     subscriptions,
     logger,
     now,

@@ -40,6 +40,8 @@ export interface MaterialMatch {
   typeName: string | null;
   categoryName: string | null;
   lastKnown: LastKnownStock | null;
+  /** The name the bot last saw for it elsewhere (request items), for a material listed without one. */
+  knownName: string | null;
 }
 
 export interface MaterialSearchView {
@@ -64,6 +66,8 @@ export interface RequestDetailView {
   id: number;
   header: RequestHeader | null;
   items: RequestItem[];
+  /** Last known names of the materials of items that arrived without one (material id -> name). */
+  knownNames: ReadonlyMap<number, string>;
   /** Page of the items shown (items are paged by the renderer). */
   page: number;
 }

@@ -33,6 +33,13 @@ export const FAKE_SEED = {
   botId: 'B00BOT001',
   otherTeamId: 'T00FAKE02',
   otherBotUserId: 'U00BOT002',
+  /**
+   * The admin is the person at the playground's page. Her e-mail is that of a requester in the sandbox's demo data
+   * (Fernanda Oliveira, company 1, with several requests in the last 30 days), so that `/solicitacao minhas`, which
+   * matches the Slack e-mail to an upstream user, answers with data in local mode. The fake imports nothing of the
+   * sandbox: test/local/playground-local-mode.test.ts checks that the two still meet.
+   */
+  adminEmail: 'fernanda.oliveira@exemplo.com.br',
   users: {
     admin: 'U00ADMIN1',
     owner: 'U00OWNER1',
@@ -98,7 +105,10 @@ function person(
 export function seedUsers(): FakeUser[] {
   const { users } = FAKE_SEED;
   return [
-    person(users.admin, FAKE_SEED.teamId, 'ana.souza', 'Ana Souza', { isAdmin: true }),
+    {
+      ...person(users.admin, FAKE_SEED.teamId, 'ana.souza', 'Ana Souza', { isAdmin: true }),
+      email: FAKE_SEED.adminEmail,
+    },
     person(users.owner, FAKE_SEED.teamId, 'carlos.pereira', 'Carlos Pereira', {
       isAdmin: true,
       isOwner: true,

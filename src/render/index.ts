@@ -1,5 +1,6 @@
 export { checkMessageLimits, finalizeMessage, Limits } from './blocks.js';
 export { renderCatalog, renderStockrooms } from './catalog.js';
+export { renderChatHelp } from './chat-help.js';
 export * from './digest.js';
 export {
   renderBadUpstreamData,
@@ -40,4 +41,5 @@ export {
 export { renderRequestList } from './request-list.js';
 export { renderRequestDetail, renderRequestHistory } from './requests.js';
 export { renderLinkStatus } from './status.js';
+export { type SuggestionView, withSuggestion } from './suggestion.js';
 export type { Message, RenderContext } from './types.js';

@@ -64,7 +64,7 @@ function brandLine(match: MaterialMatch): string | null {
 
 function materialName(match: MaterialMatch): string {
   const { nome, nomeFormatted, material } = match.material;
-  const name = nome?.trim() || nomeFormatted?.trim();
+  const name = nome?.trim() || nomeFormatted?.trim() || match.knownName?.trim();
   return name ? safeText(name, 150) : `Material ${material}`;
 }
 

@@ -32,8 +32,18 @@ function headerFields(info: RequestHeader, ctx: RenderContext): string[] {
   return fields;
 }
 
-function itemBlock(item: RequestItem, ctx: RenderContext): SectionBlock {
-  const name = item.material_Nome?.trim() ? safeText(item.material_Nome, 200) : `Material ${item.material}`;
+/** The item's own material name, else the last one the bot saw for that material, else its id. */
+function itemName(item: RequestItem, knownNames: ReadonlyMap<number, string>): string {
+  const name = item.material_Nome?.trim() || knownNames.get(item.material);
+  return name ? safeText(name, 200) : `Material ${item.material}`;
+}
+
+function itemBlock(
+  item: RequestItem,
+  knownNames: ReadonlyMap<number, string>,
+  ctx: RenderContext,
+): SectionBlock {
+  const name = itemName(item, knownNames);
   const below = isBelowMinimum(item.estoqueAtual, item.estoqueMinimo) ? ` · ${BELOW_MINIMUM}` : '';
   const purchase =
     item.statusCompraMaterial_Nome?.trim() || item.statusCompra != null
@@ -75,7 +85,7 @@ export function renderRequestDetail(answer: Answer<RequestDetailView>, ctx: Rend
       ),
     );
   } else {
-    body.push(...current.rows.map((item) => itemBlock(item, ctx)));
+    body.push(...current.rows.map((item) => itemBlock(item, view.knownNames, ctx)));
     const values = view.items
       .map((item) => item.valorTotal)
       .filter((value): value is number => value !== null);

@@ -8,11 +8,19 @@ import type { KeyValue } from '../store/kv.js';
 import { registerActions } from './actions/index.js';
 import { registerCommands } from './commands/index.js';
 import type { SlackDeps } from './deps.js';
+import { registerChatHelp } from './events/chat-help.js';
 import { registerUninstallEvents } from './events/uninstall.js';
 import { registerLinkModal } from './views/link-modal.js';
 
-/** The scopes the bot uses, and no more (manifest.yml lists the same). */
-export const BOT_SCOPES = ['commands', 'chat:write', 'users:read', 'users:read.email'];
+/** The scopes the bot uses, and no more (manifest.yml lists the same, and says why each). */
+export const BOT_SCOPES = [
+  'commands',
+  'chat:write',
+  'users:read',
+  'users:read.email',
+  'app_mentions:read',
+  'im:history',
+];
 
 export interface SlackAppOptions {
   config: Config;
@@ -77,6 +85,7 @@ export function buildSlackApp(options: SlackAppOptions): App {
   registerActions(app, deps);
   registerLinkModal(app, deps);
   registerUninstallEvents(app, deps, options.installations);
+  registerChatHelp(app, deps);
   app.error(async (error) => {
     deps.logger.error(errFields(error), 'bolt error');
   });

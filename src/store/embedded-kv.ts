@@ -121,6 +121,14 @@ export class EmbeddedKeyValue implements KeyValue {
     this.changed();
   }
 
+  async hsetMany(key: string, fields: Record<string, string>): Promise<void> {
+    const entries = Object.entries(fields);
+    if (entries.length === 0) return;
+    const hash = this.hashForWrite(key).fields;
+    for (const [field, value] of entries) hash[field] = value;
+    this.changed();
+  }
+
   async hdel(key: string, field: string): Promise<void> {
     const entry = this.hash(key);
     if (entry === undefined || !Object.hasOwn(entry.fields, field)) return;

@@ -63,6 +63,10 @@ export class Keys {
   lastKnownStock(workspaceId: string): string {
     return `${this.prefix}stock:${workspaceId}`;
   }
+  // Last known material names, per workspace (hash field = material id), kept beside the stock.
+  materialNames(workspaceId: string): string {
+    return `${this.prefix}stock:${workspaceId}:names`;
+  }
 
   // Slack user -> upstream user mapping, per workspace.
   userMatch(workspaceId: string, slackUserId: string): string {

@@ -14,6 +14,8 @@ export interface KeyValue {
   delIfEquals(key: string, value: string): Promise<boolean>;
   hget(key: string, field: string): Promise<string | null>;
   hset(key: string, field: string, value: string): Promise<void>;
+  /** Sets every field given, in one command (nothing when `fields` is empty). */
+  hsetMany(key: string, fields: Record<string, string>): Promise<void>;
   hdel(key: string, field: string): Promise<void>;
   hgetall(key: string): Promise<Record<string, string>>;
   hincrby(key: string, field: string, by: number): Promise<number>;
@@ -57,6 +59,11 @@ export class RedisKeyValue implements KeyValue {
 
   async hset(key: string, field: string, value: string): Promise<void> {
     await this.redis.hset(key, field, value);
+  }
+
+  async hsetMany(key: string, fields: Record<string, string>): Promise<void> {
+    if (Object.keys(fields).length === 0) return;
+    await this.redis.hset(key, fields);
   }
 
   async hdel(key: string, field: string): Promise<void> {

@@ -12,7 +12,15 @@ export interface LastKnownStock {
   seenAt: number;
 }
 
-/** Per workspace and material, the newest stock balance seen in request items. */
+/** A name is a label: longer text from upstream is cut before it is kept. */
+const MAX_NAME_CHARS = 200;
+
+/**
+ * Per workspace and material, what the bot has seen of it: the newest stock balance from request items, and the
+ * newest name from wherever it came (request items' `material_Nome`, the material list's `nome`), so that an
+ * answer that has only a material's id (the digest's stock rows, an item or a material listed without a name)
+ * can still name it.
+ */
 export class StockStore {
   constructor(
     private readonly kv: KeyValue,
@@ -39,5 +47,37 @@ export class StockStore {
       }
     }
     return out;
+  }
+
+  /**
+   * Keeps the names just read from upstream, the newest read winning. A missing or blank name never replaces a
+   * known one. One write for the whole list.
+   */
+  async recordNames(
+    workspaceId: string,
+    names: Iterable<readonly [materialId: number, name: string | null | undefined]>,
+  ): Promise<void> {
+    const fields: Record<string, string> = {};
+    for (const [materialId, raw] of names) {
+      const name = raw?.trim();
+      if (!name || !Number.isSafeInteger(materialId)) continue;
+      fields[String(materialId)] = [...name].slice(0, MAX_NAME_CHARS).join('');
+    }
+    await this.kv.hsetMany(this.keys.materialNames(workspaceId), fields);
+  }
+
+  async names(workspaceId: string): Promise<Map<number, string>> {
+    const raw = await this.kv.hgetall(this.keys.materialNames(workspaceId));
+    const out = new Map<number, string>();
+    for (const [field, name] of Object.entries(raw)) {
+      const materialId = Number(field);
+      if (Number.isSafeInteger(materialId) && name !== '') out.set(materialId, name);
+    }
+    return out;
+  }
+
+  /** Everything kept for the workspace: its link went, or now points to another company (other materials). */
+  async forget(workspaceId: string): Promise<void> {
+    await this.kv.del(this.keys.lastKnownStock(workspaceId), this.keys.materialNames(workspaceId));
   }
 }

@@ -397,7 +397,7 @@ describe('fake Slack Web API', () => {
         is_owner: false,
         is_bot: false,
         locale: 'pt-BR',
-        profile: { email: 'ana.souza@manutencao.example.com', real_name: 'Ana Souza' },
+        profile: { email: FAKE_SEED.adminEmail, real_name: 'Ana Souza' },
       });
       expect(await slackError(client.users.info({ user: 'U0NOBODY1' }))).toBe('user_not_found');
       expect(await slackError(client.users.info({ user: users.otherTeamMember }))).toBe('user_not_found');

@@ -19,7 +19,7 @@ import {
 } from '../../src/fake-slack/index.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { buildSlackApp, startSlackApp } from '../../src/slack/app.js';
+import { BOT_SCOPES, buildSlackApp, startSlackApp } from '../../src/slack/app.js';
 import { SecretBox } from '../../src/store/crypto.js';
 import { SlackInstallationStore } from '../../src/store/installation-store.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
@@ -144,7 +144,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       user: { id: USERS.admin, token: undefined, scopes: undefined },
       bot: {
         token: slack.tokenFor(team),
-        scopes: ['commands', 'chat:write', 'users:read', 'users:read.email'],
+        scopes: [...BOT_SCOPES],
         id: fakeTeam?.botId ?? 'B0',
         userId: fakeTeam?.botUserId ?? 'U0',
       },

@@ -225,6 +225,29 @@ describe('local mode playground in a real browser', { shuffle: false }, () => {
     }
   });
 
+  it('/solicitacao minhas lists the requests of the person at the page, matched by her e-mail', async () => {
+    screenshotOnFailure('mine');
+    await typeCommand(page, '/solicitacao minhas');
+    const mine = messageWith(page, 'Suas solicitações dos últimos 30 dias');
+    await mine.waitFor(WAIT);
+    const text = await visibleText(mine);
+    expect(text).toContain('Solicitante no sistema: Fernanda Oliveira');
+    expect(await mine.getByRole('button', { name: 'Ver', exact: true }).count()).toBeGreaterThan(1);
+  });
+
+  it('a reload loses the ephemeral answers, as in Slack, and keeps what the channel shows', async () => {
+    screenshotOnFailure('reload');
+    const channel = page.locator('article.message[data-ephemeral="false"]');
+    const sharedBefore = await channel.count();
+    expect(sharedBefore).toBeGreaterThan(0);
+    expect(await page.locator('article.message[data-ephemeral="true"]').count()).toBeGreaterThan(0);
+    await page.reload();
+    await page.getByRole('status').filter({ hasText: 'conectado' }).waitFor(WAIT);
+    await channel.nth(sharedBefore - 1).waitFor(WAIT);
+    expect(await channel.count()).toBe(sharedBefore);
+    expect(await page.locator('article.message[data-ephemeral="true"]').count()).toBe(0);
+  });
+
   it('a word that is not a command gets Slack’s answer, and the page raised no script error', async () => {
     screenshotOnFailure('unknown');
     await typeCommand(page, '/inexistente');

@@ -39,12 +39,17 @@ function match(overrides: Partial<MaterialMatch> = {}): MaterialMatch {
     typeName: 'Elétrico',
     categoryName: 'Iluminação',
     lastKnown: null,
+    knownName: null,
     ...overrides,
   };
 }
 
-const detail = (items = [item()], page = 1, freshness = fresh) =>
-  renderRequestDetail(answer({ id: 1234, header: null, items, page }, freshness), ctx);
+const detail = (
+  items = [item()],
+  page = 1,
+  freshness = fresh,
+  knownNames: ReadonlyMap<number, string> = new Map(),
+) => renderRequestDetail(answer({ id: 1234, header: null, items, knownNames, page }, freshness), ctx);
 
 describe('every answer', () => {
   it('offers `Compartilhar no canal` carrying its own route', () => {
@@ -206,6 +211,38 @@ describe('material search', () => {
     expect(buttonNamed(last, 'Próxima')).toBeUndefined();
   });
 
+  it('names a material listed without a name by the last name the bot saw for it, else by its id', () => {
+    const unnamed = material({ material: 1014, codigo: 'MAT-01014', nome: null, nomeFormatted: null });
+    const named = allText(
+      renderMaterialSearch(
+        answer({
+          text: 'MAT-01014',
+          stockroomId: null,
+          page: 1,
+          matches: [match({ material: unnamed, knownName: 'Luva nitrílica M' })],
+        }),
+        ctx,
+      ),
+    );
+    expect(named).toContain('Luva nitrílica M');
+    expect(named).not.toContain('Material 1014');
+    const bare = allText(
+      renderMaterialSearch(
+        answer({ text: 'MAT-01014', stockroomId: null, page: 1, matches: [match({ material: unnamed })] }),
+        ctx,
+      ),
+    );
+    expect(bare).toContain('Material 1014');
+    // The material's own name wins over one seen elsewhere.
+    const own = allText(
+      renderMaterialSearch(
+        answer({ text: 'x', stockroomId: null, page: 1, matches: [match({ knownName: 'Nome antigo' })] }),
+        ctx,
+      ),
+    );
+    expect(own).not.toContain('Nome antigo');
+  });
+
   it('suggests another spelling or the exact code when nothing matches', () => {
     const text = allText(
       renderMaterialSearch(answer({ text: 'parafuzo', stockroomId: null, page: 1, matches: [] }), ctx),
@@ -254,6 +291,16 @@ describe('request detail', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('names an item that came without a material name by its last known name, else by its id', () => {
+    const unnamed = item({ material: 1014, material_Nome: null });
+    const known = new Map([[1014, 'Luva nitrílica M']]);
+    expect(allText(detail([unnamed], 1, fresh, known))).toContain('*Luva nitrílica M*');
+    expect(allText(detail([unnamed]))).toContain('*Material 1014*');
+    expect(allText(detail([item({ material: 1014, material_Nome: 'Luva G' })], 1, fresh, known))).toContain(
+      '*Luva G*',
+    );
+  });
+
   it('explains an empty request: only items registered in its stockroom appear', () => {
     expect(allText(detail([]))).toContain('não tem itens com material cadastrado no almoxarifado dela');
   });
@@ -267,7 +314,9 @@ describe('request detail', () => {
       openedAt: '2026-11-20T14:30:00',
       lastChangeAt: null,
     };
-    const text = allText(renderRequestDetail(answer({ id: 1234, header, items: [], page: 1 }), ctx));
+    const text = allText(
+      renderRequestDetail(answer({ id: 1234, header, items: [], knownNames: new Map(), page: 1 }), ctx),
+    );
     expect(text).toContain('*Status*\nstatus 3');
     expect(text).toContain('*Aberta em*\n20/11/2026 14:30');
   });

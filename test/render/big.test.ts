@@ -74,6 +74,7 @@ describe('oversized data still fits', () => {
       typeName: huge('T'),
       categoryName: huge('K'),
       lastKnown: { materialId: i + 1, current: i, minimum: 10, maximum: 100, requestId: 1234, seenAt: NOW },
+      knownName: huge('N'),
     }));
     for (const page of [1, 30, 63, 999]) {
       const message = renderMaterialSearch(
@@ -102,6 +103,7 @@ describe('oversized data still fits', () => {
           typeName: null,
           categoryName: null,
           lastKnown: null,
+          knownName: null,
         })),
       }),
       ctx,
@@ -127,10 +129,16 @@ describe('oversized data still fits', () => {
       lastChangeAt: null,
     };
     for (const page of [1, 20, 38]) {
-      const message = renderRequestDetail(answer({ id: 1234, header, items, page }, budgetDegraded), ctx);
+      const message = renderRequestDetail(
+        answer({ id: 1234, header, items, knownNames: new Map(), page }, budgetDegraded),
+        ctx,
+      );
       expectFits(message);
     }
-    const message = renderRequestDetail(answer({ id: 1234, header, items, page: 38 }), ctx);
+    const message = renderRequestDetail(
+      answer({ id: 1234, header, items, knownNames: new Map(), page: 38 }),
+      ctx,
+    );
     expect(allText(message)).toContain('Página 38 de 38 · 300 itens');
     expect(allText(message)).not.toContain('<@U999>');
   });

@@ -92,6 +92,7 @@ const cases: Record<string, () => Message | ModalView> = {
               requestId: 1234,
               seenAt: Date.UTC(2026, 10, 20, 17, 30),
             },
+            knownName: null,
           },
           {
             material: material({
@@ -107,6 +108,7 @@ const cases: Record<string, () => Message | ModalView> = {
             typeName: null,
             categoryName: null,
             lastKnown: null,
+            knownName: null,
           },
           {
             material: material({ material: 103, codigo: 'LAMP-T8', nome: 'Lâmpada tubular T8 18W' }),
@@ -120,6 +122,7 @@ const cases: Record<string, () => Message | ModalView> = {
               requestId: 1200,
               seenAt: NOW - 86_400_000,
             },
+            knownName: null,
           },
         ],
       }),
@@ -158,6 +161,7 @@ const cases: Record<string, () => Message | ModalView> = {
               prazoDevolucao: '2026-12-01T00:00:00',
             }),
           ],
+          knownNames: new Map(),
           page: 1,
         },
         cached,
@@ -165,7 +169,7 @@ const cases: Record<string, () => Message | ModalView> = {
       ctx,
     ),
   'request detail without header nor items': () =>
-    renderRequestDetail(answer({ id: 77, header: null, items: [], page: 1 }), ctx),
+    renderRequestDetail(answer({ id: 77, header: null, items: [], knownNames: new Map(), page: 1 }), ctx),
   'request history': () =>
     renderRequestHistory(
       answer(

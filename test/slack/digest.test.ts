@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import {
   CHANNELS,
   eventually,
@@ -70,6 +71,38 @@ describe('/estoque resumo', () => {
       ),
     );
     expect(textOf(digest)).toMatch(/[Ss]olicitaç/);
+  });
+
+  it('names the materials below their minimum by the name seen in a request detail', async () => {
+    await subscribe();
+    // Nothing is new since the last post, so the digest reads no request items itself: all it knows of stock
+    // comes from the detail below.
+    const now = Date.now();
+    await h.container.subscriptions.markPosted(TEAM, CHANNELS.stockroom, {
+      day: '2000-01-01',
+      postedAt: now,
+      coveredUntil: now,
+    });
+    const [id] = DEMO_FACTS.company1.requestsWithItemsBelowMinimum;
+    const asked = await h.command('/solicitacao', String(id));
+    const detail = await h.nextMessage(asked.sentAt, { userId: USERS.member, ephemeral: true });
+    const below = (detail.blocks as { text?: { text?: string } }[])
+      .map((block) => block.text?.text ?? '')
+      .filter((text) => text.includes('abaixo do mínimo'))
+      .map((text) => /^\*([^*]+)\*/.exec(text)?.[1]);
+    expect(below.length).toBeGreaterThan(0);
+
+    const result = await h.command('/estoque', 'resumo agora');
+    const digest = await eventually(() =>
+      h.slack.messages.find(
+        (m) =>
+          m.at >= result.sentAt && m.channel === CHANNELS.stockroom && !m.ephemeral && /Resumo/.test(m.text),
+      ),
+    );
+    const text = textOf(digest);
+    expect(text).toMatch(/Materiais abaixo do mínimo:\* \d/);
+    expect(text).not.toMatch(/\*Material \d+\*/);
+    for (const name of below.slice(0, 5)) expect(text).toContain(`*${name}* — saldo`);
   });
 
   it('desvincular pauses the digests and a new link resumes them', async () => {

@@ -31,8 +31,10 @@ describe('OAuth install', () => {
     const location = new URL(install.headers.get('location') ?? '');
     expect(location.pathname).toBe('/oauth/v2/authorize');
     expect(location.searchParams.get('scope')?.split(',').sort()).toEqual([
+      'app_mentions:read',
       'chat:write',
       'commands',
+      'im:history',
       'users:read',
       'users:read.email',
     ]);
@@ -63,9 +65,9 @@ describe('uninstall', () => {
     await h.link(TEAM);
     const result = await h.event({ type: 'app_uninstalled', event_ts: `${Date.now() / 1000}` });
     expect(result.status).toBe(200);
-    // The event is acked first and handled after.
-    await eventually(async () => (await h.redis.redis.exists(h.redis.keys.link(TEAM))) === 0);
-    expect(await h.redis.redis.exists(h.redis.keys.installation(`T-${TEAM}`))).toBe(0);
+    // The event is acked first and handled after: the link goes first, the installation last.
+    await eventually(async () => (await h.redis.redis.exists(h.redis.keys.installation(`T-${TEAM}`))) === 0);
+    expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(0);
   });
 });
 

@@ -100,6 +100,39 @@ describe('last known stock', () => {
   });
 });
 
+describe('last known names', () => {
+  it('are kept from the material list the search reads, per workspace', async () => {
+    await ask('/estoque', C1.material.nome);
+    const names = await h.redis.redis.hgetall(h.redis.keys.materialNames(TEAM));
+    expect(Object.values(names)).toContain(C1.material.nome);
+    // The whole list read upstream, not only the matches.
+    expect(Object.keys(names).length).toBeGreaterThan(20);
+    expect(await h.redis.redis.exists(h.redis.keys.materialNames(OTHER_TEAM))).toBe(0);
+  });
+});
+
+describe('last known stock and names across links', () => {
+  it('stay for a new link to the same company, and go with an unlink or a link to another company', async () => {
+    const [id] = C1.requestsWithItemsBelowMinimum;
+    await ask('/solicitacao', String(id));
+    const stockKey = h.redis.keys.lastKnownStock(TEAM);
+    const namesKey = h.redis.keys.materialNames(TEAM);
+    const kept = async () => [await h.redis.redis.hlen(stockKey), await h.redis.redis.hlen(namesKey)];
+    const [stock, names] = await kept();
+    expect(stock).toBeGreaterThan(0);
+    expect(names).toBe(stock);
+    await h.link(TEAM);
+    expect(await kept()).toEqual([stock, names]);
+    await h.link(TEAM, C2.login, C2.password, C2.empresa);
+    expect(await kept()).toEqual([0, 0]);
+    await h.link(TEAM);
+    await ask('/solicitacao', String(id));
+    expect((await kept())[0]).toBeGreaterThan(0);
+    await h.container.linkService.unlink(TEAM);
+    expect(await kept()).toEqual([0, 0]);
+  });
+});
+
 describe('/compras', () => {
   it('lists pending purchases across every active stockroom', async () => {
     const text = await ask('/compras', 'pendentes');

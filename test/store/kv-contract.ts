@@ -93,6 +93,15 @@ export function runKeyValueContract(name: string, open: () => Promise<KeyValueUn
       expect(await kv.keysWithPrefix(k('h'))).toEqual([]);
     });
 
+    it('hsetMany sets every field in one go, keeping the others; nothing at all creates no hash', async () => {
+      await kv.hsetMany(k('many'), {});
+      expect(await kv.keysWithPrefix(k('many'))).toEqual([]);
+      await kv.hset(k('many'), 'kept', 'k');
+      await kv.hset(k('many'), '1', 'old');
+      await kv.hsetMany(k('many'), { '1': 'um', '2': 'dois' });
+      expect(await kv.hgetall(k('many'))).toEqual({ kept: 'k', '1': 'um', '2': 'dois' });
+    });
+
     it('hincrby counts from zero, up and down', async () => {
       expect(await kv.hincrby(k('stats'), 'hits', 1)).toBe(1);
       expect(await kv.hincrby(k('stats'), 'hits', 5)).toBe(6);

@@ -225,11 +225,15 @@ export class DigestService {
     workspaceId: string,
     stockroomId: number | null,
   ): Promise<Pick<BelowMinimumSection, 'total' | 'rows'>> {
-    const [stock, notes] = await Promise.all([this.deps.stock.all(workspaceId), this.notes.all(workspaceId)]);
+    const [stock, notes, names] = await Promise.all([
+      this.deps.stock.all(workspaceId),
+      this.notes.all(workspaceId),
+      this.deps.stock.names(workspaceId),
+    ]);
     const rows = [...stock.values()]
       .filter((entry) => entry.minimum !== null && entry.current < entry.minimum)
       .filter((entry) => stockroomId === null || notes.get(entry.materialId)?.stockroomId === stockroomId)
-      .map((entry) => ({ stock: entry, name: notes.get(entry.materialId)?.name ?? null }))
+      .map((entry) => ({ stock: entry, name: names.get(entry.materialId) ?? null }))
       .sort((a, b) => shortfall(a.stock) - shortfall(b.stock) || a.stock.materialId - b.stock.materialId);
     return { total: rows.length, rows: rows.slice(0, DIGEST_TOP_ROWS) };
   }

@@ -2,16 +2,15 @@ import type { Keys } from '../../store/keys.js';
 import type { KeyValue } from '../../store/kv.js';
 import type { RequestItem } from '../../upstream/schemas.js';
 
-/** A material's name and the stockroom of the request it was last seen in. */
+/** The stockroom of the request a material was last seen in. */
 export interface MaterialNote {
-  name: string | null;
   stockroomId: number;
 }
 
 /**
- * The last known stock (StockStore) is kept per material without its name or stockroom. The digest, which reads
- * request items anyway, notes both here (`digestMaterials(ws)`, field = material id) so it can name the
- * materials below their minimum and keep a stockroom's digest to that stockroom's materials, at no extra call.
+ * The last known stock (StockStore) is kept per material without its stockroom. The digest, which reads request
+ * items anyway, notes it here (`digestMaterials(ws)`, field = material id) so it can keep a stockroom's digest to
+ * that stockroom's materials, at no extra call. Names are kept by the StockStore, wherever they were seen.
  */
 export class DigestMaterialNotes {
   constructor(
@@ -22,7 +21,7 @@ export class DigestMaterialNotes {
   async record(workspaceId: string, stockroomId: number, items: RequestItem[]): Promise<void> {
     const key = this.keys.digestMaterials(workspaceId);
     for (const item of items) {
-      const note: MaterialNote = { name: item.material_Nome?.trim() || null, stockroomId };
+      const note: MaterialNote = { stockroomId };
       await this.kv.hset(key, String(item.material), JSON.stringify(note));
     }
   }

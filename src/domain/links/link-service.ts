@@ -1,6 +1,7 @@
 import { errFields, type Logger } from '../../lib/logger.js';
 import type { CacheStore } from '../../store/cache-store.js';
 import type { LinkStore } from '../../store/link-store.js';
+import type { StockStore } from '../../store/stock-store.js';
 import type { SubscriptionStore } from '../../store/subscription-store.js';
 import type { UserMatchStore } from '../../store/user-match-store.js';
 import type { TokenManager } from '../../upstream/auth.js';
@@ -34,6 +35,8 @@ export interface LinkServiceDeps {
   budget: Budget;
   cache: CacheStore;
   userMatches: UserMatchStore;
+  /** Last known stock and names: kept across a new link to the same company, forgotten otherwise. */
+  stock: Pick<StockStore, 'forget'>;
   /** Digests of an unlinked workspace are paused, and resumed by the next link. */
   subscriptions: Pick<SubscriptionStore, 'pauseWorkspace' | 'resumeWorkspace'>;
   logger: Logger;
@@ -99,6 +102,7 @@ export class LinkService {
       }
       return this.unavailable(error, 'check');
     }
+    const previous = await this.deps.links.get(workspaceId).catch(() => null);
     await this.deps.links.save({
       workspaceId,
       credentialId: credential.id,
@@ -112,6 +116,9 @@ export class LinkService {
     });
     // A new link may point to another company: nothing cached under the old one may show.
     await this.forgetWorkspaceData(workspaceId);
+    // What was seen of materials is slow to learn again and stays true for the same company; another company has
+    // other materials under the same ids.
+    if (previous?.empresaId !== credential.empresaId) await this.deps.stock.forget(workspaceId);
     await this.deps.subscriptions.resumeWorkspace(workspaceId, 'unlinked');
     this.deps.logger.info({ workspaceId, credential: credential.id, correlationId }, 'workspace linked');
     return { ok: true, stockroomCount };
@@ -121,6 +128,8 @@ export class LinkService {
     const link = await this.deps.links.get(workspaceId).catch(() => null);
     await this.deps.links.delete(workspaceId);
     await this.forgetWorkspaceData(workspaceId);
+    // The next link may be to another company: nothing seen under this one may show then.
+    await this.deps.stock.forget(workspaceId);
     if (link) await this.deps.tokens.forget(link.credentialId);
     await this.deps.subscriptions.pauseWorkspace(workspaceId, 'unlinked');
     this.deps.logger.info({ workspaceId }, 'workspace unlinked');

@@ -64,7 +64,7 @@ export class RequestService {
     }
     const header = history ? headerOf(history.data.rows[0], last) : null;
     return {
-      data: { id, header, items: items.data, page },
+      data: { id, header, items: items.data, knownNames: await this.namesOfUnnamed(ws, items.data), page },
       freshness: items.freshness,
     };
   }
@@ -189,7 +189,22 @@ export class RequestService {
     );
   }
 
-  /** Every read of request items updates the newest stock seen per material (never shown as live). */
+  /** Names kept from elsewhere for items that came without one; no store read when every item is named. */
+  private async namesOfUnnamed(
+    ws: WorkspaceContext,
+    items: RequestItem[],
+  ): Promise<ReadonlyMap<number, string>> {
+    if (items.every((item) => item.material_Nome?.trim())) return new Map();
+    return this.deps.stock.names(ws.workspaceId).catch((error: unknown) => {
+      this.deps.logger.warn(errFields(error), 'material names unavailable');
+      return new Map<number, string>();
+    });
+  }
+
+  /**
+   * Every read of request items updates the newest stock seen per material (never shown as live) and the
+   * materials' last known names.
+   */
   async recordStock(workspaceId: string, items: RequestItem[]): Promise<void> {
     const seenAt = this.deps.now();
     const entries: LastKnownStock[] = items.map((item) => ({
@@ -200,9 +215,13 @@ export class RequestService {
       requestId: item.solicitacaoMaterialId,
       seenAt,
     }));
-    await this.deps.stock
-      .record(workspaceId, entries)
-      .catch((error: unknown) => this.deps.logger.warn(errFields(error), 'last known stock not recorded'));
+    await Promise.all([
+      this.deps.stock.record(workspaceId, entries),
+      this.deps.stock.recordNames(
+        workspaceId,
+        items.map((item) => [item.material, item.material_Nome] as const),
+      ),
+    ]).catch((error: unknown) => this.deps.logger.warn(errFields(error), 'last known stock not recorded'));
   }
 }
 

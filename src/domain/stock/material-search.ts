@@ -27,20 +27,30 @@ export class MaterialSearchService {
       ws,
       'materials',
       { stockroomId: stockroomId ?? null },
-      (call) =>
-        this.deps.client.listMaterials(
+      async (call) => {
+        const rows = await this.deps.client.listMaterials(
           call,
           stockroomId === undefined ? {} : { almoxarifadoId: stockroomId },
-        ),
+        );
+        await this.deps.stock
+          .recordNames(
+            ws.workspaceId,
+            rows.map((material) => [material.material, material.nome] as const),
+          )
+          .catch((error: unknown) => this.deps.logger.warn(errFields(error), 'material names not recorded'));
+        return rows;
+      },
       options,
     );
     const found = matchMaterials(materials.data, query.text);
-    const [types, categories, stock] = await Promise.all([
+    const unnamed = found.some((material) => !material.nome?.trim() && !material.nomeFormatted?.trim());
+    const [types, categories, stock, names] = await Promise.all([
       found.length > 0 ? this.namesOrEmpty(() => this.catalog.types(ws)) : new Map<number, string | null>(),
       found.length > 0
         ? this.namesOrEmpty(() => this.catalog.categories(ws))
         : new Map<number, string | null>(),
       found.length > 0 ? this.deps.stock.all(ws.workspaceId) : new Map(),
+      unnamed ? this.knownNamesOrEmpty(ws) : new Map<number, string>(),
     ]);
     const matches: MaterialMatch[] = found.map((material) => ({
       material,
@@ -48,11 +58,22 @@ export class MaterialSearchService {
       categoryName:
         material.categoriaMaterial == null ? null : (categories.get(material.categoriaMaterial) ?? null),
       lastKnown: stock.get(material.material) ?? null,
+      knownName: names.get(material.material) ?? null,
     }));
     return {
       data: { text: query.text, stockroomId: stockroomId ?? null, matches, page: query.page },
       freshness: materials.freshness,
     };
+  }
+
+  /** Names seen elsewhere label materials listed without one; when they cannot be read the ids show. */
+  private async knownNamesOrEmpty(ws: WorkspaceContext): Promise<Map<number, string>> {
+    try {
+      return await this.deps.stock.names(ws.workspaceId);
+    } catch (error) {
+      this.deps.logger.warn(errFields(error), 'material names unavailable');
+      return new Map();
+    }
   }
 
   /** Type and category names decorate the answer; when they cannot be read the materials still show. */

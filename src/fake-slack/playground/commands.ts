@@ -12,7 +12,8 @@ export const PLAYGROUND_COMMANDS: readonly PlaygroundCommand[] = [
   {
     command: '/estoque',
     description: 'Materiais, almoxarifados, vínculo e resumo diário',
-    usageHint: '[ajuda | almoxarifados | tipos | categorias | vincular | status | <material> almox:ID]',
+    usageHint:
+      '[ajuda | almoxarifados | tipos | categorias | status | vincular | desvincular | resumo assinar|listar|cancelar|agora | <material> almox:ID]',
   },
   {
     command: '/solicitacao',

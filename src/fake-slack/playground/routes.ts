@@ -40,7 +40,8 @@ import { buildStateValues, clientSideErrors } from './view-state.js';
  *
  *   GET  /                    the page
  *   GET  /playground/app.js   its script; /playground/app.css its styles
- *   GET  /playground/events   server-sent events: `hello` (who, where, messages so far), `message`, `view`
+ *   GET  /playground/events   server-sent events: `hello` (who, where, the messages so far that are not
+ *                             ephemeral), `message`, `view`
  *   POST /playground/command  { command, text }
  *   POST /playground/action   { channel, ts, actionId, blockId, value } or { viewId, actionId, blockId, value, inputs }
  *   POST /playground/submit   { viewId, inputs }
@@ -150,7 +151,11 @@ export function mountPlayground(fake: FakeSlack, options: PlaygroundOptions): Pl
         [...fake.users.values()].filter((u) => u.teamId === teamId).map((u) => [u.id, u.realName]),
       ),
       commands,
-      messages: fake.messages.filter((m) => !m.replaced && !m.deleted && visible(m)).map(toClient),
+      // What a Slack client loads when it opens: the channel's history and DMs. Ephemeral messages live only in the
+      // client that showed them, so a reload of the page loses them (and so does a reconnect of its event stream).
+      messages: fake.messages
+        .filter((m) => !m.replaced && !m.deleted && !m.ephemeral && visible(m))
+        .map(toClient),
     };
   }
 

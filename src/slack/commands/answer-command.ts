@@ -1,14 +1,23 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Route } from '../../domain/routes.js';
-import { renderNoWorkspace } from '../../render/index.js';
+import { renderNoWorkspace, type SuggestionView } from '../../render/index.js';
 import { deliverRoute } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { workspaceIdOf } from '../slack-users.js';
+import { respondWithSuggestion } from './suggestion.js';
 
 export type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 
-/** Acks at once, then answers the route in the background through response_url. */
-export async function ackAndAnswer(deps: SlackDeps, args: CommandArgs, route: Route): Promise<void> {
+/**
+ * Acks at once, then answers the route in the background through response_url; with a suggestion ("você quis
+ * dizer"), on top of that answer.
+ */
+export async function ackAndAnswer(
+  deps: SlackDeps,
+  args: CommandArgs,
+  route: Route,
+  suggestion?: SuggestionView,
+): Promise<void> {
   const workspaceId = workspaceIdOf(args.context);
   if (!workspaceId) {
     await args.ack({ response_type: 'ephemeral', ...renderNoWorkspace() });
@@ -21,7 +30,7 @@ export async function ackAndAnswer(deps: SlackDeps, args: CommandArgs, route: Ro
       workspaceId,
       userId: args.command.user_id,
       client: args.client,
-      respond: args.respond,
+      respond: suggestion ? respondWithSuggestion(args.respond, suggestion) : args.respond,
       mode: 'new',
     }),
   );

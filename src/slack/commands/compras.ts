@@ -4,6 +4,7 @@ import type { SlackDeps } from '../deps.js';
 import { parseCompras } from '../parse/commands.js';
 import { ackAndAnswer } from './answer-command.js';
 import { routeOfCompras } from './routes-of.js';
+import { comprasSuggestion } from './suggestion.js';
 
 export function registerComprasCommand(app: App, deps: SlackDeps): void {
   app.command('/compras', async (args) => {
@@ -12,6 +13,11 @@ export function registerComprasCommand(app: App, deps: SlackDeps): void {
       await args.ack({ response_type: 'ephemeral', ...renderUsage('compras', parsed.problem) });
       return;
     }
-    await ackAndAnswer(deps, args, routeOfCompras(parsed.command));
+    const { command } = parsed;
+    const suggestion =
+      command.kind === 'purchase-list' && command.suggestion
+        ? comprasSuggestion(args.command.text ?? '', command.suggestion)
+        : undefined;
+    await ackAndAnswer(deps, args, routeOfCompras(command), suggestion);
   });
 }

@@ -14,6 +14,7 @@ import { isLinkAdmin, workspaceIdOf } from '../slack-users.js';
 import { ackAndAnswer, type CommandArgs } from './answer-command.js';
 import { handleDigestCommand } from './digest.js';
 import { routeOfEstoque } from './routes-of.js';
+import { estoqueSuggestion } from './suggestion.js';
 
 export function registerEstoqueCommand(app: App, deps: SlackDeps): void {
   app.command('/estoque', async (args) => {
@@ -41,7 +42,11 @@ export function registerEstoqueCommand(app: App, deps: SlackDeps): void {
         return;
       default: {
         const route = routeOfEstoque(command);
-        if (route) await ackAndAnswer(deps, args, route);
+        const suggestion =
+          command.kind === 'material-search' && command.suggestion
+            ? estoqueSuggestion(args.command.text ?? '', command.suggestion)
+            : undefined;
+        if (route) await ackAndAnswer(deps, args, route, suggestion);
       }
     }
   });

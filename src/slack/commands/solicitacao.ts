@@ -4,6 +4,7 @@ import type { SlackDeps } from '../deps.js';
 import { parseSolicitacao } from '../parse/commands.js';
 import { ackAndAnswer } from './answer-command.js';
 import { routeOfSolicitacao } from './routes-of.js';
+import { solicitacaoSuggestion } from './suggestion.js';
 
 export function registerSolicitacaoCommand(app: App, deps: SlackDeps): void {
   app.command('/solicitacao', async (args) => {
@@ -12,6 +13,11 @@ export function registerSolicitacaoCommand(app: App, deps: SlackDeps): void {
       await args.ack({ response_type: 'ephemeral', ...renderUsage('solicitacao', parsed.problem) });
       return;
     }
-    await ackAndAnswer(deps, args, routeOfSolicitacao(parsed.command));
+    const { command } = parsed;
+    const suggestion =
+      command.kind === 'request-list' && command.suggestion
+        ? solicitacaoSuggestion(args.command.text ?? '', command.suggestion)
+        : undefined;
+    await ackAndAnswer(deps, args, routeOfSolicitacao(command), suggestion);
   });
 }

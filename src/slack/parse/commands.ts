@@ -1,5 +1,6 @@
 import { compareLocalDates, type LocalDate } from '../../domain/dates.js';
 import { fold } from '../../lib/text.js';
+import { didYouMean, SUBCOMMAND_WORDS, type Suggestion } from './did-you-mean.js';
 import {
   fail,
   type Parsed,
@@ -27,7 +28,7 @@ export type EstoqueCommand =
   | { kind: 'link' }
   | { kind: 'unlink' }
   | { kind: 'status' }
-  | { kind: 'material-search'; text: string; stockroomId?: number }
+  | { kind: 'material-search'; text: string; stockroomId?: number; suggestion?: Suggestion<EstoqueCommand> }
   | { kind: 'digest-subscribe'; hour: number; minute: number; stockroomId?: number; weekdaysOnly: boolean }
   | { kind: 'digest-cancel' }
   | { kind: 'digest-list' }
@@ -43,7 +44,12 @@ export interface RequestFilters extends DateRange {
 export type SolicitacaoCommand =
   | { kind: 'request-detail'; id: number }
   | { kind: 'request-history'; id: number }
-  | { kind: 'request-list'; filters: RequestFilters; page: number }
+  | {
+      kind: 'request-list';
+      filters: RequestFilters;
+      page: number;
+      suggestion?: Suggestion<SolicitacaoCommand>;
+    }
   | { kind: 'request-mine'; filters: RequestFilters; page: number };
 
 export interface PurchaseFilters extends DateRange {
@@ -61,7 +67,7 @@ export interface ReceiptFilters extends DateRange {
 export type ComprasCommand =
   | { kind: 'purchases-pending'; stockroomId?: number }
   | { kind: 'purchase-requests'; id: number }
-  | { kind: 'purchase-list'; filters: PurchaseFilters; page: number }
+  | { kind: 'purchase-list'; filters: PurchaseFilters; page: number; suggestion?: Suggestion<ComprasCommand> }
   | { kind: 'receipt-list'; filters: ReceiptFilters; page: number };
 
 type Result<T> = Parsed<{ command: T }>;
@@ -153,7 +159,13 @@ export function parseEstoque(text: string): Result<EstoqueCommand> {
   if (typeof stockroomId === 'string') return fail(stockroomId);
   const query = tokens.words.join(' ').trim();
   if (query === '') return fail('diga o que procurar: um código ou palavras do nome do material');
-  return ok({ kind: 'material-search', text: query, ...(stockroomId !== undefined && { stockroomId }) });
+  const suggestion = didYouMean(text, SUBCOMMAND_WORDS.estoque, parseEstoque, 'material-search');
+  return ok({
+    kind: 'material-search',
+    text: query,
+    ...(stockroomId !== undefined && { stockroomId }),
+    ...(suggestion && { suggestion }),
+  });
 }
 
 function parseDigest(rest: string[], tokens: Tokens): Result<EstoqueCommand> {
@@ -232,7 +244,10 @@ export function parseSolicitacao(text: string): Result<SolicitacaoCommand> {
   const words = mine ? tokens.words.slice(1) : tokens.words;
   const freeText = words.join(' ').trim();
   const all: RequestFilters = { ...filters, ...range, ...(freeText !== '' && { text: freeText }) };
-  return ok({ kind: mine ? 'request-mine' : 'request-list', filters: all, page });
+  if (mine) return ok({ kind: 'request-mine', filters: all, page });
+  const suggestion =
+    freeText === '' ? null : didYouMean(text, SUBCOMMAND_WORDS.solicitacao, parseSolicitacao, 'request-list');
+  return ok({ kind: 'request-list', filters: all, page, ...(suggestion && { suggestion }) });
 }
 
 const PURCHASE_FILTERS = ['almox', 'status', 'fornecedor', 'de', 'ate', 'pagina'] as const;
@@ -286,9 +301,12 @@ export function parseCompras(text: string): Result<ComprasCommand> {
   });
   if (typeof filters === 'string') return fail(filters);
   const freeText = tokens.words.join(' ').trim();
+  const suggestion =
+    freeText === '' ? null : didYouMean(text, SUBCOMMAND_WORDS.compras, parseCompras, 'purchase-list');
   return ok({
     kind: 'purchase-list',
     filters: { ...filters, ...range, ...(freeText !== '' && { text: freeText }) },
     page,
+    ...(suggestion && { suggestion }),
   });
 }
