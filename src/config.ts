@@ -87,6 +87,8 @@ const envSchema = z.object({
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65_535).default(4010),
   SANDBOX_RATE_LIMIT: rateLimit('250/1h'),
   DATA_DIR: z.string().trim().default('data'),
+  /** When set, GET /metrics asks for `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: optionalText,
 });
 
 export type Env = z.infer<typeof envSchema>;
