@@ -10,7 +10,8 @@ import type { Fetch, WorkspaceContext } from './workspace.js';
  */
 export class MeteredReader implements AnswerReader {
   constructor(
-    private readonly inner: AnswerReader,
+    /** The reader counted: the CachedReader, or the prefetcher's reader around it. */
+    readonly inner: AnswerReader,
     private readonly metrics: Pick<Metrics, 'cacheRead'>,
   ) {}
 
