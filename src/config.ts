@@ -87,6 +87,11 @@ const envSchema = z.object({
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65_535).default(4010),
   SANDBOX_RATE_LIMIT: rateLimit('250/1h'),
   DATA_DIR: z.string().trim().default('data'),
+  /** When set, GET /metrics asks for `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: optionalText.refine((v) => v === undefined || /^[\x21-\x7e]{16,}$/.test(v), {
+    message:
+      'must be at least 16 printable characters without spaces (generate one with: openssl rand -hex 32)',
+  }),
 });
 
 export type Env = z.infer<typeof envSchema>;

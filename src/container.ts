@@ -3,11 +3,12 @@ import type { Config } from './config.js';
 import { CachedReader } from './domain/cached-reader.js';
 import type { DomainDeps } from './domain/deps.js';
 import { DigestClaims } from './domain/digest/claims.js';
-import { DigestService } from './domain/digest/digest-service.js';
 import { DigestMaterialNotes } from './domain/digest/material-notes.js';
+import { MeteredDigestService, MeteredPublisher } from './domain/digest/metered.js';
 import { DigestScheduler } from './domain/digest/scheduler.js';
 import { LinkService } from './domain/links/link-service.js';
 import { TokenKeeper } from './domain/links/token-keeper.js';
+import { MeteredReader } from './domain/metered-reader.js';
 import { Prefetcher } from './domain/prefetch.js';
 import { StorePrefetchClaims } from './domain/prefetch-claims.js';
 import { PurchaseService } from './domain/purchases/purchase-service.js';
@@ -16,6 +17,7 @@ import { CatalogService } from './domain/stock/catalog-service.js';
 import { MaterialSearchService } from './domain/stock/material-search.js';
 import { Workspaces } from './domain/workspace.js';
 import type { Logger } from './lib/logger.js';
+import { PromMetrics } from './lib/prom-metrics.js';
 import { AckPriority } from './slack/ack-priority.js';
 import { Answers } from './slack/answers.js';
 import { BackgroundTasks } from './slack/background.js';
@@ -23,6 +25,7 @@ import type { SlackDeps } from './slack/deps.js';
 import { DigestPoster } from './slack/digest-poster.js';
 import { DigestSubscriptions } from './slack/digest-subscriptions.js';
 import { createSlackClients } from './slack/slack-clients.js';
+import { meteredFetch } from './slack/slack-metrics.js';
 import { CacheStore } from './store/cache-store.js';
 import type { SecretBox } from './store/crypto.js';
 import type { SlackInstallationStore } from './store/installation-store.js';
@@ -37,6 +40,7 @@ import { TokenManager } from './upstream/auth.js';
 import type { Budget } from './upstream/budget.js';
 import { UpstreamClient } from './upstream/client.js';
 import { createDispatcher } from './upstream/http.js';
+import { MeteredBudget } from './upstream/metered.js';
 import type { RetryPolicy } from './upstream/retry.js';
 
 export interface ContainerOptions {
@@ -56,6 +60,8 @@ export interface ContainerOptions {
   retryPolicy?: RetryPolicy;
   timeoutMs?: number;
   now?: () => number;
+  /** This bot's metrics; default a new registry of its own (never prom-client's global one). */
+  metrics?: PromMetrics;
   /** Benchmark switches: the naive bot (no cache, no coalescing of identical calls), scaled TTLs, prefetch. */
   features?: {
     cache?: boolean;
@@ -83,13 +89,16 @@ export interface Container {
   tasks: BackgroundTasks;
   slackDeps: SlackDeps;
   domain: DomainDeps;
+  metrics: PromMetrics;
   close(): Promise<void>;
 }
 
 /** The composition root: every service built from its dependencies, no module globals. */
 export function buildContainer(options: ContainerOptions): Container {
-  const { logger, kv, keys, box, budget } = options;
+  const { logger, kv, keys, box } = options;
   const now = options.now ?? Date.now;
+  const metrics = options.metrics ?? new PromMetrics();
+  const budget = new MeteredBudget(options.budget, metrics);
   const dispatcher = options.dispatcher ?? createDispatcher();
   const ownsDispatcher = options.dispatcher === undefined;
   const tokens = new TokenManager({
@@ -99,6 +108,7 @@ export function buildContainer(options: ContainerOptions): Container {
     store: new TokenStore(kv, keys, box, now),
     logger: logger.child({ component: 'tokens' }),
     now,
+    metrics,
     ...(options.retryPolicy && { retryPolicy: options.retryPolicy }),
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
   });
@@ -110,6 +120,7 @@ export function buildContainer(options: ContainerOptions): Container {
     logger: logger.child({ component: 'upstream' }),
     rateWindowMs: options.config.UPSTREAM_RATE_LIMIT.windowMs,
     coalesce: options.features?.coalesce ?? true,
+    metrics,
     ...(options.retryPolicy && { retryPolicy: options.retryPolicy }),
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
   });
@@ -141,7 +152,7 @@ export function buildContainer(options: ContainerOptions): Container {
   const stock = new StockStore(kv, keys);
   const domain: DomainDeps = {
     client,
-    reader: prefetcher?.reader ?? reader,
+    reader: new MeteredReader(prefetcher?.reader ?? reader, metrics),
     workspaces,
     stock,
     userMatches,
@@ -179,6 +190,7 @@ export function buildContainer(options: ContainerOptions): Container {
     clients: createSlackClients({
       slackApiUrl: options.config.SLACK_API_URL,
       logger: digestLogger,
+      fetch: meteredFetch(metrics, options.config.SLACK_API_URL),
       ...(options.config.SLACK_BOT_TOKEN && { botToken: options.config.SLACK_BOT_TOKEN }),
       ...(options.installations && { installations: options.installations }),
     }),
@@ -192,8 +204,11 @@ export function buildContainer(options: ContainerOptions): Container {
   const scheduler = new DigestScheduler({
     subscriptions,
     claims: new DigestClaims(kv, keys),
-    digests: new DigestService(domain, { requests, purchases }, new DigestMaterialNotes(kv, keys)),
-    publisher: poster,
+    digests: new MeteredDigestService(
+      [domain, { requests, purchases }, new DigestMaterialNotes(kv, keys)],
+      metrics,
+    ),
+    publisher: new MeteredPublisher(poster, metrics),
     logger: digestLogger,
     now,
     yieldToAcks: () => priority.yield(),
@@ -220,7 +235,19 @@ export function buildContainer(options: ContainerOptions): Container {
     subscriptions,
     tasks,
     now,
+    metrics,
   };
+  metrics.readFrom({
+    storeUp: () => kv.ping(),
+    budgetUsage: () =>
+      Promise.all(
+        budget.seen().map(async (credential) => {
+          const usage = await budget.usage(credential);
+          const paused = usage.pausedUntil !== null && usage.pausedUntil > now();
+          return { credential, used: usage.used, remaining: usage.remaining, paused };
+        }),
+      ),
+  });
   const keeper = new TokenKeeper(links, tokens, logger.child({ component: 'token-keeper' }));
   return {
     tokens,
@@ -237,6 +264,7 @@ export function buildContainer(options: ContainerOptions): Container {
     tasks,
     slackDeps,
     domain,
+    metrics,
     async close() {
       keeper.stop();
       prefetcher?.stop();

@@ -3,9 +3,11 @@ import type { WebClient } from '@slack/web-api';
 import { LinkBrokenError } from '../domain/errors.js';
 import type { Route } from '../domain/routes.js';
 import { errFields, newCorrelationId } from '../lib/logger.js';
+import { type AnswerSource, secondsSince } from '../lib/metrics.js';
 import { type Message, type RenderContext, renderBrokenLinkAdminNotice } from '../render/index.js';
 import type { SlackDeps } from './deps.js';
 import { failureMessage } from './failures.js';
+import { answerOutcome } from './slack-metrics.js';
 import { emailOf } from './slack-users.js';
 
 export type DeliveryMode =
@@ -24,6 +26,8 @@ export interface Delivery {
   respond: RespondFn;
   mode: DeliveryMode;
   bypassCache?: boolean;
+  /** For the metrics: a slash command (default) or a button. */
+  source?: AnswerSource;
 }
 
 /** Answers a route and sends it through response_url; failures become a clear message, never silence. */
@@ -35,6 +39,8 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
     route: delivery.route.view,
   });
   const started = deps.now();
+  const timer = performance.now();
+  let outcome = answerOutcome(undefined);
   const render: RenderContext = {
     timeZone: deps.config.DIGEST_TZ,
     now: started,
@@ -53,6 +59,7 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
     });
   } catch (error) {
     failed = true;
+    outcome = answerOutcome(error);
     const { count, windowMs } = deps.config.UPSTREAM_RATE_LIMIT;
     message = failureMessage(error, delivery.route, correlationId, { ...render, shared: undefined }, logger, {
       limit: count,
@@ -76,6 +83,7 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
     logger,
   );
   logger.info({ ms: deps.now() - started, failed }, 'answered');
+  deps.metrics.answer(delivery.source ?? 'command', delivery.route.view, outcome, secondsSince(timer));
 }
 
 export async function sendResponse(

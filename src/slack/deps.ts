@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { LinkService } from '../domain/links/link-service.js';
 import type { Logger } from '../lib/logger.js';
+import type { Metrics, MetricsExposition } from '../lib/metrics.js';
 import type { SubscriptionStore } from '../store/subscription-store.js';
 import type { Answers } from './answers.js';
 import type { BackgroundTasks } from './background.js';
@@ -16,4 +17,6 @@ export interface SlackDeps {
   subscriptions: SubscriptionStore;
   tasks: BackgroundTasks;
   now: () => number;
+  /** This bot's metrics (its own registry), and what GET /metrics serves. */
+  metrics: Metrics & MetricsExposition;
 }

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { errFields, type Logger } from '../lib/logger.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { TokenPair, TokenStore } from '../store/token-store.js';
 import type { Budget, Priority } from './budget.js';
 import type { UpstreamCredential } from './credential.js';
@@ -11,6 +12,7 @@ import {
   UpstreamSchemaError,
 } from './errors.js';
 import { sendOnce } from './http.js';
+import { observeAttempt } from './metered.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from './retry.js';
 import { authResponseSchema } from './schemas.js';
 
@@ -29,6 +31,8 @@ export interface TokenManagerOptions {
   lockTtlMs?: number;
   lockWaitMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  /** Counts and times every token call by endpoint and status. */
+  metrics?: Pick<Metrics, 'upstreamCall'>;
 }
 
 export interface LoginOptions {
@@ -271,13 +275,15 @@ export class TokenManager {
     const result = await withRetry(
       () =>
         this.options.budget.schedule(credential.id, priority, () =>
-          sendOnce(this.options.dispatcher, {
-            method: 'POST',
-            url,
-            body,
-            timeoutMs: this.timeoutMs,
-            endpoint,
-          }),
+          observeAttempt(this.options.metrics, endpoint, () =>
+            sendOnce(this.options.dispatcher, {
+              method: 'POST',
+              url,
+              body,
+              timeoutMs: this.timeoutMs,
+              endpoint,
+            }),
+          ),
         ),
       { policy: this.retryPolicy, shouldRetry: retryableTransport, sleep: this.sleep },
     );

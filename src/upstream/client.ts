@@ -1,12 +1,14 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { errFields, type Logger } from '../lib/logger.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { TokenManager } from './auth.js';
 import type { Budget, Priority } from './budget.js';
 import type { UpstreamCredential } from './credential.js';
 import { errorFromResponse, UpstreamRateLimitedError, UpstreamUnauthorizedError } from './errors.js';
 import { sendOnce } from './http.js';
 import { InFlight } from './in-flight.js';
+import { observeAttempt } from './metered.js';
 import {
   type HistoryQuery,
   type PurchaseQuery,
@@ -74,6 +76,8 @@ export interface UpstreamClientOptions {
   rateWindowMs?: number;
   /** Make identical calls in flight once (default true; the benchmark's naive bot turns it off). */
   coalesce?: boolean;
+  /** Counts and times every HTTP attempt by endpoint template and status. */
+  metrics?: Pick<Metrics, 'upstreamCall'>;
 }
 
 type Query = Record<string, string | number | boolean | readonly (string | number)[] | undefined | null>;
@@ -312,13 +316,15 @@ export class UpstreamClient {
     if (ctx.correlationId) headers['X-Correlation-Id'] = ctx.correlationId;
     const result = await this.options.budget.schedule(ctx.credential.id, ctx.priority, () => {
       this.counters.calls += 1;
-      return sendOnce(this.options.dispatcher, {
-        method: 'GET',
-        url,
-        headers,
-        timeoutMs: this.timeoutMs,
-        endpoint: endpoint.label,
-      });
+      return observeAttempt(this.options.metrics, endpoint.label, () =>
+        sendOnce(this.options.dispatcher, {
+          method: 'GET',
+          url,
+          headers,
+          timeoutMs: this.timeoutMs,
+          endpoint: endpoint.label,
+        }),
+      );
     });
     this.options.logger.debug(
       { correlationId: ctx.correlationId, endpoint: endpoint.label, status: result.status, attempt },

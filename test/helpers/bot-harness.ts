@@ -39,6 +39,8 @@ export interface HarnessOptions {
   sandboxRateLimit?: { count: number; windowMs: number };
   timeoutMs?: number;
   botAdmins?: string[];
+  /** More environment for loadConfig (METRICS_TOKEN...). */
+  env?: Record<string, string>;
 }
 
 export interface Harness {
@@ -113,6 +115,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     REDIS_URL: 'redis://127.0.0.1:6379',
     BOT_ADMINS: (options.botAdmins ?? []).join(','),
     PORT: '0',
+    ...options.env,
     ...(options.rateLimit && {
       UPSTREAM_RATE_LIMIT: `${options.rateLimit.count}/${options.rateLimit.windowMs}ms`,
     }),
