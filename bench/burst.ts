@@ -23,6 +23,8 @@ export interface BurstOptions {
   logDir: string;
   /** How long to wait for the cold burst's answers before the warm one (the bot only). */
   drainMs: number;
+  /** Where bot processes write CPU profiles (`--cpu-prof`), or none. */
+  cpuProfileDir?: string;
 }
 
 export interface BurstSide {
@@ -125,6 +127,7 @@ async function oneTurn(
       options.mode,
       stage.botEnv({ logLevel: 'warn' }),
       join(options.logDir, `burst-${kind}-${round}.log`),
+      options.cpuProfileDir ? { cpuProfileDir: join(options.cpuProfileDir, `burst-${kind}-${round}`) } : {},
     );
     try {
       const cold = await fire(stage, worker, bot.eventsUrl, teams, options, 1_000 * round + 1);

@@ -331,6 +331,7 @@ async function main(): Promise<void> {
       mode: o.mode,
       logDir,
       drainMs: 30_000,
+      ...(o.cpuProf && { cpuProfileDir: join(logDir, 'profiles') }),
     });
   }
   const finished = new Date();
