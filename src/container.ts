@@ -15,6 +15,7 @@ import { RequestService } from './domain/requests/request-service.js';
 import { CatalogService } from './domain/stock/catalog-service.js';
 import { MaterialSearchService } from './domain/stock/material-search.js';
 import { Workspaces } from './domain/workspace.js';
+import type { Clock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
 import { AckPriority } from './slack/ack-priority.js';
 import { Answers } from './slack/answers.js';
@@ -22,6 +23,7 @@ import { BackgroundTasks } from './slack/background.js';
 import type { SlackDeps } from './slack/deps.js';
 import { DigestPoster } from './slack/digest-poster.js';
 import { DigestSubscriptions } from './slack/digest-subscriptions.js';
+import { DEFAULT_ANSWER_TIMING } from './slack/first-message.js';
 import { createSlackClients } from './slack/slack-clients.js';
 import { CacheStore } from './store/cache-store.js';
 import type { SecretBox } from './store/crypto.js';
@@ -57,6 +59,8 @@ export interface ContainerOptions {
   retryPolicy?: RetryPolicy;
   timeoutMs?: number;
   now?: () => number;
+  /** Timers of interactive answers' first messages (tests move it by hand); the system clock by default. */
+  clock?: Clock;
   /** Benchmark switches: the naive bot (no cache, no coalescing of identical calls), scaled TTLs, prefetch. */
   features?: {
     cache?: boolean;
@@ -116,6 +120,7 @@ export function buildContainer(options: ContainerOptions): Container {
     rateWindowMs: options.config.UPSTREAM_RATE_LIMIT.windowMs,
     coalesce: options.features?.coalesce ?? true,
     maxResponseBytes,
+    now,
     ...(options.retryPolicy && { retryPolicy: options.retryPolicy }),
     ...(timeoutMs !== undefined && { timeoutMs }),
   });
@@ -227,6 +232,12 @@ export function buildContainer(options: ContainerOptions): Container {
     subscriptions,
     tasks,
     now,
+    ...(options.clock && { clock: options.clock }),
+    answerTiming: {
+      deadlineMs: options.config.ANSWER_DEADLINE ?? DEFAULT_ANSWER_TIMING.deadlineMs,
+      pendingNoticeMs: options.config.ANSWER_PENDING_NOTICE ?? DEFAULT_ANSWER_TIMING.pendingNoticeMs,
+      budgetNoticeMs: options.config.ANSWER_BUDGET_NOTICE ?? DEFAULT_ANSWER_TIMING.budgetNoticeMs,
+    },
   };
   const keeper = new TokenKeeper(links, tokens, logger.child({ component: 'token-keeper' }));
   return {

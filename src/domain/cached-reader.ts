@@ -140,15 +140,16 @@ export class CachedReader implements AnswerReader {
     options: ReadOptions = {},
   ): Promise<Answer<T>> {
     const ask = () => this.workspaces.run(ws, fetch);
+    const savedOnly = options.savedOnly === true || ws.savedOnly === true;
     if (!this.enabled) {
-      if (options.savedOnly) throw new NoSavedDataError(endpoint);
+      if (savedOnly) throw new NoSavedDataError(endpoint);
       const value = await ask();
       return { data: value, freshness: { fetchedAt: this.now(), fromCache: false, degraded: null } };
     }
     const { workspaceId } = ws;
     const paramsKey = cacheParamsKey(params);
     const entry = await this.safeGet<T>(workspaceId, endpoint, paramsKey);
-    if (options.savedOnly) {
+    if (savedOnly) {
       if (!entry) throw new NoSavedDataError(endpoint);
       return {
         data: entry.value,
