@@ -46,6 +46,8 @@ export interface HarnessOptions {
   clock?: Clock;
   /** ANSWER_DEADLINE, ANSWER_PENDING_NOTICE, ANSWER_BUDGET_NOTICE, as the environment gives them (`25s`…). */
   answerTiming?: { deadline?: string; pendingNotice?: string; budgetNotice?: string };
+  /** More environment variables, as config.ts reads them (`UPSTREAM_MAX_RESPONSE_BYTES: '1MiB'`…). */
+  env?: Record<string, string>;
   /** The budget, built over the test's Redis and logger; default the Redis budget of the configured limit. */
   budget?: (redis: TestRedis, logger: Logger) => Budget;
 }
@@ -128,6 +130,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.answerTiming?.deadline && { ANSWER_DEADLINE: options.answerTiming.deadline }),
     ...(options.answerTiming?.pendingNotice && { ANSWER_PENDING_NOTICE: options.answerTiming.pendingNotice }),
     ...(options.answerTiming?.budgetNotice && { ANSWER_BUDGET_NOTICE: options.answerTiming.budgetNotice }),
+    ...options.env,
   });
   const box = SecretBox.fromBase64(key);
   const kv = new RedisKeyValue(redis.redis);
