@@ -16,6 +16,7 @@ import { RequestService } from './domain/requests/request-service.js';
 import { CatalogService } from './domain/stock/catalog-service.js';
 import { MaterialSearchService } from './domain/stock/material-search.js';
 import { Workspaces } from './domain/workspace.js';
+import type { Clock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
 import { PromMetrics } from './lib/prom-metrics.js';
 import { AckPriority } from './slack/ack-priority.js';
@@ -24,6 +25,7 @@ import { BackgroundTasks } from './slack/background.js';
 import type { SlackDeps } from './slack/deps.js';
 import { DigestPoster } from './slack/digest-poster.js';
 import { DigestSubscriptions } from './slack/digest-subscriptions.js';
+import { DEFAULT_ANSWER_TIMING } from './slack/first-message.js';
 import { createSlackClients } from './slack/slack-clients.js';
 import { meteredFetch } from './slack/slack-metrics.js';
 import { CacheStore } from './store/cache-store.js';
@@ -38,7 +40,7 @@ import { TokenStore } from './store/token-store.js';
 import { UserMatchStore } from './store/user-match-store.js';
 import { TokenManager } from './upstream/auth.js';
 import type { Budget } from './upstream/budget.js';
-import { UpstreamClient } from './upstream/client.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, UpstreamClient } from './upstream/client.js';
 import { createDispatcher } from './upstream/http.js';
 import { MeteredBudget } from './upstream/metered.js';
 import type { RetryPolicy } from './upstream/retry.js';
@@ -47,7 +49,8 @@ export interface ContainerOptions {
   config: Pick<
     Config,
     'UPSTREAM_RATE_LIMIT' | 'BOT_ADMINS' | 'DIGEST_TZ' | 'SLACK_API_URL' | 'SLACK_BOT_TOKEN'
-  >;
+  > &
+    Partial<Pick<Config, AnswerTimingVariable | 'UPSTREAM_MAX_RESPONSE_BYTES' | 'UPSTREAM_TIMEOUT'>>;
   /** OAuth installations (bot tokens of each workspace) for the digest poster; null in single-workspace mode. */
   installations?: SlackInstallationStore | null;
   upstream: { baseUrl: string; authUrl: string };
@@ -62,6 +65,8 @@ export interface ContainerOptions {
   now?: () => number;
   /** This bot's metrics; default a new registry of its own (never prom-client's global one). */
   metrics?: PromMetrics;
+  /** Timers of interactive answers' first messages (tests move it by hand); the system clock by default. */
+  clock?: Clock;
   /** Benchmark switches: the naive bot (no cache, no coalescing of identical calls), scaled TTLs, prefetch. */
   features?: {
     cache?: boolean;
@@ -72,6 +77,8 @@ export interface ContainerOptions {
     prefetch?: boolean;
   };
 }
+
+type AnswerTimingVariable = 'ANSWER_DEADLINE' | 'ANSWER_PENDING_NOTICE' | 'ANSWER_BUDGET_NOTICE';
 
 export interface Container {
   tokens: TokenManager;
@@ -100,6 +107,8 @@ export function buildContainer(options: ContainerOptions): Container {
   const metrics = options.metrics ?? new PromMetrics();
   const budget = new MeteredBudget(options.budget, metrics);
   const dispatcher = options.dispatcher ?? createDispatcher();
+  const timeoutMs = options.timeoutMs ?? options.config.UPSTREAM_TIMEOUT;
+  const maxResponseBytes = options.config.UPSTREAM_MAX_RESPONSE_BYTES ?? DEFAULT_MAX_RESPONSE_BYTES;
   const ownsDispatcher = options.dispatcher === undefined;
   const tokens = new TokenManager({
     authUrl: options.upstream.authUrl,
@@ -110,7 +119,7 @@ export function buildContainer(options: ContainerOptions): Container {
     now,
     metrics,
     ...(options.retryPolicy && { retryPolicy: options.retryPolicy }),
-    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    ...(timeoutMs !== undefined && { timeoutMs }),
   });
   const client = new UpstreamClient({
     baseUrl: options.upstream.baseUrl,
@@ -121,11 +130,14 @@ export function buildContainer(options: ContainerOptions): Container {
     rateWindowMs: options.config.UPSTREAM_RATE_LIMIT.windowMs,
     coalesce: options.features?.coalesce ?? true,
     metrics,
+    maxResponseBytes,
+    now,
     ...(options.retryPolicy && { retryPolicy: options.retryPolicy }),
-    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    ...(timeoutMs !== undefined && { timeoutMs }),
   });
   const links = new LinkStore(kv, keys, box);
-  const cache = new CacheStore(kv, keys);
+  // An answer over the cap is refused while it is read; one that grew past it once processed is not stored.
+  const cache = new CacheStore(kv, keys, maxResponseBytes);
   const userMatches = new UserMatchStore(kv, keys);
   const workspaces = new Workspaces(links, now);
   const cacheFeatures = {
@@ -236,6 +248,12 @@ export function buildContainer(options: ContainerOptions): Container {
     tasks,
     now,
     metrics,
+    ...(options.clock && { clock: options.clock }),
+    answerTiming: {
+      deadlineMs: options.config.ANSWER_DEADLINE ?? DEFAULT_ANSWER_TIMING.deadlineMs,
+      pendingNoticeMs: options.config.ANSWER_PENDING_NOTICE ?? DEFAULT_ANSWER_TIMING.pendingNoticeMs,
+      budgetNoticeMs: options.config.ANSWER_BUDGET_NOTICE ?? DEFAULT_ANSWER_TIMING.budgetNoticeMs,
+    },
   };
   metrics.readFrom({
     storeUp: () => kv.ping(),
