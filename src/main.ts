@@ -1,12 +1,14 @@
-import { type Config, ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, type Environment, loadConfig, readEnvironment } from './config.js';
 import { makeLogger } from './lib/logger.js';
 import { buildRedisBot } from './redis-bot.js';
 import { startSlackApp } from './slack/app.js';
 
 async function main(): Promise<void> {
   let config: Config;
+  let environment: Environment;
   try {
-    config = loadConfig();
+    environment = readEnvironment();
+    config = loadConfig(environment.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -15,6 +17,12 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = makeLogger({ level: config.LOG_LEVEL });
+  if (environment.dotEnvFile) {
+    logger.info(
+      { file: environment.dotEnvFile, variables: environment.fromFile },
+      'configuração lida de .env',
+    );
+  }
   if (config.localMode) {
     const { startLocalMode } = await import('./local/local-mode.js');
     const local = await startLocalMode(config, logger);
@@ -32,19 +40,7 @@ async function main(): Promise<void> {
     process.on('SIGINT', () => stopLocal('SIGINT'));
     return;
   }
-  const problems: string[] = [];
-  if (!config.REDIS_URL)
-    problems.push('REDIS_URL: required when Slack is configured (replicas share the store)');
-  if (!config.CREDENTIALS_KEY)
-    problems.push('CREDENTIALS_KEY: required to store upstream credentials (openssl rand -base64 32)');
-  if (problems.length > 0 || !config.REDIS_URL || !config.CREDENTIALS_KEY) {
-    process.stderr.write(`${new ConfigError(problems).message}\n`);
-    process.exit(2);
-  }
-  const { redis, container, app } = buildRedisBot(
-    { ...config, REDIS_URL: config.REDIS_URL, CREDENTIALS_KEY: config.CREDENTIALS_KEY },
-    logger,
-  );
+  const { redis, container, app } = buildRedisBot(config, logger);
   await startSlackApp(app, container.slackDeps, config.PORT);
   container.keeper.start();
   // Every replica ticks; claims in Redis make each digest post once.
@@ -52,7 +48,7 @@ async function main(): Promise<void> {
   logger.info(
     {
       port: config.PORT,
-      mode: config.SLACK_APP_TOKEN ? 'socket' : 'http',
+      mode: config.slack.kind,
       oauth: config.oauth,
       rateLimit: config.UPSTREAM_RATE_LIMIT,
     },

@@ -28,7 +28,7 @@ export function buildRedisBot(
   options: { keyPrefix?: string; features?: ContainerOptions['features'] } = {},
 ): RedisBot {
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 });
-  const keys = new Keys(options.keyPrefix);
+  const keys = new Keys(options.keyPrefix ?? config.REDIS_KEY_PREFIX);
   const kv = new RedisKeyValue(redis);
   const box = SecretBox.fromBase64(config.CREDENTIALS_KEY, previousKeys(config.CREDENTIALS_KEY_PREVIOUS));
   const budget = createRedisBudget(redis, keys, {
