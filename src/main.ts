@@ -2,6 +2,7 @@ import { type Config, ConfigError, type Environment, loadConfig, readEnvironment
 import { makeLogger } from './lib/logger.js';
 import { buildRedisBot } from './redis-bot.js';
 import { startSlackApp } from './slack/app.js';
+import { ABANDON_NOTICE_MS } from './slack/background.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -59,10 +60,18 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'stopping');
-    await app.stop().catch(() => undefined);
-    await container.close();
-    redis.disconnect();
+    logger.info(
+      { signal, graceMs: config.SHUTDOWN_GRACE },
+      'stopping: no new requests, answers in flight may finish',
+    );
+    // Never past the grace and the restart notices, whatever hangs: the orchestrator's SIGKILL would come next.
+    setTimeout(() => process.exit(1), config.SHUTDOWN_GRACE + ABANDON_NOTICE_MS + 2_000).unref();
+    // Closing the server stops new requests at once; its promise waits for open connections, so not awaited here.
+    const serverStopped = app.stop().catch(() => undefined);
+    await container.close({ graceMs: config.SHUTDOWN_GRACE });
+    await Promise.race([serverStopped, new Promise((r) => setTimeout(r, 1_000).unref())]);
+    await redis.quit().catch(() => redis.disconnect());
+    logger.info('stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -83,6 +83,14 @@ export function renderTimeout(route: Route, correlationId: string): Message {
   ]);
 }
 
+/** The bot is stopping (a deploy, a restart) before this answer could finish: the user asks again in a moment. */
+export function renderRestarting(route: Route): Message {
+  const retry = actions([routeButton('Tentar de novo', route, ActionIds.retryPrefix, 'primary')]);
+  return failure(':arrows_counterclockwise: O bot está reiniciando, tente de novo em alguns segundos.', [
+    ...(retry ? [retry] : []),
+  ]);
+}
+
 export function renderBadUpstreamData(correlationId: string): Message {
   return failure(
     ':warning: O sistema de estoque respondeu com dados num formato inesperado. Se continuar, informe ao suporte a referência abaixo.',

@@ -12,6 +12,7 @@ export {
   renderNotFound,
   renderNotLinked,
   renderNoWorkspace,
+  renderRestarting,
   renderServerError,
   renderStaleButton,
   renderTimeout,
