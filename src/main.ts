@@ -1,8 +1,6 @@
 import { type Config, ConfigError, type Environment, loadConfig, readEnvironment } from './config.js';
-import { makeLogger } from './lib/logger.js';
-import { buildRedisBot } from './redis-bot.js';
-import { startSlackApp } from './slack/app.js';
-import { ABANDON_NOTICE_MS } from './slack/background.js';
+import { errFields, makeLogger } from './lib/logger.js';
+import { EXIT, type Replica, StartupError, startReplica, stopDeadlineMs } from './redis-bot.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -13,7 +11,7 @@ async function main(): Promise<void> {
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
-      process.exit(2);
+      process.exit(EXIT.config);
     }
     throw error;
   }
@@ -24,7 +22,7 @@ async function main(): Promise<void> {
       'configuração lida de .env',
     );
   }
-  if (config.localMode) {
+  if (config.mode === 'local') {
     const { startLocalMode } = await import('./local/local-mode.js');
     const local = await startLocalMode(config, logger);
     let stoppingLocal = false;
@@ -41,41 +39,46 @@ async function main(): Promise<void> {
     process.on('SIGINT', () => stopLocal('SIGINT'));
     return;
   }
-  const { redis, container, app } = buildRedisBot(config, logger);
-  await startSlackApp(app, container.slackDeps, config.PORT);
-  container.keeper.start();
-  // Every replica ticks; claims in Redis make each digest post once.
-  container.scheduler.start();
-  logger.info(
-    {
-      port: config.PORT,
-      mode: config.slack.kind,
-      oauth: config.oauth,
-      rateLimit: config.UPSTREAM_RATE_LIMIT,
-    },
-    'estoque-bot started',
-  );
 
+  // A signal while starting (waiting for Redis, for instance) ends the process; once started, a graceful stop.
+  let replica: Replica | null = null;
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    if (!replica) {
+      logger.info({ signal }, 'stopping before start-up finished');
+      process.exit(0);
+    }
     logger.info(
       { signal, graceMs: config.SHUTDOWN_GRACE },
       'stopping: no new requests, answers in flight may finish',
     );
     // Never past the grace and the restart notices, whatever hangs: the orchestrator's SIGKILL would come next.
-    setTimeout(() => process.exit(1), config.SHUTDOWN_GRACE + ABANDON_NOTICE_MS + 2_000).unref();
-    // Closing the server stops new requests at once; its promise waits for open connections, so not awaited here.
-    const serverStopped = app.stop().catch(() => undefined);
-    await container.close({ graceMs: config.SHUTDOWN_GRACE });
-    await Promise.race([serverStopped, new Promise((r) => setTimeout(r, 1_000).unref())]);
-    await redis.quit().catch(() => redis.disconnect());
-    logger.info('stopped');
-    process.exit(0);
+    setTimeout(() => process.exit(1), stopDeadlineMs(config)).unref();
+    replica.stop().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error(errFields(error), 'stop failed');
+        process.exit(1);
+      },
+    );
   };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  try {
+    replica = await startReplica(config, logger);
+  } catch (error) {
+    if (error instanceof StartupError) {
+      logger.fatal({ code: error.code, exitCode: error.exitCode }, 'not started');
+      process.stderr.write(`estoque-bot not started: ${error.message}\n`);
+      process.exit(error.exitCode);
+    }
+    throw error;
+  }
 }
 
 main().catch((error: unknown) => {

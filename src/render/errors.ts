@@ -49,6 +49,18 @@ export function renderBrokenLinkAdminNotice(workspaceName?: string): Message {
 }
 
 /**
+ * To the admin who linked, once: the link is gone from the store although nobody unlinked it (Redis lost it: a
+ * restart without persistence, an eviction). Members only see "não vinculado"; the admin knows why and what to do.
+ */
+export function renderVanishedLinkAdminNotice(): Message {
+  return failure(
+    ':warning: O vínculo do estoque que você fez neste workspace sumiu do armazenamento do bot (o Redis perdeu ' +
+      'os dados). Os comandos respondem "não vinculado" até que um administrador vincule de novo com ' +
+      '`/estoque vincular`. Avise também quem opera o bot: o Redis precisa de persistência.',
+  );
+}
+
+/**
  * "Limite de 250 consultas por hora atingido; tente de novo às 14:32". Without the budget's figures the
  * sentence leaves them out.
  */

@@ -19,6 +19,7 @@ export {
   renderUnexpected,
   renderUpstreamRejected,
   renderUserNotMatched,
+  renderVanishedLinkAdminNotice,
 } from './errors.js';
 export { type CommandName, renderHelp, renderUsage } from './help.js';
 export {
