@@ -21,6 +21,7 @@ import { createMemoryBudget } from '../upstream/budget-memory.js';
 import { createRedisBudget } from '../upstream/budget-redis.js';
 import { formatBanner, type LocalModeSummary } from './banner.js';
 import { localCredentialsKey } from './credentials-key.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { isAddressInUse, isPortFree, startOnPortOrFree } from './ports.js';
 
 /**
@@ -84,6 +85,9 @@ export async function startLocalMode(
   try {
     const dataDir = resolve(overrides.dataDir ?? config.DATA_DIR);
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    // One process per DATA_DIR: the embedded store is one file that a second process would overwrite.
+    const lock = await lockDataDir(dataDir);
+    stops.push({ name: 'DATA_DIR lock', stop: () => lock.release() });
     const credentialsKey = await localCredentialsKey(config.CREDENTIALS_KEY, dataDir);
     const previous = (config.CREDENTIALS_KEY_PREVIOUS ?? '')
       .split(',')
