@@ -121,6 +121,7 @@ export async function startReplica(
     await reportDurability(redis, config.REDIS_URL, logger);
     if (!config.oauth && config.SLACK_BOT_TOKEN)
       await checkSlackToken(config, config.SLACK_BOT_TOKEN, logger);
+    if (config.slack.kind === 'socket') await checkAppToken(config, config.slack.appToken, logger);
     bot = buildRedisBot(config, logger, { redis });
     await checkCredentialsKey(bot, logger);
     await new Promise<void>((resolve) => waiting.close(() => resolve()));
@@ -247,6 +248,30 @@ async function checkSlackToken(config: ReplicaConfig, token: string, logger: Log
     logger.warn(
       { component: 'startup', ...errFields(error) },
       'could not reach the Slack Web API to check SLACK_BOT_TOKEN (SLACK_API_URL); starting anyway',
+    );
+  }
+}
+
+/**
+ * Socket Mode's client retries a refused app token forever inside `start()`: asked first (apps.connections.open,
+ * whose URL is left unused), a refused one stops start-up with the fix.
+ */
+async function checkAppToken(config: ReplicaConfig, appToken: string, logger: Logger): Promise<void> {
+  const client = new webApi.WebClient(appToken, {
+    slackApiUrl: config.SLACK_API_URL,
+    retryConfig: { retries: 2, minTimeout: 500, maxTimeout: 2_000 },
+    timeout: 10_000,
+    logLevel: webApi.LogLevel.ERROR,
+  });
+  try {
+    await client.apps.connections.open();
+    logger.info({ component: 'startup' }, 'Slack accepted SLACK_APP_TOKEN');
+  } catch (error) {
+    const failure = tokenRefusal(error, 'SLACK_APP_TOKEN');
+    if (failure) throw failure;
+    logger.warn(
+      { component: 'startup', ...errFields(error) },
+      'could not reach the Slack Web API to check SLACK_APP_TOKEN (SLACK_API_URL); starting anyway',
     );
   }
 }
