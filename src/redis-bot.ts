@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { type App, webApi } from '@slack/bolt';
 import type { Redis } from 'ioredis';
-import type { Config, ReplicaConfig } from './config.js';
+import type { ReplicaConfig } from './config.js';
 import { buildContainer, type Container, type ContainerOptions } from './container.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { errFields, type Logger } from './lib/logger.js';
@@ -34,7 +34,7 @@ export interface RedisBot {
  * do: the sealed stores, the Redis budget, OAuth installations when configured, the Slack app. Not started.
  */
 export function buildRedisBot(
-  config: Config & { REDIS_URL: string; CREDENTIALS_KEY: string },
+  config: ReplicaConfig,
   logger: Logger,
   options: { keyPrefix?: string; features?: ContainerOptions['features']; redis?: Redis } = {},
 ): RedisBot {
@@ -54,7 +54,7 @@ export function buildRedisBot(
     : null;
   const container = buildContainer({
     config,
-    upstream: { baseUrl: config.UPSTREAM_BASE_URL ?? '', authUrl: config.UPSTREAM_AUTH_URL ?? '' },
+    upstream: { baseUrl: config.UPSTREAM_BASE_URL, authUrl: config.UPSTREAM_AUTH_URL },
     logger,
     kv,
     keys,
