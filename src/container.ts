@@ -97,7 +97,11 @@ export interface Container {
   slackDeps: SlackDeps;
   domain: DomainDeps;
   metrics: PromMetrics;
-  close(): Promise<void>;
+  /**
+   * Stops the timers, lets answers in flight finish within `graceMs` and tells the users of those that cannot
+   * to try again (BackgroundTasks.shutdown), then closes the budget and the upstream connections.
+   */
+  close(options?: { graceMs?: number; clock?: Clock }): Promise<void>;
 }
 
 /** The composition root: every service built from its dependencies, no module globals. */
@@ -267,6 +271,7 @@ export function buildContainer(options: ContainerOptions): Container {
       ),
   });
   const keeper = new TokenKeeper(links, tokens, logger.child({ component: 'token-keeper' }));
+  let closing: Promise<void> | null = null;
   return {
     tokens,
     client,
@@ -283,13 +288,19 @@ export function buildContainer(options: ContainerOptions): Container {
     slackDeps,
     domain,
     metrics,
-    async close() {
-      keeper.stop();
-      prefetcher?.stop();
-      await scheduler.stop();
-      await tasks.drain(5_000);
-      await budget.close();
-      if (ownsDispatcher) await dispatcher.close();
+    close(closeOptions = {}) {
+      // Once: main's signal handler and a test's cleanup may both close.
+      closing ??= (async () => {
+        keeper.stop();
+        prefetcher?.stop();
+        await Promise.all([
+          scheduler.stop(),
+          tasks.shutdown(closeOptions.graceMs ?? 5_000, closeOptions.clock),
+        ]);
+        await budget.close();
+        if (ownsDispatcher) await dispatcher.close();
+      })();
+      return closing;
     },
   };
 }

@@ -13,6 +13,7 @@ export {
   renderNotLinked,
   renderNoWorkspace,
   renderResponseTooLarge,
+  renderRestarting,
   renderServerError,
   renderStaleButton,
   renderTimeout,
@@ -20,6 +21,7 @@ export {
   renderUnexpected,
   renderUpstreamRejected,
   renderUserNotMatched,
+  renderVanishedLinkAdminNotice,
 } from './errors.js';
 export { type CommandName, renderHelp, renderUsage } from './help.js';
 export {

@@ -9,6 +9,7 @@ import {
   type Message,
   type RenderContext,
   renderBrokenLinkAdminNotice,
+  renderRestarting,
   renderTimeout,
 } from '../render/index.js';
 import { UpstreamErrorCode } from '../upstream/errors.js';
@@ -163,6 +164,21 @@ export async function sendResponse(
   } catch (error) {
     logger.error(errFields(error), 'response_url post failed');
   }
+}
+
+/**
+ * The process is stopping before this answer could be given (SIGTERM, BackgroundTasks.shutdown): the person who
+ * asked is told so, ephemerally, with a button that asks again (another replica, or this one restarted, answers).
+ */
+export function respondRestarting(
+  deps: Pick<SlackDeps, 'logger'>,
+  respond: RespondFn,
+  route: Route,
+): Promise<void> {
+  return sendResponse(deps, respond, renderRestarting(route), {
+    response_type: 'ephemeral',
+    replace_original: false,
+  });
 }
 
 export async function notifyLinkingAdmin(
