@@ -25,6 +25,7 @@ export { type CommandName, renderHelp, renderUsage } from './help.js';
 export {
   type LinkModalInitial,
   linkFieldErrors,
+  renderAdminCheckFailed,
   renderLinked,
   renderLinkModal,
   renderLinkRefused,
