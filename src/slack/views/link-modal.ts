@@ -23,7 +23,10 @@ import type { SlackDeps } from '../deps.js';
 import { linkAdminVerdict, refusalOf, workspaceIdOf } from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
 
-/** Slack closes a view_submission after 3 s; past this the outcome is posted instead of shown in the modal. */
+/**
+ * Slack closes a view_submission after 3 s; past this (counted from the submission's arrival, the admin check
+ * included) the outcome is posted instead of shown in the modal. Below the request guard's fallback ack (2.8 s).
+ */
 const MODAL_ANSWER_BUDGET_MS = 2_300;
 
 type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
@@ -74,6 +77,7 @@ export function registerLinkModal(app: App, deps: SlackDeps): void {
 }
 
 async function submitLink(deps: SlackDeps, args: ViewArgs): Promise<void> {
+  const arrived = deps.now();
   const { body, view, client } = args;
   const correlationId = newCorrelationId();
   const logger = deps.logger.child({ correlationId });
@@ -92,7 +96,8 @@ async function submitLink(deps: SlackDeps, args: ViewArgs): Promise<void> {
     return;
   }
   const attempt = deps.linkService.link(workspaceId, input, userId, correlationId);
-  const outcome = await Promise.race([attempt, sleep(MODAL_ANSWER_BUDGET_MS).then(() => 'slow' as const)]);
+  const left = Math.max(0, MODAL_ANSWER_BUDGET_MS - (deps.now() - arrived));
+  const outcome = await Promise.race([attempt, sleep(left).then(() => 'slow' as const)]);
   if (outcome === 'slow') {
     // Close the modal now and post the outcome when it comes.
     await args.ack({ response_action: 'clear' });
