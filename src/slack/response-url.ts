@@ -43,16 +43,39 @@ export interface RetryingFetchOptions {
 }
 
 export function retryingFetch(options: RetryingFetchOptions): typeof fetch {
-  const policy = options.policy ?? RESPONSE_URL_RETRY;
   const base = options.fetch ?? globalThis.fetch;
-  const sleep = options.sleep ?? ((ms: number) => delay(ms));
-  const random = options.random ?? Math.random;
+  const retried = withRetries(options);
   const webApi = options.webApiUrl.replace(/\/+$/, '');
   return async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     // Only a body that can be sent again is retried (Bolt's respond sends a JSON string).
     if (url.startsWith(webApi) || (init?.body !== undefined && typeof init.body !== 'string'))
       return base(input, init);
+    return retried(input, init);
+  };
+}
+
+/** POSTs a message to a response_url with the same retries; throws when it is not accepted in the end. */
+export async function postToResponseUrl(
+  url: string,
+  payload: object,
+  options: Omit<RetryingFetchOptions, 'webApiUrl'> = {},
+): Promise<Response> {
+  const response = await withRetries(options)(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(payload),
+  });
+  if (!response.ok) throw new Error(`response_url answered ${response.status}`);
+  return response;
+}
+
+function withRetries(options: Omit<RetryingFetchOptions, 'webApiUrl'>): typeof fetch {
+  const policy = options.policy ?? RESPONSE_URL_RETRY;
+  const base = options.fetch ?? globalThis.fetch;
+  const sleep = options.sleep ?? ((ms: number) => delay(ms));
+  const random = options.random ?? Math.random;
+  return async (input, init) => {
     for (let attempt = 1; ; attempt++) {
       const last = attempt >= policy.attempts;
       let wait: number | null;

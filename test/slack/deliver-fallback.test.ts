@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import { CHANNELS, eventually, type Harness, startHarness, textOf, USERS } from '../helpers/bot-harness.js';
 
 /**
@@ -72,5 +73,16 @@ describe('an answer whose response_url post fails', () => {
     await eventually(() => logged('answer lost').length === 1);
     expect(logged('response_url post failed')).toHaveLength(0);
     expect(h.slack.messages).toHaveLength(0);
+  });
+
+  it('the link confirmation too: it arrives as an ephemeral message when its response_url is dead', async () => {
+    h.slack.failNext('response_url', { error: 'expired_url' }, 1);
+    const since = Date.now();
+    const { login, password } = DEMO_FACTS.company1;
+    const result = await h.submitLink({ login, password, company: '1' }, { user: USERS.admin });
+    expect(JSON.parse(result.body)).toEqual({ response_action: 'clear' });
+    const confirmation = await h.nextMessage(since, { userId: USERS.admin });
+    expect(confirmation.via).toBe('chat.postEphemeral');
+    expect(textOf(confirmation)).toMatch(/vinculad/i);
   });
 });
