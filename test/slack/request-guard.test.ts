@@ -63,6 +63,23 @@ describe('every command and interaction is acked', () => {
     }
   });
 
+  it('hostile texts are acked on every command: prototype words, control characters, entities, 100 KB', async () => {
+    const texts = [
+      'resumo constructor',
+      '__proto__:1 valueOf',
+      'constructor almox:__proto__',
+      '\u0000\u0007\u001b[31m',
+      '&lt;script&gt; &amp;amp; \u202e',
+      'cabo '.repeat(20_000),
+    ];
+    for (const command of ['/estoque', '/solicitacao', '/compras']) {
+      for (const text of texts) {
+        const result = await h.command(command, text);
+        expect(result.status, `${command} ${text.slice(0, 30)}`).toBe(200);
+      }
+    }
+  });
+
   it('a listener that throws before its ack still gets the request acked, with a clear message', async () => {
     h.app.command('/quebrado', async () => {
       throw new Error('boom');
