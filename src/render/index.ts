@@ -9,8 +9,10 @@ export {
   renderCredentialsExpired,
   renderDigestComingSoon,
   renderForbidden,
+  renderFormUnreadable,
   renderNotFound,
   renderNotLinked,
+  renderNotProcessed,
   renderNoWorkspace,
   renderResponseTooLarge,
   renderRestarting,
@@ -27,6 +29,7 @@ export { type CommandName, renderHelp, renderUsage } from './help.js';
 export {
   type LinkModalInitial,
   linkFieldErrors,
+  renderAdminCheckFailed,
   renderLinked,
   renderLinkModal,
   renderLinkRefused,

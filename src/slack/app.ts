@@ -1,6 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ListenOptions } from 'node:net';
-import { App, type Logger as BoltLogger, type CustomRoute, LogLevel, SocketModeReceiver } from '@slack/bolt';
+import {
+  App,
+  type AppOptions,
+  type Logger as BoltLogger,
+  type CustomRoute,
+  HTTPModuleFunctions,
+  HTTPReceiver,
+  LogLevel,
+  type ReceiverEvent,
+  type ReceiverProcessEventErrorHandlerArgs,
+  SocketModeReceiver,
+} from '@slack/bolt';
 import type { Config } from '../config.js';
 import { errFields, type Logger } from '../lib/logger.js';
 import type { SlackInstallationStore } from '../store/installation-store.js';
@@ -10,8 +21,11 @@ import { registerCommands } from './commands/index.js';
 import type { SlackDeps } from './deps.js';
 import { registerChatHelp } from './events/chat-help.js';
 import { registerUninstallEvents } from './events/uninstall.js';
+import { RejectedRequestError, RequestGuard, signedHeaders } from './request-guard.js';
+import { retryingFetch } from './response-url.js';
 import { meteredFetch, metricsHandler, timeAcks } from './slack-metrics.js';
 import { registerLinkModal } from './views/link-modal.js';
+import { INTERACTIVE_WEB_CLIENT } from './web-clients.js';
 
 /** The scopes the bot uses, and no more (manifest.yml lists the same, and says why each). */
 export const BOT_SCOPES = [
@@ -73,13 +87,19 @@ export function buildSlackApp(options: SlackAppOptions): App {
     : null;
   const common = {
     logger,
-    // Bolt's Web API clients and respond() share this fetch: Slack's errors are counted by method.
     clientOptions: {
       slackApiUrl: config.SLACK_API_URL,
-      fetch: meteredFetch(deps.metrics, config.SLACK_API_URL),
+      ...INTERACTIVE_WEB_CLIENT,
+      // Bolt's Web API clients and respond() fetch through this: response_url posts are retried there
+      // (response-url.ts), and every attempt's Slack error is counted by method (slack-metrics.ts).
+      fetch: retryingFetch({
+        webApiUrl: config.SLACK_API_URL,
+        fetch: meteredFetch(deps.metrics, config.SLACK_API_URL),
+      }),
     },
     ...(oauthOptions ?? { token: options.botToken ?? config.SLACK_BOT_TOKEN }),
   };
+  const guard = new RequestGuard({ seen: deps.seenRequests, logger: deps.logger, now: Date.now });
   let app: App;
   if (config.SLACK_APP_TOKEN) {
     // Built here rather than by Bolt so that /healthz can see the websocket's state.
@@ -105,14 +125,21 @@ export function buildSlackApp(options: SlackAppOptions): App {
       receiver.client.on(state, () => {
         socket.connected = false;
       });
-    app = new App({ ...common, receiver });
+    app = new GuardedApp(guard, { ...common, receiver });
   } else {
-    app = new App({
+    app = new GuardedApp(guard, {
       ...common,
-      customRoutes,
-      signingSecret: options.signingSecret ?? config.SLACK_SIGNING_SECRET ?? '',
-      endpoints: '/slack/events',
-      processBeforeResponse: false,
+      // Built here rather than by Bolt: it hands the signature headers to the guard and answers its refusals 401.
+      receiver: new HTTPReceiver({
+        signingSecret: options.signingSecret ?? config.SLACK_SIGNING_SECRET ?? '',
+        endpoints: '/slack/events',
+        processBeforeResponse: false,
+        customRoutes,
+        logger,
+        ...oauthOptions,
+        customPropertiesExtractor: signedHeaders,
+        processEventErrorHandler: refuseOr401,
+      }),
     });
   }
 
@@ -126,6 +153,30 @@ export function buildSlackApp(options: SlackAppOptions): App {
     deps.logger.error(errFields(error), 'bolt error');
   });
   return app;
+}
+
+/** Bolt's App, with every event going through the guard first (see request-guard.ts). */
+class GuardedApp extends App {
+  constructor(
+    private readonly guard: RequestGuard,
+    options: AppOptions,
+  ) {
+    super(options);
+  }
+
+  override processEvent(event: ReceiverEvent): Promise<void> {
+    return this.guard.process(event, (guarded) => super.processEvent(guarded));
+  }
+}
+
+/** A request the guard refused gets 401, as a bad signature does; anything else goes to Bolt's handler. */
+async function refuseOr401(args: ReceiverProcessEventErrorHandlerArgs): Promise<boolean> {
+  if (args.error instanceof RejectedRequestError && !args.response.headersSent) {
+    args.response.writeHead(401);
+    args.response.end();
+    return true;
+  }
+  return HTTPModuleFunctions.defaultProcessEventErrorHandler(args);
 }
 
 /**

@@ -38,6 +38,15 @@ export interface Delivery {
   bypassCache?: boolean;
   /** For the metrics: a slash command (default) or a button. */
   source?: AnswerSource;
+  /** Where the command was typed or the button clicked: where the answer goes when the response_url fails. */
+  channelId?: string | undefined;
+}
+
+/** Who an answer is for, when its response_url cannot take it. */
+export interface Recipient {
+  client: WebClient;
+  userId: string;
+  channelId?: string | undefined;
 }
 
 /**
@@ -60,6 +69,11 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
     timeZone: deps.config.DIGEST_TZ,
     now: started,
     ...(delivery.mode === 'share' && { shared: { byUserId: delivery.userId } }),
+  };
+  const recipient: Recipient = {
+    client: delivery.client,
+    userId: delivery.userId,
+    channelId: delivery.channelId,
   };
   const progress = new AnswerProgress();
   const request: AnswerRequest = {
@@ -111,6 +125,7 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
       message,
       { response_type: failed ? 'ephemeral' : 'in_channel', replace_original: false },
       logger,
+      recipient,
     );
     logger.info({ ms: deps.now() - started, failed }, 'answered');
     deps.metrics.answer(delivery.source ?? 'command', delivery.route.view, outcome, secondsSince(timer));
@@ -146,23 +161,39 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
         message,
         { response_type: 'ephemeral', replace_original: replacing || delivery.mode === 'replace' },
         logger,
+        recipient,
       ),
   });
   logger.info({ ms: deps.now() - started, failed, ...(notices.length > 0 && { notices }) }, 'answered');
   deps.metrics.answer(delivery.source ?? 'command', delivery.route.view, outcome, secondsSince(timer));
 }
 
+/**
+ * Posts through response_url (retried under `respond`, see response-url.ts). When that fails for good and the
+ * recipient is known, the answer still reaches the person: a shared answer is posted in the channel, anything
+ * else as an ephemeral message in the channel, and failing that in a DM. One log line tells what happened.
+ */
 export async function sendResponse(
   deps: Pick<SlackDeps, 'logger'>,
   respond: RespondFn,
   message: Message,
   options: { response_type: 'ephemeral' | 'in_channel'; replace_original: boolean },
   logger = deps.logger,
+  recipient?: Recipient,
 ): Promise<void> {
   try {
     await respond({ text: message.text, blocks: message.blocks, ...options });
+    return;
   } catch (error) {
-    logger.error(errFields(error), 'response_url post failed');
+    if (!recipient) {
+      logger.error(errFields(error), 'response_url post failed');
+      return;
+    }
+    const { deliveredBy, failures } = await deliverElsewhere(recipient, message, options.response_type);
+    const fields = { ...errFields(error), userId: recipient.userId, fallbackFailures: failures };
+    if (deliveredBy)
+      logger.warn({ ...fields, deliveredBy }, 'response_url post failed; answer delivered another way');
+    else logger.error(fields, 'answer lost: response_url, channel and DM all failed');
   }
 }
 
@@ -179,6 +210,42 @@ export function respondRestarting(
     response_type: 'ephemeral',
     replace_original: false,
   });
+}
+
+async function deliverElsewhere(
+  recipient: Recipient,
+  message: Message,
+  responseType: 'ephemeral' | 'in_channel',
+): Promise<{ deliveredBy: string | null; failures: string[] }> {
+  const { client, userId, channelId } = recipient;
+  const content = { text: message.text, blocks: message.blocks };
+  const ways: [string, () => Promise<unknown>][] = [];
+  if (channelId && responseType === 'in_channel')
+    ways.push(['chat.postMessage', () => client.chat.postMessage({ channel: channelId, ...content })]);
+  if (channelId)
+    ways.push([
+      'chat.postEphemeral',
+      () => client.chat.postEphemeral({ channel: channelId, user: userId, ...content }),
+    ]);
+  // A bot posting to a user id writes in its DM with that user.
+  ways.push(['dm', () => client.chat.postMessage({ channel: userId, ...content })]);
+  const failures: string[] = [];
+  for (const [name, post] of ways) {
+    try {
+      await post();
+      return { deliveredBy: name, failures };
+    } catch (error) {
+      failures.push(`${name}: ${slackErrorCode(error)}`);
+    }
+  }
+  return { deliveredBy: null, failures };
+}
+
+/** Slack's error code (`not_in_channel`, `slack_webapi_rate_limited_error`...), never a message with data in it. */
+function slackErrorCode(error: unknown): string {
+  const e = error as { data?: { error?: unknown }; code?: unknown } | null;
+  if (typeof e?.data?.error === 'string') return e.data.error;
+  return typeof e?.code === 'string' ? e.code : 'unknown';
 }
 
 export async function notifyLinkingAdmin(

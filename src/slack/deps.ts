@@ -3,6 +3,7 @@ import type { LinkService } from '../domain/links/link-service.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics, MetricsExposition } from '../lib/metrics.js';
+import type { SeenRequests } from '../store/seen-requests.js';
 import type { SubscriptionStore } from '../store/subscription-store.js';
 import type { Answers } from './answers.js';
 import type { BackgroundTasks } from './background.js';
@@ -18,6 +19,8 @@ export interface SlackDeps {
   digestSubscriptions: DigestSubscriptions;
   subscriptions: SubscriptionStore;
   tasks: BackgroundTasks;
+  /** Signatures and event ids already taken in (replays, Slack's retries), shared across replicas. */
+  seenRequests: SeenRequests;
   now: () => number;
   /** This bot's metrics (its own registry), and what GET /metrics serves. */
   metrics: Metrics & MetricsExposition;

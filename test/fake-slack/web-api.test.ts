@@ -403,6 +403,43 @@ describe('fake Slack Web API', () => {
       expect(await slackError(client.users.info({ user: users.otherTeamMember }))).toBe('user_not_found');
     });
 
+    it("answers users.info for Slack Connect, stranger, guest and Enterprise Grid users with Slack's fields", async () => {
+      const client = clientFor(fake, TOKEN);
+      // A member of the other workspace in a channel shared with this workspace's bot: found, with their own team.
+      fake.addChannel({
+        id: 'C00SHARED9',
+        name: 'compartilhado',
+        members: new Set([users.otherTeamMember, FAKE_SEED.botUserId]),
+        teamId: FAKE_SEED.teamId,
+      });
+      const connect = await client.users.info({ user: users.otherTeamMember });
+      expect(connect.user).toMatchObject({
+        id: users.otherTeamMember,
+        team_id: FAKE_SEED.otherTeamId,
+        is_admin: true,
+      });
+      expect(connect.user).not.toHaveProperty('is_stranger');
+      fake.addUser({ id: 'U09STRANGE', teamId: 'T09ELSEWHR', isStranger: true });
+      expect((await client.users.info({ user: 'U09STRANGE' })).user).toMatchObject({ is_stranger: true });
+      fake.addUser({ id: 'U00GUEST01', isRestricted: true });
+      expect((await client.users.info({ user: 'U00GUEST01' })).user).toMatchObject({ is_restricted: true });
+      fake.addUser({
+        id: 'U00GRID001',
+        enterpriseId: 'E00ORG001',
+        enterpriseTeams: ['T00OTHER9'],
+        isOrgAdmin: true,
+      });
+      expect((await client.users.info({ user: 'U00GRID001' })).user?.enterprise_user).toEqual({
+        id: 'U00GRID001',
+        enterprise_id: 'E00ORG001',
+        enterprise_name: 'E00ORG001',
+        is_admin: true,
+        is_owner: false,
+        is_primary_owner: false,
+        teams: [FAKE_SEED.teamId, 'T00OTHER9'],
+      });
+    });
+
     it('looks users up by e-mail, case-insensitively', async () => {
       const client = clientFor(fake, TOKEN);
       const found = await client.users.lookupByEmail({ email: 'Bruno.Lima@manutencao.example.com' });

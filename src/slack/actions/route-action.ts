@@ -43,6 +43,7 @@ export async function answerButton(
         mode,
         bypassCache: kind === 'refresh',
         source: 'button',
+        channelId: args.body.channel?.id,
       }),
     { onAbandon: () => respondRestarting(deps, args.respond, route) },
   );
