@@ -1,5 +1,7 @@
 import { webApi } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import type { Metrics } from '../lib/metrics.js';
+import { meteredFetch } from './slack-metrics.js';
 
 /**
  * How the Web API clients of listeners retry. The client's default is 10 retries over about 30 minutes, while the
@@ -27,11 +29,18 @@ export const TRIGGER_WEB_CLIENT = {
 
 const triggerClients = new WeakMap<WebClient, WebClient>();
 
-/** The same workspace's client, with the trigger_id policy above (one per listener client, kept with it). */
-export function triggerClient(client: WebClient): WebClient {
+/**
+ * The same workspace's client, with the trigger_id policy above (one per listener client, kept with it); its
+ * Slack errors are counted like the listener client's.
+ */
+export function triggerClient(client: WebClient, metrics: Pick<Metrics, 'slackApiError'>): WebClient {
   let bound = triggerClients.get(client);
   if (!bound) {
-    bound = new webApi.WebClient(client.token, { slackApiUrl: client.slackApiUrl, ...TRIGGER_WEB_CLIENT });
+    bound = new webApi.WebClient(client.token, {
+      slackApiUrl: client.slackApiUrl,
+      ...TRIGGER_WEB_CLIENT,
+      fetch: meteredFetch(metrics, client.slackApiUrl),
+    });
     triggerClients.set(client, bound);
   }
   return bound;

@@ -63,7 +63,7 @@ async function openLinkModal(deps: SlackDeps, args: CommandArgs): Promise<void> 
     }
     // Only where to confirm: the channel and this command's response_url; never a secret.
     const metadata = JSON.stringify({ channelId: command.channel_id, responseUrl: command.response_url });
-    await triggerClient(client).views.open({
+    await triggerClient(client, deps.metrics).views.open({
       trigger_id: command.trigger_id,
       view: { ...renderLinkModal(), private_metadata: metadata },
     });

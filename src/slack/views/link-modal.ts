@@ -59,7 +59,7 @@ export function registerLinkModal(app: App, deps: SlackDeps): void {
       }
       const metadata = JSON.stringify({ channelId: body.channel?.id, responseUrl: body.response_url });
       try {
-        await triggerClient(client).views.open({
+        await triggerClient(client, deps.metrics).views.open({
           trigger_id: body.trigger_id,
           view: { ...renderLinkModal(), private_metadata: metadata },
         });
