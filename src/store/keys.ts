@@ -17,6 +17,10 @@ export class Keys {
   budgetStats(credentialId: string): string {
     return `${this.prefix}budget:{${credentialId}}:stats`;
   }
+  /** The change feed's own calls, to hold it to its share of the window (same hash slot as the log). */
+  budgetFeedLog(credentialId: string): string {
+    return `${this.prefix}budget:{${credentialId}}:feed-log`;
+  }
 
   // Tokens, per credential.
   tokens(credentialId: string): string {
