@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseRateLimit, type RateLimitSpec } from './lib/rate-limit-spec.js';
+import { parseDuration, parseRateLimit, type RateLimitSpec } from './lib/rate-limit-spec.js';
 
 /**
  * The one place that reads process.env. Every variable of the product's table, validated together so that
@@ -26,6 +26,25 @@ const rateLimit = (fallback: string) =>
       const parsed = parseRateLimit(value === undefined || value === '' ? fallback : value);
       if (typeof parsed === 'string') {
         ctx.addIssue({ code: 'custom', message: parsed });
+        return z.NEVER;
+      }
+      return parsed;
+    });
+
+/** A duration of at least `minMs` (`30s`, `2m`, `1h`). */
+const duration = (fallback: string, minMs: number) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((value, ctx): number => {
+      const parsed = parseDuration(value === undefined || value === '' ? fallback : value);
+      if (typeof parsed === 'string') {
+        ctx.addIssue({ code: 'custom', message: parsed });
+        return z.NEVER;
+      }
+      if (parsed < minMs) {
+        ctx.addIssue({ code: 'custom', message: `must be at least ${minMs / 1000}s, got "${value}"` });
         return z.NEVER;
       }
       return parsed;
@@ -83,6 +102,15 @@ const envSchema = z.object({
     .trim()
     .default('America/Sao_Paulo')
     .refine(isTimeZone, { message: 'must be an IANA time zone such as America/Sao_Paulo' }),
+  /** Shortest time between two detection rounds of a workspace (ms). */
+  FEED_INTERVAL: duration('2m', 1_000),
+  /** Most of each budget window (percent) the change feed may use; 0 turns the feed off. */
+  FEED_BUDGET_SHARE: z.coerce
+    .number({ message: 'must be a whole percent from 0 to 100' })
+    .int({ message: 'must be a whole percent from 0 to 100' })
+    .min(0, { message: 'must be a whole percent from 0 to 100' })
+    .max(100, { message: 'must be a whole percent from 0 to 100' })
+    .default(20),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65_535).default(4010),
   SANDBOX_RATE_LIMIT: rateLimit('250/1h'),

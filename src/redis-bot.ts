@@ -33,6 +33,7 @@ export function buildRedisBot(
   const box = SecretBox.fromBase64(config.CREDENTIALS_KEY, previousKeys(config.CREDENTIALS_KEY_PREVIOUS));
   const budget = createRedisBudget(redis, keys, {
     limit: config.UPSTREAM_RATE_LIMIT,
+    feedSharePercent: config.FEED_BUDGET_SHARE,
     logger: logger.child({ component: 'budget' }),
   });
   // A new install resumes the digests a revoked token paused (the container exists by the time one arrives).

@@ -36,3 +36,22 @@ export function formatRateLimit(spec: RateLimitSpec): string {
   if (windowMs % 1_000 === 0) return `${count}/${windowMs / 1_000}s`;
   return `${count}/${windowMs}ms`;
 }
+
+const DURATION = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|min|m|h|d)\s*$/i;
+
+/** Parses a duration such as `30s`, `2m` or `1h` into ms; returns an error message instead of throwing. */
+export function parseDuration(text: string): number | string {
+  const match = DURATION.exec(text);
+  if (!match) return `expected a duration such as 30s, 2m or 1h, got "${text}"`;
+  const unit = UNIT_MS[(match[2] ?? '').toLowerCase()];
+  if (unit === undefined) return `unknown duration unit in "${text}"`;
+  return Math.round(Number(match[1]) * unit);
+}
+
+/** A duration as people write it: `2m`, `90s`, `1h`. */
+export function formatDuration(ms: number): string {
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms % 1_000 === 0) return `${ms / 1_000}s`;
+  return `${ms}ms`;
+}

@@ -226,7 +226,11 @@ interface Storage {
 
 /** REDIS_URL set: Redis store and Redis budget, as in production. Otherwise the embedded store and an in-process budget. */
 async function openStorage(config: Config, dataDir: string, keys: Keys, logger: Logger): Promise<Storage> {
-  const budgetOptions = { limit: config.UPSTREAM_RATE_LIMIT, logger: logger.child({ component: 'budget' }) };
+  const budgetOptions = {
+    limit: config.UPSTREAM_RATE_LIMIT,
+    feedSharePercent: config.FEED_BUDGET_SHARE,
+    logger: logger.child({ component: 'budget' }),
+  };
   if (config.REDIS_URL) {
     const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: true });
     try {
