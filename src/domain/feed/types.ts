@@ -4,9 +4,17 @@
  * FeedListeners store; a FeedPoster (slack layer) turns one round's events for one listener into one message.
  */
 
-export type FeedEventKind = 'novas' | 'status' | 'recebimentos';
+// The listeners' types live with their store (a lower layer may not import this one); named here as well.
+export type {
+  ChannelFeed,
+  FeedEventKind,
+  FeedPauseReason,
+  Follow,
+  OwnFollow,
+} from '../../store/feed-listeners.js';
+export { FEED_EVENT_KINDS } from '../../store/feed-listeners.js';
 
-export const FEED_EVENT_KINDS: readonly FeedEventKind[] = ['novas', 'status', 'recebimentos'];
+import type { ChannelFeed } from '../../store/feed-listeners.js';
 
 interface FeedEventBase {
   /** Derived from the data (workspace + subject + transition), so two replicas or a rerun get the same id. */
@@ -46,40 +54,6 @@ export interface ReceiptEvent extends FeedEventBase {
 }
 
 export type FeedEvent = NewRequestEvent | StatusEvent | ReceiptEvent;
-
-export type FeedPauseReason = 'unlinked' | 'tokens_revoked';
-
-/** `/estoque alertas assinar [almox:ID] [eventos:...]` in a channel. One per workspace and channel. */
-export interface ChannelFeed {
-  workspaceId: string;
-  channelId: string;
-  /** null: every stockroom. */
-  stockroomId: number | null;
-  /** Never empty; default every kind. */
-  kinds: FeedEventKind[];
-  subscribedBy: string;
-  createdAt: number;
-  paused: FeedPauseReason | null;
-}
-
-/** A user following one request (`Acompanhar`, `/solicitacao <id> acompanhar`). */
-export interface Follow {
-  workspaceId: string;
-  userId: string;
-  requestId: number;
-  /** Status name when the follow began or last changed: what `/solicitacao acompanhando` shows. */
-  lastSeenStatus: string | null;
-  createdAt: number;
-}
-
-/** A user following every request whose requester is them (`/solicitacao minhas acompanhar`). */
-export interface OwnFollow {
-  workspaceId: string;
-  userId: string;
-  /** The e-mail matched against the requester's, as `/solicitacao minhas` does. */
-  email: string;
-  createdAt: number;
-}
 
 /** Who gets one round's message. */
 export type FeedTarget = { kind: 'channel'; channelId: string } | { kind: 'dm'; userId: string };
