@@ -123,6 +123,32 @@ export class Keys {
   feedListenerIndex(): string {
     return `${this.prefix}feed:index`;
   }
+
+  // Change feed detection (store/feed-snapshot-store.ts), per workspace.
+  /** Hash, field = request id: the status each request had at the last round. */
+  feedSnapshotRequests(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:snap:requests`;
+  }
+  /** Hash, field = purchase id: the pending purchases and their balance at the last receipts read. */
+  feedSnapshotPurchases(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:snap:purchases`;
+  }
+  /** Hash: when the snapshot was first complete, the next round is due, the last round's cost, ... */
+  feedRoundState(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:rounds`;
+  }
+  /** String with a TTL: the replica running the workspace's round now (a lease). */
+  feedRoundLease(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:round-lease`;
+  }
+  /** Hash, field = event id: events detected and not yet delivered to every listener they match. */
+  feedOutbox(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:outbox`;
+  }
+  /** String with a TTL: one event's delivery to one target (`posting:...` while posting, then `sent:...`). */
+  feedDelivery(workspaceId: string, target: string, eventId: string): string {
+    return `${this.prefix}feed:${workspaceId}:sent:${target}:${shortHash(eventId, 24)}`;
+  }
 }
 
 /** A stable, non-reversible id for a value that must not appear in keys or logs as is. */

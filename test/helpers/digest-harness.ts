@@ -43,7 +43,7 @@ export const SP = 'America/Sao_Paulo';
 const C1 = DEMO_FACTS.company1;
 
 export interface ReplicaOptions {
-  budget?: Pick<BudgetOptions, 'limit' | 'maxWaitMs' | 'reserve'> & {
+  budget?: Pick<BudgetOptions, 'limit' | 'maxWaitMs' | 'reserve' | 'feedSharePercent'> & {
     /** The memory budget on the test's clock, instead of the Redis budget (whose window is on the Redis clock). */
     onTestClock?: boolean;
   };
@@ -143,6 +143,9 @@ export async function startDigestHarness(
         logger,
         ...(options.budget?.maxWaitMs && { maxWaitMs: options.budget.maxWaitMs }),
         ...(options.budget?.reserve && { reserve: options.budget.reserve }),
+        ...(options.budget?.feedSharePercent !== undefined && {
+          feedSharePercent: options.budget.feedSharePercent,
+        }),
       };
       const budget = options.budget?.onTestClock
         ? createMemoryBudget({ ...budgetOptions, clock })
