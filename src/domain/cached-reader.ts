@@ -50,6 +50,11 @@ interface EntryRef {
 export interface ReadOptions {
   /** `Atualizar`: skip a fresh cache entry and ask upstream. */
   bypassCache?: boolean;
+  /**
+   * False: when upstream cannot be asked, throw instead of serving the stale entry (the change feed's rounds, which
+   * must know that they read nothing new, and when the budget frees).
+   */
+  serveStale?: boolean;
 }
 
 /** What the services read through: the CachedReader, or the prefetcher's reader around it. */
@@ -159,7 +164,7 @@ export class CachedReader implements AnswerReader {
       };
     } catch (error) {
       const degraded = degradedReason(error);
-      if (entry && degraded) {
+      if (entry && degraded && options.serveStale !== false) {
         return { data: entry.value, freshness: { fetchedAt: entry.fetchedAt, fromCache: true, degraded } };
       }
       throw error;

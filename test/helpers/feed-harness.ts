@@ -72,7 +72,7 @@ export interface FeedHarness extends Harness {
   /** Every post of every replica, in order. */
   allPosts: RecordedPost[];
   feedReplica(options?: {
-    budget?: Pick<BudgetOptions, 'limit' | 'feedSharePercent'> & { onTestClock?: boolean };
+    budget?: Pick<BudgetOptions, 'limit' | 'feedSharePercent' | 'maxWaitMs'> & { onTestClock?: boolean };
     intervalMs?: number;
     leaseMs?: number;
   }): FeedReplica;
@@ -103,6 +103,7 @@ export async function startFeedHarness(startAt: number): Promise<FeedHarness> {
           limit,
           feedSharePercent: share,
           ...(options.budget?.onTestClock && { onTestClock: true }),
+          ...(options.budget?.maxWaitMs && { maxWaitMs: options.budget.maxWaitMs }),
         },
       });
       const kv = new RedisKeyValue(harness.redis.connect());

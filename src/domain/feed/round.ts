@@ -71,17 +71,23 @@ export class FeedRound {
     private readonly receiptsEveryMs: number,
   ) {
     // The round's services read through a reader that counts the calls that reach upstream.
+    // Stale entries are refused: a round must know it read nothing new, and when the budget frees.
     const reader: AnswerReader = {
       read: (ws, endpoint, params, fetch, options) =>
         deps.reader.read(
           ws,
           endpoint,
           params,
-          (call) => {
+          async (call) => {
             this.calls += 1;
-            return fetch(call);
+            try {
+              return await fetch(call);
+            } catch (error) {
+              if (error instanceof BudgetExhaustedError) this.calls -= 1;
+              throw error;
+            }
           },
-          options,
+          { ...options, serveStale: false },
         ),
     };
     this.deps = { ...deps, reader };

@@ -3,13 +3,7 @@ import type { NewRequestEvent, ReceiptEvent, StatusEvent } from '../../../src/do
 import { RequestService } from '../../../src/domain/requests/request-service.js';
 import type { ReceiptChange, StatusChange } from '../../../src/sandbox/server.js';
 import { saoPaulo } from '../../helpers/digest-harness.js';
-import {
-  deliveredIds,
-  type FeedHarness,
-  INTERVAL_MS,
-  startFeedHarness,
-  WS,
-} from '../../helpers/feed-harness.js';
+import { type FeedHarness, INTERVAL_MS, startFeedHarness, WS } from '../../helpers/feed-harness.js';
 
 const DAY = 86_400_000;
 let harness: FeedHarness | undefined;
