@@ -10,6 +10,7 @@ import { BudgetExhaustedError } from '../../upstream/budget-errors.js';
 import type { UpstreamClient } from '../../upstream/client.js';
 import { credentialIdOf, type UpstreamCredential } from '../../upstream/credential.js';
 import { AuthRejectedError, UpstreamForbiddenError } from '../../upstream/errors.js';
+import type { FeedStatus } from '../feed/engine.js';
 import type { LinkStatusView } from '../views.js';
 
 export interface LinkInput {
@@ -41,6 +42,8 @@ export interface LinkServiceDeps {
   subscriptions: Pick<SubscriptionStore, 'pauseWorkspace' | 'resumeWorkspace'>;
   logger: Logger;
   now: () => number;
+  /** The change feed's state, for `/estoque status` (absent: the feed is off). */
+  feed?: { status(workspaceId: string): Promise<FeedStatus> } | null;
 }
 
 /** Linking a workspace to an upstream login (admins only; the Slack layer checks who asks). */
@@ -138,10 +141,11 @@ export class LinkService {
 
   async status(workspaceId: string): Promise<LinkStatusView> {
     const link = await this.deps.links.get(workspaceId);
-    const [expiries, usage, cache] = await Promise.all([
+    const [expiries, usage, cache, feed] = await Promise.all([
       link ? this.deps.tokens.expiries(link.credentialId) : null,
       link ? this.deps.budget.usage(link.credentialId) : null,
       this.deps.cache.stats(workspaceId),
+      link && this.deps.feed ? this.deps.feed.status(workspaceId).catch(() => null) : null,
     ]);
     return {
       linked: link !== null,
@@ -163,6 +167,15 @@ export class LinkService {
           }
         : null,
       cache,
+      feed:
+        feed && usage
+          ? {
+              listening: feed.listening,
+              intervalMs: feed.intervalMs,
+              used: usage.feed.used,
+              cap: usage.feed.cap,
+            }
+          : null,
     };
   }
 
