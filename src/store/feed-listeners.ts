@@ -317,7 +317,8 @@ function followField(userId: string, requestId: number): string {
   return `${userId}:${requestId}`;
 }
 
-function normaliseKinds(kinds: FeedEventKind[] | undefined): FeedEventKind[] {
+/** The kinds in their canonical order, without repeats; none means every kind. */
+export function normaliseKinds(kinds: FeedEventKind[] | undefined): FeedEventKind[] {
   const chosen = FEED_EVENT_KINDS.filter((kind) => kinds?.includes(kind));
   return chosen.length > 0 ? chosen : [...FEED_EVENT_KINDS];
 }

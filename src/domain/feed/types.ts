@@ -61,13 +61,23 @@ export type FeedTarget = { kind: 'channel'; channelId: string } | { kind: 'dm'; 
 /** What posting one message came to. `lost`: the target can never be reached again (channel gone, DM refused). */
 export type FeedPostResult = { ok: true } | { ok: false; lost: boolean; error: string };
 
+export interface FeedPostOptions {
+  /** The previous round of the workspace ran then: the changes happened at some point since (said when late). */
+  lateSince?: number | null;
+}
+
 /**
  * The slack layer's side: posts at most one message per target and round, listing every event of the round
  * for that target (at most 10 rows and "e mais N", each with a button to its detail). `lateSince` set when
  * the events were detected later than they happened (a round after downtime or a spent budget).
  */
 export interface FeedPoster {
-  post(workspaceId: string, target: FeedTarget, events: FeedEvent[]): Promise<FeedPostResult>;
+  post(
+    workspaceId: string,
+    target: FeedTarget,
+    events: FeedEvent[],
+    options?: FeedPostOptions,
+  ): Promise<FeedPostResult>;
   /** Tells a subscriber that their channel feed was removed because the channel is lost. */
   tellFeedLost(workspaceId: string, feed: ChannelFeed): Promise<void>;
 }
