@@ -6,6 +6,7 @@ import { DigestClaims } from './domain/digest/claims.js';
 import { DigestService } from './domain/digest/digest-service.js';
 import { DigestMaterialNotes } from './domain/digest/material-notes.js';
 import { DigestScheduler } from './domain/digest/scheduler.js';
+import { FeedEngine } from './domain/feed/engine.js';
 import { LinkService } from './domain/links/link-service.js';
 import { TokenKeeper } from './domain/links/token-keeper.js';
 import { Prefetcher } from './domain/prefetch.js';
@@ -28,6 +29,7 @@ import { createSlackClients } from './slack/slack-clients.js';
 import { CacheStore } from './store/cache-store.js';
 import type { SecretBox } from './store/crypto.js';
 import { FeedListenerStore } from './store/feed-listeners.js';
+import { FeedSnapshotStore } from './store/feed-snapshot-store.js';
 import type { SlackInstallationStore } from './store/installation-store.js';
 import type { Keys } from './store/keys.js';
 import type { KeyValue } from './store/kv.js';
@@ -38,6 +40,7 @@ import { TokenStore } from './store/token-store.js';
 import { UserMatchStore } from './store/user-match-store.js';
 import { TokenManager } from './upstream/auth.js';
 import type { Budget } from './upstream/budget.js';
+import { DEFAULT_FEED_SHARE_PERCENT } from './upstream/budget-policy.js';
 import { UpstreamClient } from './upstream/client.js';
 import { createDispatcher } from './upstream/http.js';
 import type { RetryPolicy } from './upstream/retry.js';
@@ -46,7 +49,9 @@ export interface ContainerOptions {
   config: Pick<
     Config,
     'UPSTREAM_RATE_LIMIT' | 'BOT_ADMINS' | 'DIGEST_TZ' | 'SLACK_API_URL' | 'SLACK_BOT_TOKEN'
-  >;
+  > &
+    /** Defaults as config.ts's; FEED_BUDGET_SHARE must be the one the budget was built with. */
+    Partial<Pick<Config, 'FEED_INTERVAL' | 'FEED_BUDGET_SHARE'>>;
   /** OAuth installations (bot tokens of each workspace) for the digest poster; null in single-workspace mode. */
   installations?: SlackInstallationStore | null;
   upstream: { baseUrl: string; authUrl: string };
@@ -83,6 +88,8 @@ export interface Container {
   /** The change feed's listeners, and the poster the delivery loop hands each round's messages to. */
   feedListeners: FeedListenerStore;
   feedPoster: SlackFeedPoster;
+  /** The change feed's rounds (domain/feed/engine.ts). Built, not started: main and local mode start it. */
+  feed: FeedEngine;
   /** Null unless features.prefetch. Built, not started: the benchmark's replica starts it. */
   prefetcher: Prefetcher | null;
   answers: Answers;
@@ -169,6 +176,8 @@ export function buildContainer(options: ContainerOptions): Container {
     stock,
     subscriptions,
     feedListeners,
+    // Read when someone asks for /estoque status, after the engine below exists.
+    feed: { status: (workspaceId) => feed.status(workspaceId) },
     logger,
     now,
   });
@@ -226,6 +235,19 @@ export function buildContainer(options: ContainerOptions): Container {
     timeZone: options.config.DIGEST_TZ,
     now,
   });
+  const { count, windowMs } = options.config.UPSTREAM_RATE_LIMIT;
+  const feed = new FeedEngine({
+    domain,
+    snapshots: new FeedSnapshotStore(kv, keys),
+    listeners: feedListeners,
+    poster: feedPoster,
+    logger: feedLogger,
+    intervalMs: options.config.FEED_INTERVAL ?? 120_000,
+    share: {
+      windowMs,
+      calls: Math.floor((count * (options.config.FEED_BUDGET_SHARE ?? DEFAULT_FEED_SHARE_PERCENT)) / 100),
+    },
+  });
   const feedSubscriptions = new FeedSubscriptions({
     store: feedListeners,
     poster,
@@ -271,6 +293,7 @@ export function buildContainer(options: ContainerOptions): Container {
     digestSubscriptions,
     feedListeners,
     feedPoster,
+    feed,
     prefetcher,
     answers,
     tasks,
@@ -279,6 +302,7 @@ export function buildContainer(options: ContainerOptions): Container {
     async close() {
       keeper.stop();
       prefetcher?.stop();
+      await feed.stop();
       await scheduler.stop();
       await tasks.drain(5_000);
       await budget.close();

@@ -49,6 +49,7 @@ async function main(): Promise<void> {
   container.keeper.start();
   // Every replica ticks; claims in Redis make each digest post once.
   container.scheduler.start();
+  container.feed.start();
   logger.info(
     {
       port: config.PORT,

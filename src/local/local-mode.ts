@@ -178,6 +178,7 @@ export async function startLocalMode(
     // (container.close stops both).
     container.keeper.start();
     container.scheduler.start();
+    container.feed.start();
     const url = `http://localhost:${fakePort}/`;
     const summary: LocalModeSummary = {
       url,

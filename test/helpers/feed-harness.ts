@@ -3,6 +3,7 @@ import type {
   ChannelFeed,
   FeedEvent,
   FeedPoster,
+  FeedPostOptions,
   FeedPostResult,
   FeedTarget,
 } from '../../src/domain/feed/types.js';
@@ -20,6 +21,7 @@ export interface RecordedPost {
   workspaceId: string;
   target: FeedTarget;
   events: FeedEvent[];
+  lateSince: number | null;
 }
 
 /**
@@ -39,7 +41,12 @@ export class RecordingPoster implements FeedPoster {
     private readonly shared?: RecordedPost[],
   ) {}
 
-  async post(workspaceId: string, target: FeedTarget, events: FeedEvent[]): Promise<FeedPostResult> {
+  async post(
+    workspaceId: string,
+    target: FeedTarget,
+    events: FeedEvent[],
+    options: FeedPostOptions = {},
+  ): Promise<FeedPostResult> {
     if (this.hold) {
       this.held += 1;
       return new Promise<FeedPostResult>(() => undefined);
@@ -47,7 +54,13 @@ export class RecordingPoster implements FeedPoster {
     const key = target.kind === 'channel' ? `c-${target.channelId}` : `u-${target.userId}`;
     const result = this.results.get(key) ?? { ok: true };
     if (result.ok) {
-      const post = { replica: this.replica, workspaceId, target, events };
+      const post = {
+        replica: this.replica,
+        workspaceId,
+        target,
+        events,
+        lateSince: options.lateSince ?? null,
+      };
       this.posts.push(post);
       this.shared?.push(post);
     }

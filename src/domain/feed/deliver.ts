@@ -42,6 +42,8 @@ export async function deliverOutbox(
   listeners: WorkspaceListeners,
   /** Called before each post: false when this process lost the round's lease (then it stops). */
   stillOwner: () => Promise<boolean>,
+  /** The previous round's time when this round comes late (downtime, a spent budget): the poster says so. */
+  lateSince: number | null = null,
 ): Promise<DeliveryOutcome> {
   const { snapshots, poster, logger, owner } = deps;
   const { workspaceId } = listeners;
@@ -84,7 +86,7 @@ export async function deliverOutbox(
     }
     let result: Awaited<ReturnType<FeedPoster['post']>>;
     try {
-      result = await poster.post(workspaceId, delivery.target, claimed);
+      result = await poster.post(workspaceId, delivery.target, claimed, { lateSince });
     } catch (error) {
       logger.warn({ workspaceId, target: delivery.key, ...errFields(error) }, 'feed post failed');
       result = { ok: false, lost: false, error: error instanceof Error ? error.message : String(error) };

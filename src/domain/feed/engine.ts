@@ -204,6 +204,8 @@ export class FeedEngine {
       },
       listeners,
       () => snapshots.renewRound(workspaceId, this.owner, this.leaseMs),
+      // Late: more than two intervals since the previous round (no replica ran, or the budget was spent).
+      state.lastRoundAt !== null && startedAt - state.lastRoundAt > 2 * intervalMs ? state.lastRoundAt : null,
     );
     // The interval the share pays for, measured on this round; a spent budget puts the next round after its slot.
     const nextInterval = this.intervalFor(round.calls);

@@ -94,6 +94,10 @@ describe('FeedEngine across replicas', () => {
     await c.engine.tick();
     const latest = deliveredIds(h.allPosts.slice(before)).get('c-C1') ?? [];
     expect(latest.sort()).toEqual(expectedIds(whileDown).sort());
+    // The post says the changes happened at some point since the last round before the downtime.
+    const lastBefore = h.allPosts.at(-1);
+    expect(lastBefore?.lateSince).not.toBeNull();
+    expect(lastBefore?.lateSince).toBeLessThan(h.clock.now() - 5 * INTERVAL_MS);
     noDuplicates(h);
   });
 
