@@ -55,6 +55,8 @@ export interface ReadOptions {
    * must know that they read nothing new, and when the budget frees).
    */
   serveStale?: boolean;
+  /** An entry fetched before this instant (epoch ms) is not fresh, whatever its TTL says. */
+  freshSince?: number;
 }
 
 /** What the services read through: the CachedReader, or the prefetcher's reader around it. */
@@ -142,7 +144,8 @@ export class CachedReader implements AnswerReader {
     if (
       entry &&
       !options.bypassCache &&
-      this.now() - entry.fetchedAt < scaledTtlMs(endpoint, this.ttlScale)
+      this.now() - entry.fetchedAt < scaledTtlMs(endpoint, this.ttlScale) &&
+      entry.fetchedAt >= (options.freshSince ?? Number.NEGATIVE_INFINITY)
     ) {
       void this.cache.record(workspaceId, 'hits').catch(() => undefined);
       return {

@@ -44,6 +44,8 @@ export interface FeedRoundState {
   /** Upstream calls the last round made (cache hits cost nothing). */
   lastRoundCalls: number | null;
   lastRoundAt: number | null;
+  /** When the last round finished reading: a cache entry fetched later was fetched by someone else, and is newer. */
+  readUntil: number | null;
 }
 
 const STATE_FIELDS = [
@@ -54,6 +56,7 @@ const STATE_FIELDS = [
   'intervalMs',
   'lastRoundCalls',
   'lastRoundAt',
+  'readUntil',
 ] as const satisfies readonly (keyof FeedRoundState)[];
 
 /** How long a delivered event is remembered per target: far longer than any event stays in an outbox. */

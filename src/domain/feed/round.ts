@@ -5,7 +5,7 @@ import type { FeedRoundState, FeedSnapshotStore } from '../../store/feed-snapsho
 import { BudgetExhaustedError } from '../../upstream/budget-errors.js';
 import { UpstreamError } from '../../upstream/errors.js';
 import type { MaterialRequest, PurchaseOrder } from '../../upstream/schemas.js';
-import type { AnswerReader } from '../cached-reader.js';
+import type { AnswerReader, CachedEndpoint } from '../cached-reader.js';
 import { localDateDaysAgo, startOfLocalDay } from '../dates.js';
 import type { DomainDeps } from '../deps.js';
 import { NotFoundError } from '../errors.js';
@@ -35,6 +35,8 @@ const MAX_PAGES = 100;
 const FOLLOWED_PERIOD_DAYS = 364;
 /** Receipts are read once every this many intervals: goods arrive far less often than requests move. */
 export const RECEIPTS_EVERY_INTERVALS = 3;
+/** What a round compares with its snapshot; the catalogues (stockrooms, users, a purchase's requests) keep their TTLs. */
+const DIFFED: ReadonlySet<CachedEndpoint> = new Set(['requestList', 'pendingPurchases']);
 
 export interface RoundOutcome {
   /** Upstream calls made (cache hits and token calls left out). */
@@ -71,7 +73,8 @@ export class FeedRound {
     private readonly receiptsEveryMs: number,
   ) {
     // The round's services read through a reader that counts the calls that reach upstream.
-    // Stale entries are refused: a round must know it read nothing new, and when the budget frees.
+    // Stale entries are refused: a round must know it read nothing new, and when the budget frees. Fresh entries are
+    // used (no call) when fetched since the previous round read: a command or a digest refreshed them meanwhile.
     const reader: AnswerReader = {
       read: (ws, endpoint, params, fetch, options) =>
         deps.reader.read(
@@ -87,7 +90,12 @@ export class FeedRound {
               throw error;
             }
           },
-          { ...options, serveStale: false },
+          // Only an entry someone else fetched after the previous round read is newer than the snapshot.
+          {
+            ...options,
+            serveStale: false,
+            ...(DIFFED.has(endpoint) && { freshSince: (this.state.readUntil ?? 0) + 1 }),
+          },
         ),
     };
     this.deps = { ...deps, reader };
@@ -115,6 +123,7 @@ export class FeedRound {
 
     const receipts = this.receiptsDue(detectedAt) ? await this.readReceipts(detectedAt) : null;
     const events = [...requestEvents, ...(receipts?.events ?? [])];
+    const readUntil = this.deps.now();
 
     // The outbox first, the snapshot after (see above).
     const added = await this.snapshots.addToOutbox(workspaceId, events);
@@ -127,6 +136,7 @@ export class FeedRound {
 
     const complete = this.stopped === null;
     await this.snapshots.updateState(workspaceId, {
+      readUntil,
       ...(record && recent.complete && { recordedAt: detectedAt }),
       ...(receipts?.complete && {
         receiptsReadAt: detectedAt,
