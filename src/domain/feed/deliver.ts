@@ -27,7 +27,7 @@ export interface DeliveryOutcome {
 
 export interface DeliverDeps {
   snapshots: FeedSnapshotStore;
-  listeners: Pick<FeedListenerStore, 'removeChannel' | 'removeUser'>;
+  listeners: Pick<FeedListenerStore, 'removeChannel' | 'removeUser' | 'updateLastSeen'>;
   poster: FeedPoster;
   logger: Logger;
   now: () => number;
@@ -96,6 +96,17 @@ export async function deliverOutbox(
       const at = deps.now();
       for (const event of claimed) await snapshots.markDelivered(workspaceId, delivery.key, event.id, at);
       outcome.delivered += claimed.length;
+      // What `/solicitacao acompanhando` shows: the status the follower was last told about.
+      if (delivery.target.kind === 'dm') {
+        for (const event of claimed) {
+          if (event.kind !== 'status') continue;
+          await deps.listeners
+            .updateLastSeen(workspaceId, delivery.target.userId, event.requestId, event.toStatus)
+            .catch((error: unknown) =>
+              logger.warn({ workspaceId, ...errFields(error) }, 'last seen not kept'),
+            );
+        }
+      }
       continue;
     }
     if (!result.lost) {

@@ -26,7 +26,7 @@ const DEFAULT_TICK_MS = 5_000;
 
 export type FeedListenerSource = Pick<
   FeedListenerStore,
-  'listWorkspaces' | 'listWorkspace' | 'removeChannel' | 'removeUser'
+  'listWorkspaces' | 'listWorkspace' | 'removeChannel' | 'removeUser' | 'updateLastSeen'
 >;
 
 export interface FeedEngineOptions {

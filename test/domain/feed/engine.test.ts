@@ -179,6 +179,68 @@ describe('FeedEngine: detection', () => {
   });
 });
 
+describe('FeedEngine: delivery', () => {
+  it('DMs a follower the status changes of the requests they follow and keeps the status they were told', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    const recent = (h.sandbox.data.company(1)?.requests ?? []).filter(
+      (r) => r.createdAt > h.clock.now() - 25 * DAY,
+    );
+    for (const r of recent) await h.listeners.follow(WS, 'U-FOLLOWER', r.record.solicitacaoMaterialId, null);
+    await recorded(h, a.engine);
+    h.clock.advance(60_000);
+    const moved = h.sandbox
+      .advance({ changes: 8, kinds: ['status'] })
+      .filter((c): c is StatusChange => c.kind === 'status')
+      .filter((c) => recent.some((r) => r.record.solicitacaoMaterialId === c.solicitacaoMaterialId));
+    expect(moved.length).toBeGreaterThan(0);
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.runIfDue(WS);
+
+    const dms = a.poster.posts.filter((p) => p.target.kind === 'dm');
+    expect(dms).toHaveLength(1);
+    const last = new Map(moved.map((c) => [c.solicitacaoMaterialId, c.toNome]));
+    for (const [requestId, toNome] of last) {
+      expect(dms[0]?.events).toContainEqual(
+        expect.objectContaining({ kind: 'status', requestId, toStatus: toNome }),
+      );
+      expect((await h.listeners.getFollow(WS, 'U-FOLLOWER', requestId))?.lastSeenStatus).toBe(toNome);
+    }
+  });
+
+  it('removes a lost channel feed and tells its subscriber; a DM refused for good ends the follows', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    await h.listeners.upsertChannel({
+      workspaceId: WS,
+      channelId: 'C-GONE',
+      stockroomId: null,
+      subscribedBy: 'U1',
+    });
+    await h.listeners.upsertChannel({
+      workspaceId: WS,
+      channelId: 'C-OK',
+      stockroomId: null,
+      subscribedBy: 'U1',
+    });
+    await recorded(h, a.engine);
+    h.clock.advance(60_000);
+    const [made] = h.sandbox.advance({ kinds: ['novas'] });
+    if (made?.kind !== 'novas') throw new Error('no new request');
+    await h.listeners.followOwn(WS, 'U-OWNER', email(h, made.solicitante));
+    a.poster.results.set('c-C-GONE', { ok: false, lost: true, error: 'channel_not_found' });
+    a.poster.results.set('u-U-OWNER', { ok: false, lost: true, error: 'cannot_dm_bot' });
+    h.clock.advance(INTERVAL_MS);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ delivery: { lostTargets: 2, delivered: 1 } });
+
+    expect(a.poster.lost.map((feed) => feed.channelId)).toEqual(['C-GONE']);
+    expect(await h.listeners.getChannel(WS, 'C-GONE')).toBeNull();
+    expect(await h.listeners.getChannel(WS, 'C-OK')).not.toBeNull();
+    expect(await h.listeners.getOwnFollow(WS, 'U-OWNER')).toBeNull();
+    expect(await a.snapshots.outbox(WS)).toEqual([]);
+  });
+});
+
 describe('FeedEngine: cost', () => {
   it('makes no upstream call for a workspace without listeners, nor for a paused one', async () => {
     const h = await start();
