@@ -19,7 +19,7 @@ import type { Logger } from './lib/logger.js';
 import { AckPriority } from './slack/ack-priority.js';
 import { Answers } from './slack/answers.js';
 import { BackgroundTasks } from './slack/background.js';
-import type { SlackDeps } from './slack/deps.js';
+import type { SandboxMotion, SlackDeps } from './slack/deps.js';
 import { DigestPoster } from './slack/digest-poster.js';
 import { DigestSubscriptions } from './slack/digest-subscriptions.js';
 import { SlackFeedPoster } from './slack/feed-poster.js';
@@ -59,6 +59,8 @@ export interface ContainerOptions {
   retryPolicy?: RetryPolicy;
   timeoutMs?: number;
   now?: () => number;
+  /** Local mode: the in-process sandbox, moved along by `/estoque sandbox avancar`. */
+  sandboxMotion?: SandboxMotion;
   /** Benchmark switches: the naive bot (no cache, no coalescing of identical calls), scaled TTLs, prefetch. */
   features?: {
     cache?: boolean;
@@ -257,6 +259,7 @@ export function buildContainer(options: ContainerOptions): Container {
     feedSubscriptions,
     tasks,
     now,
+    ...(options.sandboxMotion && { sandbox: options.sandboxMotion }),
   };
   const keeper = new TokenKeeper(links, tokens, logger.child({ component: 'token-keeper' }));
   return {

@@ -245,3 +245,17 @@ describe('lifecycle, like digests', () => {
     expect(await feeds().listWorkspace(TEAM)).toMatchObject({ channels: [], follows: [], ownFollows: [] });
   });
 });
+
+describe('/estoque sandbox avancar', () => {
+  it('outside local mode says it exists only there, and moves nothing', async () => {
+    const result = await h.command('/estoque', 'sandbox avancar');
+    const body = JSON.parse(result.body) as { text: string };
+    expect(body.text).toContain('só existe no modo local');
+    expect(h.sandbox.changes).toEqual([]);
+  });
+
+  it('bad arguments get the usage', async () => {
+    expect(await usageOf('/estoque', 'sandbox avancar 50')).toContain('de 1 a 20');
+    expect(await usageOf('/estoque', 'sandbox parar')).toContain('`sandbox parar` não existe');
+  });
+});
