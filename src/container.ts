@@ -124,7 +124,11 @@ export function buildContainer(options: ContainerOptions): Container {
   const links = new LinkStore(kv, keys, box);
   const cache = new CacheStore(kv, keys);
   const userMatches = new UserMatchStore(kv, keys);
-  const workspaces = new Workspaces(links, now);
+  const feedListeners = new FeedListenerStore(kv, keys, now);
+  // A broken link pauses the change feed's listeners, as unlinking does; the next link resumes them.
+  const workspaces = new Workspaces(links, now, (workspaceId) =>
+    feedListeners.pauseWorkspace(workspaceId, 'unlinked'),
+  );
   const cacheFeatures = {
     enabled: options.features?.cache ?? true,
     ttlScale: options.features?.ttlScale ?? 1,
@@ -159,7 +163,6 @@ export function buildContainer(options: ContainerOptions): Container {
   };
   const catalog = new CatalogService(domain);
   const subscriptions = new SubscriptionStore(kv, keys, now);
-  const feedListeners = new FeedListenerStore(kv, keys, now);
   const linkService = new LinkService({
     authUrl: options.upstream.authUrl,
     links,
