@@ -296,7 +296,8 @@ export function parseSolicitacao(text: string): Result<SolicitacaoCommand> {
       return fail('o detalhe de uma solicitação não aceita filtros');
     if (second === undefined) return ok({ kind: 'request-detail', id });
     const action = fold(second);
-    if (rest.length > 0) return fail('use `/solicitacao <número>` ou `/solicitacao <número> historico`');
+    if (rest.length > 0)
+      return fail('use `/solicitacao <número>` sozinho ou com `historico`, `acompanhar` ou `parar`');
     if (action === 'historico') return ok({ kind: 'request-history', id });
     if (action === 'itens') return ok({ kind: 'request-detail', id });
     const follow = followAction(second);
