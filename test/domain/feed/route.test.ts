@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { spreadOffset } from '../../../src/domain/feed/engine.js';
 import { route } from '../../../src/domain/feed/route.js';
 import type { ChannelFeed, FeedEvent } from '../../../src/domain/feed/types.js';
 import type { WorkspaceListeners } from '../../../src/store/feed-listeners.js';
@@ -106,5 +107,18 @@ describe('route', () => {
 
   it('routes nothing in a paused workspace', () => {
     expect(route(listeners({ paused: 'tokens_revoked', channels: [channel('C1')] }), events)).toEqual([]);
+  });
+});
+
+describe('spreadOffset', () => {
+  it('places workspaces across the whole interval, each always at the same place', () => {
+    const interval = 120_000;
+    const offsets = Array.from({ length: 200 }, (_, i) =>
+      spreadOffset(`T${i.toString(36).padStart(8, '0')}`, interval),
+    );
+    for (const offset of offsets) expect(offset >= 0 && offset < interval).toBe(true);
+    const tenths = new Set(offsets.map((offset) => Math.floor((offset / interval) * 10)));
+    expect(tenths.size).toBe(10);
+    expect(spreadOffset('T00000001', interval)).toBe(spreadOffset('T00000001', interval));
   });
 });
