@@ -6,7 +6,7 @@ import type { FeedRoundState, FeedSnapshotStore } from '../../store/feed-snapsho
 import type { DomainDeps } from '../deps.js';
 import { LinkBrokenError, NotLinkedError } from '../errors.js';
 import { type DeliveryOutcome, deliverOutbox } from './deliver.js';
-import { FeedRound, RECEIPTS_EVERY_INTERVALS, type RoundOutcome } from './round.js';
+import { FeedRound, RECEIPTS_EVERY_INTERVALS, RoundLeaseLostError, type RoundOutcome } from './round.js';
 import type { FeedPoster } from './types.js';
 
 /**
@@ -51,7 +51,15 @@ export type RoundReport =
   | {
       ran: false;
       workspaceId: string;
-      reason: 'planned' | 'not-due' | 'leased' | 'no-listeners' | 'paused' | 'not-linked' | 'feed-off';
+      reason:
+        | 'planned'
+        | 'not-due'
+        | 'leased'
+        | 'lease-lost'
+        | 'no-listeners'
+        | 'paused'
+        | 'not-linked'
+        | 'feed-off';
     };
 
 /** What `/estoque status` shows of the feed. */
@@ -153,6 +161,11 @@ export class FeedEngine {
         return { ran: false, workspaceId, reason: 'not-due' };
       return await this.runRound(workspaceId, state);
     } catch (error) {
+      // Another process holds the round now and will plan the next one.
+      if (error instanceof RoundLeaseLostError) {
+        logger.warn({ workspaceId }, 'feed round lease lost; the round is left to the process that holds it');
+        return { ran: false, workspaceId, reason: 'lease-lost' };
+      }
       logger.error({ workspaceId, ...errFields(error) }, 'feed round failed');
       await snapshots.updateState(workspaceId, { nextRoundAt: this.now() + this.options.intervalMs });
       throw error;
@@ -191,6 +204,7 @@ export class FeedEngine {
       listeners,
       state,
       RECEIPTS_EVERY_INTERVALS * intervalMs,
+      () => snapshots.renewRound(workspaceId, this.owner, this.leaseMs),
     ).run();
     const delivery = await deliverOutbox(
       {

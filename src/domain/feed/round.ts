@@ -56,6 +56,14 @@ function isTransient(error: unknown): boolean {
   return error instanceof BudgetExhaustedError || (error instanceof UpstreamError && error.retryable);
 }
 
+/** The round's lease went to another process (it ran longer than the lease): this one stops without writing. */
+export class RoundLeaseLostError extends Error {
+  override readonly name = 'RoundLeaseLostError';
+  constructor() {
+    super('The feed round lease was lost');
+  }
+}
+
 export class FeedRound {
   private calls = 0;
   private stopped: unknown = null;
@@ -71,6 +79,8 @@ export class FeedRound {
     private readonly listeners: WorkspaceListeners,
     private readonly state: FeedRoundState,
     private readonly receiptsEveryMs: number,
+    /** Extends the round's lease; false when it was lost. Called before each read. */
+    private readonly keepLease: () => Promise<boolean> = async () => true,
   ) {
     // The round's services read through a reader that counts the calls that reach upstream.
     // Stale entries are refused: a round must know it read nothing new, and when the budget frees. Fresh entries are
@@ -161,6 +171,8 @@ export class FeedRound {
   /** Runs a read unless an earlier one was stopped by the budget or upstream; null when it did not run or stopped. */
   private async attempt<T>(read: () => Promise<T>): Promise<T | null> {
     if (this.stopped !== null) return null;
+    // A read may wait for a budget slot: the lease is extended before each one, so it outlives a slow round.
+    if (!(await this.keepLease())) throw new RoundLeaseLostError();
     try {
       return await read();
     } catch (error) {

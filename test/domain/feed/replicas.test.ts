@@ -174,6 +174,26 @@ describe('FeedEngine across replicas', () => {
   });
 });
 
+describe('FeedEngine: a round longer than its lease', () => {
+  it('stops without writing when another replica took the lease meanwhile', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    await a.engine.tick();
+    h.clock.advance(INTERVAL_MS);
+    h.sandbox.faults.next({ path: '/v1/almoxarifados', delayMs: 400 });
+    const round = a.engine.runIfDue(WS);
+    await vi.waitFor(() => expect(h.sandbox.calls.some((c) => c.path === '/v1/almoxarifados')).toBe(true));
+    // The lease ran out while A waited for upstream, and B took it.
+    const lease = `${h.redis.prefix}feed:${WS}:round-lease`;
+    await h.redis.redis.set(lease, 'replica-B');
+
+    expect(await round).toEqual({ ran: false, workspaceId: WS, reason: 'lease-lost' });
+    expect((await a.snapshots.requests(WS)).size).toBe(0);
+    expect((await a.snapshots.state(WS)).recordedAt).toBeNull();
+    expect(await h.redis.redis.get(lease)).toBe('replica-B');
+  });
+});
+
 describe('FeedEngine and the budget', () => {
   it('never uses more than its share of any window, stretches its interval, and reports what waited', async () => {
     const h = await start();
