@@ -3,12 +3,13 @@ import type { Config } from './config.js';
 import { CachedReader } from './domain/cached-reader.js';
 import type { DomainDeps } from './domain/deps.js';
 import { DigestClaims } from './domain/digest/claims.js';
-import { DigestService } from './domain/digest/digest-service.js';
 import { DigestMaterialNotes } from './domain/digest/material-notes.js';
+import { MeteredDigestService, MeteredPublisher } from './domain/digest/metered.js';
 import { DigestScheduler } from './domain/digest/scheduler.js';
 import { FeedEngine } from './domain/feed/engine.js';
 import { LinkService } from './domain/links/link-service.js';
 import { TokenKeeper } from './domain/links/token-keeper.js';
+import { MeteredReader } from './domain/metered-reader.js';
 import { Prefetcher } from './domain/prefetch.js';
 import { StorePrefetchClaims } from './domain/prefetch-claims.js';
 import { PurchaseService } from './domain/purchases/purchase-service.js';
@@ -16,7 +17,9 @@ import { RequestService } from './domain/requests/request-service.js';
 import { CatalogService } from './domain/stock/catalog-service.js';
 import { MaterialSearchService } from './domain/stock/material-search.js';
 import { Workspaces } from './domain/workspace.js';
+import type { Clock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
+import { PromMetrics } from './lib/prom-metrics.js';
 import { AckPriority } from './slack/ack-priority.js';
 import { Answers } from './slack/answers.js';
 import { BackgroundTasks } from './slack/background.js';
@@ -25,7 +28,9 @@ import { DigestPoster } from './slack/digest-poster.js';
 import { DigestSubscriptions } from './slack/digest-subscriptions.js';
 import { SlackFeedPoster } from './slack/feed-poster.js';
 import { FeedSubscriptions } from './slack/feed-subscriptions.js';
+import { DEFAULT_ANSWER_TIMING } from './slack/first-message.js';
 import { createSlackClients } from './slack/slack-clients.js';
+import { meteredFetch } from './slack/slack-metrics.js';
 import { CacheStore } from './store/cache-store.js';
 import type { SecretBox } from './store/crypto.js';
 import { FeedListenerStore } from './store/feed-listeners.js';
@@ -41,8 +46,9 @@ import { UserMatchStore } from './store/user-match-store.js';
 import { TokenManager } from './upstream/auth.js';
 import type { Budget } from './upstream/budget.js';
 import { DEFAULT_FEED_SHARE_PERCENT } from './upstream/budget-policy.js';
-import { UpstreamClient } from './upstream/client.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, UpstreamClient } from './upstream/client.js';
 import { createDispatcher } from './upstream/http.js';
+import { MeteredBudget } from './upstream/metered.js';
 import type { RetryPolicy } from './upstream/retry.js';
 
 export interface ContainerOptions {
@@ -50,8 +56,17 @@ export interface ContainerOptions {
     Config,
     'UPSTREAM_RATE_LIMIT' | 'BOT_ADMINS' | 'DIGEST_TZ' | 'SLACK_API_URL' | 'SLACK_BOT_TOKEN'
   > &
-    /** Defaults as config.ts's; FEED_BUDGET_SHARE must be the one the budget was built with. */
-    Partial<Pick<Config, 'FEED_INTERVAL' | 'FEED_BUDGET_SHARE'>>;
+    /** FEED_BUDGET_SHARE must be the one the budget was built with; defaults as config.ts's. */
+    Partial<
+      Pick<
+        Config,
+        | AnswerTimingVariable
+        | 'UPSTREAM_MAX_RESPONSE_BYTES'
+        | 'UPSTREAM_TIMEOUT'
+        | 'FEED_INTERVAL'
+        | 'FEED_BUDGET_SHARE'
+      >
+    >;
   /** OAuth installations (bot tokens of each workspace) for the digest poster; null in single-workspace mode. */
   installations?: SlackInstallationStore | null;
   upstream: { baseUrl: string; authUrl: string };
@@ -66,6 +81,10 @@ export interface ContainerOptions {
   now?: () => number;
   /** Local mode: the in-process sandbox, moved along by `/estoque sandbox avancar`. */
   sandboxMotion?: SandboxMotion;
+  /** This bot's metrics; default a new registry of its own (never prom-client's global one). */
+  metrics?: PromMetrics;
+  /** Timers of interactive answers' first messages (tests move it by hand); the system clock by default. */
+  clock?: Clock;
   /** Benchmark switches: the naive bot (no cache, no coalescing of identical calls), scaled TTLs, prefetch. */
   features?: {
     cache?: boolean;
@@ -76,6 +95,8 @@ export interface ContainerOptions {
     prefetch?: boolean;
   };
 }
+
+type AnswerTimingVariable = 'ANSWER_DEADLINE' | 'ANSWER_PENDING_NOTICE' | 'ANSWER_BUDGET_NOTICE';
 
 export interface Container {
   tokens: TokenManager;
@@ -98,14 +119,23 @@ export interface Container {
   tasks: BackgroundTasks;
   slackDeps: SlackDeps;
   domain: DomainDeps;
-  close(): Promise<void>;
+  metrics: PromMetrics;
+  /**
+   * Stops the timers, lets answers in flight finish within `graceMs` and tells the users of those that cannot
+   * to try again (BackgroundTasks.shutdown), then closes the budget and the upstream connections.
+   */
+  close(options?: { graceMs?: number; clock?: Clock }): Promise<void>;
 }
 
 /** The composition root: every service built from its dependencies, no module globals. */
 export function buildContainer(options: ContainerOptions): Container {
-  const { logger, kv, keys, box, budget } = options;
+  const { logger, kv, keys, box } = options;
   const now = options.now ?? Date.now;
+  const metrics = options.metrics ?? new PromMetrics();
+  const budget = new MeteredBudget(options.budget, metrics);
   const dispatcher = options.dispatcher ?? createDispatcher();
+  const timeoutMs = options.timeoutMs ?? options.config.UPSTREAM_TIMEOUT;
+  const maxResponseBytes = options.config.UPSTREAM_MAX_RESPONSE_BYTES ?? DEFAULT_MAX_RESPONSE_BYTES;
   const ownsDispatcher = options.dispatcher === undefined;
   const tokens = new TokenManager({
     authUrl: options.upstream.authUrl,
@@ -114,8 +144,9 @@ export function buildContainer(options: ContainerOptions): Container {
     store: new TokenStore(kv, keys, box, now),
     logger: logger.child({ component: 'tokens' }),
     now,
+    metrics,
     ...(options.retryPolicy && { retryPolicy: options.retryPolicy }),
-    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    ...(timeoutMs !== undefined && { timeoutMs }),
   });
   const client = new UpstreamClient({
     baseUrl: options.upstream.baseUrl,
@@ -125,11 +156,15 @@ export function buildContainer(options: ContainerOptions): Container {
     logger: logger.child({ component: 'upstream' }),
     rateWindowMs: options.config.UPSTREAM_RATE_LIMIT.windowMs,
     coalesce: options.features?.coalesce ?? true,
+    metrics,
+    maxResponseBytes,
+    now,
     ...(options.retryPolicy && { retryPolicy: options.retryPolicy }),
-    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    ...(timeoutMs !== undefined && { timeoutMs }),
   });
   const links = new LinkStore(kv, keys, box);
-  const cache = new CacheStore(kv, keys);
+  // An answer over the cap is refused while it is read; one that grew past it once processed is not stored.
+  const cache = new CacheStore(kv, keys, maxResponseBytes);
   const userMatches = new UserMatchStore(kv, keys);
   const feedListeners = new FeedListenerStore(kv, keys, now);
   // A broken link pauses the change feed's listeners, as unlinking does; the next link resumes them.
@@ -160,7 +195,7 @@ export function buildContainer(options: ContainerOptions): Container {
   const stock = new StockStore(kv, keys);
   const domain: DomainDeps = {
     client,
-    reader: prefetcher?.reader ?? reader,
+    reader: new MeteredReader(prefetcher?.reader ?? reader, metrics),
     workspaces,
     stock,
     userMatches,
@@ -201,6 +236,7 @@ export function buildContainer(options: ContainerOptions): Container {
   const slackClients = createSlackClients({
     slackApiUrl: options.config.SLACK_API_URL,
     logger: digestLogger,
+    fetch: meteredFetch(metrics, options.config.SLACK_API_URL),
     ...(options.config.SLACK_BOT_TOKEN && { botToken: options.config.SLACK_BOT_TOKEN }),
     ...(options.installations && { installations: options.installations }),
   });
@@ -216,8 +252,11 @@ export function buildContainer(options: ContainerOptions): Container {
   const scheduler = new DigestScheduler({
     subscriptions,
     claims: new DigestClaims(kv, keys),
-    digests: new DigestService(domain, { requests, purchases }, new DigestMaterialNotes(kv, keys)),
-    publisher: poster,
+    digests: new MeteredDigestService(
+      [domain, { requests, purchases }, new DigestMaterialNotes(kv, keys)],
+      metrics,
+    ),
+    publisher: new MeteredPublisher(poster, metrics),
     logger: digestLogger,
     now,
     yieldToAcks: () => priority.yield(),
@@ -285,8 +324,27 @@ export function buildContainer(options: ContainerOptions): Container {
     tasks,
     now,
     ...(options.sandboxMotion && { sandbox: options.sandboxMotion }),
+    metrics,
+    ...(options.clock && { clock: options.clock }),
+    answerTiming: {
+      deadlineMs: options.config.ANSWER_DEADLINE ?? DEFAULT_ANSWER_TIMING.deadlineMs,
+      pendingNoticeMs: options.config.ANSWER_PENDING_NOTICE ?? DEFAULT_ANSWER_TIMING.pendingNoticeMs,
+      budgetNoticeMs: options.config.ANSWER_BUDGET_NOTICE ?? DEFAULT_ANSWER_TIMING.budgetNoticeMs,
+    },
   };
+  metrics.readFrom({
+    storeUp: () => kv.ping(),
+    budgetUsage: () =>
+      Promise.all(
+        budget.seen().map(async (credential) => {
+          const usage = await budget.usage(credential);
+          const paused = usage.pausedUntil !== null && usage.pausedUntil > now();
+          return { credential, used: usage.used, remaining: usage.remaining, paused };
+        }),
+      ),
+  });
   const keeper = new TokenKeeper(links, tokens, logger.child({ component: 'token-keeper' }));
+  let closing: Promise<void> | null = null;
   return {
     tokens,
     client,
@@ -305,14 +363,21 @@ export function buildContainer(options: ContainerOptions): Container {
     tasks,
     slackDeps,
     domain,
-    async close() {
-      keeper.stop();
-      prefetcher?.stop();
-      await feed.stop();
-      await scheduler.stop();
-      await tasks.drain(5_000);
-      await budget.close();
-      if (ownsDispatcher) await dispatcher.close();
+    metrics,
+    close(closeOptions = {}) {
+      // Once: main's signal handler and a test's cleanup may both close.
+      closing ??= (async () => {
+        keeper.stop();
+        prefetcher?.stop();
+        await Promise.all([
+          feed.stop(),
+          scheduler.stop(),
+          tasks.shutdown(closeOptions.graceMs ?? 5_000, closeOptions.clock),
+        ]);
+        await budget.close();
+        if (ownsDispatcher) await dispatcher.close();
+      })();
+      return closing;
     },
   };
 }

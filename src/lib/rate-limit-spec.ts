@@ -29,23 +29,23 @@ export function parseRateLimit(text: string): RateLimitSpec | string {
   return { count, windowMs };
 }
 
+const DURATION = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|min|m|h|d)\s*$/i;
+
+/** Parses a duration such as `25s`, `1500ms`, `2m`; null when it is not one. */
+export function parseDuration(text: string): number | null {
+  const match = DURATION.exec(text);
+  const unit = UNIT_MS[(match?.[2] ?? '').toLowerCase()];
+  if (!match || unit === undefined) return null;
+  const ms = Math.round(Number(match[1]) * unit);
+  return Number.isSafeInteger(ms) ? ms : null;
+}
+
 export function formatRateLimit(spec: RateLimitSpec): string {
   const { count, windowMs } = spec;
   if (windowMs % 3_600_000 === 0) return `${count}/${windowMs / 3_600_000}h`;
   if (windowMs % 60_000 === 0) return `${count}/${windowMs / 60_000}m`;
   if (windowMs % 1_000 === 0) return `${count}/${windowMs / 1_000}s`;
   return `${count}/${windowMs}ms`;
-}
-
-const DURATION = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|min|m|h|d)\s*$/i;
-
-/** Parses a duration such as `30s`, `2m` or `1h` into ms; returns an error message instead of throwing. */
-export function parseDuration(text: string): number | string {
-  const match = DURATION.exec(text);
-  if (!match) return `expected a duration such as 30s, 2m or 1h, got "${text}"`;
-  const unit = UNIT_MS[(match[2] ?? '').toLowerCase()];
-  if (unit === undefined) return `unknown duration unit in "${text}"`;
-  return Math.round(Number(match[1]) * unit);
 }
 
 /** A duration as people write it: `2m`, `90s`, `1h`. */

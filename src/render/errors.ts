@@ -49,6 +49,18 @@ export function renderBrokenLinkAdminNotice(workspaceName?: string): Message {
 }
 
 /**
+ * To the admin who linked, once: the link is gone from the store although nobody unlinked it (Redis lost it: a
+ * restart without persistence, an eviction). Members only see "não vinculado"; the admin knows why and what to do.
+ */
+export function renderVanishedLinkAdminNotice(): Message {
+  return failure(
+    ':warning: O vínculo do estoque que você fez neste workspace sumiu do armazenamento do bot (o Redis perdeu ' +
+      'os dados). Os comandos respondem "não vinculado" até que um administrador vincule de novo com ' +
+      '`/estoque vincular`. Avise também quem opera o bot: o Redis precisa de persistência.',
+  );
+}
+
+/**
  * "Limite de 250 consultas por hora atingido; tente de novo às 14:32". Without the budget's figures the
  * sentence leaves them out.
  */
@@ -80,6 +92,36 @@ export function renderTimeout(route: Route, correlationId: string): Message {
   return failure(':hourglass: O sistema de estoque demorou demais para responder.', [
     ...(retry ? [retry] : []),
     context(reference(correlationId)),
+  ]);
+}
+
+/** The answer passed UPSTREAM_MAX_RESPONSE_BYTES: cut off, not shown, not saved. */
+export function renderResponseTooLarge(correlationId: string): Message {
+  return failure(
+    ':warning: A resposta do sistema de estoque veio grande demais e foi recusada. ' +
+      'Filtre mais (por almoxarifado com `almox:`, por período com `de:` e `ate:`) e tente de novo.',
+    [context(reference(correlationId))],
+  );
+}
+
+/**
+ * The service keeps refusing the linked login (401) after its token was renewed and it logged in again: the
+ * login lost access or permission upstream.
+ */
+export function renderUnauthorized(correlationId: string): Message {
+  return failure(
+    ':no_entry: O sistema de estoque recusou o login vinculado mesmo depois de renovar o acesso. ' +
+      'O login pode ter perdido a permissão ou sido desativado: um administrador confere o usuário no sistema ' +
+      'de estoque e vincula de novo com `/estoque vincular`.',
+    [context(reference(correlationId))],
+  );
+}
+
+/** The bot is stopping (a deploy, a restart) before this answer could finish: the user asks again in a moment. */
+export function renderRestarting(route: Route): Message {
+  const retry = actions([routeButton('Tentar de novo', route, ActionIds.retryPrefix, 'primary')]);
+  return failure(':arrows_counterclockwise: O bot está reiniciando, tente de novo em alguns segundos.', [
+    ...(retry ? [retry] : []),
   ]);
 }
 

@@ -12,12 +12,16 @@ export {
   renderNotFound,
   renderNotLinked,
   renderNoWorkspace,
+  renderResponseTooLarge,
+  renderRestarting,
   renderServerError,
   renderStaleButton,
   renderTimeout,
+  renderUnauthorized,
   renderUnexpected,
   renderUpstreamRejected,
   renderUserNotMatched,
+  renderVanishedLinkAdminNotice,
 } from './errors.js';
 export { type CommandName, renderHelp, renderUsage } from './help.js';
 export {
@@ -32,6 +36,7 @@ export {
   renderUnlinked,
 } from './link.js';
 export { renderMaterialSearch } from './materials.js';
+export { isFirstMessage, renderPending, renderQueued } from './progress.js';
 export {
   renderPendingPurchases,
   renderPurchaseList,

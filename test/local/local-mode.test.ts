@@ -53,6 +53,14 @@ describe('local mode', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
+  it('a second local mode on the same DATA_DIR is refused while the first runs', async () => {
+    const first = await start();
+    await expect(start()).rejects.toThrow(`DATA_DIR ${dataDir} is in use by another estoque-bot`);
+    await first.local.close();
+    const again = await start();
+    expect(again.printed).toContain('linked');
+  });
+
   it('starts everything, prints where, links the demo login, and keeps it all across a restart', async () => {
     const first = await start();
     expect(first.local.url).toMatch(/^http:\/\/localhost:\d+\/$/);
@@ -83,6 +91,19 @@ describe('local mode', () => {
     expect(second.printed).toContain('kept in');
     expect(second.printed).toContain('linked to the sandbox login demo, company 1');
     expect(second.printed).not.toContain('linked now');
+  });
+
+  it('serves GET /metrics on the bot port, the embedded store reported up', async () => {
+    const { printed } = await start();
+    const bot = /bot \(Bolt, HTTP\)\s+(http:\/\/127\.0\.0\.1:\d+)\/slack\/events/.exec(printed)?.[1];
+    expect(bot).toBeDefined();
+    const response = await fetch(`${bot}/metrics`);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toContain('estoque_redis_up 1');
+    // Linking the demo login at start spent budget: its credential shows by its short hash, never its login.
+    expect(text).toMatch(/^estoque_budget_used\{credential="[0-9a-f]{16}"\} [1-9]/m);
+    expect(text).not.toMatch(/\bdemo\b/);
   });
 
   it('uses CREDENTIALS_KEY when it is set, and writes no key file', async () => {
