@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BurstResult } from './burst.js';
 import type { DigestResult } from './digest.js';
+import type { FeedBenchResult } from './feed.js';
 import type { StepFigures } from './figures.js';
 import { type Percentiles, percentileRatioInterval, ratio } from './measure.js';
 import type { ConfigResult } from './scenario.js';
@@ -45,6 +46,7 @@ export interface BenchResult {
   configs: ConfigResult[];
   soak: SoakResult | null;
   digest: DigestResult | null;
+  feed?: FeedBenchResult | null;
   /** The same fan-out at ten times the scale (each workspace its own company), 3 scheduler instances. */
   digestLarge: DigestResult | null;
   burst: BurstResult | null;
@@ -224,6 +226,16 @@ export function targetsText(targets: Target[]): string {
     .join('\n');
 }
 
+export function feedText(feed: FeedBenchResult | null | undefined): string {
+  if (!feed) return 'Change feed: not run.';
+  const s = (ms: number | null) => fmt(ms === null ? null : ms / 1000, 1);
+  return [
+    `Change feed: ${feed.workspaces} workspaces (one company and credential each), ${feed.replicas} replicas, ${fmt(feed.durationMs / 1000)} s of changes (${feed.changes}), FEED_INTERVAL ${s(feed.intervalMs)} s, budget ${feed.limit.count}/${feed.limit.windowMs / 1000}s, share ${feed.sharePercent} % (${feed.shareCalls} calls a window); replica A stalled for good in a post at ${s(feed.killedAtMs)} s.`,
+    `New requests to report ${feed.expected}: missed ${feed.missed}, doubled ${feed.doubled} (events delivered ${feed.delivered}). Change-to-post latency p50 ${s(feed.latency.p50)} s, p95 ${s(feed.latency.p95)} s; effective interval p50 ${s(feed.effectiveIntervalMs.p50)} s, p95 ${s(feed.effectiveIntervalMs.p95)} s.`,
+    `Upstream: most calls of one credential in any window ${feed.maxCallsInWindow} (share ${feed.shareCalls}, tokens included), 429s ${feed.upstream429}.`,
+  ].join('\n');
+}
+
 export function fullReport(result: BenchResult): string {
   const { parameters: p, machine: m } = result;
   return [
@@ -240,6 +252,8 @@ export function fullReport(result: BenchResult): string {
     soakText(result.soak),
     '',
     digestText(result.digest),
+    '',
+    feedText(result.feed),
     '',
     result.digestLarge
       ? `At ten times the scale:\n${digestText(result.digestLarge)}`

@@ -18,6 +18,7 @@ import { Redis } from 'ioredis';
 import { formatRateLimit, parseRateLimit } from '../src/lib/rate-limit-spec.js';
 import { type BurstResult, runBurst } from './burst.js';
 import { type DigestOptions, type DigestResult, runDigest } from './digest.js';
+import { type FeedBenchResult, runFeed } from './feed.js';
 import type { StepPlan } from './load.js';
 import { ratio } from './measure.js';
 import { buildBotScripts, type RunMode, removeBotScripts } from './processes.js';
@@ -76,6 +77,7 @@ function options() {
       soak: { type: 'string', default: '1200' },
       'skip-soak': { type: 'boolean', default: false },
       'skip-digest': { type: 'boolean', default: false },
+      'skip-feed': { type: 'boolean', default: false },
       'skip-burst': { type: 'boolean', default: false },
       tsx: { type: 'boolean', default: false },
       'with-prefetch': { type: 'boolean', default: false },
@@ -105,6 +107,7 @@ function options() {
     soakMs: quick ? 20_000 : Number(values.soak) * 1_000,
     soak: !(values['skip-soak'] ?? false),
     digest: !(values['skip-digest'] ?? false),
+    feed: !(values['skip-feed'] ?? false),
     burst: !(values['skip-burst'] ?? false),
     mode: (values.tsx ? 'tsx' : 'compiled') as RunMode,
     cpuProf: values['cpu-prof'] ?? false,
@@ -334,6 +337,20 @@ async function main(): Promise<void> {
       ...(o.cpuProf && { cpuProfileDir: join(logDir, 'profiles') }),
     });
   }
+  let feed: FeedBenchResult | null = null;
+  if (o.feed) {
+    say('change feed: 20 workspaces, 2 replicas, one stalled halfway…');
+    feed = await runFeed({
+      workspaces: o.quick ? 5 : 20,
+      durationMs: o.quick ? 20_000 : 120_000,
+      // FEED_INTERVAL 2m on a 1 h window, compressed like the budget (25/30s: 1 h -> 30 s).
+      intervalMs: Math.max(1_000, Math.round((120_000 * o.limit.windowMs) / 3_600_000)),
+      limit: o.limit,
+      sharePercent: 20,
+      advanceEveryMs: 500,
+      leaseMs: 5_000,
+    });
+  }
   const finished = new Date();
   const result: BenchResult = {
     startedAt: started.toISOString(),
@@ -344,6 +361,7 @@ async function main(): Promise<void> {
     configs,
     soak,
     digest,
+    feed,
     digestLarge,
     burst,
     targets: targets(configs, soak, { digest, digestLarge }, burst, o.limit),

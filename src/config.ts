@@ -161,6 +161,15 @@ const envSchema = z.object({
     .trim()
     .default('America/Sao_Paulo')
     .refine(isTimeZone, { message: 'must be an IANA time zone such as America/Sao_Paulo' }),
+  /** Shortest time between two detection rounds of a workspace (ms). */
+  FEED_INTERVAL: duration('2m', 1_000, 86_400_000),
+  /** Most of each budget window (percent) the change feed may use; 0 turns the feed off. */
+  FEED_BUDGET_SHARE: z.coerce
+    .number({ message: 'must be a whole percent from 0 to 100' })
+    .int({ message: 'must be a whole percent from 0 to 100' })
+    .min(0, { message: 'must be a whole percent from 0 to 100' })
+    .max(100, { message: 'must be a whole percent from 0 to 100' })
+    .default(20),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65_535).default(4010),
   SANDBOX_RATE_LIMIT: rateLimit('250/1h'),

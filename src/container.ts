@@ -6,6 +6,7 @@ import { DigestClaims } from './domain/digest/claims.js';
 import { DigestMaterialNotes } from './domain/digest/material-notes.js';
 import { MeteredDigestService, MeteredPublisher } from './domain/digest/metered.js';
 import { DigestScheduler } from './domain/digest/scheduler.js';
+import { FeedEngine } from './domain/feed/engine.js';
 import { LinkService } from './domain/links/link-service.js';
 import { TokenKeeper } from './domain/links/token-keeper.js';
 import { MeteredReader } from './domain/metered-reader.js';
@@ -22,14 +23,18 @@ import { PromMetrics } from './lib/prom-metrics.js';
 import { AckPriority } from './slack/ack-priority.js';
 import { Answers } from './slack/answers.js';
 import { BackgroundTasks } from './slack/background.js';
-import type { SlackDeps } from './slack/deps.js';
+import type { SandboxMotion, SlackDeps } from './slack/deps.js';
 import { DigestPoster } from './slack/digest-poster.js';
 import { DigestSubscriptions } from './slack/digest-subscriptions.js';
+import { SlackFeedPoster } from './slack/feed-poster.js';
+import { FeedSubscriptions } from './slack/feed-subscriptions.js';
 import { DEFAULT_ANSWER_TIMING } from './slack/first-message.js';
 import { createSlackClients } from './slack/slack-clients.js';
 import { meteredFetch } from './slack/slack-metrics.js';
 import { CacheStore } from './store/cache-store.js';
 import type { SecretBox } from './store/crypto.js';
+import { FeedListenerStore } from './store/feed-listeners.js';
+import { FeedSnapshotStore } from './store/feed-snapshot-store.js';
 import type { SlackInstallationStore } from './store/installation-store.js';
 import type { Keys } from './store/keys.js';
 import type { KeyValue } from './store/kv.js';
@@ -41,6 +46,7 @@ import { TokenStore } from './store/token-store.js';
 import { UserMatchStore } from './store/user-match-store.js';
 import { TokenManager } from './upstream/auth.js';
 import type { Budget } from './upstream/budget.js';
+import { DEFAULT_FEED_SHARE_PERCENT } from './upstream/budget-policy.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, UpstreamClient } from './upstream/client.js';
 import { createDispatcher } from './upstream/http.js';
 import { MeteredBudget } from './upstream/metered.js';
@@ -51,7 +57,17 @@ export interface ContainerOptions {
     Config,
     'UPSTREAM_RATE_LIMIT' | 'BOT_ADMINS' | 'DIGEST_TZ' | 'SLACK_API_URL' | 'SLACK_BOT_TOKEN'
   > &
-    Partial<Pick<Config, AnswerTimingVariable | 'UPSTREAM_MAX_RESPONSE_BYTES' | 'UPSTREAM_TIMEOUT'>>;
+    /** FEED_BUDGET_SHARE must be the one the budget was built with; defaults as config.ts's. */
+    Partial<
+      Pick<
+        Config,
+        | AnswerTimingVariable
+        | 'UPSTREAM_MAX_RESPONSE_BYTES'
+        | 'UPSTREAM_TIMEOUT'
+        | 'FEED_INTERVAL'
+        | 'FEED_BUDGET_SHARE'
+      >
+    >;
   /** OAuth installations (bot tokens of each workspace) for the digest poster; null in single-workspace mode. */
   installations?: SlackInstallationStore | null;
   upstream: { baseUrl: string; authUrl: string };
@@ -64,6 +80,8 @@ export interface ContainerOptions {
   retryPolicy?: RetryPolicy;
   timeoutMs?: number;
   now?: () => number;
+  /** Local mode: the in-process sandbox, moved along by `/estoque sandbox avancar`. */
+  sandboxMotion?: SandboxMotion;
   /** This bot's metrics; default a new registry of its own (never prom-client's global one). */
   metrics?: PromMetrics;
   /** Timers of interactive answers' first messages (tests move it by hand); the system clock by default. */
@@ -91,6 +109,11 @@ export interface Container {
   subscriptions: SubscriptionStore;
   scheduler: DigestScheduler;
   digestSubscriptions: DigestSubscriptions;
+  /** The change feed's listeners, and the poster the delivery loop hands each round's messages to. */
+  feedListeners: FeedListenerStore;
+  feedPoster: SlackFeedPoster;
+  /** The change feed's rounds (domain/feed/engine.ts). Built, not started: main and local mode start it. */
+  feed: FeedEngine;
   /** Null unless features.prefetch. Built, not started: the benchmark's replica starts it. */
   prefetcher: Prefetcher | null;
   answers: Answers;
@@ -144,7 +167,11 @@ export function buildContainer(options: ContainerOptions): Container {
   // An answer over the cap is refused while it is read; one that grew past it once processed is not stored.
   const cache = new CacheStore(kv, keys, maxResponseBytes);
   const userMatches = new UserMatchStore(kv, keys);
-  const workspaces = new Workspaces(links, now);
+  const feedListeners = new FeedListenerStore(kv, keys, now);
+  // A broken link pauses the change feed's listeners, as unlinking does; the next link resumes them.
+  const workspaces = new Workspaces(links, now, (workspaceId) =>
+    feedListeners.pauseWorkspace(workspaceId, 'unlinked'),
+  );
   const cacheFeatures = {
     enabled: options.features?.cache ?? true,
     ttlScale: options.features?.ttlScale ?? 1,
@@ -189,6 +216,9 @@ export function buildContainer(options: ContainerOptions): Container {
     userMatches,
     stock,
     subscriptions,
+    feedListeners,
+    // Read when someone asks for /estoque status, after the engine below exists.
+    feed: { status: (workspaceId) => feed.status(workspaceId) },
     logger,
     now,
   });
@@ -201,16 +231,18 @@ export function buildContainer(options: ContainerOptions): Container {
     requests,
     purchases,
     linkService,
+    follows: feedListeners,
   });
   const digestLogger = logger.child({ component: 'digest' });
+  const slackClients = createSlackClients({
+    slackApiUrl: options.config.SLACK_API_URL,
+    logger: digestLogger,
+    fetch: meteredFetch(metrics, options.config.SLACK_API_URL),
+    ...(options.config.SLACK_BOT_TOKEN && { botToken: options.config.SLACK_BOT_TOKEN }),
+    ...(options.installations && { installations: options.installations }),
+  });
   const poster = new DigestPoster({
-    clients: createSlackClients({
-      slackApiUrl: options.config.SLACK_API_URL,
-      logger: digestLogger,
-      fetch: meteredFetch(metrics, options.config.SLACK_API_URL),
-      ...(options.config.SLACK_BOT_TOKEN && { botToken: options.config.SLACK_BOT_TOKEN }),
-      ...(options.installations && { installations: options.installations }),
-    }),
+    clients: slackClients,
     subscriptions,
     kv,
     keys,
@@ -238,6 +270,44 @@ export function buildContainer(options: ContainerOptions): Container {
     logger: digestLogger,
     now,
   });
+  const feedLogger = logger.child({ component: 'feed' });
+  const feedPoster = new SlackFeedPoster({
+    clients: slackClients,
+    listeners: feedListeners,
+    kv,
+    keys,
+    logger: feedLogger,
+    timeZone: options.config.DIGEST_TZ,
+    now,
+  });
+  const { count, windowMs } = options.config.UPSTREAM_RATE_LIMIT;
+  const feed = new FeedEngine({
+    domain,
+    snapshots: new FeedSnapshotStore(kv, keys),
+    listeners: feedListeners,
+    poster: feedPoster,
+    logger: feedLogger,
+    intervalMs: options.config.FEED_INTERVAL ?? 120_000,
+    share: {
+      windowMs,
+      calls: Math.floor((count * (options.config.FEED_BUDGET_SHARE ?? DEFAULT_FEED_SHARE_PERCENT)) / 100),
+    },
+  });
+  const feedSubscriptions = new FeedSubscriptions({
+    store: feedListeners,
+    poster,
+    reads: {
+      async requestStatus(workspaceId, requestId, correlationId) {
+        const ws = await workspaces.resolve(workspaceId, 'interactive', correlationId);
+        return (await requests.detail(ws, requestId, 1)).data.header?.statusName ?? null;
+      },
+      async ownEmail(workspaceId, user, correlationId) {
+        const ws = await workspaces.resolve(workspaceId, 'interactive', correlationId);
+        return requests.ownEmail(ws, user);
+      },
+    },
+    logger: feedLogger,
+  });
   const tasks = new BackgroundTasks(logger, priority);
   const slackDeps: SlackDeps = {
     config: {
@@ -250,9 +320,12 @@ export function buildContainer(options: ContainerOptions): Container {
     linkService,
     digestSubscriptions,
     subscriptions,
+    feedListeners,
+    feedSubscriptions,
     tasks,
     seenRequests: new SeenRequests(kv, keys),
     now,
+    ...(options.sandboxMotion && { sandbox: options.sandboxMotion }),
     metrics,
     ...(options.clock && { clock: options.clock }),
     answerTiming: {
@@ -284,6 +357,9 @@ export function buildContainer(options: ContainerOptions): Container {
     subscriptions,
     scheduler,
     digestSubscriptions,
+    feedListeners,
+    feedPoster,
+    feed,
     prefetcher,
     answers,
     tasks,
@@ -296,6 +372,7 @@ export function buildContainer(options: ContainerOptions): Container {
         keeper.stop();
         prefetcher?.stop();
         await Promise.all([
+          feed.stop(),
           scheduler.stop(),
           tasks.shutdown(closeOptions.graceMs ?? 5_000, closeOptions.clock),
         ]);

@@ -44,13 +44,16 @@ export function buildRedisBot(
   const box = SecretBox.fromBase64(config.CREDENTIALS_KEY, previousKeys(config.CREDENTIALS_KEY_PREVIOUS));
   const budget = createRedisBudget(redis, keys, {
     limit: config.UPSTREAM_RATE_LIMIT,
+    feedSharePercent: config.FEED_BUDGET_SHARE,
     logger: logger.child({ component: 'budget' }),
   });
-  // A new install resumes the digests a revoked token paused (the container exists by the time one arrives).
+  // A new install resumes the digests and alerts a revoked token paused (the container exists by the time one
+  // arrives).
   const installations = config.oauth
-    ? new SlackInstallationStore(kv, keys, box, (workspaceId) =>
-        container.subscriptions.resumeWorkspace(workspaceId, 'tokens_revoked'),
-      )
+    ? new SlackInstallationStore(kv, keys, box, async (workspaceId) => {
+        await container.subscriptions.resumeWorkspace(workspaceId, 'tokens_revoked');
+        await container.feedListeners.resumeWorkspace(workspaceId, 'tokens_revoked');
+      })
     : null;
   const container = buildContainer({
     config,
@@ -145,6 +148,7 @@ export async function startReplica(
   started.container.keeper.start();
   // Every replica ticks; claims in Redis make each digest post once.
   started.container.scheduler.start();
+  started.container.feed.start();
   logger.info(
     {
       port: config.PORT,

@@ -16,6 +16,28 @@ describe('loadConfig', () => {
     expect(config.SLACK_API_URL).toBe('https://slack.com/api/');
     expect(config.LOG_LEVEL).toBe('info');
     expect(config.SANDBOX_PORT).toBe(4010);
+    expect(config.FEED_INTERVAL).toBe(120_000);
+    expect(config.FEED_BUDGET_SHARE).toBe(20);
+  });
+
+  it('reads the feed interval as a duration and its share as a percent, and names bad ones', () => {
+    expect(loadConfig({ FEED_INTERVAL: '30s', FEED_BUDGET_SHARE: '35' })).toMatchObject({
+      FEED_INTERVAL: 30_000,
+      FEED_BUDGET_SHARE: 35,
+    });
+    expect(loadConfig({ FEED_INTERVAL: '1h' }).FEED_INTERVAL).toBe(3_600_000);
+    expect(loadConfig({ FEED_BUDGET_SHARE: '0' }).FEED_BUDGET_SHARE).toBe(0);
+    for (const env of [
+      { FEED_INTERVAL: 'two minutes' },
+      { FEED_INTERVAL: '500ms' },
+      { FEED_BUDGET_SHARE: '120' },
+      { FEED_BUDGET_SHARE: '12.5' },
+      { FEED_BUDGET_SHARE: 'lots' },
+    ]) {
+      const name = Object.keys(env)[0] ?? '';
+      expect(() => loadConfig(env), name).toThrow(ConfigError);
+      expect(() => loadConfig(env), name).toThrow(name);
+    }
   });
 
   it('reads METRICS_TOKEN, unset when empty, and refuses one too short or with spaces', () => {

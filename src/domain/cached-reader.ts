@@ -51,6 +51,13 @@ export interface ReadOptions {
   /** `Atualizar`: skip a fresh cache entry and ask upstream. */
   bypassCache?: boolean;
   /**
+   * False: when upstream cannot be asked, throw instead of serving the stale entry (the change feed's rounds, which
+   * must know that they read nothing new, and when the budget frees).
+   */
+  serveStale?: boolean;
+  /** An entry fetched before this instant (epoch ms) is not fresh, whatever its TTL says. */
+  freshSince?: number;
+  /**
    * Only what is saved, whatever its age, never upstream: the first message shown while the fresh answer waits
    * for a budget slot. Throws NoSavedDataError when nothing is saved.
    */
@@ -159,7 +166,8 @@ export class CachedReader implements AnswerReader {
     if (
       entry &&
       !options.bypassCache &&
-      this.now() - entry.fetchedAt < scaledTtlMs(endpoint, this.ttlScale)
+      this.now() - entry.fetchedAt < scaledTtlMs(endpoint, this.ttlScale) &&
+      entry.fetchedAt >= (options.freshSince ?? Number.NEGATIVE_INFINITY)
     ) {
       void this.cache.record(workspaceId, 'hits').catch(() => undefined);
       return {
@@ -181,7 +189,7 @@ export class CachedReader implements AnswerReader {
       };
     } catch (error) {
       const degraded = degradedReason(error);
-      if (entry && degraded) {
+      if (entry && degraded && options.serveStale !== false) {
         const retryAt = retryAtOf(error, this.now());
         return {
           data: entry.value,

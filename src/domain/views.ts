@@ -158,4 +158,6 @@ export interface LinkStatusView {
     pausedUntil: number | null;
   } | null;
   cache: { hits: number; misses: number } | null;
+  /** The change feed: its interval in force and its calls in the current window against its share. */
+  feed: { listening: boolean; intervalMs: number; used: number; cap: number } | null;
 }

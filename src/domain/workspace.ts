@@ -29,6 +29,11 @@ export class Workspaces {
   constructor(
     private readonly links: LinkStore,
     private readonly now: () => number = Date.now,
+    /**
+     * Told whenever a broken link is met (the change feed's listeners pause until a new link). Idempotent on
+     * the other side; its failure never hides the LinkBrokenError.
+     */
+    private readonly onBroken: (workspaceId: string) => Promise<unknown> = async () => undefined,
   ) {}
 
   async resolve(
@@ -39,7 +44,10 @@ export class Workspaces {
   ): Promise<WorkspaceContext> {
     const link = await this.links.get(workspaceId);
     if (!link) throw new NotLinkedError(workspaceId);
-    if (link.brokenAt !== null) throw new LinkBrokenError(workspaceId, link.linkedBy, false);
+    if (link.brokenAt !== null) {
+      await this.onBroken(workspaceId).catch(() => undefined);
+      throw new LinkBrokenError(workspaceId, link.linkedBy, false);
+    }
     const ws = workspaceContext(link, priority, correlationId);
     if (answer.deadline !== undefined) ws.call.deadline = answer.deadline;
     if (answer.observer !== undefined) ws.call.observer = answer.observer;
@@ -53,6 +61,7 @@ export class Workspaces {
     } catch (error) {
       if (error instanceof CredentialsExpiredError) {
         const first = await this.links.markBroken(ws.workspaceId, this.now());
+        await this.onBroken(ws.workspaceId).catch(() => undefined);
         throw new LinkBrokenError(ws.workspaceId, ws.link.linkedBy, first);
       }
       throw error;

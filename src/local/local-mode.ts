@@ -23,6 +23,7 @@ import { formatBanner, type LocalModeSummary } from './banner.js';
 import { localCredentialsKey } from './credentials-key.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { isAddressInUse, isPortFree, startOnPortOrFree } from './ports.js';
+import { sandboxMotion } from './sandbox-motion.js';
 
 /**
  * Local mode: the whole bot on one machine, with no Slack and no upstream configured.
@@ -143,6 +144,11 @@ export async function startLocalMode(
       keys,
       box,
       budget,
+      // `/estoque sandbox avancar`: the sandbox runs in this process, so the page can move its data along.
+      sandboxMotion: sandboxMotion(
+        sandbox,
+        async (workspaceId) => (await container.links.get(workspaceId))?.empresaId ?? null,
+      ),
     });
     // Closes the budget too (container.close does).
     stops.push({ name: 'services', stop: () => container.close() });
@@ -182,6 +188,7 @@ export async function startLocalMode(
     // (container.close stops both).
     container.keeper.start();
     container.scheduler.start();
+    container.feed.start();
     const url = `http://localhost:${fakePort}/`;
     const summary: LocalModeSummary = {
       url,
@@ -230,7 +237,11 @@ interface Storage {
 
 /** REDIS_URL set: Redis store and Redis budget, as in production. Otherwise the embedded store and an in-process budget. */
 async function openStorage(config: Config, dataDir: string, keys: Keys, logger: Logger): Promise<Storage> {
-  const budgetOptions = { limit: config.UPSTREAM_RATE_LIMIT, logger: logger.child({ component: 'budget' }) };
+  const budgetOptions = {
+    limit: config.UPSTREAM_RATE_LIMIT,
+    feedSharePercent: config.FEED_BUDGET_SHARE,
+    logger: logger.child({ component: 'budget' }),
+  };
   if (config.REDIS_URL) {
     const redis = createRedis(config.REDIS_URL, logger, { lazyConnect: true });
     try {

@@ -12,6 +12,9 @@ export const ActionIds = {
   sharePrefix: 'share:',
   /** Tries the route again after a timeout. */
   retryPrefix: 'retry:',
+  /** `Acompanhar` / `Deixar de acompanhar` on a request: the value is the request number. */
+  follow: 'follow:',
+  unfollow: 'unfollow:',
   unlinkConfirm: 'unlink:confirm',
   unlinkCancel: 'unlink:cancel',
   openLinkModal: 'link:open',
@@ -22,6 +25,9 @@ export const ActionPatterns = {
   refresh: /^refresh:/,
   share: /^share:/,
   retry: /^retry:/,
+  /** A repeated id in one message is renamed `follow:~0`, `follow:~1` (blocks.ts, numberActionIds). */
+  follow: /^follow:/,
+  unfollow: /^unfollow:/,
 } as const;
 
 export const ViewIds = {

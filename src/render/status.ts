@@ -1,5 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import type { LinkStatusView } from '../domain/views.js';
+import { formatDuration } from '../lib/rate-limit-spec.js';
 import { answerMessage } from './answer.js';
 import { fieldsSection, header, section } from './blocks.js';
 import {
@@ -40,6 +41,14 @@ export function cacheText(cache: NonNullable<LinkStatusView['cache']>): string {
   return `${percent}% de acertos (${formatNumber(cache.hits)} de ${formatNumber(total)} leituras)`;
 }
 
+/** "a cada 2m · 3 de 50 consultas da cota do alerta usadas nesta janela", or why it does not run. */
+export function feedText(feed: NonNullable<LinkStatusView['feed']>): string {
+  if (feed.cap === 0) return 'desligados (`FEED_BUDGET_SHARE` é 0)';
+  const share = `${formatNumber(feed.used)} de ${formatNumber(feed.cap)} consultas da cota dos alertas usadas na janela`;
+  if (!feed.listening) return `sem assinantes (nenhuma consulta) · ${share}`;
+  return `verificação a cada ${formatDuration(feed.intervalMs)} · ${share}`;
+}
+
 export function renderLinkStatus(view: LinkStatusView, ctx: RenderContext): Message {
   const body: KnownBlock[] = [header('Status do estoque')];
   if (!view.linked) {
@@ -78,6 +87,7 @@ export function renderLinkStatus(view: LinkStatusView, ctx: RenderContext): Mess
     }
   }
   if (view.cache) fields.push(`*Cache*\n${cacheText(view.cache)}`);
+  if (view.feed) fields.push(`*Alertas*\n${feedText(view.feed)}`);
   body.push(fieldsSection(fields));
   return answerMessage({
     text: view.broken ? 'Estoque: vínculo quebrado' : 'Estoque vinculado',

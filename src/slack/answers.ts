@@ -22,6 +22,7 @@ import {
   renderRequestList,
   renderStockrooms,
 } from '../render/index.js';
+import type { FeedListenerStore } from '../store/feed-listeners.js';
 
 export interface AnswerServices {
   workspaces: Workspaces;
@@ -30,6 +31,8 @@ export interface AnswerServices {
   requests: RequestService;
   purchases: PurchaseService;
   linkService: LinkService;
+  /** Who follows which request: a request answer shows `Acompanhar` or `Deixar de acompanhar`. */
+  follows?: Pick<FeedListenerStore, 'getFollow' | 'listFollows'>;
 }
 
 export interface AnswerRequest {
@@ -90,19 +93,21 @@ export class Answers {
           ),
           render,
         );
-      case 'request':
-        return renderRequestDetail(await s.requests.detail(ws, route.id, route.page, options), render);
-      case 'history':
-        return renderRequestHistory(await s.requests.history(ws, route.id, route.page, options), render);
-      case 'requests':
-        if (route.mine) {
-          const email = request.userEmail ?? (async () => null);
-          return renderRequestList(
-            await s.requests.mine(ws, { id: request.userId, email }, route.filters, route.page, options),
-            render,
-          );
-        }
-        return renderRequestList(await s.requests.list(ws, route.filters, route.page, options), render);
+      case 'request': {
+        const detail = await s.requests.detail(ws, route.id, route.page, options);
+        return renderRequestDetail(detail, render, await this.followState(request, route.id));
+      }
+      case 'history': {
+        const history = await s.requests.history(ws, route.id, route.page, options);
+        return renderRequestHistory(history, render, await this.followState(request, route.id));
+      }
+      case 'requests': {
+        const email = request.userEmail ?? (async () => null);
+        const list = route.mine
+          ? await s.requests.mine(ws, { id: request.userId, email }, route.filters, route.page, options)
+          : await s.requests.list(ws, route.filters, route.page, options);
+        return renderRequestList(list, render, await this.followedRequests(request));
+      }
       case 'pending':
         return renderPendingPurchases(
           await s.purchases.pending(ws, route.stockroomId ?? null, route.page, options),
@@ -118,5 +123,26 @@ export class Answers {
       case 'receipts':
         return renderReceiptList(await s.purchases.receipts(ws, route.filters, route.page, options), render);
     }
+  }
+
+  /** The requests the reader follows, for list rows; unknown (every row offers `Acompanhar`) on a store failure. */
+  private async followedRequests(request: AnswerRequest): Promise<{ followed: ReadonlySet<number> | null }> {
+    if (!this.services.follows || request.render.shared) return { followed: null };
+    const follows = await this.services.follows
+      .listFollows(request.workspaceId, request.userId)
+      .catch(() => null);
+    return { followed: follows ? new Set(follows.map((follow) => follow.requestId)) : null };
+  }
+
+  /** A store failure only costs the toggle its state: the answer still shows, with `Acompanhar`. */
+  private async followState(
+    request: AnswerRequest,
+    requestId: number,
+  ): Promise<{ following: boolean | null }> {
+    if (!this.services.follows || request.render.shared) return { following: null };
+    const follow = await this.services.follows
+      .getFollow(request.workspaceId, request.userId, requestId)
+      .catch(() => null);
+    return { following: follow !== null };
   }
 }

@@ -3,11 +3,20 @@ import type { LinkService } from '../domain/links/link-service.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics, MetricsExposition } from '../lib/metrics.js';
+import type { SandboxChangeView } from '../render/sandbox.js';
+import type { FeedListenerStore } from '../store/feed-listeners.js';
 import type { SeenRequests } from '../store/seen-requests.js';
 import type { SubscriptionStore } from '../store/subscription-store.js';
 import type { Answers } from './answers.js';
 import type { BackgroundTasks } from './background.js';
 import type { DigestSubscriptions } from './digest-subscriptions.js';
+import type { FeedSubscriptions } from './feed-subscriptions.js';
+
+/** Local mode only: moves the linked company's sandbox data along (`/estoque sandbox avancar`). */
+export interface SandboxMotion {
+  advance(workspaceId: string, changes: number): Promise<SandboxChangeView[]>;
+}
+
 import type { AnswerTiming } from './first-message.js';
 
 /** What the Slack listeners are built from (factories, no module globals: a test builds the app in one call). */
@@ -18,10 +27,15 @@ export interface SlackDeps {
   linkService: LinkService;
   digestSubscriptions: DigestSubscriptions;
   subscriptions: SubscriptionStore;
+  /** The change feed's listeners (channel feeds, follows) and the commands and buttons that change them. */
+  feedListeners: FeedListenerStore;
+  feedSubscriptions: FeedSubscriptions;
   tasks: BackgroundTasks;
   /** Signatures and event ids already taken in (replays, Slack's retries), shared across replicas. */
   seenRequests: SeenRequests;
   now: () => number;
+  /** Set in local mode only, where the sandbox runs in the same process. */
+  sandbox?: SandboxMotion;
   /** This bot's metrics (its own registry), and what GET /metrics serves. */
   metrics: Metrics & MetricsExposition;
   /** Timers of first messages (first-message.ts); the system clock unless a test moves it by hand. */

@@ -17,6 +17,10 @@ export class Keys {
   budgetStats(credentialId: string): string {
     return `${this.prefix}budget:{${credentialId}}:stats`;
   }
+  /** The change feed's own calls, to hold it to its share of the window (same hash slot as the log). */
+  budgetFeedLog(credentialId: string): string {
+    return `${this.prefix}budget:{${credentialId}}:feed-log`;
+  }
 
   // Tokens, per credential.
   tokens(credentialId: string): string {
@@ -118,6 +122,54 @@ export class Keys {
   /** Per material (hash field = material id): its name and stockroom, as the digest last saw them in request items. */
   digestMaterials(workspaceId: string): string {
     return `${this.prefix}digest:${workspaceId}:materials`;
+  }
+
+  // Change feed listeners (store/feed-listeners.ts), per workspace, and the index of workspaces that have any.
+  /** Hash, field = channel id: the channel feeds. */
+  feedChannels(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:channels`;
+  }
+  /** Hash, field = `userId:requestId`: who follows which request. */
+  feedFollows(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:follows`;
+  }
+  /** Hash, field = user id: who follows their own requests (e-mail match). */
+  feedOwnFollows(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:own`;
+  }
+  /** String: why the workspace's listeners are paused (absent: running). */
+  feedPaused(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:paused`;
+  }
+  /** Hash, field = workspace id: the workspaces with at least one listener, so nothing scans keys. */
+  feedListenerIndex(): string {
+    return `${this.prefix}feed:index`;
+  }
+
+  // Change feed detection (store/feed-snapshot-store.ts), per workspace.
+  /** Hash, field = request id: the status each request had at the last round. */
+  feedSnapshotRequests(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:snap:requests`;
+  }
+  /** Hash, field = purchase id: the pending purchases and their balance at the last receipts read. */
+  feedSnapshotPurchases(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:snap:purchases`;
+  }
+  /** Hash: when the snapshot was first complete, the next round is due, the last round's cost, ... */
+  feedRoundState(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:rounds`;
+  }
+  /** String with a TTL: the replica running the workspace's round now (a lease). */
+  feedRoundLease(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:round-lease`;
+  }
+  /** Hash, field = event id: events detected and not yet delivered to every listener they match. */
+  feedOutbox(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:outbox`;
+  }
+  /** String with a TTL: one event's delivery to one target (`posting:...` while posting, then `sent:...`). */
+  feedDelivery(workspaceId: string, target: string, eventId: string): string {
+    return `${this.prefix}feed:${workspaceId}:sent:${target}:${shortHash(eventId, 24)}`;
   }
 }
 

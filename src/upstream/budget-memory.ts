@@ -12,15 +12,17 @@ export function createMemoryBudget(options: BudgetOptions): Budget {
   const clock = options.clock ?? systemClock;
   /** Per credential, the start of every call that still counts, oldest first. */
   const logs = new Map<string, number[]>();
+  /** Per credential, the same for the change feed's calls only (its share of the window). */
+  const feedLogs = new Map<string, number[]>();
   /** Per credential, the monotonic instant a pause ends. */
   const pauses = new Map<string, number>();
 
-  const liveLog = (credentialId: string, now: number): number[] => {
-    const log = logs.get(credentialId) ?? [];
+  const liveLog = (credentialId: string, now: number, of = logs): number[] => {
+    const log = of.get(credentialId) ?? [];
     let gone = 0;
     while (gone < log.length && (log[gone] ?? 0) <= now - policy.spanMs) gone += 1;
     if (gone > 0) log.splice(0, gone);
-    if (log.length === 0) logs.delete(credentialId);
+    if (log.length === 0) of.delete(credentialId);
     return log;
   };
 
@@ -42,14 +44,24 @@ export function createMemoryBudget(options: BudgetOptions): Budget {
     const now = clock.monotonic();
     const paused = pausedMs(credentialId, now);
     const log = liveLog(credentialId, now);
-    if (paused === 0 && log.length < policy.capacity[priority]) {
+    const feedLog = liveLog(credentialId, now, feedLogs);
+    const shareFree = priority !== 'feed' || feedLog.length < policy.feedCap;
+    if (paused === 0 && log.length < policy.capacity[priority] && shareFree) {
       log.push(now);
       logs.set(credentialId, log);
+      if (priority === 'feed') {
+        feedLog.push(now);
+        feedLogs.set(credentialId, feedLog);
+      }
       return { granted: true };
     }
+    // The feed also waits for one of its own calls to leave the window when its share is full.
+    const shareWait = policy.feedCap === 0 ? policy.spanMs : windowWait(feedLog, policy.feedCap, now);
     return {
       granted: false,
-      waitMs: mapPriorities((p) => Math.max(paused, windowWait(log, policy.capacity[p], now))),
+      waitMs: mapPriorities((p) =>
+        Math.max(paused, windowWait(log, policy.capacity[p], now), p === 'feed' ? shareWait : 0),
+      ),
     };
   };
 
@@ -69,6 +81,7 @@ export function createMemoryBudget(options: BudgetOptions): Budget {
           used: log.length,
           pausedMs: pausedMs(credentialId, now),
           waitMs: windowWait(log, policy.count, now),
+          feedUsed: liveLog(credentialId, now, feedLogs).length,
         };
       },
     },

@@ -1,9 +1,19 @@
 import type { BudgetOptions, Priority } from './budget.js';
 
 /** Highest first: the order of the in-process queue and of the capacities below. */
-export const PRIORITIES = ['interactive', 'digest', 'background'] as const satisfies readonly Priority[];
+export const PRIORITIES = [
+  'interactive',
+  'digest',
+  'feed',
+  'background',
+] as const satisfies readonly Priority[];
 
-export const PRIORITY_RANK: Readonly<Record<Priority, number>> = { interactive: 0, digest: 1, background: 2 };
+export const PRIORITY_RANK: Readonly<Record<Priority, number>> = {
+  interactive: 0,
+  digest: 1,
+  feed: 2,
+  background: 3,
+};
 
 /**
  * Whether a caller at `waiting` priority may wait for the same call already made at `running` priority: only
@@ -18,6 +28,8 @@ export function mayShare(running: Priority, waiting: Priority): boolean {
 export const DEFAULT_MAX_WAIT_MS: Readonly<Record<Priority, number>> = {
   interactive: 10_000,
   digest: 600_000,
+  // A round waits a little for its next call; past that it stops and the next round reports everything since.
+  feed: 30_000,
   background: 0,
 };
 
@@ -25,8 +37,11 @@ export const DEFAULT_MAX_WAIT_MS: Readonly<Record<Priority, number>> = {
 const DEFAULT_RESERVE_SHARE: Readonly<Record<Priority, number>> = {
   interactive: 0,
   digest: 0.1,
+  feed: 0.2,
   background: 0.3,
 };
+
+export const DEFAULT_FEED_SHARE_PERCENT = 20;
 
 /**
  * A margin added to the window: an entry keeps counting for `windowMs + guardMs`. The decision is taken in Redis
@@ -46,11 +61,18 @@ export interface BudgetPolicy {
   spanMs: number;
   /** How many calls in the span a call of each priority may find before it has to wait. */
   capacity: Readonly<Record<Priority, number>>;
+  /** Most calls of the 'feed' priority that may count at once (its share of COUNT); 0: none. */
+  feedCap: number;
   maxWaitMs: Readonly<Record<Priority, number>>;
 }
 
 export function mapPriorities<T>(f: (priority: Priority) => T): Record<Priority, T> {
-  return { interactive: f('interactive'), digest: f('digest'), background: f('background') };
+  return {
+    interactive: f('interactive'),
+    digest: f('digest'),
+    feed: f('feed'),
+    background: f('background'),
+  };
 }
 
 function nonNegativeInteger(value: number, what: string): number {
@@ -74,7 +96,13 @@ export function resolveBudgetPolicy(options: BudgetOptions): BudgetPolicy {
     return Math.max(1, count - nonNegativeInteger(reserve, `reserve.${priority}`));
   });
   capacity.digest = Math.min(capacity.digest, capacity.interactive);
-  capacity.background = Math.min(capacity.background, capacity.digest);
+  capacity.feed = Math.min(capacity.feed, capacity.digest);
+  capacity.background = Math.min(capacity.background, capacity.feed);
+
+  const share = options.feedSharePercent ?? DEFAULT_FEED_SHARE_PERCENT;
+  if (!(share >= 0 && share <= 100))
+    throw new RangeError(`feedSharePercent must be in [0, 100], got ${share}`);
+  const feedCap = Math.floor((count * share) / 100);
 
   const maxWaitMs = mapPriorities((priority) => {
     const value = options.maxWaitMs?.[priority] ?? DEFAULT_MAX_WAIT_MS[priority];
@@ -83,5 +111,5 @@ export function resolveBudgetPolicy(options: BudgetOptions): BudgetPolicy {
     return value;
   });
 
-  return { count, windowMs, guardMs, spanMs: windowMs + guardMs, capacity, maxWaitMs };
+  return { count, windowMs, guardMs, spanMs: windowMs + guardMs, capacity, feedCap, maxWaitMs };
 }

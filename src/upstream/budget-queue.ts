@@ -21,8 +21,8 @@ export interface WindowStore {
   acquire: Acquire;
   /** Sets the credential's pause to `ms` from now unless a longer one is running. */
   pause(credentialId: string, ms: number): Promise<void>;
-  /** Calls that count now; ms until the pause ends, and until an interactive slot frees (0: now). */
-  usage(credentialId: string): Promise<{ used: number; pausedMs: number; waitMs: number }>;
+  /** Calls that count now (the feed's among them); ms until the pause ends, and until an interactive slot frees (0: now). */
+  usage(credentialId: string): Promise<{ used: number; pausedMs: number; waitMs: number; feedUsed: number }>;
 }
 
 /** setTimeout fires at once above this. */
@@ -80,8 +80,8 @@ export function budgetOverWindow(
     },
 
     async usage(credentialId) {
-      const { used, pausedMs, waitMs } = await store.usage(credentialId);
-      return usageOf(policy, used, pausedMs, waitMs, clock);
+      const { used, pausedMs, waitMs, feedUsed } = await store.usage(credentialId);
+      return usageOf(policy, { used, pausedMs, waitMs, feedUsed }, clock);
     },
 
     close: () => queue.close(),
@@ -91,9 +91,7 @@ export function budgetOverWindow(
 /** Builds the report from the store's relative answers; epoch values are on this host's clock. */
 function usageOf(
   policy: BudgetPolicy,
-  used: number,
-  pausedMs: number,
-  waitMs: number,
+  { used, pausedMs, waitMs, feedUsed }: { used: number; pausedMs: number; waitMs: number; feedUsed: number },
   clock: Clock,
 ): BudgetUsage {
   const now = clock.monotonic();
@@ -105,6 +103,7 @@ function usageOf(
     remaining: Math.max(0, policy.count - used),
     pausedUntil: pausedMs > 0 ? toEpochMs(now + pausedMs, clock) : null,
     nextSlotAt: nextMs > 0 ? toEpochMs(now + nextMs, clock) : null,
+    feed: { used: feedUsed, cap: policy.feedCap },
   };
 }
 

@@ -26,6 +26,10 @@ export interface BudgetStats {
  * calls count, a background call only below COUNT - its (larger) reserve. The last slots of the window are thus
  * always left to the more urgent callers, whichever replica they are on.
  *
+ * The change feed ('feed', between digests and background) is also held to its share of the window
+ * (FEED_BUDGET_SHARE): its calls are logged a second time in their own sorted set, and a feed call is granted only
+ * while that set holds fewer than its cap. Both sets are written by the same script, so the two counts agree.
+ *
  * If the keys vanish (Redis restarted without persistence, a FLUSH), the next call simply starts a new log.
  */
 const ACQUIRE_LUA = `
@@ -33,24 +37,43 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local span = tonumber(ARGV[1])
 local capacity = tonumber(ARGV[3])
+local isFeed = ARGV[4] == '1'
+local feedCap = tonumber(ARGV[5])
+local feedIndex = tonumber(ARGV[6])
 local paused = redis.call('PTTL', KEYS[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - span)
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - span)
 local count = redis.call('ZCARD', KEYS[1])
-if paused <= 0 and count < capacity then
-  redis.call('ZADD', KEYS[1], now, now .. '-' .. ARGV[2])
+local feedCount = redis.call('ZCARD', KEYS[4])
+if paused <= 0 and count < capacity and ((not isFeed) or feedCount < feedCap) then
+  local member = now .. '-' .. ARGV[2]
+  redis.call('ZADD', KEYS[1], now, member)
   redis.call('PEXPIRE', KEYS[1], span)
+  if isFeed then
+    redis.call('ZADD', KEYS[4], now, member)
+    redis.call('PEXPIRE', KEYS[4], span)
+  end
   redis.call('HINCRBY', KEYS[3], 'calls', 1)
   return {1}
 end
 redis.call('HINCRBY', KEYS[3], 'denied', 1)
+local feedWait = span
+if feedCap > 0 then
+  feedWait = 0
+  if feedCount >= feedCap then
+    local leaving = redis.call('ZRANGE', KEYS[4], feedCount - feedCap, feedCount - feedCap, 'WITHSCORES')
+    feedWait = tonumber(leaving[2]) + span - now
+  end
+end
 local reply = {0}
-for i = 4, #ARGV do
+for i = 7, #ARGV do
   local cap = tonumber(ARGV[i])
   local wait = 0
   if count >= cap then
     local leaving = redis.call('ZRANGE', KEYS[1], count - cap, count - cap, 'WITHSCORES')
     wait = tonumber(leaving[2]) + span - now
   end
+  if i - 6 == feedIndex and feedWait > wait then wait = feedWait end
   if paused > wait then wait = paused end
   reply[#reply + 1] = wait
 end
@@ -83,24 +106,37 @@ if used >= count then
 end
 local paused = redis.call('PTTL', KEYS[2])
 if paused < 0 then paused = 0 end
-return {used, paused, wait}
+local feedUsed = redis.call('ZCOUNT', KEYS[3], since, '+inf')
+return {used, paused, wait, feedUsed}
 `;
 
 type ScriptArg = string | number;
 
 interface BudgetCommands {
-  estoqueBudgetAcquire(log: string, pause: string, stats: string, ...args: ScriptArg[]): Promise<unknown>;
+  estoqueBudgetAcquire(
+    log: string,
+    pause: string,
+    stats: string,
+    feedLog: string,
+    ...args: ScriptArg[]
+  ): Promise<unknown>;
   estoqueBudgetPause(pause: string, stats: string, ms: number): Promise<unknown>;
-  estoqueBudgetUsage(log: string, pause: string, spanMs: number, count: number): Promise<unknown>;
+  estoqueBudgetUsage(
+    log: string,
+    pause: string,
+    feedLog: string,
+    spanMs: number,
+    count: number,
+  ): Promise<unknown>;
 }
 
 /** Registers the scripts once per connection; ioredis sends them with EVALSHA and reloads them after NOSCRIPT. */
 function withBudgetCommands(redis: Redis): Redis & BudgetCommands {
   const target = redis as Redis & Partial<BudgetCommands>;
   if (typeof target.estoqueBudgetAcquire !== 'function') {
-    redis.defineCommand('estoqueBudgetAcquire', { numberOfKeys: 3, lua: ACQUIRE_LUA });
+    redis.defineCommand('estoqueBudgetAcquire', { numberOfKeys: 4, lua: ACQUIRE_LUA });
     redis.defineCommand('estoqueBudgetPause', { numberOfKeys: 2, lua: PAUSE_LUA });
-    redis.defineCommand('estoqueBudgetUsage', { numberOfKeys: 2, lua: USAGE_LUA, readOnly: true });
+    redis.defineCommand('estoqueBudgetUsage', { numberOfKeys: 3, lua: USAGE_LUA, readOnly: true });
   }
   return redis as Redis & BudgetCommands;
 }
@@ -127,16 +163,20 @@ export function createRedisBudget(redis: Redis, keys: Keys, options: BudgetOptio
         keys.budgetLog(credentialId),
         keys.budgetPause(credentialId),
         keys.budgetStats(credentialId),
+        keys.budgetFeedLog(credentialId),
         policy.spanMs,
         `${processTag}-${sequence.toString(36)}`,
         policy.capacity[priority],
+        priority === 'feed' ? 1 : 0,
+        policy.feedCap,
+        PRIORITIES.indexOf('feed') + 1,
         ...capacities,
       ),
       'acquire',
     );
     if (reply[0] === 1) return { granted: true };
-    const [, interactive = 0, digest = 0, background = 0] = reply;
-    return { granted: false, waitMs: { interactive, digest, background } };
+    const [, interactive = 0, digest = 0, feed = 0, background = 0] = reply;
+    return { granted: false, waitMs: { interactive, digest, feed, background } };
   };
 
   return budgetOverWindow(policy, options, {
@@ -145,16 +185,17 @@ export function createRedisBudget(redis: Redis, keys: Keys, options: BudgetOptio
       await commands.estoqueBudgetPause(keys.budgetPause(credentialId), keys.budgetStats(credentialId), ms);
     },
     async usage(credentialId) {
-      const [used = 0, pausedMs = 0, waitMs = 0] = integers(
+      const [used = 0, pausedMs = 0, waitMs = 0, feedUsed = 0] = integers(
         await commands.estoqueBudgetUsage(
           keys.budgetLog(credentialId),
           keys.budgetPause(credentialId),
+          keys.budgetFeedLog(credentialId),
           policy.spanMs,
           policy.count,
         ),
         'usage',
       );
-      return { used, pausedMs, waitMs };
+      return { used, pausedMs, waitMs, feedUsed };
     },
   });
 }

@@ -7,7 +7,7 @@ import type { Logger } from '../lib/logger.js';
  * the capacities of budget-policy.ts. The budget's errors are in budget-errors.ts.
  */
 
-export type Priority = 'interactive' | 'digest' | 'background';
+export type Priority = 'interactive' | 'digest' | 'feed' | 'background';
 
 export interface BudgetUsage {
   limit: number;
@@ -19,6 +19,8 @@ export interface BudgetUsage {
   pausedUntil: number | null;
   /** Epoch ms at which an interactive call could run; null when one could run now. */
   nextSlotAt: number | null;
+  /** The change feed's calls that count now, and the most any window may hold (BudgetOptions.share). */
+  feed: { used: number; cap: number };
 }
 
 export interface ScheduleOptions {
@@ -50,10 +52,18 @@ export interface Budget {
 export interface BudgetOptions {
   limit: { count: number; windowMs: number };
   logger?: Logger;
-  /** Defaults: interactive 10 s, digest 10 min, background 0 (only if a slot is free now). */
+  /** Defaults: interactive 10 s, digest 10 min, feed 30 s, background 0 (only if a slot is free now). */
   maxWaitMs?: Partial<Record<Priority, number>>;
-  /** Slots of the window a priority leaves to higher ones. Defaults: digest ceil(10%), background ceil(30%) of COUNT. */
+  /**
+   * Slots of the window a priority leaves to higher ones. Defaults: digest ceil(10%), feed ceil(20%), background
+   * ceil(30%) of COUNT.
+   */
   reserve?: Partial<Record<Priority, number>>;
+  /**
+   * Most calls of the change feed any window may hold, in percent of COUNT (FEED_BUDGET_SHARE, default 20):
+   * floor(COUNT * share / 100). 0 grants the feed nothing.
+   */
+  feedSharePercent?: number;
   /** Margin after the window during which a call still counts (default 2% of the window, at most 1 s). */
   guardMs?: number;
   /** The queue's waits and timers (and the memory budget's window); the system clock unless a test injects one. */

@@ -9,6 +9,7 @@ import { SecretBox } from '../../src/store/crypto.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
 import { LinkStore } from '../../src/store/link-store.js';
 import type { Priority } from '../../src/upstream/budget.js';
+import { BudgetExhaustedError } from '../../src/upstream/budget-errors.js';
 import { CredentialsExpiredError } from '../../src/upstream/errors.js';
 import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
 import { testWorkspace } from '../helpers/workspace.js';
@@ -68,6 +69,26 @@ describe('CachedReader TTLs', () => {
     const refetched = await r.read(ws('T1'), 'requestItems', { id: 1 }, fetch);
     expect(refetched.freshness.fromCache).toBe(false);
     expect(refetched.data).toEqual({ n: 2 });
+  });
+
+  it('takes an entry fetched before freshSince as stale, and throws instead of serving stale when asked to', async () => {
+    const r = reader();
+    await r.read(ws('T1'), 'requestList', { page: 1 }, fetch);
+    clock += 1_000;
+    const fresh = await r.read(ws('T1'), 'requestList', { page: 1 }, fetch, { freshSince: clock - 1_000 });
+    expect(fresh.freshness.fromCache).toBe(true);
+    const newer = await r.read(ws('T1'), 'requestList', { page: 1 }, fetch, { freshSince: clock - 999 });
+    expect(newer).toMatchObject({ data: { n: 2 }, freshness: { fromCache: false } });
+
+    clock += CACHE_TTL_MS.requestList;
+    const refused = async () => {
+      throw new BudgetExhaustedError(clock + 60_000, 'feed');
+    };
+    const stale = await r.read(ws('T1'), 'requestList', { page: 1 }, refused);
+    expect(stale).toMatchObject({ data: { n: 2 }, freshness: { fromCache: true, degraded: 'budget' } });
+    await expect(
+      r.read(ws('T1'), 'requestList', { page: 1 }, refused, { serveStale: false }),
+    ).rejects.toBeInstanceOf(BudgetExhaustedError);
   });
 
   it('refuses a scale that would make TTLs longer or vanish', () => {

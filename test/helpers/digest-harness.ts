@@ -43,7 +43,7 @@ export const SP = 'America/Sao_Paulo';
 const C1 = DEMO_FACTS.company1;
 
 export interface ReplicaOptions {
-  budget?: Pick<BudgetOptions, 'limit' | 'maxWaitMs' | 'reserve'> & {
+  budget?: Pick<BudgetOptions, 'limit' | 'maxWaitMs' | 'reserve' | 'feedSharePercent'> & {
     /** The memory budget on the test's clock, instead of the Redis budget (whose window is on the Redis clock). */
     onTestClock?: boolean;
   };
@@ -143,6 +143,9 @@ export async function startDigestHarness(
         logger,
         ...(options.budget?.maxWaitMs && { maxWaitMs: options.budget.maxWaitMs }),
         ...(options.budget?.reserve && { reserve: options.budget.reserve }),
+        ...(options.budget?.feedSharePercent !== undefined && {
+          feedSharePercent: options.budget.feedSharePercent,
+        }),
       };
       const budget = options.budget?.onTestClock
         ? createMemoryBudget({ ...budgetOptions, clock })
@@ -228,11 +231,12 @@ export async function startDigestHarness(
         poster,
         budget,
         domain,
-        async close() {
+        // Once: a test may close a replica (a process that stops) before the harness closes the rest.
+        close: once(async () => {
           await scheduler.stop();
           await budget.close();
           await dispatcher.close();
-        },
+        }),
       };
       replicas.push(replica);
       return replica;
@@ -285,4 +289,12 @@ export function textOf(message: FakeMessage): string {
 /** Epoch ms of a wall time in São Paulo (UTC-3, no DST since 2019). */
 export function saoPaulo(year: number, month: number, day: number, hour: number, minute = 0): number {
   return Date.UTC(year, month - 1, day, hour + 3, minute);
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | null = null;
+  return () => {
+    done ??= fn();
+    return done;
+  };
 }

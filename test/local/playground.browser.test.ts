@@ -83,7 +83,7 @@ describe('local mode playground in a real browser', { shuffle: false }, () => {
     ]);
     await box.fill('/sol');
     await expect(options.allInnerTexts()).resolves.toEqual([
-      expect.stringContaining('[<número> [historico]'),
+      expect.stringContaining('[<número> [historico|acompanhar|parar]'),
     ]);
     await box.press('Tab');
     await expect(box.inputValue()).resolves.toBe('/solicitacao ');

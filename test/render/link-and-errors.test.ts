@@ -36,6 +36,7 @@ const status: LinkStatusView = {
   refreshExpiresAt: NOW + 6 * 86_400_000,
   budget: { limit: 250, windowMs: 3_600_000, used: 37, remaining: 213, pausedUntil: null },
   cache: { hits: 45, misses: 15 },
+  feed: null,
 };
 
 describe('link status', () => {
@@ -48,6 +49,20 @@ describe('link status', () => {
     expect(text).toContain('37 de 250 consultas usadas na última hora, 213 livres');
     expect(text).toContain('75% de acertos');
     expect(text).toContain('22/11/2026 12:06 (em 1 h)');
+  });
+
+  it('shows the change feed: its interval in force and its share of the window, or that it costs nothing', () => {
+    const feed = { listening: true, intervalMs: 300_000, used: 12, cap: 50 };
+    expect(allText(renderLinkStatus({ ...status, feed }, ctx))).toContain(
+      '*Alertas*\nverificação a cada 5m · 12 de 50 consultas da cota dos alertas usadas na janela',
+    );
+    expect(
+      allText(renderLinkStatus({ ...status, feed: { ...feed, listening: false, used: 0 } }, ctx)),
+    ).toContain('sem assinantes (nenhuma consulta)');
+    expect(allText(renderLinkStatus({ ...status, feed: { ...feed, cap: 0 } }, ctx))).toContain(
+      'desligados (`FEED_BUDGET_SHARE` é 0)',
+    );
+    expect(allText(renderLinkStatus(status, ctx))).not.toContain('Alertas');
   });
 
   it('uses the window length in words and says until when calls are paused', () => {

@@ -49,6 +49,7 @@ const linkedStatus: LinkStatusView = {
   refreshExpiresAt: NOW + 6 * 86_400_000,
   budget: { limit: 250, windowMs: 3_600_000, used: 37, remaining: 213, pausedUntil: null },
   cache: { hits: 41, misses: 9 },
+  feed: null,
 };
 
 /** The answers' layouts: their blocks, buttons and fields as Slack gets them. The one-line notices are in notices.test.ts. */
@@ -353,6 +354,7 @@ const cases: Record<string, () => Message | ModalView> = {
         refreshExpiresAt: null,
         budget: null,
         cache: null,
+        feed: null,
       },
       ctx,
     ),

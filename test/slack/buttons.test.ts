@@ -110,8 +110,9 @@ describe('buttons', () => {
   it('carries only ids, pages and filters in button values', async () => {
     const list = await ask('/solicitacao', 'status:1,2 torre');
     for (const button of buttonsOf(list)) {
-      const route = decodeRoute(button.value);
-      expect(route).not.toBeNull();
+      // Acompanhar / Deixar de acompanhar carry the bare request number; every other button a route.
+      if (/^(un)?follow:/.test(button.action_id)) expect(button.value).toMatch(/^[1-9]\d*$/);
+      else expect(decodeRoute(button.value)).not.toBeNull();
       expect(button.value).not.toMatch(/demo|eyJ|senha|password|token/i);
     }
   });

@@ -117,9 +117,9 @@ function heldBudget(state: { open: boolean }) {
       acquire: async () =>
         state.open
           ? { granted: true }
-          : { granted: false, waitMs: { interactive: 5_000, digest: 5_000, background: 5_000 } },
+          : { granted: false, waitMs: { interactive: 5_000, digest: 5_000, feed: 5_000, background: 5_000 } },
       pause: async () => {},
-      usage: async () => ({ used: 0, pausedMs: 0, waitMs: 0 }),
+      usage: async () => ({ used: 0, pausedMs: 0, waitMs: 0, feedUsed: 0 }),
     };
     return budgetOverWindow(
       resolveBudgetPolicy({ limit: { count: 250, windowMs: 3_600_000 } }),

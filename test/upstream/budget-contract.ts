@@ -276,6 +276,7 @@ export function runBudgetContract(name: string, makePeers: () => Promise<BudgetP
         remaining: 5,
         pausedUntil: null,
         nextSlotAt: null,
+        feed: { used: 0, cap: 1 },
       });
 
       const before = time.now();
@@ -288,6 +289,46 @@ export function runBudgetContract(name: string, makePeers: () => Promise<BudgetP
       // The first call leaves 30 s plus the guard (600 ms: 2% of the window) after it started.
       expect(full.nextSlotAt ?? 0).toBeGreaterThanOrEqual(before + 30_600 - roundingMs(time));
       expect(full.nextSlotAt ?? 0).toBeLessThanOrEqual(time.now() + 30_600 + roundingMs(time));
+    });
+
+    it('never lets the feed hold more than its share of any window, and counts its calls', async () => {
+      // 20 calls, share 25 %: at most 5 feed calls in any window, whichever peer makes them.
+      const [a, b] = await peers.open({ limit: { count: 20, windowMs: 30_000 }, feedSharePercent: 25 });
+      const started: string[] = [];
+      for (let i = 0; i < 5; i += 1) await recorded(i % 2 === 0 ? a : b, id, 'feed', `feed-${i}`, started, 0);
+      const refused = await recorded(b, id, 'feed', 'feed-late', started, 0).catch((e: unknown) => e);
+
+      expect(refused).toBeInstanceOf(BudgetExhaustedError);
+      expect((refused as BudgetExhaustedError).priority).toBe('feed');
+      // The share's first call leaves the window 30 s plus the guard (600 ms) after it started.
+      expect((refused as BudgetExhaustedError).retryAt).toBeGreaterThan(time.now() + 25_000);
+      // The rest of the window is still there for everyone else.
+      await expect(recorded(a, id, 'background', 'background', started, 0)).resolves.toBe('background');
+      await expect(recorded(a, id, 'digest', 'digest', started, 0)).resolves.toBe('digest');
+      expect(started.filter((label) => label.startsWith('feed'))).toHaveLength(5);
+      expect(await a.usage(id)).toMatchObject({ used: 7, feed: { used: 5, cap: 5 } });
+    });
+
+    it('leaves the last 20 % of the window to interactive users and digests, and ranks the feed above background', async () => {
+      // 10 calls, share 100 %: only the capacity holds the feed back (8 of 10).
+      const [a, b] = await peers.open({
+        limit: { count: 10, windowMs: 30_000 },
+        feedSharePercent: 100,
+      });
+      const started: string[] = [];
+      for (let i = 0; i < 8; i += 1) await recorded(a, id, 'feed', `feed-${i}`, started, 0);
+      await expect(recorded(b, id, 'feed', 'feed-9', started, 0)).rejects.toBeInstanceOf(
+        BudgetExhaustedError,
+      );
+      await expect(recorded(b, id, 'digest', 'digest', started, 0)).resolves.toBe('digest');
+      await expect(recorded(b, id, 'interactive', 'interactive', started, 0)).resolves.toBe('interactive');
+    });
+
+    it('grants the feed nothing when its share is 0', async () => {
+      const [a] = await peers.open({ limit: { count: 10, windowMs: 30_000 }, feedSharePercent: 0 });
+      const error = await a.schedule(id, 'feed', async () => 'x', { maxWaitMs: 0 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(BudgetExhaustedError);
+      expect((await a.usage(id)).feed).toEqual({ used: 0, cap: 0 });
     });
 
     it('counts a call that fails', async () => {

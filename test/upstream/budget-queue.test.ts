@@ -26,7 +26,7 @@ afterEach(() => {
 const granted: AcquireResult = { granted: true };
 const refused = (interactive: number, digest = interactive, background = digest): AcquireResult => ({
   granted: false,
-  waitMs: { interactive, digest, background },
+  waitMs: { interactive, digest, feed: background, background },
 });
 
 /** A store that answers from a script, then grants; records what it was asked. */

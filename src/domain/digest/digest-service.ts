@@ -5,7 +5,7 @@ import { BudgetExhaustedError } from '../../upstream/budget-errors.js';
 import { fetchAllPages, type Page } from '../../upstream/client.js';
 import { UpstreamError, UpstreamNotFoundError } from '../../upstream/errors.js';
 import type { MaterialRequest, RequestItem } from '../../upstream/schemas.js';
-import { localDateDaysAgo, startOfLocalDay } from '../dates.js';
+import { localDateDaysAgo } from '../dates.js';
 import type { DomainDeps } from '../deps.js';
 import { oldest, type PurchaseService } from '../purchases/purchase-service.js';
 import type { RequestService } from '../requests/request-service.js';
@@ -29,7 +29,6 @@ export const DIGEST_MAX_ITEM_READS = 10;
 /** One page of new requests: its totalRows is the count (the rows carry no date); its rows are the newest. */
 const OPENED_PAGE_SIZE = 10;
 const IN_PROGRESS_DAYS = 30;
-const IN_PROGRESS_PAGE_SIZE = 100;
 const IN_PROGRESS_MAX_PAGES = 3;
 /** A digest never reports "new" requests from further back than this (a subscription paused for months). */
 const MAX_SINCE_AGE_MS = 30 * 86_400_000;
@@ -152,15 +151,8 @@ export class DigestService {
     const fromDay = localDateDaysAgo(this.deps.now(), this.deps.timeZone, IN_PROGRESS_DAYS);
     const freshness: Freshness[] = [];
     const all = await fetchAllPages(async (page) => {
-      const query = definedOnly({
-        almoxarifadoId: stockroomId ?? undefined,
-        dataInicial: startOfLocalDay(fromDay),
-        page,
-        pageSize: IN_PROGRESS_PAGE_SIZE,
-      });
-      const answer = await this.deps.reader.read(ws, 'requestList', query, (call) =>
-        this.deps.client.listRequests(call, query),
-      );
+      // The same pages as the change feed's rounds read: one cache entry each, shared.
+      const answer = await this.services.requests.recentPage(ws, stockroomId, page);
       freshness.push(answer.freshness);
       return answer.data;
     }, IN_PROGRESS_MAX_PAGES);

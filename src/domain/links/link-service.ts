@@ -1,5 +1,6 @@
 import { errFields, type Logger } from '../../lib/logger.js';
 import type { CacheStore } from '../../store/cache-store.js';
+import type { FeedListenerStore } from '../../store/feed-listeners.js';
 import type { LinkStore } from '../../store/link-store.js';
 import type { StockStore } from '../../store/stock-store.js';
 import type { SubscriptionStore } from '../../store/subscription-store.js';
@@ -10,6 +11,7 @@ import { BudgetExhaustedError } from '../../upstream/budget-errors.js';
 import type { UpstreamClient } from '../../upstream/client.js';
 import { credentialIdOf, type UpstreamCredential } from '../../upstream/credential.js';
 import { AuthRejectedError, UpstreamForbiddenError } from '../../upstream/errors.js';
+import type { FeedStatus } from '../feed/engine.js';
 import type { LinkStatusView } from '../views.js';
 
 export interface LinkInput {
@@ -39,8 +41,12 @@ export interface LinkServiceDeps {
   stock: Pick<StockStore, 'forget'>;
   /** Digests of an unlinked workspace are paused, and resumed by the next link. */
   subscriptions: Pick<SubscriptionStore, 'pauseWorkspace' | 'resumeWorkspace'>;
+  /** The change feed's listeners, likewise. */
+  feedListeners: Pick<FeedListenerStore, 'pauseWorkspace' | 'resumeWorkspace'>;
   logger: Logger;
   now: () => number;
+  /** The change feed's state, for `/estoque status` (absent: the feed is off). */
+  feed?: { status(workspaceId: string): Promise<FeedStatus> } | null;
 }
 
 /** Linking a workspace to an upstream login (admins only; the Slack layer checks who asks). */
@@ -120,6 +126,7 @@ export class LinkService {
     // other materials under the same ids.
     if (previous?.empresaId !== credential.empresaId) await this.deps.stock.forget(workspaceId);
     await this.deps.subscriptions.resumeWorkspace(workspaceId, 'unlinked');
+    await this.deps.feedListeners.resumeWorkspace(workspaceId, 'unlinked');
     this.deps.logger.info({ workspaceId, credential: credential.id, correlationId }, 'workspace linked');
     return { ok: true, stockroomCount };
   }
@@ -132,16 +139,18 @@ export class LinkService {
     await this.deps.stock.forget(workspaceId);
     if (link) await this.deps.tokens.forget(link.credentialId);
     await this.deps.subscriptions.pauseWorkspace(workspaceId, 'unlinked');
+    await this.deps.feedListeners.pauseWorkspace(workspaceId, 'unlinked');
     this.deps.logger.info({ workspaceId }, 'workspace unlinked');
     return link !== null;
   }
 
   async status(workspaceId: string): Promise<LinkStatusView> {
     const link = await this.deps.links.get(workspaceId);
-    const [expiries, usage, cache] = await Promise.all([
+    const [expiries, usage, cache, feed] = await Promise.all([
       link ? this.deps.tokens.expiries(link.credentialId) : null,
       link ? this.deps.budget.usage(link.credentialId) : null,
       this.deps.cache.stats(workspaceId),
+      link && this.deps.feed ? this.deps.feed.status(workspaceId).catch(() => null) : null,
     ]);
     return {
       linked: link !== null,
@@ -163,6 +172,15 @@ export class LinkService {
           }
         : null,
       cache,
+      feed:
+        feed && usage
+          ? {
+              listening: feed.listening,
+              intervalMs: feed.intervalMs,
+              used: usage.feed.used,
+              cap: usage.feed.cap,
+            }
+          : null,
     };
   }
 

@@ -30,6 +30,8 @@ export const LIST_PAGE_SIZE = 10;
 /** History rows read to build a request's header (its first and last entries). */
 const HEADER_HISTORY_PAGE_SIZE = 50;
 const DEFAULT_PERIOD_DAYS = 30;
+/** Rows per page when a service reads the whole 30-day list (the digest's counts, the change feed's rounds). */
+export const RECENT_PAGE_SIZE = 100;
 const USER_MATCH_TTL_MS = 24 * 3_600_000;
 const USER_NO_MATCH_TTL_MS = 3_600_000;
 
@@ -113,6 +115,33 @@ export class RequestService {
     return { data: { filters, mine: null, defaultPeriod, list: list.data }, freshness: list.freshness };
   }
 
+  /**
+   * One page of 100 of the requests of the last 30 days (optionally of one stockroom). The digest's counts and the
+   * change feed's rounds read the list this way, with the same parameters, so they share one cache entry per page:
+   * a feed round refreshes what a digest reads, and the other way round.
+   */
+  recentPage(
+    ws: WorkspaceContext,
+    stockroomId: number | null,
+    page: number,
+    options?: ReadOptions,
+  ): Promise<Answer<Page<MaterialRequest>>> {
+    const fromDay = localDateDaysAgo(this.deps.now(), this.deps.timeZone, DEFAULT_PERIOD_DAYS);
+    const query = definedOnly({
+      almoxarifadoId: stockroomId ?? undefined,
+      dataInicial: startOfLocalDay(fromDay),
+      page,
+      pageSize: RECENT_PAGE_SIZE,
+    });
+    return this.deps.reader.read(
+      ws,
+      'requestList',
+      query,
+      (call) => this.deps.client.listRequests(call, query),
+      options,
+    );
+  }
+
   /** `/solicitacao minhas`: the Slack user's e-mail matched to an upstream user (cached), then the list. */
   async mine(
     ws: WorkspaceContext,
@@ -125,6 +154,18 @@ export class RequestService {
     if (match.upstreamUserId === null) throw new UserNotMatchedError(match.email);
     const answer = await this.list(ws, filters, page, options, match.upstreamUserId);
     return { ...answer, data: { ...answer.data, mine: { upstreamUserName: match.upstreamUserName } } };
+  }
+
+  /**
+   * The user's e-mail, lower-cased, when it matches an active upstream user as `mine` matches it (the feed's
+   * `minhas acompanhar` compares it with requesters' e-mails); UserNotMatchedError otherwise.
+   */
+  async ownEmail(ws: WorkspaceContext, slackUser: SlackUserRef): Promise<string> {
+    const match = await this.matchUser(ws, slackUser);
+    if (match.upstreamUserId === null) throw new UserNotMatchedError(match.email);
+    const email = match.email ?? (await slackUser.email());
+    if (!email?.trim()) throw new UserNotMatchedError(null);
+    return email.trim().toLowerCase();
   }
 
   private async matchUser(

@@ -1,0 +1,285 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { CachedReader } from '../src/domain/cached-reader.js';
+import type { DomainDeps } from '../src/domain/deps.js';
+import { FeedEngine } from '../src/domain/feed/engine.js';
+import type { FeedEvent, FeedPoster, FeedPostResult, FeedTarget } from '../src/domain/feed/types.js';
+import { Workspaces } from '../src/domain/workspace.js';
+import { makeLogger } from '../src/lib/logger.js';
+import { type SandboxChange, startSandbox } from '../src/sandbox/server.js';
+import { CacheStore } from '../src/store/cache-store.js';
+import { SecretBox } from '../src/store/crypto.js';
+import { FeedListenerStore } from '../src/store/feed-listeners.js';
+import { FeedSnapshotStore } from '../src/store/feed-snapshot-store.js';
+import { Keys } from '../src/store/keys.js';
+import { RedisKeyValue } from '../src/store/kv.js';
+import { LinkStore } from '../src/store/link-store.js';
+import { StockStore } from '../src/store/stock-store.js';
+import { TokenStore } from '../src/store/token-store.js';
+import { UserMatchStore } from '../src/store/user-match-store.js';
+import { TokenManager } from '../src/upstream/auth.js';
+import type { Budget } from '../src/upstream/budget.js';
+import { createRedisBudget } from '../src/upstream/budget-redis.js';
+import { UpstreamClient } from '../src/upstream/client.js';
+import { credentialIdOf } from '../src/upstream/credential.js';
+import { createDispatcher } from '../src/upstream/http.js';
+import { maxInSlidingWindow, type Percentiles, percentiles } from './measure.js';
+import { BENCH_TZ, type RateLimit, REDIS_URL } from './stage.js';
+
+/**
+ * The change feed on a compressed window: N workspaces (each linked to its own generated sandbox company, so each
+ * has its own budget), one channel feed each, two feed engines as two replicas on one Redis, the sandbox making a
+ * few changes a second across the companies. Halfway, replica A stalls for good in a post (as a process killed
+ * mid-round): its lease must expire and B must cover. Measures change-to-post latency, events missed and doubled,
+ * and the most feed calls any window of any credential held against the share. The posts go to an in-process
+ * recorder, not Slack: the Slack side is the digest fan-out's and the HTTP tests' subject.
+ */
+
+export interface FeedBenchResult {
+  workspaces: number;
+  replicas: number;
+  durationMs: number;
+  intervalMs: number;
+  limit: RateLimit;
+  sharePercent: number;
+  shareCalls: number;
+  changes: number;
+  /** Changes the feed had to report (made after the workspace's first round recorded, before the last round). */
+  expected: number;
+  delivered: number;
+  missed: number;
+  doubled: number;
+  latency: Percentiles;
+  /** The interval in force at the end, per workspace (FEED_INTERVAL, stretched by the share). */
+  effectiveIntervalMs: Percentiles;
+  /** The most upstream calls (token calls included) any credential made in any window, against the share. */
+  maxCallsInWindow: number;
+  upstream429: number;
+  killedAtMs: number;
+}
+
+export interface FeedBenchOptions {
+  workspaces: number;
+  durationMs: number;
+  intervalMs: number;
+  limit: RateLimit;
+  sharePercent: number;
+  advanceEveryMs: number;
+  leaseMs: number;
+}
+
+class Recorder implements FeedPoster {
+  stalled = false;
+  constructor(private readonly posts: { at: number; target: FeedTarget; events: FeedEvent[] }[]) {}
+  async post(_ws: string, target: FeedTarget, events: FeedEvent[]): Promise<FeedPostResult> {
+    if (this.stalled) return new Promise<FeedPostResult>(() => undefined);
+    this.posts.push({ at: Date.now(), target, events });
+    return { ok: true };
+  }
+  async tellFeedLost(): Promise<void> {}
+}
+
+export async function runFeed(options: FeedBenchOptions): Promise<FeedBenchResult> {
+  const firstCompany = 3;
+  const empresaIds = Array.from({ length: options.workspaces }, (_, i) => firstCompany + i);
+  const sandbox = await startSandbox({
+    port: 0,
+    rateLimit: options.limit,
+    extraCompanies: options.workspaces,
+  });
+  const prefix = `bench:feed:${randomBytes(4).toString('hex')}:`;
+  const keys = new Keys(prefix);
+  const box = new SecretBox(randomBytes(32));
+  const logger = makeLogger({ level: 'warn' });
+  const connections: Redis[] = [];
+  const connect = () => {
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
+    connections.push(redis);
+    return redis;
+  };
+  const main = connect();
+  const mainKv = new RedisKeyValue(main);
+  const listeners = new FeedListenerStore(mainKv, keys);
+  const workspaceOf = (empresa: number) => `T0FEED${String(empresa).padStart(5, '0')}`;
+  for (const empresa of empresaIds) {
+    const workspaceId = workspaceOf(empresa);
+    const login = `empresa${empresa}`;
+    await new LinkStore(mainKv, keys, box).save({
+      workspaceId,
+      credentialId: credentialIdOf(sandbox.authUrl, login),
+      login,
+      password: login,
+      empresaId: empresa,
+      unidadeId: null,
+      linkedBy: 'U0BENCH',
+      linkedAt: Date.now(),
+      brokenAt: null,
+    });
+    await listeners.upsertChannel({
+      workspaceId,
+      channelId: 'C0FEED',
+      stockroomId: null,
+      subscribedBy: 'U0BENCH',
+    });
+  }
+
+  const posts: { at: number; target: FeedTarget; events: FeedEvent[] }[] = [];
+  const shareCalls = Math.floor((options.limit.count * options.sharePercent) / 100);
+  const replicas: { engine: FeedEngine; poster: Recorder; budget: Budget; close(): Promise<void> }[] = [];
+  for (const name of ['A', 'B']) {
+    const redis = connect();
+    const kv = new RedisKeyValue(redis);
+    const dispatcher = createDispatcher();
+    const budget = createRedisBudget(redis, keys, {
+      limit: options.limit,
+      feedSharePercent: options.sharePercent,
+      logger,
+    });
+    const tokens = new TokenManager({
+      authUrl: sandbox.authUrl,
+      dispatcher,
+      budget,
+      store: new TokenStore(kv, keys, box),
+      logger,
+    });
+    const client = new UpstreamClient({
+      baseUrl: sandbox.baseUrl,
+      tokens,
+      budget,
+      dispatcher,
+      logger,
+      rateWindowMs: options.limit.windowMs,
+    });
+    const workspaces = new Workspaces(new LinkStore(kv, keys, box));
+    const domain: DomainDeps = {
+      client,
+      // TTLs scaled like the window (1 h -> the bench's), as the bench's scaled configuration does.
+      reader: new CachedReader({
+        cache: new CacheStore(kv, keys),
+        workspaces,
+        logger,
+        ttlScale: Math.min(1, options.limit.windowMs / 3_600_000),
+      }),
+      workspaces,
+      stock: new StockStore(kv, keys),
+      userMatches: new UserMatchStore(kv, keys),
+      logger,
+      now: Date.now,
+      timeZone: BENCH_TZ,
+    };
+    const poster = new Recorder(posts);
+    const engine = new FeedEngine({
+      domain,
+      snapshots: new FeedSnapshotStore(kv, keys),
+      listeners: new FeedListenerStore(kv, keys),
+      poster,
+      logger,
+      intervalMs: options.intervalMs,
+      share: { windowMs: options.limit.windowMs, calls: shareCalls },
+      owner: `replica-${name}`,
+      leaseMs: options.leaseMs,
+      tickMs: Math.max(100, Math.floor(options.intervalMs / 4)),
+    });
+    replicas.push({
+      engine,
+      poster,
+      budget,
+      async close() {
+        await budget.close();
+        await dispatcher.close();
+      },
+    });
+  }
+
+  const startedAt = Date.now();
+  for (const replica of replicas) replica.engine.start();
+  // A few changes a second across the companies, in turn.
+  let turn = 0;
+  const mover = setInterval(() => {
+    const empresaId = empresaIds[turn % empresaIds.length] ?? firstCompany;
+    turn += 1;
+    sandbox.advance({ empresaId, changes: 1, kinds: ['novas', 'status'] });
+  }, options.advanceEveryMs);
+  const killedAtMs = Math.floor(options.durationMs / 2);
+  await new Promise((resolve) => setTimeout(resolve, killedAtMs));
+  const [a, b] = replicas;
+  if (a) a.poster.stalled = true; // A stalls in its next post and never comes back
+  await new Promise((resolve) => setTimeout(resolve, options.durationMs - killedAtMs));
+  clearInterval(mover);
+  // Let the last changes be reported: the sandbox still, until every outbox is empty (at most two windows).
+  const snapshots = new FeedSnapshotStore(mainKv, keys);
+  const drainUntil = Date.now() + 2 * options.limit.windowMs;
+  await new Promise((resolve) => setTimeout(resolve, 2 * options.intervalMs));
+  while (Date.now() < drainUntil) {
+    const left = await Promise.all(empresaIds.map((e) => snapshots.outbox(workspaceOf(e))));
+    if (left.every((events) => events.length === 0)) break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  await b?.engine.stop();
+
+  const changes = sandbox.changes.filter((c) => c.at >= startedAt);
+  const expectedChanges: SandboxChange[] = [];
+  const intervals: number[] = [];
+  for (const empresa of empresaIds) {
+    const state = await snapshots.state(workspaceOf(empresa));
+    if (state.intervalMs !== null) intervals.push(state.intervalMs);
+    const from = state.recordedAt ?? Number.POSITIVE_INFINITY;
+    const to = state.readUntil ?? 0;
+    expectedChanges.push(
+      ...changes.filter(
+        (c) => c.empresa === empresa && c.kind === 'novas' && c.at > from && c.at + 1_000 < to,
+      ),
+    );
+  }
+  const seen = new Map<string, number>();
+  const latency: number[] = [];
+  for (const post of posts) {
+    for (const event of post.events) {
+      seen.set(event.id, (seen.get(event.id) ?? 0) + 1);
+      if (event.kind !== 'novas') continue;
+      const change = changes.find((c) => c.kind === 'novas' && c.solicitacaoMaterialId === event.requestId);
+      // The sandbox dates changes to the second.
+      if (change) latency.push(Math.max(0, post.at - change.at));
+    }
+  }
+  const expectedIds = expectedChanges.map((c) =>
+    c.kind === 'novas' ? `${workspaceOf(c.empresa)}:novas:${c.solicitacaoMaterialId}` : '',
+  );
+  const calls = new Map<string, number[]>();
+  for (const call of sandbox.calls) {
+    if (call.at < startedAt || call.login === null) continue;
+    calls.set(call.login, [...(calls.get(call.login) ?? []), call.at]);
+  }
+  const result: FeedBenchResult = {
+    workspaces: options.workspaces,
+    replicas: replicas.length,
+    durationMs: options.durationMs,
+    intervalMs: options.intervalMs,
+    limit: options.limit,
+    sharePercent: options.sharePercent,
+    shareCalls,
+    changes: changes.length,
+    expected: expectedIds.length,
+    delivered: [...seen.values()].reduce((sum, n) => sum + n, 0),
+    missed: expectedIds.filter((id) => !seen.has(id)).length,
+    doubled: [...seen.values()].filter((n) => n > 1).length,
+    latency: percentiles(latency),
+    effectiveIntervalMs: percentiles(intervals),
+    maxCallsInWindow: Math.max(
+      0,
+      ...[...calls.values()].map((t) => maxInSlidingWindow(t, options.limit.windowMs)),
+    ),
+    upstream429: sandbox.calls.filter((c) => c.at >= startedAt && c.status === 429).length,
+    killedAtMs,
+  };
+  for (const replica of replicas) await replica.close();
+  await sandbox.close();
+  let cursor = '0';
+  do {
+    const [next, found] = await main.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    cursor = next;
+    if (found.length > 0) await main.del(...found);
+  } while (cursor !== '0');
+  await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
+  return result;
+}

@@ -1,0 +1,144 @@
+import { errFields, type Logger } from '../../lib/logger.js';
+import type { FeedListenerStore, WorkspaceListeners } from '../../store/feed-listeners.js';
+import type { FeedSnapshotStore } from '../../store/feed-snapshot-store.js';
+import { route } from './route.js';
+import type { FeedEvent, FeedPoster } from './types.js';
+
+/**
+ * Hands the outbox to the listeners: per target at most one FeedPoster.post per round, with every event of the
+ * outbox that matches it and that it has not had yet. Exactly once per target and event, across replicas and
+ * restarts: before posting, each event is claimed for the target in the store (`posting`, a lease); once Slack has
+ * the message the claim becomes `sent` (kept 30 days), and an event claimed or sent is never posted to that target
+ * again. A post that fails gives its claims back, so the next round posts them (late, with their detection time);
+ * a process that dies mid-post leaves claims that expire, with the same outcome. An event leaves the outbox once
+ * every target it matches has it (or is gone).
+ */
+
+/** Events older than this leave the outbox undelivered (a target that failed for a week is not coming back). */
+export const OUTBOX_KEEP_MS = 7 * 86_400_000;
+
+export interface DeliveryOutcome {
+  posts: number;
+  /** (target, event) pairs posted. */
+  delivered: number;
+  failed: number;
+  lostTargets: number;
+}
+
+export interface DeliverDeps {
+  snapshots: FeedSnapshotStore;
+  listeners: Pick<FeedListenerStore, 'removeChannel' | 'removeUser' | 'updateLastSeen'>;
+  poster: FeedPoster;
+  logger: Logger;
+  now: () => number;
+  /** Names this process in claims. */
+  owner: string;
+  /** How long a `posting` claim holds when its process dies. */
+  claimLeaseMs: number;
+}
+
+export async function deliverOutbox(
+  deps: DeliverDeps,
+  listeners: WorkspaceListeners,
+  /** Called before each post: false when this process lost the round's lease (then it stops). */
+  stillOwner: () => Promise<boolean>,
+  /** The previous round's time when this round comes late (downtime, a spent budget): the poster says so. */
+  lateSince: number | null = null,
+): Promise<DeliveryOutcome> {
+  const { snapshots, poster, logger, owner } = deps;
+  const { workspaceId } = listeners;
+  const outcome: DeliveryOutcome = { posts: 0, delivered: 0, failed: 0, lostTargets: 0 };
+  // A paused workspace keeps its outbox for when it resumes.
+  if (listeners.paused !== null) return outcome;
+  const now = deps.now();
+  const all = await snapshots.outbox<FeedEvent>(workspaceId);
+  const expired = all.filter((event) => now - event.detectedAt > OUTBOX_KEEP_MS).map((event) => event.id);
+  if (expired.length > 0) {
+    logger.warn({ workspaceId, events: expired.length }, 'feed events expired undelivered');
+    await snapshots.removeFromOutbox(workspaceId, expired);
+  }
+  const events = all.filter((event) => now - event.detectedAt <= OUTBOX_KEEP_MS);
+  if (events.length === 0) return outcome;
+
+  /** Events some target still has to get: they stay in the outbox. */
+  const unfinished = new Set<string>();
+  for (const delivery of route(listeners, events)) {
+    const claimed: FeedEvent[] = [];
+    for (const event of delivery.events) {
+      if (await snapshots.claimDelivery(workspaceId, delivery.key, event.id, owner, deps.claimLeaseMs)) {
+        claimed.push(event);
+        continue;
+      }
+      const current = await snapshots.delivery(workspaceId, delivery.key, event.id);
+      // Another process is posting it right now: leave it in the outbox until it says sent.
+      if (current?.state !== 'sent') unfinished.add(event.id);
+    }
+    if (claimed.length === 0) continue;
+    const giveBack = async () => {
+      for (const event of claimed) {
+        await snapshots.releaseDelivery(workspaceId, delivery.key, event.id, owner);
+        unfinished.add(event.id);
+      }
+    };
+    if (!(await stillOwner())) {
+      await giveBack();
+      break;
+    }
+    let result: Awaited<ReturnType<FeedPoster['post']>>;
+    try {
+      result = await poster.post(workspaceId, delivery.target, claimed, { lateSince });
+    } catch (error) {
+      logger.warn({ workspaceId, target: delivery.key, ...errFields(error) }, 'feed post failed');
+      result = { ok: false, lost: false, error: error instanceof Error ? error.message : String(error) };
+    }
+    outcome.posts += 1;
+    if (result.ok) {
+      const at = deps.now();
+      for (const event of claimed) await snapshots.markDelivered(workspaceId, delivery.key, event.id, at);
+      outcome.delivered += claimed.length;
+      // What `/solicitacao acompanhando` shows: the status the follower was last told about.
+      if (delivery.target.kind === 'dm') {
+        for (const event of claimed) {
+          if (event.kind !== 'status') continue;
+          await deps.listeners
+            .updateLastSeen(workspaceId, delivery.target.userId, event.requestId, event.toStatus)
+            .catch((error: unknown) =>
+              logger.warn({ workspaceId, ...errFields(error) }, 'last seen not kept'),
+            );
+        }
+      }
+      continue;
+    }
+    if (!result.lost) {
+      outcome.failed += 1;
+      logger.warn(
+        { workspaceId, target: delivery.key, error: result.error },
+        'feed post refused; retried next round',
+      );
+      await giveBack();
+      continue;
+    }
+    // The target can never be reached again: its listeners end, and its claims are kept (nothing to retry).
+    outcome.lostTargets += 1;
+    logger.info(
+      { workspaceId, target: delivery.key, error: result.error },
+      'feed target lost; its listeners end',
+    );
+    if (delivery.target.kind === 'channel') {
+      await deps.listeners.removeChannel(workspaceId, delivery.target.channelId);
+      if (delivery.feed) {
+        await poster.tellFeedLost(workspaceId, delivery.feed).catch((error: unknown) => {
+          logger.warn(
+            { workspaceId, ...errFields(error) },
+            'could not tell the subscriber the feed was lost',
+          );
+        });
+      }
+    } else {
+      await deps.listeners.removeUser(workspaceId, delivery.target.userId);
+    }
+  }
+  const done = events.map((event) => event.id).filter((id) => !unfinished.has(id));
+  await snapshots.removeFromOutbox(workspaceId, done);
+  return outcome;
+}

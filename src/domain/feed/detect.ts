@@ -1,0 +1,214 @@
+import type { PurchaseSnapshot, RequestSnapshot } from '../../store/feed-snapshot-store.js';
+import type { MaterialRequest, PurchaseOrder } from '../../upstream/schemas.js';
+import type { NewRequestEvent, ReceiptEvent, StatusEvent } from './types.js';
+
+/**
+ * The pure half of a detection round: the rows a round read against the snapshot the previous round left, into
+ * events and the snapshot's next entries. Event ids come from the data (workspace, subject, transition), so a
+ * round run again after a crash, on any replica, names the same events the same way.
+ */
+
+/** Request list rows carry no date: entries a round has not seen for this long (out of the 30 days) are dropped. */
+export const SNAPSHOT_KEEP_MS = 35 * 86_400_000;
+
+export interface RequestDiff {
+  novas: NewRequestEvent[];
+  status: StatusEvent[];
+  /** Entries to write: every row read (with its new status and version), seen now. */
+  next: Map<number, RequestSnapshot>;
+}
+
+/**
+ * `rows` are the rows a round read; a request missing from them is not gone (a page the budget did not pay for,
+ * or a request older than the 30 days): only rows read are compared. `newAllowed` is false for rows read on their
+ * own (followed requests older than the 30 days) and while the workspace is only being recorded.
+ */
+export function diffRequests(
+  workspaceId: string,
+  previous: ReadonlyMap<number, RequestSnapshot>,
+  rows: readonly MaterialRequest[],
+  detectedAt: number,
+  options: { record: boolean; fromList: ReadonlySet<number> },
+): RequestDiff {
+  const novas: NewRequestEvent[] = [];
+  const status: StatusEvent[] = [];
+  const next = new Map<number, RequestSnapshot>();
+  for (const row of rows) {
+    const id = row.solicitacaoMaterialId;
+    if (next.has(id)) continue;
+    const before = previous.get(id);
+    const statusCode = row.statusAndamentoSolicitacao ?? null;
+    const statusName = row.statusAndamentoSolicitacao_Nome?.trim() || null;
+    const base = {
+      workspaceId,
+      detectedAt,
+      stockroomId: row.almoxarifado,
+    };
+    if (!before) {
+      next.set(id, {
+        status: statusCode,
+        statusName,
+        stockroomId: row.almoxarifado,
+        requesterId: row.solicitante,
+        version: 0,
+        seenAt: detectedAt,
+      });
+      if (!options.record && options.fromList.has(id)) {
+        novas.push({
+          ...base,
+          id: `${workspaceId}:novas:${id}`,
+          kind: 'novas',
+          requestId: id,
+          stockroomName: row.almoxarifado_Nome?.trim() || null,
+          requesterName: row.solicitante_Nome?.trim() || null,
+          requesterEmail: null,
+          statusName,
+        });
+      }
+      continue;
+    }
+    const changed =
+      statusCode !== null || before.status !== null
+        ? statusCode !== before.status
+        : statusName !== before.statusName;
+    const version = changed ? before.version + 1 : before.version;
+    next.set(id, {
+      status: statusCode,
+      statusName: statusName ?? (changed ? null : before.statusName),
+      stockroomId: row.almoxarifado,
+      requesterId: row.solicitante,
+      version,
+      seenAt: detectedAt,
+    });
+    if (changed && !options.record) {
+      status.push({
+        ...base,
+        id: `${workspaceId}:status:${id}:${version}:${before.status ?? ''}>${statusCode ?? ''}`,
+        kind: 'status',
+        requestId: id,
+        fromStatus: before.statusName,
+        toStatus: statusName,
+        requesterEmail: null,
+      });
+    }
+  }
+  return { novas, status, next };
+}
+
+/** Snapshot entries no round has seen for SNAPSHOT_KEEP_MS, except the ones still followed. */
+export function staleRequests(
+  snapshot: ReadonlyMap<number, RequestSnapshot>,
+  now: number,
+  keep: ReadonlySet<number>,
+): number[] {
+  const out: number[] = [];
+  for (const [id, entry] of snapshot) {
+    if (!keep.has(id) && now - (entry.seenAt ?? 0) > SNAPSHOT_KEEP_MS) out.push(id);
+  }
+  return out;
+}
+
+/** A receipt seen in the pending list: the purchase, and whether it left the list (complete) or only fell. */
+export interface ReceiptSeen {
+  purchaseId: number;
+  complete: boolean;
+  /** The balance after the receipt (0 when it left): part of the event id, since a balance only falls. */
+  balanceAfter: number;
+  stockroomId: number | null;
+  supplierName: string | null;
+}
+
+export interface PurchaseDiff {
+  receipts: ReceiptSeen[];
+  /** Entries to write: every pending purchase read. */
+  next: Map<number, PurchaseSnapshot>;
+  /** Purchases that left the pending list of a stockroom that was read. */
+  gone: number[];
+}
+
+/**
+ * `read` maps each stockroom whose pending list was read to its rows; purchases of stockrooms not read (a call the
+ * budget did not pay for) are left as they were, never taken as received.
+ */
+export function diffPurchases(
+  previous: ReadonlyMap<number, PurchaseSnapshot>,
+  read: ReadonlyMap<number, readonly PurchaseOrder[]>,
+): PurchaseDiff {
+  const receipts: ReceiptSeen[] = [];
+  const next = new Map<number, PurchaseSnapshot>();
+  for (const [stockroomId, rows] of read) {
+    for (const row of rows) {
+      const id = row.compraMaterialId;
+      const entry: PurchaseSnapshot = {
+        balance: pendingBalanceOf(row),
+        stockroomId,
+        supplierName: supplierNameOf(row),
+      };
+      next.set(id, entry);
+      const before = previous.get(id);
+      if (before && before.balance !== null && entry.balance !== null && entry.balance < before.balance) {
+        receipts.push({
+          purchaseId: id,
+          complete: false,
+          balanceAfter: entry.balance,
+          stockroomId,
+          supplierName: entry.supplierName ?? before.supplierName,
+        });
+      }
+    }
+  }
+  const gone: number[] = [];
+  for (const [id, before] of previous) {
+    if (next.has(id) || before.stockroomId === null || !read.has(before.stockroomId)) continue;
+    gone.push(id);
+    receipts.push({
+      purchaseId: id,
+      complete: true,
+      balanceAfter: 0,
+      stockroomId: before.stockroomId,
+      supplierName: before.supplierName,
+    });
+  }
+  return { receipts, next, gone };
+}
+
+export function receiptEvent(
+  workspaceId: string,
+  seen: ReceiptSeen,
+  requestIds: number[],
+  detectedAt: number,
+): ReceiptEvent {
+  return {
+    id: `${workspaceId}:recebimentos:${seen.purchaseId}:${seen.complete ? 'done' : seen.balanceAfter}`,
+    kind: 'recebimentos',
+    workspaceId,
+    detectedAt,
+    stockroomId: seen.stockroomId,
+    purchaseId: seen.purchaseId,
+    supplierName: seen.supplierName,
+    complete: seen.complete,
+    requestIds,
+  };
+}
+
+/**
+ * The pending receivable balance of a purchase of the pending list. The record is undocumented past its id: the
+ * fields looked for are the ones the service's own names suggest (and the sandbox serves). Null when none is there:
+ * then only leaving the list is a receipt.
+ */
+export function pendingBalanceOf(row: PurchaseOrder): number | null {
+  const record = row as Record<string, unknown>;
+  for (const field of ['quantidadePendente', 'quantidadeSaldoReceber', 'saldoReceber', 'saldo']) {
+    const value = record[field];
+    if (typeof value === 'number' && Number.isFinite(value)) return value;
+  }
+  const bought = record.quantidadeComprada;
+  const received = record.quantidadeRecebida;
+  if (typeof bought === 'number' && typeof received === 'number') return bought - received;
+  return null;
+}
+
+function supplierNameOf(row: PurchaseOrder): string | null {
+  const name = (row as Record<string, unknown>).fornecedor_Nome;
+  return typeof name === 'string' && name.trim() !== '' ? name.trim() : null;
+}

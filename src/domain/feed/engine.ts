@@ -1,0 +1,266 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { type Clock, systemClock, type TimerHandle } from '../../lib/clock.js';
+import { errFields, type Logger } from '../../lib/logger.js';
+import type { FeedListenerStore, WorkspaceListeners } from '../../store/feed-listeners.js';
+import type { FeedRoundState, FeedSnapshotStore } from '../../store/feed-snapshot-store.js';
+import type { DomainDeps } from '../deps.js';
+import { LinkBrokenError, NotLinkedError } from '../errors.js';
+import { type DeliveryOutcome, deliverOutbox } from './deliver.js';
+import { FeedRound, RECEIPTS_EVERY_INTERVALS, RoundLeaseLostError, type RoundOutcome } from './round.js';
+import type { FeedPoster } from './types.js';
+
+/**
+ * The change feed's scheduler, one per replica. Every tick it lists the workspaces that have listeners and runs
+ * the round of each one that is due, under a lease in the store so that one round of a workspace runs at a time
+ * across replicas. A workspace is first planned at an offset of the interval derived from its id, and each round
+ * plans the next one interval later, so the rounds of many workspaces spread over the interval instead of firing
+ * together. A replica that dies mid-round leaves its lease to expire and the round's `nextRoundAt` unchanged: the
+ * next tick of any replica runs it, and the snapshot and the outbox make it report everything since.
+ *
+ * The interval stretches when the feed's share of the budget cannot pay for it: a round that cost C calls, with a
+ * share of S calls per window W, may run at most every C × W / S.
+ */
+
+export const ROUND_LEASE_MS = 3 * 60_000;
+const DEFAULT_TICK_MS = 5_000;
+
+export type FeedListenerSource = Pick<
+  FeedListenerStore,
+  'listWorkspaces' | 'listWorkspace' | 'removeChannel' | 'removeUser' | 'updateLastSeen'
+>;
+
+export interface FeedEngineOptions {
+  domain: DomainDeps;
+  snapshots: FeedSnapshotStore;
+  listeners: FeedListenerSource;
+  poster: FeedPoster;
+  logger: Logger;
+  /** FEED_INTERVAL. */
+  intervalMs: number;
+  /** The budget's window and the feed's share of it in calls (floor(COUNT × FEED_BUDGET_SHARE / 100)). */
+  share: { windowMs: number; calls: number };
+  /** The loop's timers (the time itself comes from domain.now). */
+  clock?: Clock;
+  owner?: string;
+  leaseMs?: number;
+  tickMs?: number;
+}
+
+export type RoundReport =
+  | { ran: true; workspaceId: string; round: RoundOutcome; delivery: DeliveryOutcome; intervalMs: number }
+  | {
+      ran: false;
+      workspaceId: string;
+      reason:
+        | 'planned'
+        | 'not-due'
+        | 'leased'
+        | 'lease-lost'
+        | 'no-listeners'
+        | 'paused'
+        | 'not-linked'
+        | 'feed-off';
+    };
+
+/** What `/estoque status` shows of the feed. */
+export interface FeedStatus {
+  listening: boolean;
+  /** The interval in force (FEED_INTERVAL, or longer when the share cannot pay for it). */
+  intervalMs: number;
+  lastRoundAt: number | null;
+  lastRoundCalls: number | null;
+}
+
+export class FeedEngine {
+  private readonly owner: string;
+  private readonly leaseMs: number;
+  private readonly tickMs: number;
+  private readonly clock: Clock;
+  private readonly now: () => number;
+  private timer: TimerHandle | null = null;
+  private ticking: Promise<void> | null = null;
+  private stopped = true;
+
+  constructor(private readonly options: FeedEngineOptions) {
+    this.owner = options.owner ?? `p${process.pid}-${randomBytes(4).toString('hex')}`;
+    this.leaseMs = options.leaseMs ?? ROUND_LEASE_MS;
+    this.tickMs = options.tickMs ?? Math.min(DEFAULT_TICK_MS, Math.max(250, options.intervalMs / 4));
+    this.clock = options.clock ?? systemClock;
+    this.now = options.domain.now;
+  }
+
+  /** The shortest interval the share pays for, for a round that cost `calls`. */
+  intervalFor(calls: number): number {
+    const { share, intervalMs } = this.options;
+    if (share.calls <= 0) return Number.POSITIVE_INFINITY;
+    return Math.max(intervalMs, Math.ceil((Math.max(1, calls) * share.windowMs) / share.calls));
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Stops the loop and waits for the tick in progress (a round in flight finishes or gives its lease back). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) this.clock.clearTimeout(this.timer);
+    this.timer = null;
+    await this.ticking;
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = null;
+      this.ticking = this.tick()
+        .then(() => undefined)
+        .catch((error: unknown) => this.options.logger.error(errFields(error), 'feed tick failed'))
+        .finally(() => {
+          this.ticking = null;
+          this.schedule(this.tickMs);
+        });
+    }, ms);
+  }
+
+  /** One pass: runs the round of every workspace that is due. */
+  async tick(): Promise<RoundReport[]> {
+    if (this.options.share.calls <= 0) return [];
+    const reports: RoundReport[] = [];
+    for (const workspaceId of await this.options.listeners.listWorkspaces()) {
+      try {
+        reports.push(await this.runIfDue(workspaceId));
+      } catch (error) {
+        this.options.logger.error({ workspaceId, ...errFields(error) }, 'feed round failed');
+      }
+    }
+    return reports;
+  }
+
+  /** Runs the workspace's round if it is due and no other process runs it. */
+  async runIfDue(workspaceId: string): Promise<RoundReport> {
+    const { snapshots, logger } = this.options;
+    if (this.options.share.calls <= 0) return { ran: false, workspaceId, reason: 'feed-off' };
+    const planned = await snapshots.state(workspaceId);
+    const now = this.now();
+    if (planned.nextRoundAt === null) {
+      // First sight of the workspace: its place in the interval comes from its id.
+      await snapshots.updateState(workspaceId, {
+        nextRoundAt: now + spreadOffset(workspaceId, this.options.intervalMs),
+      });
+      return { ran: false, workspaceId, reason: 'planned' };
+    }
+    if (planned.nextRoundAt > now) return { ran: false, workspaceId, reason: 'not-due' };
+    if (!(await snapshots.takeRound(workspaceId, this.owner, this.leaseMs)))
+      return { ran: false, workspaceId, reason: 'leased' };
+    try {
+      // Another replica may have finished the round between the look and the lease.
+      const state = await snapshots.state(workspaceId);
+      if (state.nextRoundAt !== null && state.nextRoundAt > this.now())
+        return { ran: false, workspaceId, reason: 'not-due' };
+      return await this.runRound(workspaceId, state);
+    } catch (error) {
+      // Another process holds the round now and will plan the next one.
+      if (error instanceof RoundLeaseLostError) {
+        logger.warn({ workspaceId }, 'feed round lease lost; the round is left to the process that holds it');
+        return { ran: false, workspaceId, reason: 'lease-lost' };
+      }
+      logger.error({ workspaceId, ...errFields(error) }, 'feed round failed');
+      await snapshots.updateState(workspaceId, { nextRoundAt: this.now() + this.options.intervalMs });
+      throw error;
+    } finally {
+      await snapshots.releaseRound(workspaceId, this.owner).catch(() => undefined);
+    }
+  }
+
+  private async runRound(workspaceId: string, state: FeedRoundState): Promise<RoundReport> {
+    const { snapshots, domain, logger } = this.options;
+    const startedAt = this.now();
+    const later = (ms: number) => snapshots.updateState(workspaceId, { nextRoundAt: startedAt + ms });
+    const listeners = await this.options.listeners.listWorkspace(workspaceId);
+    if (listeners.paused !== null) {
+      await later(this.options.intervalMs);
+      return { ran: false, workspaceId, reason: 'paused' };
+    }
+    if (!hasListeners(listeners)) {
+      await later(this.options.intervalMs);
+      return { ran: false, workspaceId, reason: 'no-listeners' };
+    }
+    let ws: Awaited<ReturnType<DomainDeps['workspaces']['resolve']>>;
+    try {
+      ws = await domain.workspaces.resolve(workspaceId, 'feed', `feed-${workspaceId}-${startedAt}`);
+    } catch (error) {
+      if (!(error instanceof NotLinkedError || error instanceof LinkBrokenError)) throw error;
+      await later(this.options.intervalMs);
+      return { ran: false, workspaceId, reason: 'not-linked' };
+    }
+
+    const intervalMs = this.intervalFor(state.lastRoundCalls ?? 1);
+    const round = await new FeedRound(
+      domain,
+      snapshots,
+      ws,
+      listeners,
+      state,
+      RECEIPTS_EVERY_INTERVALS * intervalMs,
+      () => snapshots.renewRound(workspaceId, this.owner, this.leaseMs),
+    ).run();
+    const delivery = await deliverOutbox(
+      {
+        snapshots,
+        listeners: this.options.listeners,
+        poster: this.options.poster,
+        logger,
+        now: this.now,
+        owner: this.owner,
+        claimLeaseMs: this.leaseMs,
+      },
+      listeners,
+      () => snapshots.renewRound(workspaceId, this.owner, this.leaseMs),
+      // Late: more than two intervals since the previous round (no replica ran, or the budget was spent).
+      state.lastRoundAt !== null && startedAt - state.lastRoundAt > 2 * intervalMs ? state.lastRoundAt : null,
+    );
+    // The interval the share pays for, measured on this round; a spent budget puts the next round after its slot.
+    const nextInterval = this.intervalFor(round.calls);
+    const nextRoundAt = Math.max(startedAt + nextInterval, round.budgetRetryAt ?? 0);
+    await snapshots.updateState(workspaceId, {
+      nextRoundAt,
+      intervalMs: nextInterval,
+      lastRoundCalls: round.calls,
+      lastRoundAt: startedAt,
+    });
+    logger.info(
+      { workspaceId, ...round, ...delivery, intervalMs: nextInterval, correlationId: ws.call.correlationId },
+      'feed round',
+    );
+    return { ran: true, workspaceId, round, delivery, intervalMs: nextInterval };
+  }
+
+  async status(workspaceId: string): Promise<FeedStatus> {
+    const [state, listeners] = await Promise.all([
+      this.options.snapshots.state(workspaceId),
+      this.options.listeners.listWorkspace(workspaceId),
+    ]);
+    return {
+      listening: listeners.paused === null && hasListeners(listeners),
+      intervalMs: state.intervalMs ?? this.intervalFor(state.lastRoundCalls ?? 1),
+      lastRoundAt: state.lastRoundAt,
+      lastRoundCalls: state.lastRoundCalls,
+    };
+  }
+}
+
+function hasListeners(listeners: WorkspaceListeners): boolean {
+  return (
+    listeners.channels.some((feed) => feed.paused === null) ||
+    listeners.follows.length > 0 ||
+    listeners.ownFollows.length > 0
+  );
+}
+
+/** Where in the interval a workspace's rounds fall: stable, from its id. */
+export function spreadOffset(workspaceId: string, intervalMs: number): number {
+  const hash = createHash('sha256').update(workspaceId).digest().readUInt32BE(0);
+  return hash % Math.max(1, Math.floor(intervalMs));
+}

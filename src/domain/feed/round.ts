@@ -1,0 +1,292 @@
+import { errFields } from '../../lib/logger.js';
+import { definedOnly } from '../../lib/objects.js';
+import type { WorkspaceListeners } from '../../store/feed-listeners.js';
+import type { FeedRoundState, FeedSnapshotStore } from '../../store/feed-snapshot-store.js';
+import { BudgetExhaustedError } from '../../upstream/budget-errors.js';
+import { UpstreamError } from '../../upstream/errors.js';
+import type { MaterialRequest, PurchaseOrder } from '../../upstream/schemas.js';
+import type { AnswerReader, CachedEndpoint } from '../cached-reader.js';
+import { localDateDaysAgo, startOfLocalDay } from '../dates.js';
+import type { DomainDeps } from '../deps.js';
+import { NotFoundError } from '../errors.js';
+import { PurchaseService } from '../purchases/purchase-service.js';
+import { RECENT_PAGE_SIZE, RequestService } from '../requests/request-service.js';
+import { CatalogService } from '../stock/catalog-service.js';
+import type { WorkspaceContext } from '../workspace.js';
+import { diffPurchases, diffRequests, receiptEvent, staleRequests } from './detect.js';
+import type { FeedEvent } from './types.js';
+
+/**
+ * One detection round of one workspace (the engine holds its lease): reads the request list of the last 30 days
+ * (every page of 100), the followed requests older than that (one call each), and, less often, the pending
+ * purchases of every active stockroom; diffs them with the stored snapshot; puts the events in the outbox, then
+ * writes the snapshot. In that order: a replica that dies between the two leaves the snapshot as it was, so the
+ * next round finds the same differences, names them with the same ids, and the outbox keeps one of each.
+ *
+ * Every read goes through the services and the cache the commands use, at the 'feed' priority (the caller resolves
+ * the workspace with it): a fresh cache entry costs nothing, and what a round reads is fresh for the next command.
+ * When the budget (or upstream) stops the round halfway, what was read is diffed and the rest waits: rows not read
+ * are never taken as gone, so the next round reports everything since.
+ */
+
+/** Pages of the 30-day list a round reads at most (10,000 requests). */
+const MAX_PAGES = 100;
+/** The request list accepts at most 12 months: followed requests older than that cannot be read from it. */
+const FOLLOWED_PERIOD_DAYS = 364;
+/** Receipts are read once every this many intervals: goods arrive far less often than requests move. */
+export const RECEIPTS_EVERY_INTERVALS = 3;
+/** What a round compares with its snapshot; the catalogues (stockrooms, users, a purchase's requests) keep their TTLs. */
+const DIFFED: ReadonlySet<CachedEndpoint> = new Set(['requestList', 'pendingPurchases']);
+
+export interface RoundOutcome {
+  /** Upstream calls made (cache hits and token calls left out). */
+  calls: number;
+  /** Every read the round wanted was made. */
+  complete: boolean;
+  /** The round only recorded (first round of the workspace, or of its purchases). */
+  recorded: boolean;
+  /** Events put in the outbox. */
+  detected: number;
+  /** Set when the budget stopped the round: when a slot frees. */
+  budgetRetryAt: number | null;
+}
+
+/** A stop the round survives: the budget, a 429/5xx/timeout/network failure. Anything else is a real error. */
+function isTransient(error: unknown): boolean {
+  return error instanceof BudgetExhaustedError || (error instanceof UpstreamError && error.retryable);
+}
+
+/** The round's lease went to another process (it ran longer than the lease): this one stops without writing. */
+export class RoundLeaseLostError extends Error {
+  override readonly name = 'RoundLeaseLostError';
+  constructor() {
+    super('The feed round lease was lost');
+  }
+}
+
+export class FeedRound {
+  private calls = 0;
+  private stopped: unknown = null;
+  private readonly requests: RequestService;
+  private readonly purchases: PurchaseService;
+  private readonly catalog: CatalogService;
+  private readonly deps: DomainDeps;
+
+  constructor(
+    deps: DomainDeps,
+    private readonly snapshots: FeedSnapshotStore,
+    private readonly ws: WorkspaceContext,
+    private readonly listeners: WorkspaceListeners,
+    private readonly state: FeedRoundState,
+    private readonly receiptsEveryMs: number,
+    /** Extends the round's lease; false when it was lost. Called before each read. */
+    private readonly keepLease: () => Promise<boolean> = async () => true,
+  ) {
+    // The round's services read through a reader that counts the calls that reach upstream.
+    // Stale entries are refused: a round must know it read nothing new, and when the budget frees. Fresh entries are
+    // used (no call) when fetched since the previous round read: a command or a digest refreshed them meanwhile.
+    const reader: AnswerReader = {
+      read: (ws, endpoint, params, fetch, options) =>
+        deps.reader.read(
+          ws,
+          endpoint,
+          params,
+          async (call) => {
+            this.calls += 1;
+            try {
+              return await fetch(call);
+            } catch (error) {
+              if (error instanceof BudgetExhaustedError) this.calls -= 1;
+              throw error;
+            }
+          },
+          // Only an entry someone else fetched after the previous round read is newer than the snapshot.
+          {
+            ...options,
+            serveStale: false,
+            ...(DIFFED.has(endpoint) && { freshSince: (this.state.readUntil ?? 0) + 1 }),
+          },
+        ),
+    };
+    this.deps = { ...deps, reader };
+    this.requests = new RequestService(this.deps);
+    this.catalog = new CatalogService(this.deps);
+    this.purchases = new PurchaseService(this.deps, this.catalog);
+  }
+
+  async run(): Promise<RoundOutcome> {
+    const { workspaceId } = this.ws;
+    const detectedAt = this.deps.now();
+    const record = this.state.recordedAt === null;
+
+    const recent = await this.readRecent();
+    const fromList = new Set(recent.rows.map((row) => row.solicitacaoMaterialId));
+    const followed = [...new Set(this.listeners.follows.map((follow) => follow.requestId))];
+    const older = await this.readFollowedOutside(followed.filter((id) => !fromList.has(id)));
+    const previous = await this.snapshots.requests(workspaceId);
+    const requestDiff = diffRequests(workspaceId, previous, [...recent.rows, ...older], detectedAt, {
+      record,
+      fromList,
+    });
+    const requestEvents: FeedEvent[] = [...requestDiff.novas, ...requestDiff.status];
+    await this.addRequesterEmails(requestEvents, requestDiff.next);
+
+    const receipts = this.receiptsDue(detectedAt) ? await this.readReceipts(detectedAt) : null;
+    const events = [...requestEvents, ...(receipts?.events ?? [])];
+    const readUntil = this.deps.now();
+
+    // The outbox first, the snapshot after (see above).
+    const added = await this.snapshots.addToOutbox(workspaceId, events);
+    await this.snapshots.saveRequests(workspaceId, requestDiff.next);
+    await this.snapshots.forgetRequests(
+      workspaceId,
+      staleRequests(previous, detectedAt, new Set([...followed, ...requestDiff.next.keys()])),
+    );
+    if (receipts) await this.snapshots.savePurchases(workspaceId, receipts.next, receipts.gone);
+
+    const complete = this.stopped === null;
+    await this.snapshots.updateState(workspaceId, {
+      readUntil,
+      ...(record && recent.complete && { recordedAt: detectedAt }),
+      ...(receipts?.complete && {
+        receiptsReadAt: detectedAt,
+        ...(this.state.purchasesRecordedAt === null && { purchasesRecordedAt: detectedAt }),
+      }),
+    });
+    if (this.stopped !== null) {
+      this.deps.logger.info(
+        { workspaceId, ...errFields(this.stopped), calls: this.calls },
+        'feed round stopped early; the next round covers the rest',
+      );
+    }
+    return {
+      calls: this.calls,
+      complete,
+      recorded: record || (receipts !== null && this.state.purchasesRecordedAt === null),
+      detected: added.length,
+      budgetRetryAt: this.stopped instanceof BudgetExhaustedError ? this.stopped.retryAt : null,
+    };
+  }
+
+  /** Runs a read unless an earlier one was stopped by the budget or upstream; null when it did not run or stopped. */
+  private async attempt<T>(read: () => Promise<T>): Promise<T | null> {
+    if (this.stopped !== null) return null;
+    // A read may wait for a budget slot: the lease is extended before each one, so it outlives a slow round.
+    if (!(await this.keepLease())) throw new RoundLeaseLostError();
+    try {
+      return await read();
+    } catch (error) {
+      if (!isTransient(error)) throw error;
+      this.stopped = error;
+      return null;
+    }
+  }
+
+  private async readRecent(): Promise<{ rows: MaterialRequest[]; complete: boolean }> {
+    const rows: MaterialRequest[] = [];
+    let totalPages = 1;
+    for (let page = 1; page <= Math.min(totalPages, MAX_PAGES); page += 1) {
+      const answer = await this.attempt(() => this.requests.recentPage(this.ws, null, page));
+      if (answer === null) return { rows, complete: false };
+      rows.push(...answer.data.rows);
+      totalPages = answer.data.totalPages;
+      if (answer.data.rows.length === 0) break;
+    }
+    return { rows, complete: totalPages <= MAX_PAGES };
+  }
+
+  /** Followed requests outside the 30 days: found by number in the list of the last 12 months, one call each. */
+  private async readFollowedOutside(ids: number[]): Promise<MaterialRequest[]> {
+    const out: MaterialRequest[] = [];
+    const from = startOfLocalDay(localDateDaysAgo(this.deps.now(), this.deps.timeZone, FOLLOWED_PERIOD_DAYS));
+    for (const id of ids.sort((a, b) => a - b)) {
+      const query = definedOnly({
+        search: String(id),
+        dataInicial: from,
+        page: 1,
+        pageSize: RECENT_PAGE_SIZE,
+      });
+      const answer = await this.attempt(() =>
+        this.deps.reader.read(this.ws, 'requestList', query, (call) =>
+          this.deps.client.listRequests(call, query),
+        ),
+      );
+      const row = answer?.data.rows.find((r) => r.solicitacaoMaterialId === id);
+      if (row) out.push(row);
+    }
+    return out;
+  }
+
+  /** Own-request follows match by the requester's e-mail: read from the users list (cached, as `minhas` reads it). */
+  private async addRequesterEmails(
+    events: FeedEvent[],
+    entries: ReadonlyMap<number, { requesterId: number }>,
+  ): Promise<void> {
+    if (events.length === 0 || this.listeners.ownFollows.length === 0) return;
+    const users = await this.attempt(() =>
+      this.deps.reader.read(this.ws, 'users', null, (call) => this.deps.client.listUsers(call)),
+    );
+    if (users === null) return;
+    const emails = new Map(
+      users.data.map((user) => [user.usuario, user.email?.trim().toLowerCase() ?? null]),
+    );
+    for (const event of events) {
+      if (event.kind === 'recebimentos') continue;
+      const requesterId = entries.get(event.requestId)?.requesterId;
+      event.requesterEmail = requesterId === undefined ? null : (emails.get(requesterId) ?? null);
+    }
+  }
+
+  private receiptsDue(now: number): boolean {
+    const last = this.state.receiptsReadAt;
+    return last === null || now - last >= this.receiptsEveryMs;
+  }
+
+  /**
+   * The pending list of every active stockroom; a purchase whose linked requests cannot be read now keeps its old
+   * entry, so the next receipts read reports it.
+   */
+  private async readReceipts(detectedAt: number) {
+    const { workspaceId } = this.ws;
+    const stockrooms = await this.attempt(() => this.catalog.stockrooms(this.ws));
+    if (stockrooms === null) return null;
+    const read = new Map<number, PurchaseOrder[]>();
+    for (const stockroom of stockrooms.data) {
+      const answer = await this.attempt(() => this.purchases.pendingOf(this.ws, stockroom.almoxarifado));
+      if (answer === null) break;
+      read.set(stockroom.almoxarifado, answer.data);
+    }
+    const previous = await this.snapshots.purchases(workspaceId);
+    const diff = diffPurchases(previous, read);
+    const record = this.state.purchasesRecordedAt === null;
+    const events: FeedEvent[] = [];
+    for (const seen of record ? [] : diff.receipts) {
+      const linked = await this.attempt(() =>
+        this.purchases
+          .linkedRequests(this.ws, seen.purchaseId, 1)
+          .then((answer) => answer.data.requests.map((request) => request.solicitacaoMaterialId))
+          // A purchase the service no longer knows was still received: reported without linked requests.
+          .catch((error: unknown) => {
+            if (error instanceof NotFoundError) return [];
+            throw error;
+          }),
+      );
+      if (linked === null) {
+        // Left as it was: the next receipts read sees the same difference.
+        const before = previous.get(seen.purchaseId);
+        if (before) diff.next.set(seen.purchaseId, before);
+        else diff.next.delete(seen.purchaseId);
+        const at = diff.gone.indexOf(seen.purchaseId);
+        if (at !== -1) diff.gone.splice(at, 1);
+        continue;
+      }
+      events.push(receiptEvent(workspaceId, seen, linked, detectedAt));
+    }
+    return {
+      events,
+      next: diff.next,
+      gone: diff.gone,
+      complete: this.stopped === null && read.size === stockrooms.data.length,
+    };
+  }
+}

@@ -1,0 +1,236 @@
+import type { Keys } from './keys.js';
+import type { KeyValue } from './kv.js';
+
+/**
+ * What the change feed's detection rounds remember per workspace, in the shared store so that every replica and a
+ * restart see the same thing: the last status of each request, the pending purchases with their balance, the
+ * round state (first complete round, next round due, last round's cost), the outbox of events detected but not yet
+ * delivered to everyone, the round lease and the delivery claims. Only one round of a workspace runs at a time
+ * (the lease), so the snapshot hashes have a single writer.
+ */
+
+/** A request as the last round saw it. */
+export interface RequestSnapshot {
+  /** statusAndamentoSolicitacao. */
+  status: number | null;
+  statusName: string | null;
+  stockroomId: number;
+  requesterId: number;
+  /** How many status changes the feed has seen: part of the status event's id, so A→B→A→B gives two events. */
+  version: number;
+  /** When a round last read it (epoch ms): entries unseen for long are pruned. */
+  seenAt: number;
+}
+
+/** A pending purchase as the last receipts read saw it. */
+export interface PurchaseSnapshot {
+  /** The pending receivable balance, when the record carries one. */
+  balance: number | null;
+  stockroomId: number | null;
+  supplierName: string | null;
+}
+
+export interface FeedRoundState {
+  /** When the first complete round recorded the workspace (null: not yet; rounds only record). */
+  recordedAt: number | null;
+  /** When the pending purchases were first recorded (null: the next receipts read only records). */
+  purchasesRecordedAt: number | null;
+  /** When the pending purchases were last read. */
+  receiptsReadAt: number | null;
+  /** When the next round is due (epoch ms); null before the first round was planned. */
+  nextRoundAt: number | null;
+  /** The interval in force: FEED_INTERVAL, stretched when the share cannot pay for it. */
+  intervalMs: number | null;
+  /** Upstream calls the last round made (cache hits cost nothing). */
+  lastRoundCalls: number | null;
+  lastRoundAt: number | null;
+  /** When the last round finished reading: a cache entry fetched later was fetched by someone else, and is newer. */
+  readUntil: number | null;
+}
+
+const STATE_FIELDS = [
+  'recordedAt',
+  'purchasesRecordedAt',
+  'receiptsReadAt',
+  'nextRoundAt',
+  'intervalMs',
+  'lastRoundCalls',
+  'lastRoundAt',
+  'readUntil',
+] as const satisfies readonly (keyof FeedRoundState)[];
+
+/** How long a delivered event is remembered per target: far longer than any event stays in an outbox. */
+export const DELIVERED_KEEP_MS = 30 * 86_400_000;
+
+export type DeliveryClaim = { state: 'posting'; owner: string } | { state: 'sent'; at: number };
+
+export class FeedSnapshotStore {
+  constructor(
+    private readonly kv: KeyValue,
+    private readonly keys: Keys,
+  ) {}
+
+  // Requests.
+
+  async requests(workspaceId: string): Promise<Map<number, RequestSnapshot>> {
+    return parseHash<RequestSnapshot>(await this.kv.hgetall(this.keys.feedSnapshotRequests(workspaceId)));
+  }
+
+  async saveRequests(workspaceId: string, entries: ReadonlyMap<number, RequestSnapshot>): Promise<void> {
+    await this.kv.hsetMany(this.keys.feedSnapshotRequests(workspaceId), serialise(entries));
+  }
+
+  async forgetRequests(workspaceId: string, ids: readonly number[]): Promise<void> {
+    const key = this.keys.feedSnapshotRequests(workspaceId);
+    for (const id of ids) await this.kv.hdel(key, String(id));
+  }
+
+  // Pending purchases.
+
+  async purchases(workspaceId: string): Promise<Map<number, PurchaseSnapshot>> {
+    return parseHash<PurchaseSnapshot>(await this.kv.hgetall(this.keys.feedSnapshotPurchases(workspaceId)));
+  }
+
+  /** Writes `entries` and removes `gone` (purchases that left the pending list). */
+  async savePurchases(
+    workspaceId: string,
+    entries: ReadonlyMap<number, PurchaseSnapshot>,
+    gone: readonly number[],
+  ): Promise<void> {
+    const key = this.keys.feedSnapshotPurchases(workspaceId);
+    await this.kv.hsetMany(key, serialise(entries));
+    for (const id of gone) await this.kv.hdel(key, String(id));
+  }
+
+  // Round state.
+
+  async state(workspaceId: string): Promise<FeedRoundState> {
+    const raw = await this.kv.hgetall(this.keys.feedRoundState(workspaceId));
+    const read = (field: keyof FeedRoundState): number | null => {
+      const value = Number(raw[field]);
+      return raw[field] !== undefined && Number.isFinite(value) ? value : null;
+    };
+    return Object.fromEntries(STATE_FIELDS.map((field) => [field, read(field)])) as unknown as FeedRoundState;
+  }
+
+  async updateState(workspaceId: string, changes: Partial<FeedRoundState>): Promise<void> {
+    const fields: Record<string, string> = {};
+    for (const [field, value] of Object.entries(changes)) {
+      if (typeof value === 'number' && Number.isFinite(value)) fields[field] = String(value);
+    }
+    await this.kv.hsetMany(this.keys.feedRoundState(workspaceId), fields);
+  }
+
+  // The round lease.
+
+  /** Takes the workspace's round lease for `ms` unless another process holds it. */
+  takeRound(workspaceId: string, owner: string, ms: number): Promise<boolean> {
+    return this.kv.set(this.keys.feedRoundLease(workspaceId), owner, { ttlMs: ms, onlyIfAbsent: true });
+  }
+
+  /**
+   * Extends a lease this process holds: delete-if-mine then set-if-absent, never an overwrite, so a lease that
+   * expired and went to another process is not taken back (as the digest claims renew).
+   */
+  async renewRound(workspaceId: string, owner: string, ms: number): Promise<boolean> {
+    const key = this.keys.feedRoundLease(workspaceId);
+    if (!(await this.kv.delIfEquals(key, owner))) return false;
+    return this.kv.set(key, owner, { ttlMs: ms, onlyIfAbsent: true });
+  }
+
+  async releaseRound(workspaceId: string, owner: string): Promise<void> {
+    await this.kv.delIfEquals(this.keys.feedRoundLease(workspaceId), owner);
+  }
+
+  // The outbox.
+
+  async outbox<E extends { id: string }>(workspaceId: string): Promise<E[]> {
+    const raw = await this.kv.hgetall(this.keys.feedOutbox(workspaceId));
+    const events: E[] = [];
+    for (const value of Object.values(raw)) {
+      const event = parse<E>(value);
+      if (event && typeof event.id === 'string') events.push(event);
+    }
+    return events;
+  }
+
+  /** Adds the events not in the outbox yet (one already there keeps its first detection time). Returns those added. */
+  async addToOutbox<E extends { id: string }>(workspaceId: string, events: readonly E[]): Promise<E[]> {
+    if (events.length === 0) return [];
+    const key = this.keys.feedOutbox(workspaceId);
+    const present = new Set(Object.keys(await this.kv.hgetall(key)));
+    const added = events.filter((event) => !present.has(event.id));
+    await this.kv.hsetMany(key, Object.fromEntries(added.map((event) => [event.id, JSON.stringify(event)])));
+    return added;
+  }
+
+  async removeFromOutbox(workspaceId: string, ids: readonly string[]): Promise<void> {
+    const key = this.keys.feedOutbox(workspaceId);
+    for (const id of ids) await this.kv.hdel(key, id);
+  }
+
+  // Delivery claims: one key per (target, event).
+
+  async delivery(workspaceId: string, target: string, eventId: string): Promise<DeliveryClaim | null> {
+    return parseDelivery(await this.kv.get(this.keys.feedDelivery(workspaceId, target, eventId)));
+  }
+
+  /** Claims one event's delivery to one target for `leaseMs`; false when it is being posted or was sent. */
+  claimDelivery(
+    workspaceId: string,
+    target: string,
+    eventId: string,
+    owner: string,
+    leaseMs: number,
+  ): Promise<boolean> {
+    return this.kv.set(this.keys.feedDelivery(workspaceId, target, eventId), `posting:${owner}`, {
+      ttlMs: leaseMs,
+      onlyIfAbsent: true,
+    });
+  }
+
+  /** Slack has the message: unconditional, whatever happened to the claim meanwhile. */
+  async markDelivered(workspaceId: string, target: string, eventId: string, at: number): Promise<void> {
+    await this.kv.set(this.keys.feedDelivery(workspaceId, target, eventId), `sent:${at}`, {
+      ttlMs: DELIVERED_KEEP_MS,
+    });
+  }
+
+  /** Gives a claim back (the post failed): a later round tries again. */
+  async releaseDelivery(workspaceId: string, target: string, eventId: string, owner: string): Promise<void> {
+    await this.kv.delIfEquals(this.keys.feedDelivery(workspaceId, target, eventId), `posting:${owner}`);
+  }
+}
+
+function parseDelivery(raw: string | null): DeliveryClaim | null {
+  if (raw === null) return null;
+  if (raw.startsWith('sent:')) return { state: 'sent', at: Number(raw.slice(5)) || 0 };
+  return { state: 'posting', owner: raw.slice(raw.indexOf(':') + 1) };
+}
+
+function serialise<T>(entries: ReadonlyMap<number, T>): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const [id, entry] of entries) fields[String(id)] = JSON.stringify(entry);
+  return fields;
+}
+
+function parseHash<T>(raw: Record<string, string>): Map<number, T> {
+  const out = new Map<number, T>();
+  for (const [field, value] of Object.entries(raw)) {
+    const id = Number(field);
+    const entry = parse<T>(value);
+    if (Number.isSafeInteger(id) && entry !== null) out.set(id, entry);
+  }
+  return out;
+}
+
+function parse<T>(raw: string | null): T | null {
+  if (raw === null) return null;
+  try {
+    const value: unknown = JSON.parse(raw);
+    // A damaged entry is skipped, never fatal: the next round records it again.
+    return typeof value === 'object' && value !== null ? (value as T) : null;
+  } catch {
+    return null;
+  }
+}

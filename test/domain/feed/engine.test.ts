@@ -1,0 +1,264 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { NewRequestEvent, ReceiptEvent, StatusEvent } from '../../../src/domain/feed/types.js';
+import { RequestService } from '../../../src/domain/requests/request-service.js';
+import type { ReceiptChange, StatusChange } from '../../../src/sandbox/server.js';
+import { saoPaulo } from '../../helpers/digest-harness.js';
+import { type FeedHarness, INTERVAL_MS, startFeedHarness, WS } from '../../helpers/feed-harness.js';
+
+const DAY = 86_400_000;
+let harness: FeedHarness | undefined;
+
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+async function start(): Promise<FeedHarness> {
+  harness = await startFeedHarness(saoPaulo(2026, 11, 23, 9));
+  return harness;
+}
+
+/** Plans the workspace, then lets its first round run: it only records. */
+async function recorded(h: FeedHarness, engine = h.feedReplica().engine) {
+  expect(await engine.runIfDue(WS)).toMatchObject({ ran: false, reason: 'planned' });
+  h.clock.advance(INTERVAL_MS);
+  const first = await engine.runIfDue(WS);
+  expect(first).toMatchObject({ ran: true, round: { recorded: true, detected: 0, complete: true } });
+  return engine;
+}
+
+function email(h: FeedHarness, usuario: number): string {
+  const user = h.sandbox.data.company(1)?.users.find((u) => u.record.usuario === usuario);
+  if (!user?.record.email) throw new Error(`user ${usuario} has no e-mail`);
+  return user.record.email;
+}
+
+describe('FeedEngine: detection', () => {
+  it('records on the first round, then reports new requests and status changes once, to the channel that listens', async () => {
+    const h = await start();
+    await h.listeners.upsertChannel({
+      workspaceId: WS,
+      channelId: 'C1',
+      stockroomId: null,
+      subscribedBy: 'U1',
+    });
+    const a = h.feedReplica();
+    await recorded(h, a.engine);
+    expect(a.poster.posts).toHaveLength(0);
+
+    h.clock.advance(60_000);
+    const added = h.sandbox.advance({ changes: 3, kinds: ['novas'] });
+    h.clock.advance(INTERVAL_MS);
+    const second = await a.engine.runIfDue(WS);
+    expect(second).toMatchObject({ ran: true, round: { recorded: false, detected: 3 } });
+    expect(a.poster.posts).toHaveLength(1);
+    const novas = a.poster.posts[0]?.events as NewRequestEvent[];
+    expect(novas.map((e) => e.requestId).sort()).toEqual(
+      added.map((c) => (c.kind === 'novas' ? c.solicitacaoMaterialId : 0)).sort(),
+    );
+    for (const event of novas) {
+      expect(event).toMatchObject({ kind: 'novas', workspaceId: WS, statusName: expect.any(String) });
+      expect(event.stockroomName).toBeTruthy();
+      expect(event.requesterName).toBeTruthy();
+    }
+
+    h.clock.advance(60_000);
+    const moved = h.sandbox
+      .advance({ changes: 6, kinds: ['status'] })
+      .filter((c): c is StatusChange => c.kind === 'status');
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.runIfDue(WS);
+    const status = (a.poster.posts[1]?.events ?? []) as StatusEvent[];
+    // Requests opened within the 30 days are in the list the rounds read; older ones only when followed.
+    const inWindow = moved.filter((c) => c.createdAt > h.clock.now() - 29 * DAY);
+    const outside = moved.filter((c) => c.createdAt < h.clock.now() - 31 * DAY);
+    expect(inWindow.length).toBeGreaterThan(0);
+    for (const change of inWindow) {
+      expect(status).toContainEqual(
+        expect.objectContaining({
+          kind: 'status',
+          requestId: change.solicitacaoMaterialId,
+          fromStatus: change.fromNome,
+          toStatus: change.toNome,
+        }),
+      );
+    }
+    for (const change of outside)
+      expect(status.map((e) => e.requestId)).not.toContain(change.solicitacaoMaterialId);
+
+    // Nothing changed: the next round posts nothing.
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.runIfDue(WS);
+    expect(a.poster.posts).toHaveLength(2);
+    // The round's reads are the digest's pages: the cache answers them for the next reader.
+    const ws = await a.replica.domain.workspaces.resolve(WS, 'digest');
+    const page = await new RequestService(a.replica.domain).recentPage(ws, null, 1);
+    expect(page.freshness.fromCache).toBe(true);
+  });
+
+  it('reports receipts less often than statuses, with the linked requests, to followers and own-request followers', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    await h.listeners.upsertChannel({
+      workspaceId: WS,
+      channelId: 'C-RECEIPTS',
+      stockroomId: null,
+      kinds: ['recebimentos'],
+      subscribedBy: 'U1',
+    });
+    await recorded(h, a.engine);
+    const pendingReads = () =>
+      h.dataCalls().filter((url) => url.includes('/entradas-materiais/compras')).length;
+    const afterFirst = pendingReads();
+    expect(afterFirst).toBe(3); // one per active stockroom
+
+    h.clock.advance(60_000);
+    const receipts = h.sandbox
+      .advance({ changes: 4, kinds: ['recebimentos'] })
+      .filter((c): c is ReceiptChange => c.kind === 'recebimentos');
+    const receipt = receipts.find((c) => c.solicitacaoMaterialIds.length > 0);
+    if (!receipt) throw new Error('no receipt with linked requests made');
+    const linked = receipt.solicitacaoMaterialIds[0];
+    if (linked === undefined) throw new Error('receipt without linked requests');
+    await h.listeners.follow(WS, 'U-FOLLOWER', linked, null);
+    h.clock.advance(60_000);
+    const newOnes = h.sandbox.advance({ changes: 2, kinds: ['novas'] });
+    const mine = newOnes[0];
+    if (mine?.kind !== 'novas') throw new Error('no new request');
+    await h.listeners.followOwn(WS, 'U-OWNER', email(h, mine.solicitante).toUpperCase());
+
+    // The next round reads statuses but not receipts yet.
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.runIfDue(WS);
+    expect(pendingReads()).toBe(afterFirst);
+    expect(a.poster.posts.filter((p) => p.target.kind === 'channel')).toHaveLength(0);
+    const ownDm = a.poster.posts.find((p) => p.target.kind === 'dm' && p.target.userId === 'U-OWNER');
+    expect(ownDm?.events.map((e) => (e.kind === 'novas' ? e.requestId : 0))).toContain(
+      mine.solicitacaoMaterialId,
+    );
+
+    // Three intervals after the last receipts read: the pending lists again, and the receipt.
+    h.clock.advance(2 * INTERVAL_MS);
+    await a.engine.runIfDue(WS);
+    expect(pendingReads()).toBe(afterFirst + 3);
+    const channelPost = a.poster.posts.find((p) => p.target.kind === 'channel');
+    expect(channelPost?.events.map((e) => (e.kind === 'recebimentos' ? e.purchaseId : 0)).sort()).toEqual(
+      [...new Set(receipts.map((c) => c.compraMaterialId))].sort(),
+    );
+    const event = channelPost?.events.find(
+      (e) => e.kind === 'recebimentos' && e.purchaseId === receipt.compraMaterialId,
+    ) as ReceiptEvent;
+    expect(event).toMatchObject({
+      kind: 'recebimentos',
+      purchaseId: receipt.compraMaterialId,
+      complete: receipt.leftPendingList,
+      stockroomId: receipt.almoxarifado,
+    });
+    expect(event.requestIds.sort()).toEqual([...receipt.solicitacaoMaterialIds].sort());
+    const followerDm = a.poster.posts.find((p) => p.target.kind === 'dm' && p.target.userId === 'U-FOLLOWER');
+    expect(followerDm?.events.map((e) => e.id)).toContain(event.id);
+  });
+
+  it('watches a followed request older than the 30 days on its own', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    const company = h.sandbox.data.company(1);
+    const old = company?.requests.find(
+      (r) =>
+        r.createdAt < h.clock.now() - 60 * DAY &&
+        r.createdAt > h.clock.now() - 300 * DAY &&
+        r.record.statusAndamentoSolicitacao !== null,
+    );
+    if (!old) throw new Error('no old request in the demo data');
+    const id = old.record.solicitacaoMaterialId;
+    await h.listeners.follow(WS, 'U-OLD', id, null);
+    await recorded(h, a.engine);
+    expect(h.dataCalls().some((url) => url.includes(`Search=${id}`))).toBe(true);
+    const snapshot = await a.snapshots.requests(WS);
+    expect(snapshot.get(id)?.statusName).toBe(old.record.statusAndamentoSolicitacao_Nome);
+  });
+});
+
+describe('FeedEngine: delivery', () => {
+  it('DMs a follower the status changes of the requests they follow and keeps the status they were told', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    const recent = (h.sandbox.data.company(1)?.requests ?? []).filter(
+      (r) => r.createdAt > h.clock.now() - 25 * DAY,
+    );
+    for (const r of recent) await h.listeners.follow(WS, 'U-FOLLOWER', r.record.solicitacaoMaterialId, null);
+    await recorded(h, a.engine);
+    h.clock.advance(60_000);
+    const moved = h.sandbox
+      .advance({ changes: 8, kinds: ['status'] })
+      .filter((c): c is StatusChange => c.kind === 'status')
+      .filter((c) => recent.some((r) => r.record.solicitacaoMaterialId === c.solicitacaoMaterialId));
+    expect(moved.length).toBeGreaterThan(0);
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.runIfDue(WS);
+
+    const dms = a.poster.posts.filter((p) => p.target.kind === 'dm');
+    expect(dms).toHaveLength(1);
+    const last = new Map(moved.map((c) => [c.solicitacaoMaterialId, c.toNome]));
+    for (const [requestId, toNome] of last) {
+      expect(dms[0]?.events).toContainEqual(
+        expect.objectContaining({ kind: 'status', requestId, toStatus: toNome }),
+      );
+      expect((await h.listeners.getFollow(WS, 'U-FOLLOWER', requestId))?.lastSeenStatus).toBe(toNome);
+    }
+  });
+
+  it('removes a lost channel feed and tells its subscriber; a DM refused for good ends the follows', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    await h.listeners.upsertChannel({
+      workspaceId: WS,
+      channelId: 'C-GONE',
+      stockroomId: null,
+      subscribedBy: 'U1',
+    });
+    await h.listeners.upsertChannel({
+      workspaceId: WS,
+      channelId: 'C-OK',
+      stockroomId: null,
+      subscribedBy: 'U1',
+    });
+    await recorded(h, a.engine);
+    h.clock.advance(60_000);
+    const [made] = h.sandbox.advance({ kinds: ['novas'] });
+    if (made?.kind !== 'novas') throw new Error('no new request');
+    await h.listeners.followOwn(WS, 'U-OWNER', email(h, made.solicitante));
+    a.poster.results.set('c-C-GONE', { ok: false, lost: true, error: 'channel_not_found' });
+    a.poster.results.set('u-U-OWNER', { ok: false, lost: true, error: 'cannot_dm_bot' });
+    h.clock.advance(INTERVAL_MS);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ delivery: { lostTargets: 2, delivered: 1 } });
+
+    expect(a.poster.lost.map((feed) => feed.channelId)).toEqual(['C-GONE']);
+    expect(await h.listeners.getChannel(WS, 'C-GONE')).toBeNull();
+    expect(await h.listeners.getChannel(WS, 'C-OK')).not.toBeNull();
+    expect(await h.listeners.getOwnFollow(WS, 'U-OWNER')).toBeNull();
+    expect(await a.snapshots.outbox(WS)).toEqual([]);
+  });
+});
+
+describe('FeedEngine: cost', () => {
+  it('makes no upstream call for a workspace without listeners, nor for a paused one', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    expect(await a.engine.tick()).toEqual([]);
+    h.clock.advance(INTERVAL_MS);
+    expect(await a.engine.tick()).toEqual([]);
+
+    await h.listeners.upsertChannel({
+      workspaceId: WS,
+      channelId: 'C1',
+      stockroomId: null,
+      subscribedBy: 'U1',
+    });
+    await h.listeners.pauseWorkspace(WS, 'unlinked');
+    await a.engine.tick();
+    h.clock.advance(INTERVAL_MS);
+    expect(await a.engine.tick()).toEqual([{ ran: false, workspaceId: WS, reason: 'paused' }]);
+    expect(h.sandbox.calls).toHaveLength(0);
+  });
+});

@@ -1,0 +1,272 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { StatusEvent } from '../../../src/domain/feed/types.js';
+import type { SandboxChange } from '../../../src/sandbox/server.js';
+import { saoPaulo } from '../../helpers/digest-harness.js';
+import {
+  deliveredIds,
+  type FeedHarness,
+  type FeedReplica,
+  INTERVAL_MS,
+  startFeedHarness,
+  WS,
+} from '../../helpers/feed-harness.js';
+
+let harness: FeedHarness | undefined;
+
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+async function start(): Promise<FeedHarness> {
+  harness = await startFeedHarness(saoPaulo(2026, 11, 23, 9));
+  await harness.listeners.upsertChannel({
+    workspaceId: WS,
+    channelId: 'C1',
+    stockroomId: null,
+    subscribedBy: 'U1',
+  });
+  return harness;
+}
+
+/** The ids of the new requests a round must report for these changes. */
+function expectedIds(changes: SandboxChange[]): string[] {
+  const ids = new Set<string>();
+  for (const change of changes) {
+    if (change.kind === 'novas') ids.add(`${WS}:novas:${change.solicitacaoMaterialId}`);
+  }
+  return [...ids];
+}
+
+function noDuplicates(h: FeedHarness): void {
+  for (const [target, ids] of deliveredIds(h.allPosts)) {
+    expect(new Set(ids).size, `${target} got an event twice`).toBe(ids.length);
+  }
+}
+
+/** Both replicas tick at once, as their timers would. */
+async function bothTick(a: FeedReplica, b: FeedReplica) {
+  return Promise.all([a.engine.tick(), b.engine.tick()]);
+}
+
+describe('FeedEngine across replicas', () => {
+  it('runs one round at a time and delivers each event once, with two replicas and after a restart', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    const b = h.feedReplica();
+    await h.listeners.follow(WS, 'U-FOLLOWER', 1, null);
+    await bothTick(a, b); // planned
+    h.clock.advance(INTERVAL_MS);
+    const first = (await bothTick(a, b)).flat();
+    expect(first.filter((report) => report.ran)).toHaveLength(1);
+
+    const made: SandboxChange[] = [];
+    for (let round = 0; round < 4; round += 1) {
+      h.clock.advance(30_000);
+      made.push(...h.sandbox.advance({ changes: 3, kinds: ['novas', 'status'] }));
+      h.clock.advance(INTERVAL_MS);
+      const reports = (await bothTick(a, b)).flat();
+      expect(reports.filter((report) => report.ran)).toHaveLength(1);
+    }
+    // A follower of a request that changes gets the status event in a DM; the channel gets it too.
+    const statusEvents = h.allPosts
+      .filter((post) => post.target.kind === 'channel')
+      .flatMap((post) => post.events)
+      .filter((event): event is StatusEvent => event.kind === 'status');
+    const channelIds = deliveredIds(h.allPosts).get('c-C1') ?? [];
+    for (const id of expectedIds(made)) expect(channelIds).toContain(id);
+    expect(statusEvents.length).toBeGreaterThan(0);
+    noDuplicates(h);
+    const before = h.allPosts.length;
+
+    // A restart: both replicas go, a new one comes on the same Redis; nothing is posted again.
+    await a.replica.close();
+    await b.replica.close();
+    const c = h.feedReplica();
+    h.clock.advance(INTERVAL_MS);
+    expect((await c.engine.tick()).filter((report) => report.ran)).toHaveLength(1);
+    expect(h.allPosts).toHaveLength(before);
+
+    // And what changed while no replica ran is reported by the first round after.
+    h.clock.advance(30_000);
+    const whileDown = h.sandbox.advance({ changes: 2, kinds: ['novas'] });
+    h.clock.advance(10 * INTERVAL_MS);
+    await c.engine.tick();
+    const latest = deliveredIds(h.allPosts.slice(before)).get('c-C1') ?? [];
+    expect(latest.sort()).toEqual(expectedIds(whileDown).sort());
+    // The post says the changes happened at some point since the last round before the downtime.
+    const lastBefore = h.allPosts.at(-1);
+    expect(lastBefore?.lateSince).not.toBeNull();
+    expect(lastBefore?.lateSince).toBeLessThan(h.clock.now() - 5 * INTERVAL_MS);
+    noDuplicates(h);
+  });
+
+  it('retries a post that failed on the next round, late, without posting again to the targets that had it', async () => {
+    const h = await start();
+    await h.listeners.upsertChannel({
+      workspaceId: WS,
+      channelId: 'C2',
+      stockroomId: null,
+      subscribedBy: 'U1',
+    });
+    const a = h.feedReplica();
+    await a.engine.tick();
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.tick();
+
+    h.clock.advance(30_000);
+    const made = h.sandbox.advance({ changes: 2, kinds: ['novas'] });
+    a.poster.results.set('c-C2', { ok: false, lost: false, error: 'ratelimited' });
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.tick();
+    const detectedAt = h.clock.now();
+    expect(deliveredIds(h.allPosts).get('c-C1')?.sort()).toEqual(expectedIds(made).sort());
+    expect(deliveredIds(h.allPosts).get('c-C2')).toBeUndefined();
+
+    // A restart later: the new replica posts the two events to C2 only, with their detection time.
+    await a.replica.close();
+    const b = h.feedReplica();
+    h.clock.advance(INTERVAL_MS);
+    await b.engine.tick();
+    const toC2 = h.allPosts.filter(
+      (post) => post.target.kind === 'channel' && post.target.channelId === 'C2',
+    );
+    expect(toC2).toHaveLength(1);
+    expect(toC2[0]?.events.map((e) => e.detectedAt)).toEqual([detectedAt, detectedAt]);
+    expect(deliveredIds(h.allPosts).get('c-C1')).toHaveLength(2);
+    noDuplicates(h);
+    expect(await b.snapshots.outbox(WS)).toEqual([]);
+  });
+
+  it('loses nothing when a replica dies mid-round: its lease expires and another replica delivers once', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    const b = h.feedReplica();
+    await a.engine.tick();
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.tick();
+
+    h.clock.advance(30_000);
+    const made = h.sandbox.advance({ changes: 3, kinds: ['novas'] });
+    h.clock.advance(INTERVAL_MS);
+    // Replica A detects, then stalls in the post for good (as a process that died there).
+    a.poster.hold = true;
+    void a.engine.tick();
+    await vi.waitFor(() => expect(a.poster.held).toBe(1));
+    expect(await b.engine.tick()).toEqual([{ ran: false, workspaceId: WS, reason: 'leased' }]);
+
+    // Its lease and its posting claims run out.
+    const { redis } = h.redis;
+    const held = [
+      ...(await redis.keys(`${h.redis.prefix}feed:${WS}:round-lease`)),
+      ...(await redis.keys(`${h.redis.prefix}feed:${WS}:sent:*`)),
+    ];
+    expect(held.length).toBe(4);
+    for (const key of held) await redis.pexpire(key, 1);
+    await vi.waitFor(async () => expect(await redis.exists(...held)).toBe(0));
+
+    const reports = await b.engine.tick();
+    expect(reports).toMatchObject([{ ran: true, delivery: { posts: 1, delivered: 3 } }]);
+    expect(deliveredIds(b.poster.posts).get('c-C1')?.sort()).toEqual(expectedIds(made).sort());
+    h.clock.advance(INTERVAL_MS);
+    await b.engine.tick();
+    expect(h.allPosts).toHaveLength(1);
+  });
+});
+
+describe('FeedEngine: a round longer than its lease', () => {
+  it('stops without writing when another replica took the lease meanwhile', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    await a.engine.tick();
+    h.clock.advance(INTERVAL_MS);
+    h.sandbox.faults.next({ path: '/v1/almoxarifados', delayMs: 400 });
+    const round = a.engine.runIfDue(WS);
+    await vi.waitFor(() => expect(h.sandbox.calls.some((c) => c.path === '/v1/almoxarifados')).toBe(true));
+    // The lease ran out while A waited for upstream, and B took it.
+    const lease = `${h.redis.prefix}feed:${WS}:round-lease`;
+    await h.redis.redis.set(lease, 'replica-B');
+
+    expect(await round).toEqual({ ran: false, workspaceId: WS, reason: 'lease-lost' });
+    expect((await a.snapshots.requests(WS)).size).toBe(0);
+    expect((await a.snapshots.state(WS)).recordedAt).toBeNull();
+    expect(await h.redis.redis.get(lease)).toBe('replica-B');
+  });
+});
+
+describe('FeedEngine and the budget', () => {
+  it('never uses more than its share of any window, stretches its interval, and reports what waited', async () => {
+    const h = await start();
+    const HOUR = 3_600_000;
+    // 50 calls an hour, 20 %: 10 feed calls in any hour.
+    // The budget runs on the test's clock, whose timers only fire when told: a feed call that would wait for a
+    // slot is refused at once instead (maxWaitMs 0), which is what a wait longer than 30 s comes to anyway.
+    const a = h.feedReplica({
+      budget: {
+        limit: { count: 50, windowMs: HOUR },
+        feedSharePercent: 20,
+        onTestClock: true,
+        maxWaitMs: { feed: 0 },
+      },
+    });
+    const made: SandboxChange[] = [];
+    const since = h.clock.now();
+    for (let minute = 0; minute < 10 * 60; minute += 5) {
+      if (minute % 35 === 0) made.push(...h.sandbox.advance({ changes: 2, kinds: ['novas'] }));
+      await a.engine.tick();
+      h.clock.advance(5 * 60_000);
+    }
+    const calls = h.sandbox.calls.filter((call) => call.at >= since).map((call) => call.at);
+    for (const at of calls) {
+      const inWindow = calls.filter((other) => other >= at && other < at + HOUR);
+      expect(inWindow.length).toBeLessThanOrEqual(10);
+    }
+    const status = await a.engine.status(WS);
+    expect(status.intervalMs).toBeGreaterThan(INTERVAL_MS);
+    // Interactive users still have the rest of the window.
+    const usage = await a.replica.budget.usage(h.credentialId);
+    expect(usage.feed.used).toBeLessThanOrEqual(10);
+    expect(usage.remaining).toBeGreaterThanOrEqual(40);
+
+    // Every new request made after the first round recorded and before the last round is reported, once.
+    const reported = deliveredIds(h.allPosts).get('c-C1') ?? [];
+    const { recordedAt, lastRoundAt } = await a.snapshots.state(WS);
+    const expected = made.filter(
+      (change) => change.at > (recordedAt ?? 0) && change.at <= (lastRoundAt ?? 0),
+    );
+    expect(expected.length).toBeGreaterThan(10);
+    expect(reported.sort()).toEqual(expectedIds(expected).sort());
+    noDuplicates(h);
+  });
+
+  it('waits while the budget is spent and then reports everything since, once', async () => {
+    const h = await start();
+    const HOUR = 3_600_000;
+    const a = h.feedReplica({
+      budget: { limit: { count: 100, windowMs: HOUR }, feedSharePercent: 20, onTestClock: true },
+      intervalMs: 10 * 60_000,
+    });
+    await a.engine.tick();
+    h.clock.advance(10 * 60_000);
+    await a.engine.tick();
+    // Something else on the credential spends the feed's share of this hour (another workspace's rounds).
+    const used = (await a.replica.budget.usage(h.credentialId)).feed.used;
+    for (let i = used; i < 20; i += 1)
+      await a.replica.budget.schedule(h.credentialId, 'feed', async () => undefined, { maxWaitMs: 0 });
+
+    const made = h.sandbox.advance({ changes: 3, kinds: ['novas'] });
+    h.clock.advance(HOUR / 2);
+    const stopped = await a.engine.runIfDue(WS);
+    expect(stopped).toMatchObject({ ran: true, round: { complete: false, calls: 0, detected: 0 } });
+    expect(a.poster.posts).toHaveLength(0);
+    const { nextRoundAt } = await a.snapshots.state(WS);
+    // The next round is put after the share frees, not at the interval.
+    expect(nextRoundAt).toBeGreaterThan(h.clock.now() + 10 * 60_000);
+
+    const more = h.sandbox.advance({ changes: 2, kinds: ['novas'] });
+    h.clock.set(nextRoundAt ?? 0);
+    await a.engine.tick();
+    expect(deliveredIds(h.allPosts).get('c-C1')?.sort()).toEqual(expectedIds([...made, ...more]).sort());
+    noDuplicates(h);
+  });
+});

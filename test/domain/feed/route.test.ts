@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { spreadOffset } from '../../../src/domain/feed/engine.js';
+import { route } from '../../../src/domain/feed/route.js';
+import type { ChannelFeed, FeedEvent } from '../../../src/domain/feed/types.js';
+import type { WorkspaceListeners } from '../../../src/store/feed-listeners.js';
+
+const WS = 'T1';
+const AT = 1_000_000;
+
+const novas = (requestId: number, stockroomId: number, email: string | null = null): FeedEvent => ({
+  id: `${WS}:novas:${requestId}`,
+  kind: 'novas',
+  workspaceId: WS,
+  detectedAt: AT,
+  stockroomId,
+  requestId,
+  stockroomName: null,
+  requesterName: null,
+  requesterEmail: email,
+  statusName: 'Aberta',
+});
+const status = (requestId: number, stockroomId: number, email: string | null = null): FeedEvent => ({
+  id: `${WS}:status:${requestId}:1:1>2`,
+  kind: 'status',
+  workspaceId: WS,
+  detectedAt: AT + 1,
+  stockroomId,
+  requestId,
+  fromStatus: 'Aberta',
+  toStatus: 'Em separação',
+  requesterEmail: email,
+});
+const receipt = (purchaseId: number, stockroomId: number, requestIds: number[]): FeedEvent => ({
+  id: `${WS}:recebimentos:${purchaseId}:done`,
+  kind: 'recebimentos',
+  workspaceId: WS,
+  detectedAt: AT + 2,
+  stockroomId,
+  purchaseId,
+  supplierName: null,
+  complete: true,
+  requestIds,
+});
+
+function channel(channelId: string, over: Partial<ChannelFeed> = {}): ChannelFeed {
+  return {
+    workspaceId: WS,
+    channelId,
+    stockroomId: null,
+    kinds: ['novas', 'status', 'recebimentos'],
+    subscribedBy: 'U1',
+    createdAt: 0,
+    paused: null,
+    ...over,
+  };
+}
+
+function listeners(over: Partial<WorkspaceListeners>): WorkspaceListeners {
+  return { workspaceId: WS, paused: null, channels: [], follows: [], ownFollows: [], ...over };
+}
+
+const events = [novas(10, 1, 'Ana@X.com'), status(11, 2, 'bia@x.com'), receipt(70, 2, [11, 12])];
+const ids = (deliveries: ReturnType<typeof route>, key: string) =>
+  deliveries.find((d) => d.key === key)?.events.map((e) => e.id) ?? [];
+
+describe('route', () => {
+  it('gives each channel the kinds and the stockroom it asked for, one delivery per target', () => {
+    const out = route(
+      listeners({
+        channels: [
+          channel('C-ALL'),
+          channel('C-2', { stockroomId: 2 }),
+          channel('C-NEW', { kinds: ['novas'] }),
+          channel('C-PAUSED', { paused: 'unlinked' }),
+          channel('C-LATER', { createdAt: AT + 1 }),
+        ],
+      }),
+      events,
+    );
+    expect(out.map((d) => d.key)).toEqual(['c-C-ALL', 'c-C-2', 'c-C-NEW', 'c-C-LATER']);
+    expect(ids(out, 'c-C-ALL')).toEqual(events.map((e) => e.id));
+    expect(ids(out, 'c-C-2')).toEqual([events[1]?.id, events[2]?.id]);
+    expect(ids(out, 'c-C-NEW')).toEqual([events[0]?.id]);
+    // A feed gets only what was detected since it began.
+    expect(ids(out, 'c-C-LATER')).toEqual([events[1]?.id, events[2]?.id]);
+  });
+
+  it('DMs a follower the status changes and receipts of their requests, and an own follower theirs, in one DM', () => {
+    const follow = (userId: string, requestId: number, createdAt = 0) => ({
+      workspaceId: WS,
+      userId,
+      requestId,
+      lastSeenStatus: null,
+      createdAt,
+    });
+    const out = route(
+      listeners({
+        follows: [follow('U-F', 11), follow('U-R', 12), follow('U-NONE', 99)],
+        ownFollows: [{ workspaceId: WS, userId: 'U-F', email: 'ana@x.com ', createdAt: 0 }],
+      }),
+      events,
+    );
+    expect(out.map((d) => d.key)).toEqual(['u-U-F', 'u-U-R']);
+    expect(ids(out, 'u-U-F')).toEqual(events.map((e) => e.id));
+    expect(ids(out, 'u-U-R')).toEqual([events[2]?.id]);
+  });
+
+  it('routes nothing in a paused workspace', () => {
+    expect(route(listeners({ paused: 'tokens_revoked', channels: [channel('C1')] }), events)).toEqual([]);
+  });
+});
+
+describe('spreadOffset', () => {
+  it('places workspaces across the whole interval, each always at the same place', () => {
+    const interval = 120_000;
+    const offsets = Array.from({ length: 200 }, (_, i) =>
+      spreadOffset(`T${i.toString(36).padStart(8, '0')}`, interval),
+    );
+    for (const offset of offsets) expect(offset >= 0 && offset < interval).toBe(true);
+    const tenths = new Set(offsets.map((offset) => Math.floor((offset / interval) * 10)));
+    expect(tenths.size).toBe(10);
+    expect(spreadOffset('T00000001', interval)).toBe(spreadOffset('T00000001', interval));
+  });
+});

@@ -1,0 +1,150 @@
+import { FeedEngine } from '../../src/domain/feed/engine.js';
+import type {
+  ChannelFeed,
+  FeedEvent,
+  FeedPoster,
+  FeedPostOptions,
+  FeedPostResult,
+  FeedTarget,
+} from '../../src/domain/feed/types.js';
+import { FeedListenerStore } from '../../src/store/feed-listeners.js';
+import { FeedSnapshotStore } from '../../src/store/feed-snapshot-store.js';
+import { RedisKeyValue } from '../../src/store/kv.js';
+import type { BudgetOptions } from '../../src/upstream/budget.js';
+import { type Harness, type Replica, startDigestHarness, WS } from './digest-harness.js';
+
+export { WS };
+
+/** One post the recording poster received. */
+export interface RecordedPost {
+  replica: string;
+  workspaceId: string;
+  target: FeedTarget;
+  events: FeedEvent[];
+  lateSince: number | null;
+}
+
+/**
+ * A FeedPoster double that records what it is handed. `results` answers per target key (`c-<channel>`,
+ * `u-<user>`); `hold` makes posts wait until released (a replica that stalls or dies mid-post).
+ */
+export class RecordingPoster implements FeedPoster {
+  readonly posts: RecordedPost[] = [];
+  readonly lost: ChannelFeed[] = [];
+  readonly results = new Map<string, FeedPostResult>();
+  hold = false;
+  /** Posts started while held, never finished. */
+  held = 0;
+
+  constructor(
+    private readonly replica: string,
+    private readonly shared?: RecordedPost[],
+  ) {}
+
+  async post(
+    workspaceId: string,
+    target: FeedTarget,
+    events: FeedEvent[],
+    options: FeedPostOptions = {},
+  ): Promise<FeedPostResult> {
+    if (this.hold) {
+      this.held += 1;
+      return new Promise<FeedPostResult>(() => undefined);
+    }
+    const key = target.kind === 'channel' ? `c-${target.channelId}` : `u-${target.userId}`;
+    const result = this.results.get(key) ?? { ok: true };
+    if (result.ok) {
+      const post = {
+        replica: this.replica,
+        workspaceId,
+        target,
+        events,
+        lateSince: options.lateSince ?? null,
+      };
+      this.posts.push(post);
+      this.shared?.push(post);
+    }
+    return result;
+  }
+
+  async tellFeedLost(_workspaceId: string, feed: ChannelFeed): Promise<void> {
+    this.lost.push(feed);
+  }
+}
+
+export interface FeedReplica {
+  name: string;
+  engine: FeedEngine;
+  poster: RecordingPoster;
+  replica: Replica;
+  snapshots: FeedSnapshotStore;
+}
+
+export interface FeedHarness extends Harness {
+  listeners: FeedListenerStore;
+  /** Every post of every replica, in order. */
+  allPosts: RecordedPost[];
+  feedReplica(options?: {
+    budget?: Pick<BudgetOptions, 'limit' | 'feedSharePercent' | 'maxWaitMs'> & { onTestClock?: boolean };
+    intervalMs?: number;
+    leaseMs?: number;
+  }): FeedReplica;
+}
+
+export const INTERVAL_MS = 120_000;
+
+/** The digest harness (sandbox, fake clock, real Redis, linked workspace) plus feed engines as replicas. */
+export async function startFeedHarness(startAt: number): Promise<FeedHarness> {
+  const harness = await startDigestHarness(startAt);
+  const listeners = new FeedListenerStore(
+    new RedisKeyValue(harness.redis.connect()),
+    harness.redis.keys,
+    harness.clock.now,
+  );
+  const allPosts: RecordedPost[] = [];
+  let count = 0;
+  return Object.assign(harness, {
+    listeners,
+    allPosts,
+    feedReplica(options: Parameters<FeedHarness['feedReplica']>[0] = {}): FeedReplica {
+      count += 1;
+      const name = `replica-${count}`;
+      const limit = options.budget?.limit ?? { count: 1_000, windowMs: 60_000 };
+      const share = options.budget?.feedSharePercent ?? 20;
+      const replica = harness.replica({
+        budget: {
+          limit,
+          feedSharePercent: share,
+          ...(options.budget?.onTestClock && { onTestClock: true }),
+          ...(options.budget?.maxWaitMs && { maxWaitMs: options.budget.maxWaitMs }),
+        },
+      });
+      const kv = new RedisKeyValue(harness.redis.connect());
+      const snapshots = new FeedSnapshotStore(kv, harness.redis.keys);
+      const poster = new RecordingPoster(name, allPosts);
+      const engine = new FeedEngine({
+        domain: replica.domain,
+        snapshots,
+        listeners: new FeedListenerStore(kv, harness.redis.keys, harness.clock.now),
+        poster,
+        logger: replica.domain.logger,
+        intervalMs: options.intervalMs ?? INTERVAL_MS,
+        share: { windowMs: limit.windowMs, calls: Math.floor((limit.count * share) / 100) },
+        clock: harness.clock,
+        owner: name,
+        ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
+      });
+      return { name, engine, poster, replica, snapshots };
+    },
+  });
+}
+
+/** Event ids per target over posts: a target that got one event twice shows it twice. */
+export function deliveredIds(posts: readonly RecordedPost[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const post of posts) {
+    const key = post.target.kind === 'channel' ? `c-${post.target.channelId}` : `u-${post.target.userId}`;
+    out.set(key, [...(out.get(key) ?? []), ...post.events.map((event) => event.id)]);
+  }
+  return out;
+}
