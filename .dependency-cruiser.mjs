@@ -108,6 +108,13 @@ export default {
       to: { dependencyTypes: ['core'], path: '^(node:)?(fs|fs/promises|http|https|net|child_process|timers/promises)$' },
     },
     {
+      name: 'metrics-through-the-metrics-interface',
+      comment: 'Code records through lib/metrics.ts; only lib/prom-metrics.ts (one registry per bot) knows prom-client.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/lib/prom-metrics\\.ts$' },
+      to: { path: 'node_modules/prom-client/' },
+    },
+    {
       name: 'src-does-not-import-tests-or-bench',
       severity: 'error',
       from: { path: '^src/' },

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Config } from '../src/config.js';
+import { FIRST_GENERATED_EMPRESA, generatedLogin } from '../src/sandbox/catalog-generated.js';
 import { DEMO_FACTS } from '../src/sandbox/facts.js';
 import { SubscriptionStore } from '../src/store/subscription-store.js';
 import { buildDigestReplica, type DigestReplica } from './digest-replica.js';
@@ -38,6 +39,13 @@ export interface DigestOptions {
   tickEveryMs: number;
   /** Give up after this long (the target is 60 s). */
   timeoutMs: number;
+  /** Scheduler instances, as replicas (default 2). */
+  schedulers?: number;
+  /**
+   * Each workspace linked to a company of its own (the sandbox's generated `empresaN` logins, one credential
+   * and budget each), as separate customers are; default: alternately the two demo logins.
+   */
+  ownCompanies?: boolean;
 }
 
 /**
@@ -47,7 +55,13 @@ export interface DigestOptions {
  * how many each subscription got.
  */
 export async function runDigest(options: DigestOptions): Promise<DigestResult> {
-  const stage = await openStage('digest', { rateLimit: options.limit, enforceChannelRate: true });
+  const ownCompanies = options.ownCompanies ?? false;
+  const stage = await openStage('digest', {
+    rateLimit: options.limit,
+    enforceChannelRate: true,
+    extraCompanies: ownCompanies ? options.workspaces : 0,
+  });
+  const logins: string[] = [];
   const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
   const subscriptions: { workspaceId: string; channelId: string }[] = [];
   const connections: Redis[] = [];
@@ -62,7 +76,17 @@ export async function runDigest(options: DigestOptions): Promise<DigestResult> {
         botId: `B0DIGB${String(w).padStart(4, '0')}`,
       });
       await stage.install(workspaceId);
-      await stage.link(workspaceId, w % 2 === 1 ? DEMO_FACTS.company1 : DEMO_FACTS.company2);
+      const account = ownCompanies
+        ? { login: generatedLogin(FIRST_GENERATED_EMPRESA + w - 1), empresa: FIRST_GENERATED_EMPRESA + w - 1 }
+        : w % 2 === 1
+          ? DEMO_FACTS.company1
+          : DEMO_FACTS.company2;
+      await stage.link(workspaceId, {
+        login: account.login,
+        password: account.login,
+        empresa: account.empresa,
+      });
+      if (!logins.includes(account.login)) logins.push(account.login);
       for (let c = 1; c <= options.channelsPerWorkspace; c += 1) {
         const channelId = `C0DIG${String(w).padStart(3, '0')}${String(c).padStart(2, '0')}`;
         stage.slack.addChannel({
@@ -89,7 +113,7 @@ export async function runDigest(options: DigestOptions): Promise<DigestResult> {
 
     const started = Date.now();
     const clock = () => hour + (Date.now() - started);
-    for (let i = 1; i <= 2; i += 1) {
+    for (let i = 1; i <= (options.schedulers ?? 2); i += 1) {
       const redis = new Redis(REDIS_URL);
       connections.push(redis);
       replicas.push(buildDigestReplica({ stage, redis, config, now: clock, name: `digest-${i}` }));
@@ -143,7 +167,6 @@ export async function runDigest(options: DigestOptions): Promise<DigestResult> {
     }
     const delays = posts.map((p) => p.at - started);
     const calls = stage.sandbox.calls;
-    const logins = [DEMO_FACTS.company1.login, DEMO_FACTS.company2.login];
     return {
       workspaces: options.workspaces,
       subscriptions: subscriptions.length,

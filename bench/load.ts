@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { encodeRoute } from '../src/domain/routes.js';
 import { buildBlockActionPayload, buildSlashCommandBody, type FakeMessage } from '../src/fake-slack/index.js';
 import { ActionIds } from '../src/render/ids.js';
+import { isFirstMessage } from '../src/render/progress.js';
 import { type AnswerKind, classifyAnswer, UpstreamLog } from './classify.js';
 import { preciseNow } from './measure.js';
 import type { PlannedSend, SenderReply, SenderRequest } from './sender-worker.js';
@@ -23,6 +24,11 @@ export interface CommandRecord {
   ackMs: number | null;
   ackStatus: number | null;
   answeredAt: number | null;
+  /**
+   * When a first message ("consultando…", saved data "atualizando…", the place in the queue) came before the
+   * answer replaced it; null when the answer was the first message. answeredAt is the answer's.
+   */
+  firstMessageAt: number | null;
   kind: AnswerKind | null;
   /** The minute the message says its data is from (cached or saved data); null for fresh data. */
   shownMinute: number | null;
@@ -50,7 +56,7 @@ export interface StepWindow {
   to: number;
 }
 
-const FORM = 'application/x-www-form-urlencoded';
+export const FORM = 'application/x-www-form-urlencoded';
 /** Requests are built and handed to the sender in batches of this span, this long before the first leaves. */
 const BATCH_MS = 5_000;
 const LEAD_MS = 1_000;
@@ -166,6 +172,7 @@ export class LoadDriver {
       ackMs: null,
       ackStatus: null,
       answeredAt: null,
+      firstMessageAt: null,
       kind: null,
       shownMinute: null,
       ageMs: null,
@@ -174,38 +181,7 @@ export class LoadDriver {
     this.records.push(record);
     this.byChannel.set(channelId, record);
     this.pending += 1;
-    const { slack } = this.stage;
-    const context = { teamId: BENCH_TEAM, channelId, userId };
-    const responseUrl = slack.newResponseUrl(context);
-    const triggerId = slack.newTriggerId({ userId, teamId: BENCH_TEAM });
-    const { action } = item;
-    const body =
-      action.kind === 'command'
-        ? new URLSearchParams(
-            buildSlashCommandBody({
-              command: action.command,
-              text: action.text,
-              teamId: BENCH_TEAM,
-              userId,
-              channelId,
-              responseUrl,
-              triggerId,
-            }),
-          ).toString()
-        : new URLSearchParams({
-            payload: JSON.stringify(
-              buildBlockActionPayload({
-                teamId: BENCH_TEAM,
-                userId,
-                channelId,
-                responseUrl,
-                triggerId,
-                actionId: `${ActionIds.navigatePrefix}0`,
-                value: encodeRoute(action.route),
-                isEphemeral: true,
-              }),
-            ),
-          }).toString();
+    const body = signedBody(this.stage, item, { teamId: BENCH_TEAM, channelId, userId });
     return { id, at, eventsUrl: this.targets[target] as string, body, contentType: FORM };
   }
 
@@ -222,6 +198,10 @@ export class LoadDriver {
   private onMessage(message: FakeMessage): void {
     const record = this.byChannel.get(message.channel);
     if (!record || record.answeredAt !== null) return;
+    if (isFirstMessage(message)) {
+      record.firstMessageAt ??= preciseNow();
+      return;
+    }
     record.answeredAt = preciseNow();
     const classified = classifyAnswer(message, BENCH_TZ);
     record.kind = classified.kind;
@@ -252,7 +232,49 @@ export class LoadDriver {
   }
 }
 
-function startSenderWorker(): Worker {
+/**
+ * The form body Slack would send for one work item: a slash command, or a click on a button carrying the item's
+ * route, with a response_url and a trigger_id the fake Slack knows.
+ */
+export function signedBody(
+  stage: Stage,
+  item: WorkItem,
+  context: { teamId: string; channelId: string; userId: string },
+): string {
+  const { slack } = stage;
+  const { teamId, channelId, userId } = context;
+  const responseUrl = slack.newResponseUrl(context);
+  const triggerId = slack.newTriggerId({ userId, teamId });
+  const { action } = item;
+  return action.kind === 'command'
+    ? new URLSearchParams(
+        buildSlashCommandBody({
+          command: action.command,
+          text: action.text,
+          teamId,
+          userId,
+          channelId,
+          responseUrl,
+          triggerId,
+        }),
+      ).toString()
+    : new URLSearchParams({
+        payload: JSON.stringify(
+          buildBlockActionPayload({
+            teamId,
+            userId,
+            channelId,
+            responseUrl,
+            triggerId,
+            actionId: `${ActionIds.navigatePrefix}0`,
+            value: encodeRoute(action.route),
+            isEphemeral: true,
+          }),
+        ),
+      }).toString();
+}
+
+export function startSenderWorker(): Worker {
   // tsx's loader is registered inside the worker: a worker does not inherit it on Node 20.
   const entry = new URL('./sender-worker.ts', import.meta.url).href;
   const code = `import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(entry)}); })`;

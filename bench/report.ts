@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { BurstResult } from './burst.js';
 import type { DigestResult } from './digest.js';
 import type { StepFigures } from './figures.js';
 import { type Percentiles, percentileRatioInterval, ratio } from './measure.js';
@@ -44,6 +45,9 @@ export interface BenchResult {
   configs: ConfigResult[];
   soak: SoakResult | null;
   digest: DigestResult | null;
+  /** The same fan-out at ten times the scale (each workspace its own company), 3 scheduler instances. */
+  digestLarge: DigestResult | null;
+  burst: BurstResult | null;
   targets: Target[];
 }
 
@@ -188,7 +192,29 @@ export function digestText(digest: DigestResult | null): string {
       .map(([posts, n]) => `${n} × ${posts}`)
       .join(', ')}; missed ${digest.missed}, doubled ${digest.doubled}.`,
     `Slack: ${digest.slackRateLimited} chat.postMessage answered 429; shortest gap between two posts in one channel ${digest.minChannelGapMs === null ? '– (one post per channel)' : `${fmt(digest.minChannelGapMs)} ms`}.`,
-    `Upstream: ${digest.upstreamCalls} calls, ${digest.upstream429} 429s, most in any window ${digest.maxInWindowByLogin.map((l) => `${l.login} ${l.max} (${l.limit})`).join(', ')}.`,
+    `Upstream: ${digest.upstreamCalls} calls, ${digest.upstream429} 429s, most in any window ${windowsText(digest.maxInWindowByLogin)}.`,
+  ].join('\n');
+}
+
+function windowsText(byLogin: DigestResult['maxInWindowByLogin']): string {
+  if (byLogin.length <= 4) return byLogin.map((l) => `${l.login} ${l.max} (${l.limit})`).join(', ');
+  const worst = byLogin.reduce((a, b) => (b.max / b.limit > a.max / a.limit ? b : a));
+  return `${worst.max} (limit ${worst.limit}) for the busiest of ${byLogin.length} logins (${worst.login})`;
+}
+
+const mb = (bytes: number) => fmt(bytes / 1024 / 1024);
+
+export function burstText(burst: BurstResult | null): string {
+  if (!burst) return 'Burst: not run.';
+  const row = (label: string, side: BurstResult['bare']) =>
+    `| ${label} | ${ms(side.cold)} | ${ms(side.warm)} | ${side.failed} | ${side.kind === 'bare' ? '–' : side.unanswered} | ${mb(side.peakRss)} |`;
+  return [
+    `Burst: ${burst.commands} commands sent at one instant by ${burst.users} users of ${burst.workspaces} workspaces, to a process that has just started (cold) and again once it answered them (warm); bare Bolt and the bot take turns, ${burst.rounds} fresh processes each, acks pooled.`,
+    '| process | cold ack p50 / p95 / p99 (ms) | warm ack p50 / p95 / p99 (ms) | failed acks | unanswered | peak RSS (MB) |',
+    '|---|---|---|---|---|---|',
+    row('bare Bolt (ack only)', burst.bare),
+    row('as built, 1 replica', burst.bot),
+    `Ack p99, bot ÷ bare: cold ${fmt(burst.coldP99Ratio, 2)}×, warm ${fmt(burst.warmP99Ratio, 2)}×.`,
   ].join('\n');
 }
 
@@ -214,6 +240,12 @@ export function fullReport(result: BenchResult): string {
     soakText(result.soak),
     '',
     digestText(result.digest),
+    '',
+    result.digestLarge
+      ? `At ten times the scale:\n${digestText(result.digestLarge)}`
+      : 'Digest fan-out at ten times the scale: not run.',
+    '',
+    burstText(result.burst),
     '',
     'Targets:',
     targetsText(result.targets),

@@ -5,7 +5,7 @@
  *   npm run bench                       the full run (about 50 minutes on 2 cores, 25 of them the soak)
  *   npm run bench -- --soak=3600        a soak of an hour instead of 20 minutes
  *   npm run bench -- --quick            short steps, for trying changes to the bench itself
- *   npm run bench -- --only=built-1,bare --skip-soak --skip-digest
+ *   npm run bench -- --only=built-1,bare --skip-soak --skip-digest --skip-burst
  *   npm run bench -- --tsx              bot processes under tsx instead of tsc-built JavaScript
  *   npm run bench -- --with-prefetch    adds the bot with src/domain/prefetch.ts on (about 5 minutes more)
  *   npm run bench -- --cpu-prof         bot processes write CPU profiles into the run's log directory
@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { formatRateLimit, parseRateLimit } from '../src/lib/rate-limit-spec.js';
-import { type DigestResult, runDigest } from './digest.js';
+import { type BurstResult, runBurst } from './burst.js';
+import { type DigestOptions, type DigestResult, runDigest } from './digest.js';
 import type { StepPlan } from './load.js';
 import { ratio } from './measure.js';
 import { buildBotScripts, type RunMode, removeBotScripts } from './processes.js';
@@ -75,6 +76,7 @@ function options() {
       soak: { type: 'string', default: '1200' },
       'skip-soak': { type: 'boolean', default: false },
       'skip-digest': { type: 'boolean', default: false },
+      'skip-burst': { type: 'boolean', default: false },
       tsx: { type: 'boolean', default: false },
       'with-prefetch': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
@@ -103,6 +105,7 @@ function options() {
     soakMs: quick ? 20_000 : Number(values.soak) * 1_000,
     soak: !(values['skip-soak'] ?? false),
     digest: !(values['skip-digest'] ?? false),
+    burst: !(values['skip-burst'] ?? false),
     mode: (values.tsx ? 'tsx' : 'compiled') as RunMode,
     cpuProf: values['cpu-prof'] ?? false,
   };
@@ -156,7 +159,8 @@ async function machine(): Promise<Machine> {
 function targets(
   configs: ConfigResult[],
   soak: SoakResult | null,
-  digest: DigestResult | null,
+  digests: { digest: DigestResult | null; digestLarge: DigestResult | null },
+  burst: BurstResult | null,
   limit: RateLimit,
 ): Target[] {
   const byName = new Map(configs.map((c) => [c.name, c]));
@@ -208,17 +212,35 @@ function targets(
       ? `over ${(soak.measureMs / 60_000).toFixed(1)} min: RSS ${soak.rss.slopePerMin.toFixed(2)} ± ${soak.rss.ci95PerMin.toFixed(2)} MB/min (second half ${soak.rssLate.slopePerMin.toFixed(2)}), live heap without V8 code ${soak.data.slopePerMin.toFixed(3)} ± ${soak.data.ci95PerMin.toFixed(3)} MB/min (second half ${soak.dataLate.slopePerMin.toFixed(3)}; ${soak.dataBesideCode.slopePerMin.toFixed(4)} ± ${soak.dataBesideCode.ci95PerMin.toFixed(4)} with V8's code size held fixed).`
       : 'not run.',
   });
+  for (const [what, digest] of [
+    ['200 subscriptions', digests.digest],
+    ['2,000 subscriptions in 200 workspaces, 3 replicas', digests.digestLarge],
+  ] as const) {
+    out.push({
+      name: `digest fan-out: ${what} posted within 60 s of the hour, none missed or doubled, Slack per-channel rate respected`,
+      met: digest
+        ? digest.allPostedWithinMs !== null &&
+          digest.allPostedWithinMs <= 60_000 &&
+          digest.missed === 0 &&
+          digest.doubled === 0 &&
+          digest.slackRateLimited === 0
+        : null,
+      detail: digest
+        ? `last post ${digest.allPostedWithinMs === null ? 'never' : `${(digest.allPostedWithinMs / 1000).toFixed(1)} s`} after the hour; missed ${digest.missed}, doubled ${digest.doubled}; Slack 429s ${digest.slackRateLimited}.`
+        : 'not run.',
+    });
+  }
   out.push({
-    name: 'digest fan-out: 200 subscriptions posted within 60 s of the hour, none missed or doubled, Slack per-channel rate respected',
-    met: digest
-      ? digest.allPostedWithinMs !== null &&
-        digest.allPostedWithinMs <= 60_000 &&
-        digest.missed === 0 &&
-        digest.doubled === 0 &&
-        digest.slackRateLimited === 0
+    name: `burst of ${burst?.commands ?? 200} concurrent commands: ack p99 within 1.2× of the bare Bolt app's, and under 1 s cold`,
+    met: burst
+      ? burst.coldP99Ratio !== null &&
+        burst.coldP99Ratio <= 1.2 &&
+        burst.warmP99Ratio !== null &&
+        burst.warmP99Ratio <= 1.2 &&
+        (burst.bot.cold.p99 ?? Number.POSITIVE_INFINITY) < 1_000
       : null,
-    detail: digest
-      ? `last post ${digest.allPostedWithinMs === null ? 'never' : `${(digest.allPostedWithinMs / 1000).toFixed(1)} s`} after the hour; missed ${digest.missed}, doubled ${digest.doubled}; Slack 429s ${digest.slackRateLimited}.`
+    detail: burst
+      ? `cold ${burst.bot.cold.p99?.toFixed(0)} ms vs ${burst.bare.cold.p99?.toFixed(0)} ms (${burst.coldP99Ratio?.toFixed(2)}×), warm ${burst.bot.warm.p99?.toFixed(0)} ms vs ${burst.bare.warm.p99?.toFixed(0)} ms (${burst.warmP99Ratio?.toFixed(2)}×); ${burst.bot.failed} failed acks.`
       : 'not run.',
   });
   return out;
@@ -284,14 +306,32 @@ async function main(): Promise<void> {
     });
   }
   let digest: DigestResult | null = null;
+  let digestLarge: DigestResult | null = null;
   if (o.digest) {
-    say('digest fan-out: 20 workspaces × 10 channels…');
-    digest = await runDigest({
-      workspaces: 20,
+    const common: Omit<DigestOptions, 'workspaces'> = {
       channelsPerWorkspace: 10,
       limit: { count: 250, windowMs: 3_600_000 },
       tickEveryMs: 5_000,
       timeoutMs: 90_000,
+    };
+    say('digest fan-out: 20 workspaces × 10 channels…');
+    digest = await runDigest({ ...common, workspaces: 20 });
+    say('digest fan-out at ten times the scale: 200 workspaces × 10 channels, 3 schedulers…');
+    digestLarge = await runDigest({ ...common, workspaces: 200, schedulers: 3, ownCompanies: true });
+  }
+  let burst: BurstResult | null = null;
+  if (o.burst) {
+    say('burst: 200 commands at one instant, cold and warm, bare Bolt and the bot in turns…');
+    burst = await runBurst({
+      commands: 200,
+      users: 50,
+      workspaces: 5,
+      rounds: o.quick ? 1 : 3,
+      limit: o.limit,
+      mode: o.mode,
+      logDir,
+      drainMs: 30_000,
+      ...(o.cpuProf && { cpuProfileDir: join(logDir, 'profiles') }),
     });
   }
   const finished = new Date();
@@ -304,7 +344,9 @@ async function main(): Promise<void> {
     configs,
     soak,
     digest,
-    targets: targets(configs, soak, digest, o.limit),
+    digestLarge,
+    burst,
+    targets: targets(configs, soak, { digest, digestLarge }, burst, o.limit),
   };
   const files = writeResults(result, RESULTS_DIR);
   process.stdout.write(`\n${fullReport(result)}\n\nWritten ${files.latest} and ${files.stamped}\n`);

@@ -50,9 +50,13 @@ export interface Stage {
 
 export async function openStage(
   name: string,
-  options: { rateLimit: RateLimit; enforceChannelRate?: boolean },
+  options: { rateLimit: RateLimit; enforceChannelRate?: boolean; extraCompanies?: number },
 ): Promise<Stage> {
-  const sandbox = await startSandbox({ port: 0, rateLimit: options.rateLimit });
+  const sandbox = await startSandbox({
+    port: 0,
+    rateLimit: options.rateLimit,
+    extraCompanies: options.extraCompanies ?? 0,
+  });
   const slack = await startFakeSlack({ port: 0, enforceChannelRate: options.enforceChannelRate ?? true });
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
   await redis.ping();

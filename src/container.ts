@@ -3,11 +3,12 @@ import type { Config } from './config.js';
 import { CachedReader } from './domain/cached-reader.js';
 import type { DomainDeps } from './domain/deps.js';
 import { DigestClaims } from './domain/digest/claims.js';
-import { DigestService } from './domain/digest/digest-service.js';
 import { DigestMaterialNotes } from './domain/digest/material-notes.js';
+import { MeteredDigestService, MeteredPublisher } from './domain/digest/metered.js';
 import { DigestScheduler } from './domain/digest/scheduler.js';
 import { LinkService } from './domain/links/link-service.js';
 import { TokenKeeper } from './domain/links/token-keeper.js';
+import { MeteredReader } from './domain/metered-reader.js';
 import { Prefetcher } from './domain/prefetch.js';
 import { StorePrefetchClaims } from './domain/prefetch-claims.js';
 import { PurchaseService } from './domain/purchases/purchase-service.js';
@@ -15,7 +16,9 @@ import { RequestService } from './domain/requests/request-service.js';
 import { CatalogService } from './domain/stock/catalog-service.js';
 import { MaterialSearchService } from './domain/stock/material-search.js';
 import { Workspaces } from './domain/workspace.js';
+import type { Clock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
+import { PromMetrics } from './lib/prom-metrics.js';
 import { AckPriority } from './slack/ack-priority.js';
 import { Answers } from './slack/answers.js';
 import { BackgroundTasks } from './slack/background.js';
@@ -24,7 +27,9 @@ import { DigestPoster } from './slack/digest-poster.js';
 import { DigestSubscriptions } from './slack/digest-subscriptions.js';
 import { SlackFeedPoster } from './slack/feed-poster.js';
 import { FeedSubscriptions } from './slack/feed-subscriptions.js';
+import { DEFAULT_ANSWER_TIMING } from './slack/first-message.js';
 import { createSlackClients } from './slack/slack-clients.js';
+import { meteredFetch } from './slack/slack-metrics.js';
 import { CacheStore } from './store/cache-store.js';
 import type { SecretBox } from './store/crypto.js';
 import { FeedListenerStore } from './store/feed-listeners.js';
@@ -38,15 +43,17 @@ import { TokenStore } from './store/token-store.js';
 import { UserMatchStore } from './store/user-match-store.js';
 import { TokenManager } from './upstream/auth.js';
 import type { Budget } from './upstream/budget.js';
-import { UpstreamClient } from './upstream/client.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, UpstreamClient } from './upstream/client.js';
 import { createDispatcher } from './upstream/http.js';
+import { MeteredBudget } from './upstream/metered.js';
 import type { RetryPolicy } from './upstream/retry.js';
 
 export interface ContainerOptions {
   config: Pick<
     Config,
     'UPSTREAM_RATE_LIMIT' | 'BOT_ADMINS' | 'DIGEST_TZ' | 'SLACK_API_URL' | 'SLACK_BOT_TOKEN'
-  >;
+  > &
+    Partial<Pick<Config, AnswerTimingVariable | 'UPSTREAM_MAX_RESPONSE_BYTES' | 'UPSTREAM_TIMEOUT'>>;
   /** OAuth installations (bot tokens of each workspace) for the digest poster; null in single-workspace mode. */
   installations?: SlackInstallationStore | null;
   upstream: { baseUrl: string; authUrl: string };
@@ -61,6 +68,10 @@ export interface ContainerOptions {
   now?: () => number;
   /** Local mode: the in-process sandbox, moved along by `/estoque sandbox avancar`. */
   sandboxMotion?: SandboxMotion;
+  /** This bot's metrics; default a new registry of its own (never prom-client's global one). */
+  metrics?: PromMetrics;
+  /** Timers of interactive answers' first messages (tests move it by hand); the system clock by default. */
+  clock?: Clock;
   /** Benchmark switches: the naive bot (no cache, no coalescing of identical calls), scaled TTLs, prefetch. */
   features?: {
     cache?: boolean;
@@ -71,6 +82,8 @@ export interface ContainerOptions {
     prefetch?: boolean;
   };
 }
+
+type AnswerTimingVariable = 'ANSWER_DEADLINE' | 'ANSWER_PENDING_NOTICE' | 'ANSWER_BUDGET_NOTICE';
 
 export interface Container {
   tokens: TokenManager;
@@ -91,14 +104,19 @@ export interface Container {
   tasks: BackgroundTasks;
   slackDeps: SlackDeps;
   domain: DomainDeps;
+  metrics: PromMetrics;
   close(): Promise<void>;
 }
 
 /** The composition root: every service built from its dependencies, no module globals. */
 export function buildContainer(options: ContainerOptions): Container {
-  const { logger, kv, keys, box, budget } = options;
+  const { logger, kv, keys, box } = options;
   const now = options.now ?? Date.now;
+  const metrics = options.metrics ?? new PromMetrics();
+  const budget = new MeteredBudget(options.budget, metrics);
   const dispatcher = options.dispatcher ?? createDispatcher();
+  const timeoutMs = options.timeoutMs ?? options.config.UPSTREAM_TIMEOUT;
+  const maxResponseBytes = options.config.UPSTREAM_MAX_RESPONSE_BYTES ?? DEFAULT_MAX_RESPONSE_BYTES;
   const ownsDispatcher = options.dispatcher === undefined;
   const tokens = new TokenManager({
     authUrl: options.upstream.authUrl,
@@ -107,8 +125,9 @@ export function buildContainer(options: ContainerOptions): Container {
     store: new TokenStore(kv, keys, box, now),
     logger: logger.child({ component: 'tokens' }),
     now,
+    metrics,
     ...(options.retryPolicy && { retryPolicy: options.retryPolicy }),
-    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    ...(timeoutMs !== undefined && { timeoutMs }),
   });
   const client = new UpstreamClient({
     baseUrl: options.upstream.baseUrl,
@@ -118,11 +137,15 @@ export function buildContainer(options: ContainerOptions): Container {
     logger: logger.child({ component: 'upstream' }),
     rateWindowMs: options.config.UPSTREAM_RATE_LIMIT.windowMs,
     coalesce: options.features?.coalesce ?? true,
+    metrics,
+    maxResponseBytes,
+    now,
     ...(options.retryPolicy && { retryPolicy: options.retryPolicy }),
-    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    ...(timeoutMs !== undefined && { timeoutMs }),
   });
   const links = new LinkStore(kv, keys, box);
-  const cache = new CacheStore(kv, keys);
+  // An answer over the cap is refused while it is read; one that grew past it once processed is not stored.
+  const cache = new CacheStore(kv, keys, maxResponseBytes);
   const userMatches = new UserMatchStore(kv, keys);
   const feedListeners = new FeedListenerStore(kv, keys, now);
   // A broken link pauses the change feed's listeners, as unlinking does; the next link resumes them.
@@ -153,7 +176,7 @@ export function buildContainer(options: ContainerOptions): Container {
   const stock = new StockStore(kv, keys);
   const domain: DomainDeps = {
     client,
-    reader: prefetcher?.reader ?? reader,
+    reader: new MeteredReader(prefetcher?.reader ?? reader, metrics),
     workspaces,
     stock,
     userMatches,
@@ -192,6 +215,7 @@ export function buildContainer(options: ContainerOptions): Container {
   const slackClients = createSlackClients({
     slackApiUrl: options.config.SLACK_API_URL,
     logger: digestLogger,
+    fetch: meteredFetch(metrics, options.config.SLACK_API_URL),
     ...(options.config.SLACK_BOT_TOKEN && { botToken: options.config.SLACK_BOT_TOKEN }),
     ...(options.installations && { installations: options.installations }),
   });
@@ -207,8 +231,11 @@ export function buildContainer(options: ContainerOptions): Container {
   const scheduler = new DigestScheduler({
     subscriptions,
     claims: new DigestClaims(kv, keys),
-    digests: new DigestService(domain, { requests, purchases }, new DigestMaterialNotes(kv, keys)),
-    publisher: poster,
+    digests: new MeteredDigestService(
+      [domain, { requests, purchases }, new DigestMaterialNotes(kv, keys)],
+      metrics,
+    ),
+    publisher: new MeteredPublisher(poster, metrics),
     logger: digestLogger,
     now,
     yieldToAcks: () => priority.yield(),
@@ -263,7 +290,25 @@ export function buildContainer(options: ContainerOptions): Container {
     tasks,
     now,
     ...(options.sandboxMotion && { sandbox: options.sandboxMotion }),
+    metrics,
+    ...(options.clock && { clock: options.clock }),
+    answerTiming: {
+      deadlineMs: options.config.ANSWER_DEADLINE ?? DEFAULT_ANSWER_TIMING.deadlineMs,
+      pendingNoticeMs: options.config.ANSWER_PENDING_NOTICE ?? DEFAULT_ANSWER_TIMING.pendingNoticeMs,
+      budgetNoticeMs: options.config.ANSWER_BUDGET_NOTICE ?? DEFAULT_ANSWER_TIMING.budgetNoticeMs,
+    },
   };
+  metrics.readFrom({
+    storeUp: () => kv.ping(),
+    budgetUsage: () =>
+      Promise.all(
+        budget.seen().map(async (credential) => {
+          const usage = await budget.usage(credential);
+          const paused = usage.pausedUntil !== null && usage.pausedUntil > now();
+          return { credential, used: usage.used, remaining: usage.remaining, paused };
+        }),
+      ),
+  });
   const keeper = new TokenKeeper(links, tokens, logger.child({ component: 'token-keeper' }));
   return {
     tokens,
@@ -282,6 +327,7 @@ export function buildContainer(options: ContainerOptions): Container {
     tasks,
     slackDeps,
     domain,
+    metrics,
     async close() {
       keeper.stop();
       prefetcher?.stop();

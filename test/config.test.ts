@@ -15,6 +15,17 @@ describe('loadConfig', () => {
     expect(config.SANDBOX_PORT).toBe(4010);
   });
 
+  it('reads METRICS_TOKEN, unset when empty, and refuses one too short or with spaces', () => {
+    expect(loadConfig({}).METRICS_TOKEN).toBeUndefined();
+    expect(loadConfig({ METRICS_TOKEN: '  ' }).METRICS_TOKEN).toBeUndefined();
+    expect(loadConfig({ METRICS_TOKEN: 'a'.repeat(16) }).METRICS_TOKEN).toBe('a'.repeat(16));
+    for (const bad of ['short', 'sixteen chars but spaces']) {
+      expect(() => loadConfig({ METRICS_TOKEN: bad })).toThrow(
+        /METRICS_TOKEN: must be at least 16 printable/,
+      );
+    }
+  });
+
   it('reads COUNT/DURATION budgets', () => {
     expect(loadConfig({ UPSTREAM_RATE_LIMIT: '25/36s' }).UPSTREAM_RATE_LIMIT).toEqual({
       count: 25,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildContainer, type ContainerOptions } from '../src/container.js';
+import { MeteredReader } from '../src/domain/metered-reader.js';
 import { makeLogger } from '../src/lib/logger.js';
 import { SecretBox } from '../src/store/crypto.js';
 import { RedisKeyValue } from '../src/store/kv.js';
@@ -44,6 +45,8 @@ describe('buildContainer', () => {
   it('reads every service answer through the prefetcher when features.prefetch is on', async () => {
     const container = await build({ prefetch: true });
     expect(container.prefetcher).not.toBeNull();
-    expect(container.domain.reader).toBe(container.prefetcher?.reader);
+    // Counted on the way (MeteredReader), then read through the prefetcher.
+    expect(container.domain.reader).toBeInstanceOf(MeteredReader);
+    expect((container.domain.reader as MeteredReader).inner).toBe(container.prefetcher?.reader);
   });
 });

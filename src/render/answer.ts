@@ -3,8 +3,9 @@ import { type Route, withPage } from '../domain/routes.js';
 import type { Freshness } from '../domain/views.js';
 import type { Page } from '../upstream/client.js';
 import { actions, context, finalizeMessage, header, routeButton, section } from './blocks.js';
-import { formatAge, formatDateTime, formatNumber, mentionUser, plural } from './format.js';
+import { formatAge, formatAt, formatDateTime, formatNumber, mentionUser, plural } from './format.js';
 import { ActionIds } from './ids.js';
+import { REFRESHING_MARK } from './progress.js';
 import type { Message, RenderContext } from './types.js';
 
 /** The frame every answer shares: freshness warnings, the body, the buttons, who shared it. */
@@ -28,17 +29,24 @@ function savedAt(freshness: Freshness, ctx: RenderContext): string {
 
 /** A clear warning when upstream could not be asked and saved data is shown instead. */
 export function degradedWarning(freshness: Freshness | null, ctx: RenderContext): string | null {
+  if (ctx.refreshing && freshness?.fromCache) {
+    return `${REFRESHING_MARK} mostrando dados salvos de ${savedAt(freshness, ctx)}; esta mensagem muda quando a consulta terminar.`;
+  }
   if (!freshness?.degraded) return null;
   const lead =
     freshness.degraded === 'budget'
       ? 'Limite de consultas ao sistema atingido'
       : 'O sistema de estoque não respondeu';
-  return `:warning: ${lead}: mostrando dados salvos de ${savedAt(freshness, ctx)}.`;
+  const frees =
+    freshness.degraded === 'budget' && freshness.retryAt !== undefined && freshness.retryAt > ctx.now
+      ? ` Novas consultas ${formatAt(freshness.retryAt, ctx.now, ctx.timeZone)}.`
+      : '';
+  return `:warning: ${lead}: mostrando dados salvos de ${savedAt(freshness, ctx)}.${frees}`;
 }
 
 /** "Dados de 22/11/2026 10:31 (cache, há 5 min)" for cached answers; nothing for fresh ones. */
 export function cacheLine(freshness: Freshness | null, ctx: RenderContext): string | null {
-  if (!freshness?.fromCache || freshness.degraded) return null;
+  if (!freshness?.fromCache || freshness.degraded || ctx.refreshing) return null;
   return `Dados de ${formatDateTime(freshness.fetchedAt, ctx.timeZone)} (cache, ${formatAge(freshness.fetchedAt, ctx.now)})`;
 }
 

@@ -1,5 +1,6 @@
 /** Statuses a test may stage. */
-export type FaultStatus = 400 | 401 | 403 | 404 | 429 | 500 | 502 | 503 | 504;
+/** 200 only with a `body`: a well-formed answer whose content is wrong (a `null` list…). */
+export type FaultStatus = 200 | 400 | 401 | 403 | 404 | 429 | 500 | 502 | 503 | 504;
 
 export interface FaultSpec {
   /** Which requests: an exact path (`/v1/almoxarifados`, trailing slash ignored) or a RegExp tested on path + query. Default: any. */
@@ -12,6 +13,8 @@ export interface FaultSpec {
   times?: number;
   /** Wait this long before answering (or before dropping the connection). */
   delayMs?: number;
+  /** In-process tests: wait until this settles before answering (the test decides when the answer comes). */
+  release?: Promise<unknown>;
   /** Body to send; default ErrorCommandResult for 500, ProblemDetails otherwise. A string is sent as is. */
   body?: unknown;
   /** Content type of the body (default application/json for 500, application/problem+json otherwise). */
@@ -20,6 +23,12 @@ export interface FaultSpec {
   headers?: Record<string, string>;
   /** Destroy the socket without answering. */
   dropConnection?: boolean;
+  /**
+   * Answer 200 with a JSON array of about this many bytes, streamed in chunks as the client reads them (the
+   * sandbox never holds it whole): `row` repeated (default a filler object). Without `declareLength` it is sent
+   * chunked, so only reading it tells its size.
+   */
+  huge?: { bytes: number; row?: unknown; declareLength?: boolean };
 }
 
 export interface SandboxFaults {
@@ -46,8 +55,14 @@ export class FaultQueue implements SandboxFaults {
   next(spec: FaultSpec): void {
     const times = spec.times ?? 1;
     if (!Number.isInteger(times) || times < 1) throw new RangeError('fault times must be a positive integer');
-    if (spec.status === undefined && !spec.dropConnection && spec.delayMs === undefined) {
-      throw new TypeError('a fault needs a status, dropConnection or delayMs');
+    if (
+      spec.status === undefined &&
+      !spec.dropConnection &&
+      spec.delayMs === undefined &&
+      spec.release === undefined &&
+      spec.huge === undefined
+    ) {
+      throw new TypeError('a fault needs a status, dropConnection, delayMs or huge');
     }
     this.queue.push({ spec: { ...spec }, remaining: times });
   }

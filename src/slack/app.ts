@@ -10,6 +10,7 @@ import { registerCommands } from './commands/index.js';
 import type { SlackDeps } from './deps.js';
 import { registerChatHelp } from './events/chat-help.js';
 import { registerUninstallEvents } from './events/uninstall.js';
+import { meteredFetch, metricsHandler, timeAcks } from './slack-metrics.js';
 import { registerLinkModal } from './views/link-modal.js';
 
 /** The scopes the bot uses, and no more (manifest.yml lists the same, and says why each). */
@@ -42,10 +43,15 @@ export function buildSlackApp(options: SlackAppOptions): App {
   const { config, deps } = options;
   const customRoutes: CustomRoute[] = [
     { path: '/healthz', method: ['GET'], handler: healthHandler(options.kv) },
+    { path: '/metrics', method: ['GET'], handler: metricsHandler(deps.metrics, config.METRICS_TOKEN) },
   ];
   const common = {
     logger: boltLogger(deps.logger),
-    clientOptions: { slackApiUrl: config.SLACK_API_URL },
+    // Bolt's Web API clients and respond() share this fetch: Slack's errors are counted by method.
+    clientOptions: {
+      slackApiUrl: config.SLACK_API_URL,
+      fetch: meteredFetch(deps.metrics, config.SLACK_API_URL),
+    },
     customRoutes,
     ...(config.oauth
       ? {
@@ -81,6 +87,7 @@ export function buildSlackApp(options: SlackAppOptions): App {
         processBeforeResponse: false,
       });
 
+  timeAcks(app, deps.metrics);
   registerCommands(app, deps);
   registerActions(app, deps);
   registerLinkModal(app, deps);

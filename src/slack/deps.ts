@@ -1,6 +1,8 @@
 import type { Config } from '../config.js';
 import type { LinkService } from '../domain/links/link-service.js';
+import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
+import type { Metrics, MetricsExposition } from '../lib/metrics.js';
 import type { SandboxChangeView } from '../render/sandbox.js';
 import type { FeedListenerStore } from '../store/feed-listeners.js';
 import type { SubscriptionStore } from '../store/subscription-store.js';
@@ -8,6 +10,7 @@ import type { Answers } from './answers.js';
 import type { BackgroundTasks } from './background.js';
 import type { DigestSubscriptions } from './digest-subscriptions.js';
 import type { FeedSubscriptions } from './feed-subscriptions.js';
+import type { AnswerTiming } from './first-message.js';
 
 /** Local mode only: moves the linked company's sandbox data along (`/estoque sandbox avancar`). */
 export interface SandboxMotion {
@@ -29,4 +32,10 @@ export interface SlackDeps {
   now: () => number;
   /** Set in local mode only, where the sandbox runs in the same process. */
   sandbox?: SandboxMotion;
+  /** This bot's metrics (its own registry), and what GET /metrics serves. */
+  metrics: Metrics & MetricsExposition;
+  /** Timers of first messages (first-message.ts); the system clock unless a test moves it by hand. */
+  clock?: Clock;
+  /** Deadline and first-message delays of interactive answers; DEFAULT_ANSWER_TIMING unless configured. */
+  answerTiming?: AnswerTiming;
 }

@@ -18,6 +18,8 @@ export interface SlackClientsOptions {
   installations?: Pick<InstallationStore, 'fetchInstallation'>;
   /** Per Web API call; a hung call must end well within a digest claim's lease. Default 30 s. */
   timeoutMs?: number;
+  /** The fetch the clients use (the metered one counts Slack's errors by method). */
+  fetch?: typeof globalThis.fetch;
 }
 
 /**
@@ -38,6 +40,7 @@ export function createSlackClients(options: SlackClientsOptions): SlackClients {
         retryConfig: { retries: 0 },
         timeout: options.timeoutMs ?? 30_000,
         logger,
+        ...(options.fetch && { fetch: options.fetch }),
       });
       clients.set(token, client);
     }

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { errFields, type Logger } from '../lib/logger.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { TokenPair, TokenStore } from '../store/token-store.js';
 import type { Budget, Priority } from './budget.js';
 import type { UpstreamCredential } from './credential.js';
@@ -11,6 +12,7 @@ import {
   UpstreamSchemaError,
 } from './errors.js';
 import { sendOnce } from './http.js';
+import { observeAttempt } from './metered.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from './retry.js';
 import { authResponseSchema } from './schemas.js';
 
@@ -29,12 +31,16 @@ export interface TokenManagerOptions {
   lockTtlMs?: number;
   lockWaitMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  /** Counts and times every token call by endpoint and status. */
+  metrics?: Pick<Metrics, 'upstreamCall'>;
 }
 
 export interface LoginOptions {
   expireCurrentSession?: boolean;
   priority?: Priority;
 }
+
+const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
 
 /** A token this close to expiry is treated as expired: a call made with it could land after it dies. */
 const EXPIRY_MARGIN_MS = 15_000;
@@ -47,6 +53,8 @@ const EXPIRY_MARGIN_MS = 15_000;
 export class TokenManager {
   private readonly memory = new Map<string, TokenPair>();
   private readonly rejected = new Map<string, string>();
+  /** Credentials whose next renewal logs in again instead of refreshing (a refreshed token was refused too). */
+  private readonly mustLogin = new Set<string>();
   private readonly renewing = new Map<string, Promise<TokenPair>>();
   private readonly now: () => number;
   private readonly refreshAheadMs: number;
@@ -92,15 +100,20 @@ export class TokenManager {
     return (await this.renew(credential, priority)).token;
   }
 
-  /** After a 401 with `token`: the next accessToken renews instead of handing it out again. */
-  invalidate(credential: UpstreamCredential, token: string): void {
+  /**
+   * After a 401 with `token`: the next accessToken renews instead of handing it out again; with `login`, by
+   * logging in with the stored password rather than refreshing (a refreshed token was refused too).
+   */
+  invalidate(credential: UpstreamCredential, token: string, options: { login?: boolean } = {}): void {
     this.rejected.set(credential.id, token);
+    if (options.login) this.mustLogin.add(credential.id);
   }
 
   /** Forget everything about a credential (unlink). */
   async forget(credentialId: string): Promise<void> {
     this.memory.delete(credentialId);
     this.rejected.delete(credentialId);
+    this.mustLogin.delete(credentialId);
     await this.options.store.clear(credentialId);
   }
 
@@ -215,7 +228,8 @@ export class TokenManager {
       this.memory.set(credential.id, stored);
       return stored;
     }
-    if (stored && stored.refreshExpiresAt - this.now() > EXPIRY_MARGIN_MS) {
+    const loginNow = this.mustLogin.delete(credential.id);
+    if (!loginNow && stored && stored.refreshExpiresAt - this.now() > EXPIRY_MARGIN_MS) {
       try {
         const pair = await this.refresh(credential, stored, priority);
         await this.store(credential.id, pair);
@@ -271,13 +285,17 @@ export class TokenManager {
     const result = await withRetry(
       () =>
         this.options.budget.schedule(credential.id, priority, () =>
-          sendOnce(this.options.dispatcher, {
-            method: 'POST',
-            url,
-            body,
-            timeoutMs: this.timeoutMs,
-            endpoint,
-          }),
+          observeAttempt(this.options.metrics, endpoint, () =>
+            sendOnce(this.options.dispatcher, {
+              method: 'POST',
+              url,
+              body,
+              timeoutMs: this.timeoutMs,
+              // A token answer is a few hundred bytes; anything near this is not one.
+              maxBytes: MAX_TOKEN_RESPONSE_BYTES,
+              endpoint,
+            }),
+          ),
         ),
       { policy: this.retryPolicy, shouldRetry: retryableTransport, sleep: this.sleep },
     );

@@ -1,12 +1,21 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { errFields, type Logger } from '../lib/logger.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { TokenManager } from './auth.js';
-import type { Budget, Priority } from './budget.js';
+import type { Budget, Priority, ScheduleOptions } from './budget.js';
+import { DEFAULT_MAX_WAIT_MS } from './budget-policy.js';
 import type { UpstreamCredential } from './credential.js';
-import { errorFromResponse, UpstreamRateLimitedError, UpstreamUnauthorizedError } from './errors.js';
+import {
+  errorFromResponse,
+  UpstreamError,
+  UpstreamRateLimitedError,
+  UpstreamTimeoutError,
+  UpstreamUnauthorizedError,
+} from './errors.js';
 import { sendOnce } from './http.js';
 import { InFlight } from './in-flight.js';
+import { observeAttempt } from './metered.js';
 import {
   type HistoryQuery,
   type PurchaseQuery,
@@ -50,6 +59,19 @@ export interface CallContext {
   credential: UpstreamCredential;
   priority: Priority;
   correlationId?: string;
+  /**
+   * Epoch ms by which the answer this call is part of must be final (an interactive answer's deadline): the wait
+   * for a budget slot and each attempt are cut to it, a timeout is retried at most once, and no retry starts
+   * that could not end before it.
+   */
+  deadline?: number;
+  /** Told where the call stands: waiting for a budget slot (and its place), then gone out. */
+  observer?: CallObserver;
+}
+
+export interface CallObserver {
+  queued?(position: number): void;
+  started?(): void;
 }
 
 /** One page of a paginated list; `totalRows` comes from the rows themselves (0 when the page is empty). */
@@ -74,7 +96,24 @@ export interface UpstreamClientOptions {
   rateWindowMs?: number;
   /** Make identical calls in flight once (default true; the benchmark's naive bot turns it off). */
   coalesce?: boolean;
+  /** Counts and times every HTTP attempt by endpoint template and status. */
+  metrics?: Pick<Metrics, 'upstreamCall'>;
+  /** The most bytes read from one answer (UPSTREAM_MAX_RESPONSE_BYTES); default DEFAULT_MAX_RESPONSE_BYTES. */
+  maxResponseBytes?: number;
+  /** The most rows kept of one list answer; default MAX_ROWS_PER_LIST. */
+  maxRows?: number;
+  /** The clock of deadlines (CallContext.deadline); default Date.now. */
+  now?: () => number;
 }
+
+/** 4 MiB: about ten times the largest list the service documents (a whole material catalogue of a company). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Rows kept of one list answer: a page holds at most 100 rows, and the lists without pages (materials, users,
+ * stockrooms) hold hundreds; past this many the rest is dropped (and logged) rather than carried, cached and searched.
+ */
+export const MAX_ROWS_PER_LIST = 5_000;
 
 type Query = Record<string, string | number | boolean | readonly (string | number)[] | undefined | null>;
 
@@ -98,8 +137,11 @@ export class UpstreamClient {
   private readonly baseUrl: string;
   private readonly retryPolicy: RetryPolicy;
   private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
+  private readonly maxRows: number;
   private readonly rateWindowMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly now: () => number;
   private consecutive429 = 0;
   /** Attempts made, by outcome; the benchmark and the status command read it. */
   readonly counters = { calls: 0, retries: 0, coalesced: 0, rateLimited: 0, unauthorized: 0 };
@@ -108,8 +150,11 @@ export class UpstreamClient {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.retryPolicy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.maxRows = options.maxRows ?? MAX_ROWS_PER_LIST;
     this.rateWindowMs = options.rateWindowMs ?? 3_600_000;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.now = options.now ?? Date.now;
   }
 
   async listUsers(ctx: CallContext, query: UserQuery = {}): Promise<User[]> {
@@ -266,12 +311,25 @@ export class UpstreamClient {
   }
 
   private async callWithRetries<T>(ctx: CallContext, endpoint: Endpoint<T>, url: string): Promise<T> {
-    let renewedAfter401 = false;
+    let renewalsAfter401 = 0;
+    const { deadline } = ctx;
+    let timeouts = 0;
+    // Under a deadline a hanging upstream gets one more chance, not three: the answer must arrive in time.
+    const shouldRetry =
+      deadline === undefined
+        ? undefined
+        : (error: unknown) => {
+            if (!(error instanceof UpstreamError && error.retryable)) return false;
+            if (error instanceof UpstreamTimeoutError) timeouts += 1;
+            return timeouts <= 1;
+          };
     for (;;) {
       try {
-        return await withRetry((attempt) => this.attempt(ctx, endpoint, url, attempt), {
+        return await withRetry((attempt) => this.attempt(ctx, endpoint, url, attempt, renewalsAfter401 > 0), {
           policy: this.retryPolicy,
           sleep: this.sleep,
+          ...(shouldRetry && { shouldRetry }),
+          ...(deadline !== undefined && { remainingMs: () => deadline - this.now() }),
           onRetry: (error, attempt, delayMs) => {
             this.counters.retries += 1;
             this.options.logger.warn(
@@ -287,9 +345,10 @@ export class UpstreamClient {
           },
         });
       } catch (error) {
-        if (error instanceof UpstreamUnauthorizedError && !renewedAfter401) {
-          // One renewal and retry: the token may have been revoked or expired early.
-          renewedAfter401 = true;
+        if (error instanceof UpstreamUnauthorizedError && renewalsAfter401 < 2) {
+          // The token may have been revoked or expired early: renew it (refresh) and retry; refused again, log in
+          // again with the stored password and retry once more. A third 401 is the login's access itself.
+          renewalsAfter401 += 1;
           continue;
         }
         throw error;
@@ -302,6 +361,8 @@ export class UpstreamClient {
     endpoint: Endpoint<T>,
     url: string,
     attempt: number,
+    /** A renewed token was refused already: the next renewal logs in again. */
+    loginOn401 = false,
   ): Promise<T> {
     const token = await this.options.tokens.accessToken(ctx.credential, ctx.priority);
     const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
@@ -310,28 +371,52 @@ export class UpstreamClient {
       headers.UnidadeId = String(ctx.credential.unidadeId);
     }
     if (ctx.correlationId) headers['X-Correlation-Id'] = ctx.correlationId;
-    const result = await this.options.budget.schedule(ctx.credential.id, ctx.priority, () => {
-      this.counters.calls += 1;
-      return sendOnce(this.options.dispatcher, {
-        method: 'GET',
-        url,
-        headers,
-        timeoutMs: this.timeoutMs,
-        endpoint: endpoint.label,
-      });
-    });
+    const remaining = this.remainingMs(ctx);
+    if (remaining <= 0) throw new UpstreamTimeoutError(endpoint.label, 0);
+    const scheduleOptions: ScheduleOptions = {
+      ...(Number.isFinite(remaining) && {
+        maxWaitMs: Math.min(DEFAULT_MAX_WAIT_MS[ctx.priority], remaining),
+      }),
+      ...(ctx.observer?.queued && { onQueued: (position: number) => ctx.observer?.queued?.(position) }),
+    };
+    const result = await this.options.budget.schedule(
+      ctx.credential.id,
+      ctx.priority,
+      () => {
+        this.counters.calls += 1;
+        ctx.observer?.started?.();
+        return observeAttempt(this.options.metrics, endpoint.label, () =>
+          sendOnce(this.options.dispatcher, {
+            method: 'GET',
+            url,
+            headers,
+            // What is left of the deadline once the slot is granted, at least a moment.
+            timeoutMs: Math.max(1, Math.min(this.timeoutMs, this.remainingMs(ctx))),
+            maxBytes: this.maxResponseBytes,
+            endpoint: endpoint.label,
+          }),
+        );
+      },
+      scheduleOptions,
+    );
     this.options.logger.debug(
       { correlationId: ctx.correlationId, endpoint: endpoint.label, status: result.status, attempt },
       'upstream call',
     );
     if (result.status >= 200 && result.status < 300) {
       this.consecutive429 = 0;
-      return parseOrThrow(endpoint.schema, result.body ?? [], endpoint.label);
+      // An empty body is an empty list; a `null` (or any other non-list) is not, and fails the schema.
+      const parsed = parseOrThrow(
+        endpoint.schema,
+        result.body === undefined ? [] : result.body,
+        endpoint.label,
+      );
+      return this.keepRows(parsed, ctx, endpoint.label);
     }
     const error = errorFromResponse(result.status, result.body, result.headers, endpoint.label);
     if (error instanceof UpstreamUnauthorizedError) {
       this.counters.unauthorized += 1;
-      this.options.tokens.invalidate(ctx.credential, token);
+      this.options.tokens.invalidate(ctx.credential, token, { login: loginOn401 });
     }
     if (error instanceof UpstreamRateLimitedError) {
       this.counters.rateLimited += 1;
@@ -340,6 +425,20 @@ export class UpstreamClient {
       await this.options.budget.pause(ctx.credential.id, this.pauseAfter429(error));
     }
     throw error;
+  }
+
+  private remainingMs(ctx: CallContext): number {
+    return ctx.deadline === undefined ? Number.POSITIVE_INFINITY : ctx.deadline - this.now();
+  }
+
+  /** A list longer than maxRows keeps its first maxRows rows; the cut is logged. */
+  private keepRows<T>(parsed: T, ctx: CallContext, label: string): T {
+    if (!Array.isArray(parsed) || parsed.length <= this.maxRows) return parsed;
+    this.options.logger.warn(
+      { correlationId: ctx.correlationId, endpoint: label, rows: parsed.length, kept: this.maxRows },
+      'upstream list longer than the rows kept; the rest is dropped',
+    );
+    return parsed.slice(0, this.maxRows) as T;
   }
 
   private pauseAfter429(error: UpstreamRateLimitedError): number {

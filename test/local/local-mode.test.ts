@@ -85,6 +85,19 @@ describe('local mode', () => {
     expect(second.printed).not.toContain('linked now');
   });
 
+  it('serves GET /metrics on the bot port, the embedded store reported up', async () => {
+    const { printed } = await start();
+    const bot = /bot \(Bolt, HTTP\)\s+(http:\/\/127\.0\.0\.1:\d+)\/slack\/events/.exec(printed)?.[1];
+    expect(bot).toBeDefined();
+    const response = await fetch(`${bot}/metrics`);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toContain('estoque_redis_up 1');
+    // Linking the demo login at start spent budget: its credential shows by its short hash, never its login.
+    expect(text).toMatch(/^estoque_budget_used\{credential="[0-9a-f]{16}"\} [1-9]/m);
+    expect(text).not.toMatch(/\bdemo\b/);
+  });
+
   it('uses CREDENTIALS_KEY when it is set, and writes no key file', async () => {
     const { printed } = await start({ CREDENTIALS_KEY: randomBytes(32).toString('base64') });
     expect(printed).toContain('CREDENTIALS_KEY from the environment');

@@ -40,6 +40,7 @@ export async function answerButton(
       respond: args.respond,
       mode,
       bypassCache: kind === 'refresh',
+      source: 'button',
     }),
   );
 }

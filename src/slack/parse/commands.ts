@@ -4,11 +4,13 @@ import { fold } from '../../lib/text.js';
 import { didYouMean, SUBCOMMAND_WORDS, type Suggestion } from './did-you-mean.js';
 import {
   fail,
+  lengthProblem,
   type Parsed,
   parseId,
   parseIdList,
   parseLocalDate,
   parseTimeOfDay,
+  searchProblem,
   type Tokens,
   tokenize,
   unknownFilters,
@@ -143,6 +145,8 @@ function collect<T extends object>(entries: { [K in keyof T]?: T[K] | string }):
 }
 
 export function parseEstoque(text: string): Result<EstoqueCommand> {
+  const long = lengthProblem(text);
+  if (long) return fail(long);
   const tokens = tokenize(text);
   const [first, ...rest] = tokens.words;
   const head = first === undefined ? '' : fold(first);
@@ -171,6 +175,8 @@ export function parseEstoque(text: string): Result<EstoqueCommand> {
   if (typeof stockroomId === 'string') return fail(stockroomId);
   const query = tokens.words.join(' ').trim();
   if (query === '') return fail('diga o que procurar: um código ou palavras do nome do material');
+  const longQuery = searchProblem(query);
+  if (longQuery) return fail(longQuery);
   const suggestion = didYouMean(text, SUBCOMMAND_WORDS.estoque, parseEstoque, 'material-search');
   return ok({
     kind: 'material-search',
@@ -286,6 +292,8 @@ function followAction(word: string | undefined): 'follow' | 'unfollow' | null {
 const REQUEST_FILTERS = ['almox', 'status', 'de', 'ate', 'compra', 'pagina'] as const;
 
 export function parseSolicitacao(text: string): Result<SolicitacaoCommand> {
+  const long = lengthProblem(text);
+  if (long) return fail(long);
   const tokens = tokenize(text);
   const [first, second, ...rest] = tokens.words;
   const id = first === undefined ? null : parseId(first);
@@ -331,6 +339,8 @@ export function parseSolicitacao(text: string): Result<SolicitacaoCommand> {
   if (typeof filters === 'string') return fail(filters);
   const words = mine ? tokens.words.slice(1) : tokens.words;
   const freeText = words.join(' ').trim();
+  const longText = searchProblem(freeText);
+  if (longText) return fail(longText);
   const all: RequestFilters = { ...filters, ...range, ...(freeText !== '' && { text: freeText }) };
   if (mine) return ok({ kind: 'request-mine', filters: all, page });
   const suggestion =
@@ -342,6 +352,8 @@ const PURCHASE_FILTERS = ['almox', 'status', 'fornecedor', 'de', 'ate', 'pagina'
 const RECEIPT_FILTERS = ['almox', 'oc', 'de', 'ate', 'pagina'] as const;
 
 export function parseCompras(text: string): Result<ComprasCommand> {
+  const long = lengthProblem(text);
+  if (long) return fail(long);
   const tokens = tokenize(text);
   const [first, ...rest] = tokens.words;
   const head = first === undefined ? '' : fold(first);
@@ -389,6 +401,8 @@ export function parseCompras(text: string): Result<ComprasCommand> {
   });
   if (typeof filters === 'string') return fail(filters);
   const freeText = tokens.words.join(' ').trim();
+  const longText = searchProblem(freeText);
+  if (longText) return fail(longText);
   const suggestion =
     freeText === '' ? null : didYouMean(text, SUBCOMMAND_WORDS.compras, parseCompras, 'purchase-list');
   return ok({
