@@ -11,13 +11,12 @@ import type { Answers } from './answers.js';
 import type { BackgroundTasks } from './background.js';
 import type { DigestSubscriptions } from './digest-subscriptions.js';
 import type { FeedSubscriptions } from './feed-subscriptions.js';
+import type { AnswerTiming } from './first-message.js';
 
 /** Local mode only: moves the linked company's sandbox data along (`/estoque sandbox avancar`). */
 export interface SandboxMotion {
   advance(workspaceId: string, changes: number): Promise<SandboxChangeView[]>;
 }
-
-import type { AnswerTiming } from './first-message.js';
 
 /** What the Slack listeners are built from (factories, no module globals: a test builds the app in one call). */
 export interface SlackDeps {
