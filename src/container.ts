@@ -6,6 +6,7 @@ import { DigestClaims } from './domain/digest/claims.js';
 import { DigestService } from './domain/digest/digest-service.js';
 import { DigestMaterialNotes } from './domain/digest/material-notes.js';
 import { DigestScheduler } from './domain/digest/scheduler.js';
+import { HomeService } from './domain/home/home-service.js';
 import { LinkService } from './domain/links/link-service.js';
 import { TokenKeeper } from './domain/links/token-keeper.js';
 import { Prefetcher } from './domain/prefetch.js';
@@ -166,10 +167,11 @@ export function buildContainer(options: ContainerOptions): Container {
   });
   const requests = new RequestService(domain);
   const purchases = new PurchaseService(domain, catalog);
+  const materials = new MaterialSearchService(domain, catalog);
   const answers = new Answers({
     workspaces,
     catalog,
-    materials: new MaterialSearchService(domain, catalog),
+    materials,
     requests,
     purchases,
     linkService,
@@ -220,6 +222,9 @@ export function buildContainer(options: ContainerOptions): Container {
     subscriptions,
     tasks,
     now,
+    home: new HomeService({ workspaces, linkService, requests, subscriptions, logger }),
+    materials,
+    workspaces,
   };
   const keeper = new TokenKeeper(links, tokens, logger.child({ component: 'token-keeper' }));
   return {

@@ -50,6 +50,19 @@ interface EntryRef {
 export interface ReadOptions {
   /** `Atualizar`: skip a fresh cache entry and ask upstream. */
   bypassCache?: boolean;
+  /**
+   * Answer from the cache whatever the entry's age and never ask upstream (the App Home, the material picker's
+   * type-ahead): NotCachedError when there is no entry.
+   */
+  cacheOnly?: boolean;
+}
+
+/** A `cacheOnly` read found nothing cached. */
+export class NotCachedError extends Error {
+  override readonly name = 'NotCachedError';
+  constructor(readonly endpoint: CachedEndpoint) {
+    super(`nothing cached for ${endpoint}`);
+  }
 }
 
 /** What the services read through: the CachedReader, or the prefetcher's reader around it. */
@@ -128,12 +141,20 @@ export class CachedReader implements AnswerReader {
   ): Promise<Answer<T>> {
     const ask = () => this.workspaces.run(ws, fetch);
     if (!this.enabled) {
+      if (options.cacheOnly) throw new NotCachedError(endpoint);
       const value = await ask();
       return { data: value, freshness: { fetchedAt: this.now(), fromCache: false, degraded: null } };
     }
     const { workspaceId } = ws;
     const paramsKey = cacheParamsKey(params);
     const entry = await this.safeGet<T>(workspaceId, endpoint, paramsKey);
+    if (options.cacheOnly) {
+      if (!entry) throw new NotCachedError(endpoint);
+      return {
+        data: entry.value,
+        freshness: { fetchedAt: entry.fetchedAt, fromCache: true, degraded: null },
+      };
+    }
     if (
       entry &&
       !options.bypassCache &&

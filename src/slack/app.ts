@@ -10,6 +10,7 @@ import { registerCommands } from './commands/index.js';
 import type { SlackDeps } from './deps.js';
 import { registerChatHelp } from './events/chat-help.js';
 import { registerUninstallEvents } from './events/uninstall.js';
+import { registerHome } from './home/index.js';
 import { registerLinkModal } from './views/link-modal.js';
 
 /** The scopes the bot uses, and no more (manifest.yml lists the same, and says why each). */
@@ -86,6 +87,7 @@ export function buildSlackApp(options: SlackAppOptions): App {
   registerLinkModal(app, deps);
   registerUninstallEvents(app, deps, options.installations);
   registerChatHelp(app, deps);
+  registerHome(app, deps);
   app.error(async (error) => {
     deps.logger.error(errFields(error), 'bolt error');
   });

@@ -1,5 +1,8 @@
 import type { Config } from '../config.js';
+import type { HomeService } from '../domain/home/home-service.js';
 import type { LinkService } from '../domain/links/link-service.js';
+import type { MaterialSearchService } from '../domain/stock/material-search.js';
+import type { Workspaces } from '../domain/workspace.js';
 import type { Logger } from '../lib/logger.js';
 import type { SubscriptionStore } from '../store/subscription-store.js';
 import type { Answers } from './answers.js';
@@ -16,4 +19,8 @@ export interface SlackDeps {
   subscriptions: SubscriptionStore;
   tasks: BackgroundTasks;
   now: () => number;
+  /** The App Home and the shortcuts' modals. */
+  home: HomeService;
+  materials: MaterialSearchService;
+  workspaces: Workspaces;
 }
