@@ -1,0 +1,172 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Limits } from '../../../src/render/limits.js';
+import { CHANNELS, eventually, type Harness, startHarness, TEAM, USERS } from '../../helpers/bot-harness.js';
+import {
+  buttonsOfView,
+  clickInView,
+  homeOpened,
+  nextView,
+  publishedHome,
+  viewText,
+} from '../../helpers/shortcuts.js';
+
+let h: Harness;
+
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+const dataCalls = () => h.sandbox.calls.filter((c) => c.path.startsWith('/v1/')).length;
+
+describe('App Home (app_home_opened -> views.publish)', () => {
+  it('not linked: explains how to link; only admins get the Vincular button', async () => {
+    let since = h.slack.views.length;
+    const result = await homeOpened(h, USERS.admin);
+    expect(result.status).toBe(200);
+    const admin = await publishedHome(h, USERS.admin, since);
+    expect(admin.view.type).toBe('home');
+    expect(viewText(admin)).toContain('não está vinculado');
+    expect(buttonsOfView(admin).map((b) => b.text?.text)).toContain('Vincular');
+
+    since = h.slack.views.length;
+    await homeOpened(h, USERS.member);
+    const member = await publishedHome(h, USERS.member, since);
+    expect(viewText(member)).toContain('Um administrador do workspace vincula com `/estoque vincular`');
+    expect(buttonsOfView(member).map((b) => b.text?.text)).not.toContain('Vincular');
+    expect(buttonsOfView(member).map((b) => b.text?.text)).toEqual(
+      expect.arrayContaining(['Buscar material', 'Consultar solicitação', 'Ajuda']),
+    );
+  });
+
+  it('the Messages tab opening publishes nothing', async () => {
+    const since = h.slack.views.length;
+    await homeOpened(h, USERS.admin, 'messages');
+    // A Home tab opened afterwards is the first view published: the Messages tab one published none.
+    await homeOpened(h, USERS.member);
+    const first = await nextView(h, since, 'views.publish');
+    expect(first.userId).toBe(USERS.member);
+  });
+
+  it('linked: company, who linked and when, budget for admins; opening spends no upstream call', async () => {
+    await h.link(TEAM);
+    const before = dataCalls();
+    const since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const home = await publishedHome(h, USERS.admin, since);
+    const text = viewText(home);
+    expect(text).toMatch(/Vinculado\* à empresa 1 por <@U00ADMIN1> em \d\d\/\d\d\/\d{4} \d\d:\d\d/);
+    expect(text).toMatch(/consultas usadas/);
+    expect(buttonsOfView(home).map((b) => b.text?.text)).toEqual(
+      expect.arrayContaining(['Vincular de novo', 'Desvincular']),
+    );
+    // Never matched, users list not cached: says so, asks nothing upstream.
+    expect(text).toContain('Ainda não sei qual usuário do sistema é você');
+    expect(dataCalls()).toBe(before);
+
+    const memberSince = h.slack.views.length;
+    await homeOpened(h, USERS.member);
+    const member = await publishedHome(h, USERS.member, memberSince);
+    expect(viewText(member)).not.toMatch(/consultas usadas/);
+    expect(buttonsOfView(member).map((b) => b.text?.text)).not.toContain('Desvincular');
+  });
+
+  it('Atualizar reads the user’s open requests (e-mail match); the next opening shows them from the cache', async () => {
+    await h.link(TEAM);
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const first = await publishedHome(h, USERS.admin, since);
+
+    since = h.slack.views.length;
+    const before = dataCalls();
+    await clickInView(h, first, 'home:refresh');
+    const refreshed = await publishedHome(h, USERS.admin, since);
+    const text = viewText(refreshed);
+    expect(text).toMatch(/em andamento/);
+    expect(text).toMatch(/Dados salvos agora/);
+    const rows = buttonsOfView(refreshed).filter((b) => b.action_id.startsWith('request:open:'));
+    expect(rows.length).toBeGreaterThan(0);
+    expect(dataCalls()).toBeGreaterThan(before);
+    const listCalls = h.sandbox.calls.filter((c) => c.path === '/v1/solicitacoes-materiais');
+    expect(listCalls.at(-1)?.url).toMatch(/SolicitanteId=\d+/);
+
+    // Opened again: the same rows, from the cache, no upstream call.
+    const after = dataCalls();
+    since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const again = await publishedHome(h, USERS.admin, since);
+    expect(buttonsOfView(again).filter((b) => b.action_id.startsWith('request:open:'))).toEqual(rows);
+    expect(dataCalls()).toBe(after);
+  });
+
+  it('a user without an upstream e-mail match is told why there are no requests', async () => {
+    await h.link(TEAM);
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.member);
+    const first = await publishedHome(h, USERS.member, since);
+    since = h.slack.views.length;
+    await clickInView(h, first, 'home:refresh', USERS.member);
+    const refreshed = await publishedHome(h, USERS.member, since);
+    expect(viewText(refreshed)).toContain(
+      'Nenhum usuário ativo do sistema tem o e-mail bruno.lima@manutencao.example.com',
+    );
+  });
+
+  it('lists the workspace’s digests (channel, time, filters) and stays within 100 blocks with 150 of them', async () => {
+    await h.link(TEAM);
+    for (let i = 0; i < 150; i++) {
+      await h.container.subscriptions.upsert({
+        workspaceId: TEAM,
+        channelId: i === 0 ? CHANNELS.stockroom : `C${String(i).padStart(8, '0')}`,
+        hour: 7,
+        minute: 30,
+        timeZone: 'America/Sao_Paulo',
+        weekdaysOnly: i === 0,
+        stockroomId: i === 0 ? 2 : null,
+        subscribedBy: USERS.admin,
+      });
+    }
+    const since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const home = await publishedHome(h, USERS.admin, since);
+    expect(home.view.blocks.length).toBeLessThanOrEqual(Limits.modalBlocks);
+    const text = viewText(home);
+    expect(text).toContain(
+      `<#${CHANNELS.stockroom}> · de segunda a sexta às 07:30 (America/Sao_Paulo) · almoxarifado 2`,
+    );
+    expect(text).toContain('e mais 130 canais');
+    expect(h.slack.limitViolations).toEqual([]);
+  });
+
+  it('Desvincular (admins): unlinks and publishes the Home again; a member’s click unlinks nothing', async () => {
+    await h.link(TEAM);
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const home = await publishedHome(h, USERS.admin, since);
+
+    since = h.slack.views.length;
+    await clickInView(h, home, 'home:unlink', USERS.member);
+    await publishedHome(h, USERS.member, since);
+    expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(1);
+
+    since = h.slack.views.length;
+    await clickInView(h, home, 'home:unlink', USERS.admin);
+    const after = await publishedHome(h, USERS.admin, since);
+    expect(viewText(after)).toContain('não está vinculado');
+    expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(0);
+  });
+
+  it('Ajuda opens the help in a modal, with the trigger of the click', async () => {
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.member);
+    const home = await publishedHome(h, USERS.member, since);
+    since = h.slack.views.length;
+    await clickInView(h, home, 'home:help', USERS.member);
+    const help = await nextView(h, since, 'views.open');
+    expect(help.view.type).toBe('modal');
+    expect(viewText(help)).toContain('/solicitacao');
+    await eventually(() => h.slack.limitViolations.length === 0);
+  });
+});
