@@ -189,6 +189,8 @@ export interface BlockActionInput {
   /** `state.values` of the surface (inputs next to the clicked element). */
   stateValues?: ViewStateValues;
   actionTs?: string;
+  /** The option chosen in an external_select (its options are not in the view, so the label comes with it). */
+  selectedOption?: { text: string; value: string };
 }
 
 export interface BlockActionPayload {
@@ -219,6 +221,14 @@ function actionJson(input: BlockActionInput, found: { block: Obj; element: Obj }
       input.blockId ?? (found?.block.block_id as string | undefined) ?? generatedId(input.actionId, 5),
     action_ts: input.actionTs ?? nowTs(),
   };
+  if (type === 'external_select') {
+    const chosen = input.selectedOption ?? { text: input.value ?? '', value: input.value ?? '' };
+    return {
+      ...base,
+      selected_option: { text: { type: 'plain_text', text: chosen.text, emoji: true }, value: chosen.value },
+      placeholder: element?.placeholder,
+    };
+  }
   if (type === 'overflow' || type === 'static_select' || type === 'radio_buttons') {
     const options = Array.isArray(element?.options) ? element.options.filter(isObject) : [];
     const selected = options.find((o) => o.value === input.value) ?? { value: input.value };
