@@ -19,6 +19,7 @@ import {
   renderLinkUnavailable,
 } from '../../render/index.js';
 import type { SlackDeps } from '../deps.js';
+import { publishHome } from '../home/home-tab.js';
 import { isLinkAdmin, workspaceIdOf } from '../slack-users.js';
 
 /** Slack closes a view_submission after 3 s; past this the outcome is posted instead of shown in the modal. */
@@ -30,6 +31,8 @@ type StateValues = ViewSubmitAction['view']['state']['values'];
 interface Metadata {
   channelId?: string;
   responseUrl?: string;
+  /** Opened from the App Home: the Home is published again once linked. */
+  home?: boolean;
 }
 
 export function registerLinkModal(app: App, deps: SlackDeps): void {
@@ -42,7 +45,11 @@ export function registerLinkModal(app: App, deps: SlackDeps): void {
       await respond({ response_type: 'ephemeral', replace_original: false, ...renderLinkRefused() });
       return;
     }
-    const metadata = JSON.stringify({ channelId: body.channel?.id, responseUrl: body.response_url });
+    const metadata = JSON.stringify(
+      body.view?.type === 'home'
+        ? { home: true }
+        : { channelId: body.channel?.id, responseUrl: body.response_url },
+    );
     await client.views.open({
       trigger_id: body.trigger_id,
       view: { ...renderLinkModal(), private_metadata: metadata },
@@ -76,6 +83,7 @@ async function submitLink(deps: SlackDeps, args: ViewArgs): Promise<void> {
     await deps.tasks.run('link (slow)', async () => {
       const late = await attempt;
       await postOutcome(deps, metadata, late, input, logger);
+      if (metadata.home) await publishHome(deps, client, workspaceId, userId);
     });
     return;
   }
@@ -86,6 +94,7 @@ async function submitLink(deps: SlackDeps, args: ViewArgs): Promise<void> {
   }
   await args.ack({ response_action: 'clear' });
   await postOutcome(deps, metadata, outcome, input, logger);
+  if (metadata.home) await publishHome(deps, client, workspaceId, userId);
 }
 
 function renderContext(deps: SlackDeps): RenderContext {
@@ -129,7 +138,8 @@ async function postOutcome(
     message = renderLinkUnavailable('refused', null, true, outcome.message, renderContext(deps));
   }
   if (!metadata.responseUrl) {
-    logger.warn('link outcome has nowhere to go (no response_url)');
+    // From the Home, the Home published again shows the outcome.
+    if (!metadata.home) logger.warn('link outcome has nowhere to go (no response_url)');
     return;
   }
   try {
@@ -189,7 +199,11 @@ function readMetadata(raw: string | undefined): Metadata {
         ? parsed.responseUrl
         : undefined;
     const channelId = typeof parsed.channelId === 'string' ? parsed.channelId : undefined;
-    return { ...(responseUrl && { responseUrl }), ...(channelId && { channelId }) };
+    return {
+      ...(responseUrl && { responseUrl }),
+      ...(channelId && { channelId }),
+      ...(parsed.home === true && { home: true }),
+    };
   } catch {
     return {};
   }

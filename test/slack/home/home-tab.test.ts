@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Limits } from '../../../src/render/limits.js';
+import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
 import { CHANNELS, eventually, type Harness, startHarness, TEAM, USERS } from '../../helpers/bot-harness.js';
 import {
   buttonsOfView,
@@ -7,6 +8,7 @@ import {
   homeOpened,
   nextView,
   publishedHome,
+  submitView,
   viewText,
 } from '../../helpers/shortcuts.js';
 
@@ -39,6 +41,30 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     expect(buttonsOfView(member).map((b) => b.text?.text)).toEqual(
       expect.arrayContaining(['Buscar material', 'Consultar solicitação', 'Ajuda']),
     );
+  });
+
+  it('Vincular on the Home opens the linking modal; once linked, the Home is published again, linked', async () => {
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const home = await publishedHome(h, USERS.admin, since);
+    since = h.slack.views.length;
+    await clickInView(h, home, 'link:open');
+    const modal = await nextView(h, since, 'views.open');
+    expect(modal.view.callback_id).toBe('link-credentials');
+    expect(JSON.parse(modal.view.private_metadata)).toEqual({ home: true });
+    since = h.slack.views.length;
+    const { login, password } = DEMO_FACTS.company1;
+    const result = await submitView(h, modal, {
+      link_login: { login: { type: 'plain_text_input', value: login } },
+      link_password: { password: { type: 'plain_text_input', value: password } },
+      link_company: { company: { type: 'number_input', value: '1' } },
+      link_unit: { unit: { type: 'number_input', value: null } },
+      link_end_session: { end_session: { type: 'checkboxes', selected_options: [] } },
+    } as never);
+    expect(JSON.parse(result.body)).toEqual({ response_action: 'clear' });
+    const after = await publishedHome(h, USERS.admin, since);
+    expect(viewText(after)).toMatch(/Vinculado\* à empresa 1 por <@U00ADMIN1>/);
+    expect(h.logs.some((line) => line.includes('nowhere to go'))).toBe(false);
   });
 
   it('the Messages tab opening publishes nothing', async () => {
