@@ -23,9 +23,12 @@ import { BackgroundTasks } from './slack/background.js';
 import type { SlackDeps } from './slack/deps.js';
 import { DigestPoster } from './slack/digest-poster.js';
 import { DigestSubscriptions } from './slack/digest-subscriptions.js';
+import { SlackFeedPoster } from './slack/feed-poster.js';
+import { FeedSubscriptions } from './slack/feed-subscriptions.js';
 import { createSlackClients } from './slack/slack-clients.js';
 import { CacheStore } from './store/cache-store.js';
 import type { SecretBox } from './store/crypto.js';
+import { FeedListenerStore } from './store/feed-listeners.js';
 import type { SlackInstallationStore } from './store/installation-store.js';
 import type { Keys } from './store/keys.js';
 import type { KeyValue } from './store/kv.js';
@@ -78,6 +81,9 @@ export interface Container {
   subscriptions: SubscriptionStore;
   scheduler: DigestScheduler;
   digestSubscriptions: DigestSubscriptions;
+  /** The change feed's listeners, and the poster the delivery loop hands each round's messages to. */
+  feedListeners: FeedListenerStore;
+  feedPoster: SlackFeedPoster;
   /** Null unless features.prefetch. Built, not started: the benchmark's replica starts it. */
   prefetcher: Prefetcher | null;
   answers: Answers;
@@ -152,6 +158,7 @@ export function buildContainer(options: ContainerOptions): Container {
   };
   const catalog = new CatalogService(domain);
   const subscriptions = new SubscriptionStore(kv, keys, now);
+  const feedListeners = new FeedListenerStore(kv, keys, now);
   const linkService = new LinkService({
     authUrl: options.upstream.authUrl,
     links,
@@ -162,6 +169,7 @@ export function buildContainer(options: ContainerOptions): Container {
     userMatches,
     stock,
     subscriptions,
+    feedListeners,
     logger,
     now,
   });
@@ -175,15 +183,17 @@ export function buildContainer(options: ContainerOptions): Container {
     requests,
     purchases,
     linkService,
+    follows: feedListeners,
   });
   const digestLogger = logger.child({ component: 'digest' });
+  const slackClients = createSlackClients({
+    slackApiUrl: options.config.SLACK_API_URL,
+    logger: digestLogger,
+    ...(options.config.SLACK_BOT_TOKEN && { botToken: options.config.SLACK_BOT_TOKEN }),
+    ...(options.installations && { installations: options.installations }),
+  });
   const poster = new DigestPoster({
-    clients: createSlackClients({
-      slackApiUrl: options.config.SLACK_API_URL,
-      logger: digestLogger,
-      ...(options.config.SLACK_BOT_TOKEN && { botToken: options.config.SLACK_BOT_TOKEN }),
-      ...(options.installations && { installations: options.installations }),
-    }),
+    clients: slackClients,
     subscriptions,
     kv,
     keys,
@@ -208,6 +218,31 @@ export function buildContainer(options: ContainerOptions): Container {
     logger: digestLogger,
     now,
   });
+  const feedLogger = logger.child({ component: 'feed' });
+  const feedPoster = new SlackFeedPoster({
+    clients: slackClients,
+    listeners: feedListeners,
+    kv,
+    keys,
+    logger: feedLogger,
+    timeZone: options.config.DIGEST_TZ,
+    now,
+  });
+  const feedSubscriptions = new FeedSubscriptions({
+    store: feedListeners,
+    poster,
+    reads: {
+      async requestStatus(workspaceId, requestId, correlationId) {
+        const ws = await workspaces.resolve(workspaceId, 'interactive', correlationId);
+        return (await requests.detail(ws, requestId, 1)).data.header?.statusName ?? null;
+      },
+      async ownEmail(workspaceId, user, correlationId) {
+        const ws = await workspaces.resolve(workspaceId, 'interactive', correlationId);
+        return requests.ownEmail(ws, user);
+      },
+    },
+    logger: feedLogger,
+  });
   const tasks = new BackgroundTasks(logger, priority);
   const slackDeps: SlackDeps = {
     config: {
@@ -220,6 +255,8 @@ export function buildContainer(options: ContainerOptions): Container {
     linkService,
     digestSubscriptions,
     subscriptions,
+    feedListeners,
+    feedSubscriptions,
     tasks,
     now,
     home: new HomeService({ workspaces, linkService, requests, subscriptions, logger }),
@@ -237,6 +274,8 @@ export function buildContainer(options: ContainerOptions): Container {
     subscriptions,
     scheduler,
     digestSubscriptions,
+    feedListeners,
+    feedPoster,
     prefetcher,
     answers,
     tasks,

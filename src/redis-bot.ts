@@ -35,11 +35,13 @@ export function buildRedisBot(
     limit: config.UPSTREAM_RATE_LIMIT,
     logger: logger.child({ component: 'budget' }),
   });
-  // A new install resumes the digests a revoked token paused (the container exists by the time one arrives).
+  // A new install resumes the digests and alerts a revoked token paused (the container exists by the time one
+  // arrives).
   const installations = config.oauth
-    ? new SlackInstallationStore(kv, keys, box, (workspaceId) =>
-        container.subscriptions.resumeWorkspace(workspaceId, 'tokens_revoked'),
-      )
+    ? new SlackInstallationStore(kv, keys, box, async (workspaceId) => {
+        await container.subscriptions.resumeWorkspace(workspaceId, 'tokens_revoked');
+        await container.feedListeners.resumeWorkspace(workspaceId, 'tokens_revoked');
+      })
     : null;
   const container = buildContainer({
     config,

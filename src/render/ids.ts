@@ -12,6 +12,9 @@ export const ActionIds = {
   sharePrefix: 'share:',
   /** Tries the route again after a timeout. */
   retryPrefix: 'retry:',
+  /** `Acompanhar` / `Deixar de acompanhar` on a request: the value is the request number. */
+  follow: 'follow:',
+  unfollow: 'unfollow:',
   unlinkConfirm: 'unlink:confirm',
   unlinkCancel: 'unlink:cancel',
   openLinkModal: 'link:open',
@@ -35,6 +38,9 @@ export const ActionPatterns = {
   share: /^share:/,
   retry: /^retry:/,
   requestOpen: /^request:open:/,
+  /** A repeated id in one message is renamed `follow:~0`, `follow:~1` (blocks.ts, numberActionIds). */
+  follow: /^follow:/,
+  unfollow: /^unfollow:/,
 } as const;
 
 export const ViewIds = {

@@ -4,6 +4,7 @@ import type { Answer, RequestDetailView, RequestHeader, RequestHistoryView } fro
 import type { HistoryEntry, RequestItem } from '../upstream/schemas.js';
 import { answerMessage, localPage, pageLine, pagingButtons } from './answer.js';
 import { context, fieldsSection, header, routeButton, section } from './blocks.js';
+import { followButton, unfollowButton } from './follow-buttons.js';
 import { EMPTY, formatDate, formatDateTime, formatMoney, formatNumber, plural, safeText } from './format.js';
 import { BELOW_MINIMUM, isBelowMinimum, stockBounds } from './materials.js';
 import type { Message, RenderContext } from './types.js';
@@ -69,7 +70,21 @@ function requestButtons(id: number) {
   };
 }
 
-export function renderRequestDetail(answer: Answer<RequestDetailView>, ctx: RenderContext): Message {
+/** Whether the reader follows the request: null when unknown (a shared message, seen by many). */
+export interface FollowState {
+  following?: boolean | null;
+}
+
+/** `Deixar de acompanhar` for who follows it; `Acompanhar` otherwise (and on shared messages). */
+function followToggle(id: number, ctx: RenderContext, state: FollowState) {
+  return state.following === true && !ctx.shared ? unfollowButton(id) : followButton(id);
+}
+
+export function renderRequestDetail(
+  answer: Answer<RequestDetailView>,
+  ctx: RenderContext,
+  follow: FollowState = {},
+): Message {
   const view = answer.data;
   const current = localPage(view.items, view.page, ITEMS_PAGE_SIZE);
   const route: Route = { view: 'request', id: view.id, page: current.page };
@@ -101,7 +116,12 @@ export function renderRequestDetail(answer: Answer<RequestDetailView>, ctx: Rend
     route,
     freshness: answer.freshness,
     ctx,
-    buttons: [...pagingButtons(route, current.page, current.totalPages), buttons.items, buttons.history],
+    buttons: [
+      ...pagingButtons(route, current.page, current.totalPages),
+      buttons.items,
+      buttons.history,
+      followToggle(view.id, ctx, follow),
+    ],
     refresh: true,
   });
 }
@@ -138,7 +158,11 @@ export function lineSections(lines: readonly string[]): SectionBlock[] {
   return sections;
 }
 
-export function renderRequestHistory(answer: Answer<RequestHistoryView>, ctx: RenderContext): Message {
+export function renderRequestHistory(
+  answer: Answer<RequestHistoryView>,
+  ctx: RenderContext,
+  follow: FollowState = {},
+): Message {
   const { id, history } = answer.data;
   const route: Route = { view: 'history', id, page: history.page };
   // The service sends the history in chronological order; sorting again keeps "oldest first" whatever comes.
@@ -171,7 +195,11 @@ export function renderRequestHistory(answer: Answer<RequestHistoryView>, ctx: Re
     route,
     freshness: answer.freshness,
     ctx,
-    buttons: [...pagingButtons(route, history.page, history.totalPages), requestButtons(id).items],
+    buttons: [
+      ...pagingButtons(route, history.page, history.totalPages),
+      requestButtons(id).items,
+      followToggle(id, ctx, follow),
+    ],
     refresh: true,
   });
 }

@@ -22,6 +22,7 @@ import {
   renderRequestList,
   renderStockrooms,
 } from '../render/index.js';
+import type { FeedListenerStore } from '../store/feed-listeners.js';
 
 export interface AnswerServices {
   workspaces: Workspaces;
@@ -30,6 +31,8 @@ export interface AnswerServices {
   requests: RequestService;
   purchases: PurchaseService;
   linkService: LinkService;
+  /** Who follows which request: a request answer shows `Acompanhar` or `Deixar de acompanhar`. */
+  follows?: Pick<FeedListenerStore, 'getFollow'>;
 }
 
 export interface AnswerRequest {
@@ -87,10 +90,14 @@ export class Answers {
           ),
           render,
         );
-      case 'request':
-        return renderRequestDetail(await s.requests.detail(ws, route.id, route.page, options), render);
-      case 'history':
-        return renderRequestHistory(await s.requests.history(ws, route.id, route.page, options), render);
+      case 'request': {
+        const detail = await s.requests.detail(ws, route.id, route.page, options);
+        return renderRequestDetail(detail, render, await this.followState(request, route.id));
+      }
+      case 'history': {
+        const history = await s.requests.history(ws, route.id, route.page, options);
+        return renderRequestHistory(history, render, await this.followState(request, route.id));
+      }
       case 'requests':
         if (route.mine) {
           const email = request.userEmail ?? (async () => null);
@@ -115,5 +122,17 @@ export class Answers {
       case 'receipts':
         return renderReceiptList(await s.purchases.receipts(ws, route.filters, route.page, options), render);
     }
+  }
+
+  /** A store failure only costs the toggle its state: the answer still shows, with `Acompanhar`. */
+  private async followState(
+    request: AnswerRequest,
+    requestId: number,
+  ): Promise<{ following: boolean | null }> {
+    if (!this.services.follows || request.render.shared) return { following: null };
+    const follow = await this.services.follows
+      .getFollow(request.workspaceId, request.userId, requestId)
+      .catch(() => null);
+    return { following: follow !== null };
   }
 }

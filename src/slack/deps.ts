@@ -4,10 +4,12 @@ import type { LinkService } from '../domain/links/link-service.js';
 import type { MaterialSearchService } from '../domain/stock/material-search.js';
 import type { Workspaces } from '../domain/workspace.js';
 import type { Logger } from '../lib/logger.js';
+import type { FeedListenerStore } from '../store/feed-listeners.js';
 import type { SubscriptionStore } from '../store/subscription-store.js';
 import type { Answers } from './answers.js';
 import type { BackgroundTasks } from './background.js';
 import type { DigestSubscriptions } from './digest-subscriptions.js';
+import type { FeedSubscriptions } from './feed-subscriptions.js';
 
 /** What the Slack listeners are built from (factories, no module globals: a test builds the app in one call). */
 export interface SlackDeps {
@@ -17,6 +19,9 @@ export interface SlackDeps {
   linkService: LinkService;
   digestSubscriptions: DigestSubscriptions;
   subscriptions: SubscriptionStore;
+  /** The change feed's listeners (channel feeds, follows) and the commands and buttons that change them. */
+  feedListeners: FeedListenerStore;
+  feedSubscriptions: FeedSubscriptions;
   tasks: BackgroundTasks;
   now: () => number;
   /** The App Home and the shortcuts' modals. */

@@ -97,6 +97,28 @@ export class Keys {
   digestMaterials(workspaceId: string): string {
     return `${this.prefix}digest:${workspaceId}:materials`;
   }
+
+  // Change feed listeners (store/feed-listeners.ts), per workspace, and the index of workspaces that have any.
+  /** Hash, field = channel id: the channel feeds. */
+  feedChannels(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:channels`;
+  }
+  /** Hash, field = `userId:requestId`: who follows which request. */
+  feedFollows(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:follows`;
+  }
+  /** Hash, field = user id: who follows their own requests (e-mail match). */
+  feedOwnFollows(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:own`;
+  }
+  /** String: why the workspace's listeners are paused (absent: running). */
+  feedPaused(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:paused`;
+  }
+  /** Hash, field = workspace id: the workspaces with at least one listener, so nothing scans keys. */
+  feedListenerIndex(): string {
+    return `${this.prefix}feed:index`;
+  }
 }
 
 /** A stable, non-reversible id for a value that must not appear in keys or logs as is. */

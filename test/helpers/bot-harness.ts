@@ -50,6 +50,8 @@ export interface Harness {
   target: SlackRequestTarget;
   logs: string[];
   box: SecretBox;
+  /** The OAuth installations, wired as redis-bot.ts wires them (a new install resumes what tokens_revoked paused). */
+  installations: SlackInstallationStore;
   /** Sends a signed slash command; returns Slack's view of the HTTP answer and when it was sent. */
   command(command: string, text: string, who?: Who): Promise<SlackRequestResult & { sentAt: number }>;
   /** Sends a signed click on a button of `message`, found by action id prefix and button text. */
@@ -120,9 +122,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const box = SecretBox.fromBase64(key);
   const kv = new RedisKeyValue(redis.redis);
   const budget = createRedisBudget(redis.redis, redis.keys, { limit: config.UPSTREAM_RATE_LIMIT, logger });
-  const installations = new SlackInstallationStore(kv, redis.keys, box, (workspaceId) =>
-    container.subscriptions.resumeWorkspace(workspaceId, 'tokens_revoked'),
-  );
+  // As redis-bot.ts: a new install resumes what a revoked token paused.
+  const installations = new SlackInstallationStore(kv, redis.keys, box, async (workspaceId) => {
+    await container.subscriptions.resumeWorkspace(workspaceId, 'tokens_revoked');
+    await container.feedListeners.resumeWorkspace(workspaceId, 'tokens_revoked');
+  });
   const container: Container = buildContainer({
     config,
     upstream: { baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl },
@@ -177,6 +181,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     target,
     logs: lines,
     box,
+    installations,
     async command(command, text, who) {
       const w = resolveWho(who);
       const sentAt = Date.now();

@@ -4,9 +4,17 @@
  * FeedListeners store; a FeedPoster (slack layer) turns one round's events for one listener into one message.
  */
 
-export type FeedEventKind = 'novas' | 'status' | 'recebimentos';
+// The listeners' types live with their store (a lower layer may not import this one); named here as well.
+export type {
+  ChannelFeed,
+  FeedEventKind,
+  FeedPauseReason,
+  Follow,
+  OwnFollow,
+} from '../../store/feed-listeners.js';
+export { FEED_EVENT_KINDS } from '../../store/feed-listeners.js';
 
-export const FEED_EVENT_KINDS: readonly FeedEventKind[] = ['novas', 'status', 'recebimentos'];
+import type { ChannelFeed } from '../../store/feed-listeners.js';
 
 interface FeedEventBase {
   /** Derived from the data (workspace + subject + transition), so two replicas or a rerun get the same id. */
@@ -47,45 +55,16 @@ export interface ReceiptEvent extends FeedEventBase {
 
 export type FeedEvent = NewRequestEvent | StatusEvent | ReceiptEvent;
 
-export type FeedPauseReason = 'unlinked' | 'tokens_revoked';
-
-/** `/estoque alertas assinar [almox:ID] [eventos:...]` in a channel. One per workspace and channel. */
-export interface ChannelFeed {
-  workspaceId: string;
-  channelId: string;
-  /** null: every stockroom. */
-  stockroomId: number | null;
-  /** Never empty; default every kind. */
-  kinds: FeedEventKind[];
-  subscribedBy: string;
-  createdAt: number;
-  paused: FeedPauseReason | null;
-}
-
-/** A user following one request (`Acompanhar`, `/solicitacao <id> acompanhar`). */
-export interface Follow {
-  workspaceId: string;
-  userId: string;
-  requestId: number;
-  /** Status name when the follow began or last changed: what `/solicitacao acompanhando` shows. */
-  lastSeenStatus: string | null;
-  createdAt: number;
-}
-
-/** A user following every request whose requester is them (`/solicitacao minhas acompanhar`). */
-export interface OwnFollow {
-  workspaceId: string;
-  userId: string;
-  /** The e-mail matched against the requester's, as `/solicitacao minhas` does. */
-  email: string;
-  createdAt: number;
-}
-
 /** Who gets one round's message. */
 export type FeedTarget = { kind: 'channel'; channelId: string } | { kind: 'dm'; userId: string };
 
 /** What posting one message came to. `lost`: the target can never be reached again (channel gone, DM refused). */
 export type FeedPostResult = { ok: true } | { ok: false; lost: boolean; error: string };
+
+export interface FeedPostOptions {
+  /** The previous round of the workspace ran then: the changes happened at some point since (said when late). */
+  lateSince?: number | null;
+}
 
 /**
  * The slack layer's side: posts at most one message per target and round, listing every event of the round
@@ -93,7 +72,12 @@ export type FeedPostResult = { ok: true } | { ok: false; lost: boolean; error: s
  * the events were detected later than they happened (a round after downtime or a spent budget).
  */
 export interface FeedPoster {
-  post(workspaceId: string, target: FeedTarget, events: FeedEvent[]): Promise<FeedPostResult>;
+  post(
+    workspaceId: string,
+    target: FeedTarget,
+    events: FeedEvent[],
+    options?: FeedPostOptions,
+  ): Promise<FeedPostResult>;
   /** Tells a subscriber that their channel feed was removed because the channel is lost. */
   tellFeedLost(workspaceId: string, feed: ChannelFeed): Promise<void>;
 }

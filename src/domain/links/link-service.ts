@@ -1,5 +1,6 @@
 import { errFields, type Logger } from '../../lib/logger.js';
 import type { CacheStore } from '../../store/cache-store.js';
+import type { FeedListenerStore } from '../../store/feed-listeners.js';
 import type { LinkStore } from '../../store/link-store.js';
 import type { StockStore } from '../../store/stock-store.js';
 import type { SubscriptionStore } from '../../store/subscription-store.js';
@@ -39,6 +40,8 @@ export interface LinkServiceDeps {
   stock: Pick<StockStore, 'forget'>;
   /** Digests of an unlinked workspace are paused, and resumed by the next link. */
   subscriptions: Pick<SubscriptionStore, 'pauseWorkspace' | 'resumeWorkspace'>;
+  /** The change feed's listeners, likewise. */
+  feedListeners: Pick<FeedListenerStore, 'pauseWorkspace' | 'resumeWorkspace'>;
   logger: Logger;
   now: () => number;
 }
@@ -120,6 +123,7 @@ export class LinkService {
     // other materials under the same ids.
     if (previous?.empresaId !== credential.empresaId) await this.deps.stock.forget(workspaceId);
     await this.deps.subscriptions.resumeWorkspace(workspaceId, 'unlinked');
+    await this.deps.feedListeners.resumeWorkspace(workspaceId, 'unlinked');
     this.deps.logger.info({ workspaceId, credential: credential.id, correlationId }, 'workspace linked');
     return { ok: true, stockroomCount };
   }
@@ -132,6 +136,7 @@ export class LinkService {
     await this.deps.stock.forget(workspaceId);
     if (link) await this.deps.tokens.forget(link.credentialId);
     await this.deps.subscriptions.pauseWorkspace(workspaceId, 'unlinked');
+    await this.deps.feedListeners.pauseWorkspace(workspaceId, 'unlinked');
     this.deps.logger.info({ workspaceId }, 'workspace unlinked');
     return link !== null;
   }

@@ -127,6 +127,18 @@ export class RequestService {
     return { ...answer, data: { ...answer.data, mine: { upstreamUserName: match.upstreamUserName } } };
   }
 
+  /**
+   * The user's e-mail, lower-cased, when it matches an active upstream user as `mine` matches it (the feed's
+   * `minhas acompanhar` compares it with requesters' e-mails); UserNotMatchedError otherwise.
+   */
+  async ownEmail(ws: WorkspaceContext, slackUser: SlackUserRef): Promise<string> {
+    const match = await this.matchUser(ws, slackUser);
+    if (match.upstreamUserId === null) throw new UserNotMatchedError(match.email);
+    const email = match.email ?? (await slackUser.email());
+    if (!email?.trim()) throw new UserNotMatchedError(null);
+    return email.trim().toLowerCase();
+  }
+
   private async matchUser(
     ws: WorkspaceContext,
     slackUser: SlackUserRef,

@@ -13,6 +13,7 @@ import { parseEstoque } from '../parse/commands.js';
 import { isLinkAdmin, workspaceIdOf } from '../slack-users.js';
 import { ackAndAnswer, type CommandArgs } from './answer-command.js';
 import { handleDigestCommand } from './digest.js';
+import { handleFeedCommand } from './feed.js';
 import { routeOfEstoque } from './routes-of.js';
 import { estoqueSuggestion } from './suggestion.js';
 
@@ -39,6 +40,11 @@ export function registerEstoqueCommand(app: App, deps: SlackDeps): void {
       case 'digest-list':
       case 'digest-now':
         await handleDigestCommand(deps, args, command);
+        return;
+      case 'feed-subscribe':
+      case 'feed-cancel':
+      case 'feed-list':
+        await handleFeedCommand(deps, args, command);
         return;
       default: {
         const route = routeOfEstoque(command);

@@ -26,7 +26,8 @@ export function routeOfEstoque(command: EstoqueCommand): Route | null {
   }
 }
 
-export function routeOfSolicitacao(command: SolicitacaoCommand): Route {
+/** Follow commands (`acompanhar`, `parar`, `acompanhando`) are not answers: null. */
+export function routeOfSolicitacao(command: SolicitacaoCommand): Route | null {
   switch (command.kind) {
     case 'request-detail':
       return { view: 'request', id: command.id, page: 1 };
@@ -36,6 +37,8 @@ export function routeOfSolicitacao(command: SolicitacaoCommand): Route {
       return { view: 'requests', filters: command.filters, page: command.page };
     case 'request-mine':
       return { view: 'requests', filters: command.filters, page: command.page, mine: true };
+    default:
+      return null;
   }
 }
 

@@ -4,8 +4,9 @@ import type { SlackDeps } from '../deps.js';
 
 /**
  * `app_uninstalled`: the workspace removed the app, so its link (encrypted credentials), tokens, cache and
- * digest subscriptions go too, and so does its installation. `tokens_revoked` for bot tokens: the installation
- * is gone; the link and the subscriptions stay (paused) so that a reinstall works without linking again.
+ * digest subscriptions and the alerts' listeners (channel feeds, follows) go too, and so does its installation. `tokens_revoked` for bot tokens: the installation
+ * is gone; the link, the subscriptions and the alerts' listeners stay (paused) so that a reinstall works without
+ * linking again.
  */
 export function registerUninstallEvents(
   app: App,
@@ -18,8 +19,9 @@ export function registerUninstallEvents(
     const workspaceId = teamId ?? enterpriseId;
     if (workspaceId) {
       await deps.linkService.unlink(workspaceId);
-      // The channels can no longer get digests: their subscriptions go with the app.
+      // The channels can no longer get digests or alerts: subscriptions and follows go with the app.
       await deps.subscriptions.removeWorkspace(workspaceId);
+      await deps.feedListeners.removeWorkspace(workspaceId);
     }
     if (installations) {
       await installations
@@ -46,7 +48,10 @@ export function registerUninstallEvents(
     }
     const workspaceId = context.teamId ?? context.enterpriseId;
     // Kept but paused: a reinstall (a new installation stored) resumes them.
-    if (workspaceId) await deps.subscriptions.pauseWorkspace(workspaceId, 'tokens_revoked');
-    deps.logger.info({ workspaceId }, 'bot tokens revoked: installation removed, digests paused');
+    if (workspaceId) {
+      await deps.subscriptions.pauseWorkspace(workspaceId, 'tokens_revoked');
+      await deps.feedListeners.pauseWorkspace(workspaceId, 'tokens_revoked');
+    }
+    deps.logger.info({ workspaceId }, 'bot tokens revoked: installation removed, digests and alerts paused');
   });
 }

@@ -1,4 +1,5 @@
 import { compareLocalDates, type LocalDate } from '../../domain/dates.js';
+import { FEED_EVENT_KINDS, type FeedEventKind } from '../../domain/feed/types.js';
 import { fold } from '../../lib/text.js';
 import { didYouMean, SUBCOMMAND_WORDS, type Suggestion } from './did-you-mean.js';
 import {
@@ -32,7 +33,10 @@ export type EstoqueCommand =
   | { kind: 'digest-subscribe'; hour: number; minute: number; stockroomId?: number; weekdaysOnly: boolean }
   | { kind: 'digest-cancel' }
   | { kind: 'digest-list' }
-  | { kind: 'digest-now' };
+  | { kind: 'digest-now' }
+  | { kind: 'feed-subscribe'; stockroomId?: number; kinds?: FeedEventKind[] }
+  | { kind: 'feed-cancel' }
+  | { kind: 'feed-list' };
 
 export interface RequestFilters extends DateRange {
   stockroomId?: number;
@@ -50,7 +54,12 @@ export type SolicitacaoCommand =
       page: number;
       suggestion?: Suggestion<SolicitacaoCommand>;
     }
-  | { kind: 'request-mine'; filters: RequestFilters; page: number };
+  | { kind: 'request-mine'; filters: RequestFilters; page: number }
+  | { kind: 'request-follow'; id: number }
+  | { kind: 'request-unfollow'; id: number }
+  | { kind: 'request-following' }
+  | { kind: 'request-own-follow' }
+  | { kind: 'request-own-unfollow' };
 
 export interface PurchaseFilters extends DateRange {
   stockroomId?: number;
@@ -152,6 +161,7 @@ export function parseEstoque(text: string): Result<EstoqueCommand> {
     return ok(command);
   if (command && head !== '') return fail(`\`${head}\` não aceita argumentos`);
   if (head === 'resumo') return parseDigest(rest, tokens);
+  if (head === 'alertas') return parseFeed(rest, tokens);
 
   const problem = firstProblem(tokens, ['almox']);
   if (problem) return fail(problem);
@@ -210,6 +220,50 @@ function parseDigest(rest: string[], tokens: Tokens): Result<EstoqueCommand> {
   }
 }
 
+function parseFeed(rest: string[], tokens: Tokens): Result<EstoqueCommand> {
+  const [action, ...args] = rest.map(fold);
+  switch (action) {
+    case 'cancelar':
+    case 'listar':
+      if (args.length > 0 || tokens.filters.size > 0 || tokens.problems.length > 0)
+        return fail(`\`alertas ${action}\` não aceita argumentos`);
+      return ok({ kind: action === 'cancelar' ? 'feed-cancel' : 'feed-list' });
+    case 'assinar': {
+      const problem = firstProblem(tokens, ['almox', 'eventos']);
+      if (problem) return fail(problem);
+      if (args.length > 0) return fail('`alertas assinar` aceita só os filtros `almox:` e `eventos:`');
+      const stockroomId = idFilter(tokens, 'almox', 'um almoxarifado');
+      if (typeof stockroomId === 'string') return fail(stockroomId);
+      const raw = tokens.filters.get('eventos');
+      let kinds: FeedEventKind[] | undefined;
+      if (raw !== undefined) {
+        const words = raw.split(',').map((word) => fold(word.trim()));
+        const unknown = words.find((word) => !(FEED_EVENT_KINDS as readonly string[]).includes(word));
+        if (unknown !== undefined || words.length === 0)
+          return fail(
+            `\`eventos:${raw}\` não é válido (use ${FEED_EVENT_KINDS.join(', ')}, separados por vírgula)`,
+          );
+        kinds = FEED_EVENT_KINDS.filter((kind) => words.includes(kind));
+      }
+      return ok({
+        kind: 'feed-subscribe',
+        ...(stockroomId !== undefined && { stockroomId }),
+        ...(kinds !== undefined && { kinds }),
+      });
+    }
+    default:
+      return fail(action ? `\`alertas ${action}\` não existe` : 'diga o que fazer com os alertas');
+  }
+}
+
+/** `acompanhar` / `parar` after a request number or `minhas`; null for any other word. */
+function followAction(word: string | undefined): 'follow' | 'unfollow' | null {
+  const folded = word === undefined ? '' : fold(word);
+  if (folded === 'acompanhar') return 'follow';
+  if (folded === 'parar') return 'unfollow';
+  return null;
+}
+
 const REQUEST_FILTERS = ['almox', 'status', 'de', 'ate', 'compra', 'pagina'] as const;
 
 export function parseSolicitacao(text: string): Result<SolicitacaoCommand> {
@@ -226,9 +280,23 @@ export function parseSolicitacao(text: string): Result<SolicitacaoCommand> {
     if (rest.length > 0) return fail('use `/solicitacao <número>` ou `/solicitacao <número> historico`');
     if (action === 'historico') return ok({ kind: 'request-history', id });
     if (action === 'itens') return ok({ kind: 'request-detail', id });
-    return fail(`\`${second}\` não é uma ação de solicitação (use \`historico\` ou \`itens\`)`);
+    const follow = followAction(second);
+    if (follow) return ok({ kind: follow === 'follow' ? 'request-follow' : 'request-unfollow', id });
+    return fail(
+      `\`${second}\` não é uma ação de solicitação (use \`historico\`, \`itens\`, \`acompanhar\` ou \`parar\`)`,
+    );
+  }
+  const bare = tokens.filters.size === 0 && tokens.problems.length === 0;
+  if (first !== undefined && fold(first) === 'acompanhando') {
+    if (second !== undefined || !bare) return fail('`acompanhando` não aceita argumentos');
+    return ok({ kind: 'request-following' });
   }
   const mine = first !== undefined && fold(first) === 'minhas';
+  const ownFollow = mine ? followAction(second) : null;
+  if (ownFollow) {
+    if (rest.length > 0 || !bare) return fail(`\`minhas ${fold(second ?? '')}\` não aceita argumentos`);
+    return ok({ kind: ownFollow === 'follow' ? 'request-own-follow' : 'request-own-unfollow' });
+  }
   const problem = firstProblem(tokens, REQUEST_FILTERS);
   if (problem) return fail(problem);
   const range = dateFilters(tokens);

@@ -19,8 +19,9 @@ export const SUBCOMMAND_WORDS = {
     'vincular',
     'desvincular',
     'resumo',
+    'alertas',
   ],
-  solicitacao: ['minhas'],
+  solicitacao: ['minhas', 'acompanhando'],
   compras: ['pendentes', 'entradas'],
 } as const satisfies Record<string, readonly string[]>;
 

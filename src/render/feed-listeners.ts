@@ -1,0 +1,172 @@
+import type { KnownBlock } from '@slack/types';
+import type { ChannelFeed, FeedEventKind, Follow } from '../domain/feed/types.js';
+import { actions, context, finalizeMessage, header, section } from './blocks.js';
+import { followButton, unfollowButton } from './follow-buttons.js';
+import { escapeMrkdwn, formatDateTime, mentionUser, plural } from './format.js';
+import { statusText } from './requests.js';
+import type { Message, RenderContext } from './types.js';
+
+/** The answers of `/estoque alertas …` and of following requests (`Acompanhar`, `/solicitacao … acompanhar`). */
+
+const SUBSCRIBE_USAGE = '`/estoque alertas assinar [almox:ID] [eventos:novas,status,recebimentos]`';
+const LIST_SECTION_CHARS = 2_800;
+/** Rows of `/solicitacao acompanhando` in one message; the rest is counted. */
+export const FOLLOWING_MAX_ROWS = 40;
+
+const KIND_TEXT: Record<FeedEventKind, string> = {
+  novas: 'novas solicitações',
+  status: 'mudanças de status',
+  recebimentos: 'recebimentos de compras',
+};
+
+const PAUSE_TEXT: Record<NonNullable<ChannelFeed['paused']>, string> = {
+  unlinked: 'pausado: o workspace foi desvinculado do sistema de estoque',
+  tokens_revoked: 'pausado: o app perdeu o acesso a este workspace',
+};
+
+function mentionChannel(channelId: string): string {
+  return /^[CGD][A-Z0-9]{2,}$/.test(channelId) ? `<#${channelId}>` : escapeMrkdwn(channelId);
+}
+
+/** "novas solicitações e mudanças de status · almoxarifado 2" */
+export function describeChannelFeed(feed: Pick<ChannelFeed, 'kinds' | 'stockroomId'>): string {
+  const kinds = feed.kinds.map((kind) => KIND_TEXT[kind]);
+  const what = kinds.length === 3 ? 'todas as mudanças' : kinds.join(' e ');
+  const where = feed.stockroomId === null ? 'todos os almoxarifados' : `almoxarifado ${feed.stockroomId}`;
+  return `${what} · ${where}`;
+}
+
+/** Posted in the channel when it subscribes: everyone there sees it, and it proves the bot can post there. */
+export function renderFeedSubscribed(
+  feed: Pick<ChannelFeed, 'kinds' | 'stockroomId' | 'subscribedBy'>,
+  options: { updated?: boolean } = {},
+): Message {
+  const verb = options.updated ? 'atualizou' : 'assinou';
+  const text =
+    `:bell: ${mentionUser(feed.subscribedBy)} ${verb} os alertas do estoque neste canal: ` +
+    `${describeChannelFeed(feed)}. Para parar: \`/estoque alertas cancelar\`.`;
+  return finalizeMessage({ text, blocks: [section(text)] });
+}
+
+export function renderFeedUnsubscribed(): Message {
+  const text = 'Alertas do estoque cancelados neste canal.';
+  return finalizeMessage({ text, blocks: [section(text)] });
+}
+
+export function renderFeedNotSubscribed(): Message {
+  const text = `Este canal não recebe alertas do estoque. Para assinar: ${SUBSCRIBE_USAGE}.`;
+  return finalizeMessage({ text, blocks: [section(text)] });
+}
+
+/** `/estoque alertas listar`: every channel feed of the workspace. */
+export function renderFeedList(feeds: ChannelFeed[], ctx: RenderContext): Message {
+  if (feeds.length === 0) {
+    const text = `Nenhum canal deste workspace recebe alertas do estoque. Para assinar, use ${SUBSCRIBE_USAGE} no canal.`;
+    return finalizeMessage({ text, blocks: [section(text)] });
+  }
+  const entries = feeds.map((feed) => {
+    const paused = feed.paused ? ` · :double_vertical_bar: ${PAUSE_TEXT[feed.paused]}` : '';
+    return (
+      `${mentionChannel(feed.channelId)} · ${describeChannelFeed(feed)}\n` +
+      `Assinado por ${mentionUser(feed.subscribedBy)} em ${formatDateTime(feed.createdAt, ctx.timeZone)}${paused}`
+    );
+  });
+  const blocks: KnownBlock[] = [header('Alertas do estoque assinados')];
+  let chunk = '';
+  for (const entry of entries) {
+    if (chunk !== '' && chunk.length + entry.length + 2 > LIST_SECTION_CHARS) {
+      blocks.push(section(chunk));
+      chunk = '';
+    }
+    chunk = chunk === '' ? entry : `${chunk}\n\n${entry}`;
+  }
+  if (chunk !== '') blocks.push(section(chunk));
+  blocks.push(
+    context(
+      `${plural(feeds.length, 'canal', 'canais')} · Para cancelar, use \`/estoque alertas cancelar\` no canal.`,
+    ),
+  );
+  return finalizeMessage({
+    text: `Alertas do estoque assinados: ${plural(feeds.length, 'canal', 'canais')}`,
+    blocks,
+  });
+}
+
+export function renderFollowing(follow: Follow, options: { already: boolean }): Message {
+  const status = follow.lastSeenStatus ? ` (status agora: ${statusText(follow.lastSeenStatus, null)})` : '';
+  const lead = options.already ? 'Você já acompanha' : ':eyes: Você passou a acompanhar';
+  const text =
+    `${lead} a solicitação ${follow.requestId}${status}. ` +
+    'Vou mandar uma mensagem direta a cada mudança dela e quando uma compra ligada a ela for recebida.';
+  const buttons = actions([unfollowButton(follow.requestId)]);
+  return finalizeMessage({ text, blocks: [section(text), ...(buttons ? [buttons] : [])] });
+}
+
+export function renderUnfollowed(requestId: number, options: { wasFollowing: boolean }): Message {
+  const text = options.wasFollowing
+    ? `Você deixou de acompanhar a solicitação ${requestId}.`
+    : `Você não acompanhava a solicitação ${requestId}.`;
+  const buttons = actions([followButton(requestId)]);
+  return finalizeMessage({ text, blocks: [section(text), ...(buttons ? [buttons] : [])] });
+}
+
+/** `/solicitacao acompanhando`: the requests the user follows, with the status last seen. */
+export function renderFollowList(
+  follows: Follow[],
+  own: { email: string } | null,
+  ctx: RenderContext,
+): Message {
+  const ownLine = own
+    ? `Você também acompanha as suas próprias solicitações (pelo e-mail ${escapeMrkdwn(own.email)}). Para parar: \`/solicitacao minhas parar\`.`
+    : null;
+  if (follows.length === 0) {
+    const text =
+      'Você não acompanha nenhuma solicitação. Use o botão *Acompanhar* numa solicitação ou ' +
+      '`/solicitacao <número> acompanhar`.';
+    return finalizeMessage({
+      text,
+      blocks: [section(text), ...(ownLine ? [context(ownLine)] : [])],
+    });
+  }
+  const lines = follows.slice(0, FOLLOWING_MAX_ROWS).map((follow) => {
+    const status =
+      follow.lastSeenStatus === null ? 'status ainda não visto' : statusText(follow.lastSeenStatus, null);
+    return `• *${follow.requestId}* — ${status} · desde ${formatDateTime(follow.createdAt, ctx.timeZone)}`;
+  });
+  const blocks: KnownBlock[] = [header('Solicitações que você acompanha')];
+  let chunk = '';
+  for (const line of lines) {
+    if (chunk !== '' && chunk.length + line.length + 1 > LIST_SECTION_CHARS) {
+      blocks.push(section(chunk));
+      chunk = '';
+    }
+    chunk = chunk === '' ? line : `${chunk}\n${line}`;
+  }
+  if (chunk !== '') blocks.push(section(chunk));
+  const left = follows.length - FOLLOWING_MAX_ROWS;
+  const notes = [
+    left > 0 ? `E mais ${plural(left, 'solicitação', 'solicitações')}.` : null,
+    'Para parar: `/solicitacao <número> parar`.',
+    ownLine,
+  ].filter((note): note is string => note !== null);
+  blocks.push(context(...notes));
+  return finalizeMessage({
+    text: `Você acompanha ${plural(follows.length, 'solicitação', 'solicitações')}`,
+    blocks,
+  });
+}
+
+export function renderOwnFollowing(email: string, options: { already: boolean }): Message {
+  const lead = options.already ? 'Você já acompanha' : ':eyes: Você passou a acompanhar';
+  const text =
+    `${lead} as suas solicitações (solicitante com o e-mail ${escapeMrkdwn(email)}), inclusive as novas. ` +
+    'Vou mandar uma mensagem direta a cada mudança. Para parar: `/solicitacao minhas parar`.';
+  return finalizeMessage({ text, blocks: [section(text)] });
+}
+
+export function renderOwnUnfollowed(options: { wasFollowing: boolean }): Message {
+  const text = options.wasFollowing
+    ? 'Você deixou de acompanhar as suas solicitações.'
+    : 'Você não acompanhava as suas solicitações.';
+  return finalizeMessage({ text, blocks: [section(text)] });
+}

@@ -1,0 +1,143 @@
+import type { WebClient } from '@slack/web-api';
+import type { FeedEventKind } from '../domain/feed/types.js';
+import type { Logger } from '../lib/logger.js';
+import { renderDigestUnavailable, renderInviteBot } from '../render/digest.js';
+import {
+  renderFeedList,
+  renderFeedNotSubscribed,
+  renderFeedSubscribed,
+  renderFeedUnsubscribed,
+  renderFollowing,
+  renderFollowList,
+  renderOwnFollowing,
+  renderOwnUnfollowed,
+  renderUnfollowed,
+} from '../render/feed-listeners.js';
+import type { Message, RenderContext } from '../render/types.js';
+import { type FeedListenerStore, normaliseKinds } from '../store/feed-listeners.js';
+import type { ChannelPoster } from './digest-subscriptions.js';
+
+/** What following needs from the domain; upstream and link failures are thrown, for the usual messages. */
+export interface FollowReads {
+  /** The request's current status name (null when unknown); throws NotFound for a request that does not exist. */
+  requestStatus(workspaceId: string, requestId: number, correlationId: string): Promise<string | null>;
+  /**
+   * The user's e-mail when it matches an upstream user, as `/solicitacao minhas` matches it; throws
+   * UserNotMatchedError otherwise.
+   */
+  ownEmail(
+    workspaceId: string,
+    user: { id: string; email: () => Promise<string | null> },
+    correlationId: string,
+  ): Promise<string>;
+}
+
+export interface FeedSubscriptionsDeps {
+  store: FeedListenerStore;
+  poster: ChannelPoster;
+  reads: FollowReads;
+  logger: Logger;
+}
+
+export interface FeedSubscribeInput {
+  workspaceId: string;
+  channelId: string;
+  userId: string;
+  stockroomId?: number | undefined;
+  kinds?: FeedEventKind[] | undefined;
+}
+
+/**
+ * `/estoque alertas assinar|cancelar|listar` and following requests (`Acompanhar`, `/solicitacao <id>
+ * acompanhar|parar`, `acompanhando`, `minhas acompanhar|parar`), for the Slack handlers. Every method returns
+ * the ephemeral answer for who asked (null when the channel already got it).
+ */
+export class FeedSubscriptions {
+  constructor(private readonly deps: FeedSubscriptionsDeps) {}
+
+  /**
+   * Any member of the channel may subscribe it. The confirmation is posted IN the channel first, with the
+   * command's client: it tells the channel, and it is the check that the bot can post there. When Slack refuses
+   * it, nothing is subscribed and the answer says how to invite the bot.
+   */
+  async subscribe(input: FeedSubscribeInput, client: WebClient): Promise<Message | null> {
+    const existing = await this.deps.store.getChannel(input.workspaceId, input.channelId);
+    const stored = {
+      stockroomId: input.stockroomId ?? null,
+      kinds: normaliseKinds(input.kinds),
+      subscribedBy: input.userId,
+    };
+    const confirmation = renderFeedSubscribed(stored, { updated: existing !== null });
+    const posted = await this.deps.poster.post(client, input.workspaceId, input.channelId, confirmation);
+    if (!posted.ok) {
+      this.deps.logger.info(
+        { workspaceId: input.workspaceId, channelId: input.channelId, outcome: posted.kind },
+        'feed subscription refused: cannot post in the channel',
+      );
+      return posted.kind === 'channel_gone' ? renderInviteBot() : renderDigestUnavailable();
+    }
+    await this.deps.store.upsertChannel({
+      workspaceId: input.workspaceId,
+      channelId: input.channelId,
+      stockroomId: stored.stockroomId,
+      kinds: stored.kinds,
+      subscribedBy: input.userId,
+    });
+    this.deps.logger.info(
+      { workspaceId: input.workspaceId, channelId: input.channelId, updated: existing !== null },
+      'feed subscribed',
+    );
+    return null;
+  }
+
+  async unsubscribe(workspaceId: string, channelId: string): Promise<Message> {
+    return (await this.deps.store.removeChannel(workspaceId, channelId))
+      ? renderFeedUnsubscribed()
+      : renderFeedNotSubscribed();
+  }
+
+  async list(workspaceId: string, ctx: RenderContext): Promise<Message> {
+    return renderFeedList(await this.deps.store.listChannels(workspaceId), ctx);
+  }
+
+  /** Follows the request with its current status (read first: a request that does not exist is not followed). */
+  async follow(
+    workspaceId: string,
+    userId: string,
+    requestId: number,
+    correlationId: string,
+  ): Promise<Message> {
+    const status = await this.deps.reads.requestStatus(workspaceId, requestId, correlationId);
+    const { follow, created } = await this.deps.store.follow(workspaceId, userId, requestId, status);
+    this.deps.logger.info({ workspaceId, correlationId, requestId, created }, 'request followed');
+    return renderFollowing(follow, { already: !created });
+  }
+
+  async unfollow(workspaceId: string, userId: string, requestId: number): Promise<Message> {
+    const wasFollowing = await this.deps.store.unfollow(workspaceId, userId, requestId);
+    return renderUnfollowed(requestId, { wasFollowing });
+  }
+
+  async following(workspaceId: string, userId: string, ctx: RenderContext): Promise<Message> {
+    const [follows, own] = await Promise.all([
+      this.deps.store.listFollows(workspaceId, userId),
+      this.deps.store.getOwnFollow(workspaceId, userId),
+    ]);
+    return renderFollowList(follows, own, ctx);
+  }
+
+  async followOwn(
+    workspaceId: string,
+    user: { id: string; email: () => Promise<string | null> },
+    correlationId: string,
+  ): Promise<Message> {
+    const email = await this.deps.reads.ownEmail(workspaceId, user, correlationId);
+    const { created } = await this.deps.store.followOwn(workspaceId, user.id, email);
+    this.deps.logger.info({ workspaceId, correlationId, created }, 'own requests followed');
+    return renderOwnFollowing(email, { already: !created });
+  }
+
+  async unfollowOwn(workspaceId: string, userId: string): Promise<Message> {
+    return renderOwnUnfollowed({ wasFollowing: await this.deps.store.unfollowOwn(workspaceId, userId) });
+  }
+}

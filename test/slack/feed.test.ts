@@ -1,0 +1,247 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FAKE_SEED } from '../../src/fake-slack/index.js';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
+import {
+  buttonsOf,
+  CHANNELS,
+  eventually,
+  findButton,
+  type Harness,
+  startHarness,
+  TEAM,
+  textOf,
+  USERS,
+} from '../helpers/bot-harness.js';
+
+/** `/estoque alertas …` and following requests, over signed HTTP into the bot and the fake Slack. */
+
+let h: Harness;
+const REQUEST = DEMO_FACTS.company1.requestIds.first;
+
+beforeEach(async () => {
+  h = await startHarness();
+  await h.link(TEAM);
+});
+afterEach(async () => {
+  await h.close();
+});
+
+const feeds = () => h.container.feedListeners;
+
+async function answerTo(command: string, text: string, user: string = USERS.member) {
+  const result = await h.command(command, text, { user });
+  expect(result.status).toBe(200);
+  return h.nextMessage(result.sentAt, { userId: user, ephemeral: true });
+}
+
+/** The usage a bad argument gets, in the ack itself. */
+async function usageOf(command: string, text: string): Promise<string> {
+  const result = await h.command(command, text);
+  const body = JSON.parse(result.body) as { text: string; response_type: string };
+  expect(body.response_type).toBe('ephemeral');
+  return body.text;
+}
+
+describe('/estoque alertas', () => {
+  it('assinar posts the confirmation in the channel and subscribes it with its filters; again, it updates', async () => {
+    const result = await h.command('/estoque', 'alertas assinar almox:2 eventos:status,novas');
+    const confirmation = await h.nextMessage(result.sentAt, {
+      channel: CHANNELS.stockroom,
+      ephemeral: false,
+    });
+    expect(textOf(confirmation)).toContain(`<@${USERS.member}> assinou os alertas do estoque neste canal`);
+    expect(textOf(confirmation)).toContain('novas solicitações e mudanças de status · almoxarifado 2');
+    const feed = await eventually(() => feeds().getChannel(TEAM, CHANNELS.stockroom));
+    expect(feed).toMatchObject({
+      stockroomId: 2,
+      kinds: ['novas', 'status'],
+      subscribedBy: USERS.member,
+      paused: null,
+    });
+
+    const again = await h.command('/estoque', 'alertas assinar', { user: USERS.admin });
+    const updated = await h.nextMessage(again.sentAt, { channel: CHANNELS.stockroom, ephemeral: false });
+    expect(textOf(updated)).toContain(`<@${USERS.admin}> atualizou os alertas`);
+    await eventually(async () => (await feeds().getChannel(TEAM, CHANNELS.stockroom))?.stockroomId === null);
+    expect(await feeds().getChannel(TEAM, CHANNELS.stockroom)).toMatchObject({
+      kinds: ['novas', 'status', 'recebimentos'],
+      createdAt: feed.createdAt,
+      subscribedBy: USERS.admin,
+    });
+  });
+
+  it('says how to invite the bot where it cannot post, and subscribes nothing', async () => {
+    for (const channel of [CHANNELS.withoutBot, CHANNELS.archived]) {
+      const result = await h.command('/estoque', 'alertas assinar', { channel, user: USERS.admin });
+      const answer = await h.nextMessage(result.sentAt, { userId: USERS.admin, ephemeral: true });
+      expect(textOf(answer)).toContain('/invite @estoque-bot');
+      expect(await feeds().getChannel(TEAM, channel)).toBeNull();
+    }
+    expect(await feeds().listWorkspaces()).toEqual([]);
+  });
+
+  it('listar shows the workspace feeds; cancelar stops this channel', async () => {
+    const subscribed = await h.command('/estoque', 'alertas assinar eventos:recebimentos');
+    await h.nextMessage(subscribed.sentAt, { channel: CHANNELS.stockroom, ephemeral: false });
+    await eventually(() => feeds().getChannel(TEAM, CHANNELS.stockroom));
+
+    const list = await answerTo('/estoque', 'alertas listar');
+    expect(textOf(list)).toContain(`<#${CHANNELS.stockroom}>`);
+    expect(textOf(list)).toContain('recebimentos de compras · todos os almoxarifados');
+
+    expect(textOf(await answerTo('/estoque', 'alertas cancelar'))).toContain('Alertas do estoque cancelados');
+    expect(await feeds().getChannel(TEAM, CHANNELS.stockroom)).toBeNull();
+    expect(textOf(await answerTo('/estoque', 'alertas cancelar'))).toContain('não recebe alertas');
+    expect(textOf(await answerTo('/estoque', 'alertas listar'))).toContain('Nenhum canal');
+  });
+
+  it('bad arguments get the usage, and nothing is subscribed', async () => {
+    expect(await usageOf('/estoque', 'alertas assinar eventos:novas,tudo')).toContain('eventos:novas,tudo');
+    expect(await usageOf('/estoque', 'alertas assinar almox:x')).toContain('almox:x');
+    expect(await usageOf('/estoque', 'alertas assinar dias:uteis')).toContain('filtro desconhecido');
+    expect(await usageOf('/estoque', 'alertas listar tudo')).toContain('não aceita argumentos');
+    expect(await usageOf('/estoque', 'alertas')).toContain('diga o que fazer com os alertas');
+    expect(await usageOf('/estoque', 'alertas pausar')).toContain('`alertas pausar` não existe');
+    expect(await feeds().listWorkspaces()).toEqual([]);
+  });
+});
+
+describe('following a request', () => {
+  it('/solicitacao <id> acompanhar follows it with its status; acompanhando lists it; parar stops', async () => {
+    const followed = await answerTo('/solicitacao', `${REQUEST} acompanhar`);
+    expect(textOf(followed)).toContain(`Você passou a acompanhar a solicitação ${REQUEST} (status agora:`);
+    expect(findButton(followed, { text: 'Deixar de acompanhar' })?.value).toBe(String(REQUEST));
+    const follow = await feeds().getFollow(TEAM, USERS.member, REQUEST);
+    expect(follow?.lastSeenStatus).toEqual(expect.any(String));
+    expect(textOf(followed)).toContain(follow?.lastSeenStatus ?? '?');
+
+    const again = await answerTo('/solicitacao', `${REQUEST} acompanhar`);
+    expect(textOf(again)).toContain(`Você já acompanha a solicitação ${REQUEST}`);
+
+    const list = await answerTo('/solicitacao', 'acompanhando');
+    expect(textOf(list)).toContain(`*${REQUEST}* — ${follow?.lastSeenStatus}`);
+    // Someone else follows nothing.
+    expect(textOf(await answerTo('/solicitacao', 'acompanhando', USERS.admin))).toContain(
+      'Você não acompanha nenhuma solicitação',
+    );
+
+    expect(textOf(await answerTo('/solicitacao', `${REQUEST} parar`))).toContain(
+      `Você deixou de acompanhar a solicitação ${REQUEST}`,
+    );
+    expect(await feeds().getFollow(TEAM, USERS.member, REQUEST)).toBeNull();
+    expect(await feeds().listWorkspaces()).toEqual([]);
+  });
+
+  it('a request that does not exist is not followed', async () => {
+    const answer = await answerTo('/solicitacao', '999999 acompanhar');
+    expect(textOf(answer)).toMatch(/999999/);
+    expect(textOf(answer)).not.toContain('passou a acompanhar');
+    expect(await feeds().listFollows(TEAM)).toEqual([]);
+  });
+
+  it('the detail has Acompanhar; clicking it follows, and the next answer offers Deixar de acompanhar', async () => {
+    const detail = await answerTo('/solicitacao', String(REQUEST));
+    expect(findButton(detail, { text: 'Deixar de acompanhar' })).toBeUndefined();
+    const since = Date.now();
+    await h.click(detail, { text: 'Acompanhar' });
+    const confirmation = await h.nextMessage(since, { userId: USERS.member, ephemeral: true });
+    expect(textOf(confirmation)).toContain(`Você passou a acompanhar a solicitação ${REQUEST}`);
+    expect(await feeds().getFollow(TEAM, USERS.member, REQUEST)).not.toBeNull();
+
+    const history = await answerTo('/solicitacao', `${REQUEST} historico`);
+    expect(findButton(history, { text: 'Acompanhar' })).toBeUndefined();
+    const unfollowAt = Date.now();
+    await h.click(history, { text: 'Deixar de acompanhar' });
+    const stopped = await h.nextMessage(unfollowAt, { userId: USERS.member, ephemeral: true });
+    expect(textOf(stopped)).toContain(`Você deixou de acompanhar a solicitação ${REQUEST}`);
+    expect(await feeds().getFollow(TEAM, USERS.member, REQUEST)).toBeNull();
+  });
+
+  it('a forged button value follows nothing and says the button is stale', async () => {
+    const detail = await answerTo('/solicitacao', String(REQUEST));
+    const follow = buttonsOf(detail).find((b) => b.text?.text === 'Acompanhar');
+    expect(follow).toBeDefined();
+    for (const value of ['0', '-1', '12ab', '99999999999', '{"id":1}']) {
+      if (follow) follow.value = value;
+      const since = Date.now();
+      await h.click(detail, { text: 'Acompanhar' });
+      const answer = await h.nextMessage(since, { userId: USERS.member, ephemeral: true });
+      expect(textOf(answer), value).toContain('Este botão não funciona mais');
+    }
+    expect(await feeds().listFollows(TEAM)).toEqual([]);
+  });
+
+  it('minhas acompanhar matches the e-mail as minhas does; minhas parar stops', async () => {
+    const on = await answerTo('/solicitacao', 'minhas acompanhar', USERS.admin);
+    expect(textOf(on)).toContain(`Você passou a acompanhar as suas solicitações`);
+    expect(await feeds().getOwnFollow(TEAM, USERS.admin)).toMatchObject({ email: FAKE_SEED.adminEmail });
+    expect(textOf(await answerTo('/solicitacao', 'acompanhando', USERS.admin))).toContain(
+      'Você também acompanha as suas próprias solicitações',
+    );
+    expect(textOf(await answerTo('/solicitacao', 'minhas parar', USERS.admin))).toContain(
+      'Você deixou de acompanhar as suas solicitações',
+    );
+    expect(await feeds().getOwnFollow(TEAM, USERS.admin)).toBeNull();
+
+    // A member whose e-mail matches no upstream user gets the same answer as `minhas`, and follows nothing.
+    const refused = await answerTo('/solicitacao', 'minhas acompanhar', USERS.member);
+    expect(textOf(refused)).not.toContain('passou a acompanhar');
+    expect(await feeds().getOwnFollow(TEAM, USERS.member)).toBeNull();
+  });
+
+  it('bad arguments get the usage', async () => {
+    expect(await usageOf('/solicitacao', `${REQUEST} seguir`)).toContain('`acompanhar` ou `parar`');
+    expect(await usageOf('/solicitacao', `${REQUEST} acompanhar agora`)).toContain('use `/solicitacao');
+    expect(await usageOf('/solicitacao', 'acompanhando status:1')).toContain('não aceita argumentos');
+    expect(await usageOf('/solicitacao', 'minhas acompanhar status:1')).toContain('não aceita argumentos');
+  });
+});
+
+describe('lifecycle, like digests', () => {
+  async function listen() {
+    const result = await h.command('/estoque', 'alertas assinar');
+    await h.nextMessage(result.sentAt, { channel: CHANNELS.stockroom, ephemeral: false });
+    await eventually(() => feeds().getChannel(TEAM, CHANNELS.stockroom));
+    await answerTo('/solicitacao', `${REQUEST} acompanhar`);
+  }
+
+  it('unlink pauses the feed and a new link resumes it', async () => {
+    await listen();
+    await h.container.linkService.unlink(TEAM);
+    expect((await feeds().listWorkspace(TEAM)).paused).toBe('unlinked');
+    expect((await feeds().getChannel(TEAM, CHANNELS.stockroom))?.paused).toBe('unlinked');
+    await h.link(TEAM);
+    expect((await feeds().listWorkspace(TEAM)).paused).toBeNull();
+    expect((await feeds().listFollows(TEAM)).map((f) => f.requestId)).toEqual([REQUEST]);
+  });
+
+  it('tokens_revoked pauses the feed, and a new install resumes it', async () => {
+    await listen();
+    await h.event({
+      type: 'tokens_revoked',
+      tokens: { bot: ['U00BOT001'] },
+      event_ts: `${Date.now() / 1000}`,
+    });
+    await eventually(async () => (await feeds().pausedReason(TEAM)) === 'tokens_revoked');
+    // A relink does not undo what only a reinstall undoes.
+    await h.link(TEAM);
+    expect(await feeds().pausedReason(TEAM)).toBe('tokens_revoked');
+    await h.installations.storeInstallation({
+      team: { id: TEAM },
+      enterprise: undefined,
+      user: { id: USERS.admin, token: undefined, scopes: undefined },
+      bot: { token: h.slack.tokenFor(TEAM), scopes: ['commands'], id: 'B00BOT001', userId: 'U00BOT001' },
+      isEnterpriseInstall: false,
+      tokenType: 'bot',
+      authVersion: 'v2',
+    });
+    expect(await feeds().pausedReason(TEAM)).toBeNull();
+  });
+
+  it('app_uninstalled removes every listener of the workspace', async () => {
+    await listen();
+    await h.event({ type: 'app_uninstalled', event_ts: `${Date.now() / 1000}` });
+    await eventually(async () => (await feeds().listWorkspaces()).length === 0);
+    expect(await feeds().listWorkspace(TEAM)).toMatchObject({ channels: [], follows: [], ownFollows: [] });
+  });
+});
