@@ -25,6 +25,7 @@ import { DigestPoster } from './slack/digest-poster.js';
 import { DigestSubscriptions } from './slack/digest-subscriptions.js';
 import { SlackFeedPoster } from './slack/feed-poster.js';
 import { FeedSubscriptions } from './slack/feed-subscriptions.js';
+import { publishHome } from './slack/home/home-tab.js';
 import { createSlackClients } from './slack/slack-clients.js';
 import { CacheStore } from './store/cache-store.js';
 import type { SecretBox } from './store/crypto.js';
@@ -227,6 +228,11 @@ export function buildContainer(options: ContainerOptions): Container {
     logger: feedLogger,
     timeZone: options.config.DIGEST_TZ,
     now,
+    // A DM means a request the user follows changed: their Home shows it (the slack deps exist by then).
+    onDelivered: (workspaceId, target, client) => {
+      if (target.kind === 'dm')
+        void tasks.run('home after feed', () => publishHome(slackDeps, client, workspaceId, target.userId));
+    },
   });
   const feedSubscriptions = new FeedSubscriptions({
     store: feedListeners,
@@ -259,7 +265,7 @@ export function buildContainer(options: ContainerOptions): Container {
     feedSubscriptions,
     tasks,
     now,
-    home: new HomeService({ workspaces, linkService, requests, subscriptions, logger }),
+    home: new HomeService({ workspaces, linkService, requests, subscriptions, feedListeners, logger }),
     materials,
     workspaces,
   };

@@ -1,5 +1,6 @@
 import type { Button, KnownBlock, HomeView as SlackHomeView } from '@slack/types';
 import type { HomeView, MineSection } from '../domain/home/home-view.js';
+import type { FeedEventKind, FeedPauseReason } from '../store/feed-listeners.js';
 import type { Subscription } from '../store/subscription-store.js';
 import { actions, button, context, finalizeMessage, header, section } from './blocks.js';
 import { describeSubscription } from './digest.js';
@@ -14,6 +15,19 @@ import type { RenderContext } from './types.js';
 export const HOME_MAX_DIGESTS = 20;
 /** Open requests listed on the Home (one upstream page is 10). */
 export const HOME_MAX_REQUESTS = 10;
+/** Followed requests and channel alerts listed on the Home; more get "e mais N". */
+export const HOME_MAX_FOLLOWS = 15;
+export const HOME_MAX_ALERTS = 15;
+
+const KIND_NAMES: Record<FeedEventKind, string> = {
+  novas: 'novas',
+  status: 'mudanças de status',
+  recebimentos: 'recebimentos',
+};
+const FEED_PAUSE_TEXT: Record<FeedPauseReason, string> = {
+  unlinked: 'pausados enquanto o workspace estiver desvinculado',
+  tokens_revoked: 'pausados: o app perdeu o acesso a este workspace',
+};
 
 const divider: KnownBlock = { type: 'divider' };
 
@@ -25,6 +39,12 @@ export function renderHome(view: HomeView, ctx: RenderContext): SlackHomeView {
     divider,
     header('Minhas solicitações'),
     ...mineBlocks(view.mine, ctx),
+    divider,
+    header('Acompanhando'),
+    ...followBlocks(view),
+    divider,
+    header('Alertas nos canais'),
+    ...alertBlocks(view),
     divider,
     header('Resumos diários'),
     ...digestBlocks(view.digests),
@@ -176,6 +196,64 @@ function listBlocks(mine: Extract<MineSection, { state: 'list' }>, ctx: RenderCo
       refreshButton(),
     ),
   );
+  return blocks;
+}
+
+function followBlocks(view: HomeView): KnownBlock[] {
+  const { follows, ownFollowEmail, paused } = view.feed;
+  const blocks: KnownBlock[] = [];
+  if (follows.length === 0) {
+    blocks.push(
+      section(
+        'Você não acompanha nenhuma solicitação. Use *Acompanhar* numa solicitação ou `/solicitacao <número> acompanhar`.',
+      ),
+    );
+  }
+  for (const follow of follows.slice(0, HOME_MAX_FOLLOWS)) {
+    const status =
+      follow.lastSeenStatus === null ? 'status ainda não visto' : statusText(follow.lastSeenStatus, null);
+    blocks.push(
+      section(
+        `*${follow.requestId}* · último status visto: ${status}`,
+        button({
+          text: 'Deixar de acompanhar',
+          actionId: `${ActionIds.homeUnfollowPrefix}${follow.requestId}`,
+          value: String(follow.requestId),
+        }),
+      ),
+    );
+  }
+  const notes = [
+    follows.length > HOME_MAX_FOLLOWS
+      ? `e mais ${plural(follows.length - HOME_MAX_FOLLOWS, 'solicitação', 'solicitações')}: \`/solicitacao acompanhando\``
+      : null,
+    ownFollowEmail
+      ? `Você também acompanha as suas próprias solicitações (${escapeMrkdwn(ownFollowEmail)}); para parar: \`/solicitacao minhas parar\`.`
+      : null,
+    paused ? `:double_vertical_bar: Avisos ${FEED_PAUSE_TEXT[paused]}.` : null,
+  ].filter((note): note is string => note !== null);
+  if (notes.length > 0) blocks.push(context(...notes));
+  return blocks;
+}
+
+function alertBlocks(view: HomeView): KnownBlock[] {
+  const { alerts, paused } = view.feed;
+  if (alerts.length === 0) {
+    return [section('Nenhum canal recebe alertas. Em um canal: `/estoque alertas assinar`.')];
+  }
+  const blocks: KnownBlock[] = alerts.slice(0, HOME_MAX_ALERTS).map((feed) => {
+    const kinds =
+      feed.kinds.length === 3 ? 'todos os eventos' : feed.kinds.map((kind) => KIND_NAMES[kind]).join(', ');
+    const where = feed.stockroomId === null ? 'todos os almoxarifados' : `almoxarifado ${feed.stockroomId}`;
+    return section(`${channelMention(feed.channelId)} · ${kinds} · ${where}`);
+  });
+  const notes = [
+    alerts.length > HOME_MAX_ALERTS
+      ? `e mais ${plural(alerts.length - HOME_MAX_ALERTS, 'canal', 'canais')}: \`/estoque alertas listar\``
+      : null,
+    paused ? `:double_vertical_bar: Alertas ${FEED_PAUSE_TEXT[paused]}.` : null,
+  ].filter((note): note is string => note !== null);
+  if (notes.length > 0) blocks.push(context(...notes));
   return blocks;
 }
 

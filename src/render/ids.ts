@@ -26,6 +26,8 @@ export const ActionIds = {
   homeLookup: 'home:lookup',
   homeHelp: 'home:help',
   homeUnlink: 'home:unlink',
+  /** App Home, `Acompanhando`: stop following one request (value: the request number). */
+  homeUnfollowPrefix: 'home:unfollow:',
   /** The material picker's external_select (its options come from block_suggestion). */
   materialPick: 'material:pick',
   /** Opens one request in a modal (value: the request number): Home rows and the choice of several numbers. */
@@ -38,6 +40,7 @@ export const ActionPatterns = {
   share: /^share:/,
   retry: /^retry:/,
   requestOpen: /^request:open:/,
+  homeUnfollow: /^home:unfollow:/,
   /** A repeated id in one message is renamed `follow:~0`, `follow:~1` (blocks.ts, numberActionIds). */
   follow: /^follow:/,
   unfollow: /^unfollow:/,

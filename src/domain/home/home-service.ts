@@ -1,4 +1,5 @@
 import { errFields, type Logger } from '../../lib/logger.js';
+import type { FeedListenerStore } from '../../store/feed-listeners.js';
 import type { SubscriptionStore } from '../../store/subscription-store.js';
 import { NotCachedError } from '../cached-reader.js';
 import { looksClosed } from '../digest/digest-service.js';
@@ -13,6 +14,7 @@ export interface HomeServiceDeps {
   linkService: Pick<LinkService, 'status'>;
   requests: Pick<RequestService, 'mine'>;
   subscriptions: Pick<SubscriptionStore, 'listWorkspace'>;
+  feedListeners: Pick<FeedListenerStore, 'listFollows' | 'getOwnFollow' | 'listChannels' | 'pausedReason'>;
   logger: Logger;
 }
 
@@ -29,14 +31,26 @@ export class HomeService {
     user: SlackUserRef & { isAdmin: boolean },
     options: { refresh?: boolean; correlationId?: string } = {},
   ): Promise<HomeView> {
-    const [status, digests] = await Promise.all([
+    const feed = this.deps.feedListeners;
+    const [status, digests, follows, ownFollow, alerts, paused] = await Promise.all([
       this.deps.linkService.status(workspaceId),
       this.deps.subscriptions.listWorkspace(workspaceId),
+      feed.listFollows(workspaceId, user.id),
+      feed.getOwnFollow(workspaceId, user.id),
+      feed.listChannels(workspaceId),
+      feed.pausedReason(workspaceId),
     ]);
     const mine = status.linked
       ? await this.mine(workspaceId, user, options.refresh ?? false, options.correlationId)
       : ({ state: 'not_linked' } as const);
-    return { userId: user.id, isAdmin: user.isAdmin, status, mine, digests };
+    return {
+      userId: user.id,
+      isAdmin: user.isAdmin,
+      status,
+      mine,
+      digests,
+      feed: { follows, ownFollowEmail: ownFollow?.email ?? null, alerts, paused },
+    };
   }
 
   private async mine(

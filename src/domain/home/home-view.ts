@@ -1,3 +1,4 @@
+import type { ChannelFeed, FeedPauseReason, Follow } from '../../store/feed-listeners.js';
 import type { Subscription } from '../../store/subscription-store.js';
 import type { MaterialRequest } from '../../upstream/schemas.js';
 import type { Freshness, LinkStatusView } from '../views.js';
@@ -33,4 +34,12 @@ export interface HomeView {
   status: LinkStatusView;
   mine: MineSection;
   digests: Subscription[];
+  /** The change feed (PRODUCT.md, "Alerts"): what this user follows, and the workspace's channel alerts. */
+  feed: {
+    follows: Follow[];
+    /** The e-mail when the user follows their own requests (`/solicitacao minhas acompanhar`). */
+    ownFollowEmail: string | null;
+    alerts: ChannelFeed[];
+    paused: FeedPauseReason | null;
+  };
 }

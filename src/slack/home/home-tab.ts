@@ -9,7 +9,8 @@ import type { WebClient } from '@slack/web-api';
 import { errFields, newCorrelationId } from '../../lib/logger.js';
 import { renderHome } from '../../render/home.js';
 import { renderHelpModal } from '../../render/home-modals.js';
-import { ActionIds } from '../../render/ids.js';
+import { ActionIds, ActionPatterns } from '../../render/ids.js';
+import { requestIdOfButton } from '../actions/follow.js';
 import type { SlackDeps } from '../deps.js';
 import { emailOf, isLinkAdmin, workspaceIdOf } from '../slack-users.js';
 import { openMaterialModal } from './material-modal.js';
@@ -85,6 +86,14 @@ export function registerHomeTab(app: App, deps: SlackDeps): void {
         deps.logger.warn({ workspaceId }, 'home: unlink refused to a non-admin');
       }
       await publishHome(deps, client, workspaceId, userId);
+    }),
+  );
+  app.action<BlockAction<ButtonAction>>(
+    ActionPatterns.homeUnfollow,
+    onHome('home unfollow', async ({ client, body, action }, workspaceId) => {
+      const requestId = requestIdOfButton(action.value);
+      if (requestId !== null) await deps.feedSubscriptions.unfollow(workspaceId, body.user.id, requestId);
+      await publishHome(deps, client, workspaceId, body.user.id);
     }),
   );
   // The trigger lasts 3 s: these open their modal before anything else.

@@ -195,4 +195,94 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     expect(viewText(help)).toContain('/solicitacao');
     await eventually(() => h.slack.limitViolations.length === 0);
   });
+
+  it('Acompanhando: followed requests with the status last seen, Deixar de acompanhar stops one; the workspace’s alerts', async () => {
+    await h.link(TEAM);
+    const store = h.container.feedListeners;
+    await store.follow(TEAM, USERS.admin, 1312, 'Em separação');
+    await store.follow(TEAM, USERS.admin, 1316, null);
+    await store.follow(TEAM, USERS.member, 1321, 'Aberta');
+    await store.upsertChannel({
+      workspaceId: TEAM,
+      channelId: CHANNELS.stockroom,
+      stockroomId: 2,
+      kinds: ['novas', 'recebimentos'],
+      subscribedBy: USERS.member,
+    });
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const home = await publishedHome(h, USERS.admin, since);
+    const text = viewText(home);
+    expect(text).toContain('*1312* · último status visto: Em separação');
+    expect(text).toContain('*1316* · último status visto: status ainda não visto');
+    expect(text).not.toContain('1321 · último');
+    expect(text).toContain(`<#${CHANNELS.stockroom}> · novas, recebimentos · almoxarifado 2`);
+
+    since = h.slack.views.length;
+    await clickInView(h, home, 'home:unfollow:1312');
+    const after = await publishedHome(h, USERS.admin, since);
+    expect(viewText(after)).not.toContain('*1312* · último');
+    expect(viewText(after)).toContain('*1316* · último');
+    expect(await store.getFollow(TEAM, USERS.admin, 1312)).toBeNull();
+  });
+
+  it('a followed request that changes (its DM is posted) publishes the follower’s Home again', async () => {
+    await h.link(TEAM);
+    await h.container.feedListeners.follow(TEAM, USERS.member, 1312, 'Entregue parcialmente');
+    const since = h.slack.views.length;
+    const result = await h.container.feedPoster.post(TEAM, { kind: 'dm', userId: USERS.member }, [
+      {
+        kind: 'status',
+        id: 'ev-1',
+        workspaceId: TEAM,
+        detectedAt: Date.now(),
+        stockroomId: 1,
+        requestId: 1312,
+        fromStatus: 'Em separação',
+        toStatus: 'Entregue parcialmente',
+        requesterEmail: null,
+      },
+    ]);
+    expect(result).toEqual({ ok: true });
+    const home = await publishedHome(h, USERS.member, since);
+    expect(viewText(home)).toContain('*1312* · último status visto: Entregue parcialmente');
+  });
+
+  it('a Home with every section full stays within 100 blocks', async () => {
+    await h.link(TEAM);
+    const store = h.container.feedListeners;
+    for (let i = 0; i < 40; i++) {
+      await store.follow(TEAM, USERS.admin, 2000 + i, 'Aberta');
+      await store.upsertChannel({
+        workspaceId: TEAM,
+        channelId: `C${String(i).padStart(8, '0')}`,
+        stockroomId: null,
+        subscribedBy: USERS.admin,
+      });
+      await h.container.subscriptions.upsert({
+        workspaceId: TEAM,
+        channelId: `C${String(i).padStart(8, '0')}`,
+        hour: 8,
+        minute: 0,
+        timeZone: 'America/Sao_Paulo',
+        weekdaysOnly: false,
+        stockroomId: null,
+        subscribedBy: USERS.admin,
+      });
+    }
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const first = await publishedHome(h, USERS.admin, since);
+    since = h.slack.views.length;
+    await clickInView(h, first, 'home:refresh');
+    const home = await publishedHome(h, USERS.admin, since);
+    expect(buttonsOfView(home).some((b) => b.action_id.startsWith('request:open:'))).toBe(true);
+    expect(home.view.blocks.length).toBeLessThanOrEqual(Limits.modalBlocks);
+    const text = viewText(home);
+    expect(text).toContain('e mais 25 solicitações');
+    expect(text).toContain('e mais 25 canais: `/estoque alertas listar`');
+    expect(text).toContain('e mais 20 canais: `/estoque resumo listar`');
+    expect(text).not.toContain('Resposta encurtada');
+    expect(h.slack.limitViolations).toEqual([]);
+  });
 });
