@@ -139,7 +139,7 @@ export async function suggest(
   view: FakeView,
   actionId: string,
   value: string,
-  user = USERS.admin,
+  user: string = USERS.admin,
 ) {
   const result = await interaction(
     h.target,

@@ -9,10 +9,16 @@ import type {
 } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { errFields, newCorrelationId } from '../../lib/logger.js';
-import { materialOption, renderMaterialModal, renderMaterialShared } from '../../render/home-modals.js';
+import {
+  materialOption,
+  renderAnswerModal,
+  renderMaterialModal,
+  renderMaterialShared,
+} from '../../render/home-modals.js';
 import { ActionIds, BlockIds, ShortcutIds, ViewIds } from '../../render/ids.js';
 import type { RenderContext } from '../../render/index.js';
 import type { SlackDeps } from '../deps.js';
+import { failureMessage } from '../failures.js';
 import { workspaceIdOf } from '../slack-users.js';
 
 /** Slack shows at most 100 options in a select. */
@@ -37,15 +43,35 @@ export async function openMaterialModal(
   triggerId: string,
   workspaceId: string,
 ): Promise<void> {
+  let viewId: string | undefined;
   try {
-    await client.views.open({ trigger_id: triggerId, view: renderMaterialModal(null, renderContext(deps)) });
+    const opened = await client.views.open({
+      trigger_id: triggerId,
+      view: renderMaterialModal(null, renderContext(deps)),
+    });
+    viewId = opened.view?.id;
   } catch (error) {
     deps.logger.warn(errFields(error), 'material modal not opened');
     return;
   }
   await deps.tasks.run('warm material list', async () => {
-    const ws = await deps.workspaces.resolve(workspaceId, 'interactive', newCorrelationId());
-    await deps.materials.suggest(ws, '', 0);
+    const correlationId = newCorrelationId();
+    try {
+      const ws = await deps.workspaces.resolve(workspaceId, 'interactive', correlationId);
+      await deps.materials.suggest(ws, '', 0);
+    } catch (error) {
+      // Not linked, a broken link, upstream down: the modal says so instead of suggesting nothing.
+      const logger = deps.logger.child({ correlationId, workspaceId, surface: 'material-picker' });
+      const { count, windowMs } = deps.config.UPSTREAM_RATE_LIMIT;
+      const message = failureMessage(error, null, correlationId, renderContext(deps), logger, {
+        limit: count,
+        windowMs,
+      });
+      if (viewId === undefined) return;
+      await client.views
+        .update({ view_id: viewId, view: renderAnswerModal('Buscar material', message) })
+        .catch((updateError: unknown) => logger.warn(errFields(updateError), 'material modal not updated'));
+    }
   });
 }
 

@@ -64,6 +64,16 @@ describe('global shortcut buscar_material', () => {
     expect(materialCalls()).toBe(1);
   });
 
+  it('in a workspace not linked, the modal says how to link instead of suggesting nothing', async () => {
+    await h.container.linkService.unlink(TEAM);
+    const since = h.slack.views.length;
+    await globalShortcut(h, 'buscar_material', USERS.member);
+    const modal = await nextView(h, since, 'views.open');
+    const told = await eventually(() => updatesOf(modal.viewId, since)[0]);
+    expect(viewText(told)).toContain('/estoque vincular');
+    expect((await suggest(h, modal, 'material:pick', 'cabo', USERS.member)).options).toEqual([]);
+  });
+
   it('with nothing cached, the first keystroke reads the list once and the next ones read the cache', async () => {
     const since = h.slack.views.length;
     await globalShortcut(h, 'buscar_material');
