@@ -20,7 +20,7 @@ import type { Logger } from './lib/logger.js';
 import { AckPriority } from './slack/ack-priority.js';
 import { Answers } from './slack/answers.js';
 import { BackgroundTasks } from './slack/background.js';
-import type { SlackDeps } from './slack/deps.js';
+import type { SandboxMotion, SlackDeps } from './slack/deps.js';
 import { DigestPoster } from './slack/digest-poster.js';
 import { DigestSubscriptions } from './slack/digest-subscriptions.js';
 import { SlackFeedPoster } from './slack/feed-poster.js';
@@ -61,6 +61,8 @@ export interface ContainerOptions {
   retryPolicy?: RetryPolicy;
   timeoutMs?: number;
   now?: () => number;
+  /** Local mode: the in-process sandbox, moved along by `/estoque sandbox avancar`. */
+  sandboxMotion?: SandboxMotion;
   /** Benchmark switches: the naive bot (no cache, no coalescing of identical calls), scaled TTLs, prefetch. */
   features?: {
     cache?: boolean;
@@ -124,7 +126,11 @@ export function buildContainer(options: ContainerOptions): Container {
   const links = new LinkStore(kv, keys, box);
   const cache = new CacheStore(kv, keys);
   const userMatches = new UserMatchStore(kv, keys);
-  const workspaces = new Workspaces(links, now);
+  const feedListeners = new FeedListenerStore(kv, keys, now);
+  // A broken link pauses the change feed's listeners, as unlinking does; the next link resumes them.
+  const workspaces = new Workspaces(links, now, (workspaceId) =>
+    feedListeners.pauseWorkspace(workspaceId, 'unlinked'),
+  );
   const cacheFeatures = {
     enabled: options.features?.cache ?? true,
     ttlScale: options.features?.ttlScale ?? 1,
@@ -159,7 +165,6 @@ export function buildContainer(options: ContainerOptions): Container {
   };
   const catalog = new CatalogService(domain);
   const subscriptions = new SubscriptionStore(kv, keys, now);
-  const feedListeners = new FeedListenerStore(kv, keys, now);
   const linkService = new LinkService({
     authUrl: options.upstream.authUrl,
     links,
@@ -268,6 +273,7 @@ export function buildContainer(options: ContainerOptions): Container {
     home: new HomeService({ workspaces, linkService, requests, subscriptions, feedListeners, logger }),
     materials,
     workspaces,
+    ...(options.sandboxMotion && { sandbox: options.sandboxMotion }),
   };
   const keeper = new TokenKeeper(links, tokens, logger.child({ component: 'token-keeper' }));
   return {

@@ -22,12 +22,20 @@ export class Workspaces {
   constructor(
     private readonly links: LinkStore,
     private readonly now: () => number = Date.now,
+    /**
+     * Told whenever a broken link is met (the change feed's listeners pause until a new link). Idempotent on
+     * the other side; its failure never hides the LinkBrokenError.
+     */
+    private readonly onBroken: (workspaceId: string) => Promise<unknown> = async () => undefined,
   ) {}
 
   async resolve(workspaceId: string, priority: Priority, correlationId?: string): Promise<WorkspaceContext> {
     const link = await this.links.get(workspaceId);
     if (!link) throw new NotLinkedError(workspaceId);
-    if (link.brokenAt !== null) throw new LinkBrokenError(workspaceId, link.linkedBy, false);
+    if (link.brokenAt !== null) {
+      await this.onBroken(workspaceId).catch(() => undefined);
+      throw new LinkBrokenError(workspaceId, link.linkedBy, false);
+    }
     return workspaceContext(link, priority, correlationId);
   }
 
@@ -37,6 +45,7 @@ export class Workspaces {
     } catch (error) {
       if (error instanceof CredentialsExpiredError) {
         const first = await this.links.markBroken(ws.workspaceId, this.now());
+        await this.onBroken(ws.workspaceId).catch(() => undefined);
         throw new LinkBrokenError(ws.workspaceId, ws.link.linkedBy, first);
       }
       throw error;

@@ -22,6 +22,7 @@ import { createRedisBudget } from '../upstream/budget-redis.js';
 import { formatBanner, type LocalModeSummary } from './banner.js';
 import { localCredentialsKey } from './credentials-key.js';
 import { isAddressInUse, isPortFree, startOnPortOrFree } from './ports.js';
+import { sandboxMotion } from './sandbox-motion.js';
 
 /**
  * Local mode: the whole bot on one machine, with no Slack and no upstream configured.
@@ -139,6 +140,11 @@ export async function startLocalMode(
       keys,
       box,
       budget,
+      // `/estoque sandbox avancar`: the sandbox runs in this process, so the page can move its data along.
+      sandboxMotion: sandboxMotion(
+        sandbox,
+        async (workspaceId) => (await container.links.get(workspaceId))?.empresaId ?? null,
+      ),
     });
     // Closes the budget too (container.close does).
     stops.push({ name: 'services', stop: () => container.close() });

@@ -75,7 +75,8 @@ export interface PagedListParts<T> {
   /** Blocks under the header (filters, notes). */
   intro: KnownBlock[];
   list: Page<T>;
-  row: (item: T) => KnownBlock;
+  /** One row: a block, or a few (a row and its buttons). */
+  row: (item: T) => KnownBlock | KnownBlock[];
   /** Singular and plural of what the list holds: `['compra', 'compras']`. */
   noun: readonly [string, string];
   /** The line shown when the first page is empty. */
@@ -110,10 +111,10 @@ export function pagedListMessage<T>(parts: PagedListParts<T>): Message {
 /** The rows that fit, plus a context line counting those left out. */
 export function cappedRows<T>(
   items: readonly T[],
-  row: (item: T) => KnownBlock,
+  row: (item: T) => KnownBlock | KnownBlock[],
   noun: readonly [string, string],
 ): KnownBlock[] {
-  const blocks = items.slice(0, MAX_LIST_ROWS).map(row);
+  const blocks = items.slice(0, MAX_LIST_ROWS).flatMap(row);
   const left = items.length - MAX_LIST_ROWS;
   if (left > 0)
     blocks.push(context(`E mais ${plural(left, noun[0], noun[1])} que não cabem nesta mensagem.`));

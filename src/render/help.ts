@@ -36,6 +36,14 @@ const USAGE: Record<CommandName, { title: string; lines: UsageLine[] }> = {
         examples: ['/estoque resumo listar', '/estoque resumo cancelar', '/estoque resumo agora'],
         what: 'lista os resumos, cancela o deste canal ou posta agora',
       },
+      {
+        examples: ['/estoque alertas assinar almox:2 eventos:novas,status'],
+        what: 'alertas neste canal: novas solicitações, mudanças de status e recebimentos (padrão: tudo)',
+      },
+      {
+        examples: ['/estoque alertas listar', '/estoque alertas cancelar'],
+        what: 'lista os alertas do workspace ou cancela os deste canal',
+      },
       { examples: ['/estoque ajuda'], what: 'esta ajuda' },
     ],
   },
@@ -56,6 +64,15 @@ const USAGE: Record<CommandName, { title: string; lines: UsageLine[] }> = {
         what: 'filtra por status, período, almoxarifado, compra e texto',
       },
       { examples: ['/solicitacao minhas'], what: 'as suas solicitações (pelo seu e-mail)' },
+      {
+        examples: ['/solicitacao 1234 acompanhar', '/solicitacao 1234 parar'],
+        what: 'mensagem direta a cada mudança dela (ou o botão *Acompanhar*)',
+      },
+      { examples: ['/solicitacao acompanhando'], what: 'as que você acompanha, com o último status visto' },
+      {
+        examples: ['/solicitacao minhas acompanhar', '/solicitacao minhas parar'],
+        what: 'acompanha todas as suas, inclusive as novas',
+      },
     ],
   },
   compras: {

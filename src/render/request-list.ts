@@ -2,8 +2,9 @@ import type { KnownBlock, SectionBlock } from '@slack/types';
 import type { Answer, RequestListView } from '../domain/views.js';
 import type { MaterialRequest } from '../upstream/schemas.js';
 import { cappedRows, pagedListMessage } from './answer.js';
-import { context, routeButton, section } from './blocks.js';
+import { actions, context, routeButton, section } from './blocks.js';
 import { describeRequestFilters } from './filters.js';
+import { followButton, unfollowButton } from './follow-buttons.js';
 import { safeText } from './format.js';
 import { statusText } from './requests.js';
 import type { Message, RenderContext } from './types.js';
@@ -32,7 +33,31 @@ function titleOf(view: RequestListView): string {
   return view.defaultPeriod ? `${who} dos últimos 30 dias` : who;
 }
 
-export function renderRequestList(answer: Answer<RequestListView>, ctx: RenderContext): Message {
+/**
+ * Rows of a page that still get their own `Acompanhar` button: a row and its buttons take two blocks, and a
+ * message holds 50 (an upstream page has 10 rows).
+ */
+export const FOLLOW_BUTTON_MAX_ROWS = 15;
+
+/** The requests the reader follows: null when unknown (a shared message, seen by many). */
+export interface ListFollowState {
+  followed?: ReadonlySet<number> | null;
+}
+
+function rowWithFollow(ctx: RenderContext, state: ListFollowState) {
+  return (request: MaterialRequest): KnownBlock[] => {
+    const id = request.solicitacaoMaterialId;
+    const following = !ctx.shared && state.followed?.has(id) === true;
+    const buttons = actions([following ? unfollowButton(id) : followButton(id)]);
+    return buttons ? [requestRow(request), buttons] : [requestRow(request)];
+  };
+}
+
+export function renderRequestList(
+  answer: Answer<RequestListView>,
+  ctx: RenderContext,
+  follow: ListFollowState = {},
+): Message {
   const view = answer.data;
   const filters = describeRequestFilters(view.filters, { includePeriod: !view.defaultPeriod });
   const notes = [
@@ -45,7 +70,7 @@ export function renderRequestList(answer: Answer<RequestListView>, ctx: RenderCo
     title: titleOf(view),
     intro: notes.length > 0 ? [context(notes.join(' · '))] : [],
     list: view.list,
-    row: requestRow,
+    row: view.list.rows.length <= FOLLOW_BUTTON_MAX_ROWS ? rowWithFollow(ctx, follow) : requestRow,
     noun: ['solicitação', 'solicitações'],
     empty: view.defaultPeriod
       ? 'Nenhuma solicitação nos últimos 30 dias. Para ver mais antigas, use `de:dd/mm/aaaa`.'

@@ -32,7 +32,7 @@ export interface AnswerServices {
   purchases: PurchaseService;
   linkService: LinkService;
   /** Who follows which request: a request answer shows `Acompanhar` or `Deixar de acompanhar`. */
-  follows?: Pick<FeedListenerStore, 'getFollow'>;
+  follows?: Pick<FeedListenerStore, 'getFollow' | 'listFollows'>;
 }
 
 export interface AnswerRequest {
@@ -98,15 +98,13 @@ export class Answers {
         const history = await s.requests.history(ws, route.id, route.page, options);
         return renderRequestHistory(history, render, await this.followState(request, route.id));
       }
-      case 'requests':
-        if (route.mine) {
-          const email = request.userEmail ?? (async () => null);
-          return renderRequestList(
-            await s.requests.mine(ws, { id: request.userId, email }, route.filters, route.page, options),
-            render,
-          );
-        }
-        return renderRequestList(await s.requests.list(ws, route.filters, route.page, options), render);
+      case 'requests': {
+        const email = request.userEmail ?? (async () => null);
+        const list = route.mine
+          ? await s.requests.mine(ws, { id: request.userId, email }, route.filters, route.page, options)
+          : await s.requests.list(ws, route.filters, route.page, options);
+        return renderRequestList(list, render, await this.followedRequests(request));
+      }
       case 'pending':
         return renderPendingPurchases(
           await s.purchases.pending(ws, route.stockroomId ?? null, route.page, options),
@@ -122,6 +120,15 @@ export class Answers {
       case 'receipts':
         return renderReceiptList(await s.purchases.receipts(ws, route.filters, route.page, options), render);
     }
+  }
+
+  /** The requests the reader follows, for list rows; unknown (every row offers `Acompanhar`) on a store failure. */
+  private async followedRequests(request: AnswerRequest): Promise<{ followed: ReadonlySet<number> | null }> {
+    if (!this.services.follows || request.render.shared) return { followed: null };
+    const follows = await this.services.follows
+      .listFollows(request.workspaceId, request.userId)
+      .catch(() => null);
+    return { followed: follows ? new Set(follows.map((follow) => follow.requestId)) : null };
   }
 
   /** A store failure only costs the toggle its state: the answer still shows, with `Acompanhar`. */

@@ -4,12 +4,18 @@ import type { LinkService } from '../domain/links/link-service.js';
 import type { MaterialSearchService } from '../domain/stock/material-search.js';
 import type { Workspaces } from '../domain/workspace.js';
 import type { Logger } from '../lib/logger.js';
+import type { SandboxChangeView } from '../render/sandbox.js';
 import type { FeedListenerStore } from '../store/feed-listeners.js';
 import type { SubscriptionStore } from '../store/subscription-store.js';
 import type { Answers } from './answers.js';
 import type { BackgroundTasks } from './background.js';
 import type { DigestSubscriptions } from './digest-subscriptions.js';
 import type { FeedSubscriptions } from './feed-subscriptions.js';
+
+/** Local mode only: moves the linked company's sandbox data along (`/estoque sandbox avancar`). */
+export interface SandboxMotion {
+  advance(workspaceId: string, changes: number): Promise<SandboxChangeView[]>;
+}
 
 /** What the Slack listeners are built from (factories, no module globals: a test builds the app in one call). */
 export interface SlackDeps {
@@ -28,4 +34,6 @@ export interface SlackDeps {
   home: HomeService;
   materials: MaterialSearchService;
   workspaces: Workspaces;
+  /** Set in local mode only, where the sandbox runs in the same process. */
+  sandbox?: SandboxMotion;
 }

@@ -57,6 +57,15 @@ describe('the playground over local mode', () => {
     expect([...text.matchAll(/Solicitante: Fernanda Oliveira/g)].length).toBeGreaterThan(1);
   });
 
+  it('/estoque sandbox avancar moves the linked company’s requests along and says what changed', async () => {
+    const page = await open();
+    expect(await playgroundCommand(local.url, '/estoque', 'sandbox avancar 2')).toEqual({ ok: true });
+    const answer = await page.message((m) => m.ephemeral && m.text.includes('sandbox'));
+    const text = textOfPlaygroundMessage(answer);
+    expect(text).toContain('O sandbox fez 2 mudanças');
+    expect(text).toMatch(/Solicitação \*\d+\*|Nova solicitação \*\d+\*|Compra \*\d+\*/);
+  });
+
   it('a reload of the page shows the channel again, without the ephemeral answers', async () => {
     const page = await open();
     await playgroundCommand(local.url, '/estoque', 'almoxarifados');

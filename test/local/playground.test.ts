@@ -9,6 +9,7 @@ import { PLAYGROUND_SCRIPT } from '../../src/fake-slack/playground/assets/script
 import { PLAYGROUND_COMMANDS, PLAYGROUND_SHORTCUTS } from '../../src/fake-slack/playground/commands.js';
 import { mountPlayground } from '../../src/fake-slack/playground/routes.js';
 import { buildStateValues, clientSideErrors } from '../../src/fake-slack/playground/view-state.js';
+import { openPlaygroundEvents, type PlaygroundMessage } from './sse.js';
 import { type StubBot, startStubBot, webApi } from './stub-bot.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -227,5 +228,36 @@ describe('playground routes', () => {
     await readUntil('depois de abrir');
     expect(received).not.toContain('outro do Bruno');
     controller.abort();
+  });
+
+  it('shows the bot’s DMs to the person at the page (an alert of a followed request), and nobody else’s', async () => {
+    const token = fake.tokenFor(FAKE_SEED.teamId);
+    // As the feed poster sends a DM: chat.postMessage to the user id.
+    await webApi(fake.apiUrl, token, 'chat.postMessage', {
+      channel: FAKE_SEED.users.admin,
+      text: 'DM para Ana',
+    });
+    await webApi(fake.apiUrl, token, 'chat.postMessage', {
+      channel: FAKE_SEED.users.member,
+      text: 'DM para Bruno',
+    });
+    const page = await openPlaygroundEvents(fake.url);
+    try {
+      const dm = page.hello.messages.find((m) => m.text === 'DM para Ana') as
+        | (PlaygroundMessage & { directMessage?: boolean })
+        | undefined;
+      expect(dm?.directMessage).toBe(true);
+      expect(page.hello.messages.map((m) => m.text)).not.toContain('DM para Bruno');
+      await webApi(fake.apiUrl, token, 'chat.postMessage', {
+        channel: FAKE_SEED.users.admin,
+        text: 'outra DM',
+      });
+      const live = (await page.message((m) => m.text === 'outra DM')) as PlaygroundMessage & {
+        directMessage?: boolean;
+      };
+      expect(live.directMessage).toBe(true);
+    } finally {
+      page.close();
+    }
   });
 });

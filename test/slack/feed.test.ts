@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { decodeRoute } from '../../src/domain/routes.js';
 import { FAKE_SEED } from '../../src/fake-slack/index.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import {
@@ -157,6 +158,31 @@ describe('following a request', () => {
     expect(await feeds().getFollow(TEAM, USERS.member, REQUEST)).toBeNull();
   });
 
+  it('every row of a request list has its own toggle; clicking one follows that request', async () => {
+    const list = await answerTo('/solicitacao', '');
+    const toggles = buttonsOf(list).filter((b) => b.text?.text === 'Acompanhar');
+    const rows = buttonsOf(list).filter((b) => b.text?.text === 'Ver');
+    expect(rows.length).toBeGreaterThan(1);
+    const idOf = (value: string | undefined) => {
+      const route = decodeRoute(value);
+      return route?.view === 'request' ? String(route.id) : null;
+    };
+    expect(toggles.map((b) => b.value)).toEqual(rows.map((b) => idOf(b.value)));
+    expect(new Set(buttonsOf(list).map((b) => b.action_id)).size).toBe(buttonsOf(list).length);
+    const first = Number(toggles[0]?.value);
+    const since = Date.now();
+    await h.click(list, { text: 'Acompanhar' });
+    await h.nextMessage(since, { userId: USERS.member, ephemeral: true });
+    expect((await feeds().listFollows(TEAM, USERS.member)).map((f) => f.requestId)).toEqual([first]);
+
+    const again = await answerTo('/solicitacao', '');
+    expect(
+      buttonsOf(again)
+        .filter((b) => b.text?.text === 'Deixar de acompanhar')
+        .map((b) => b.value),
+    ).toEqual([String(first)]);
+  });
+
   it('a forged button value follows nothing and says the button is stale', async () => {
     const detail = await answerTo('/solicitacao', String(REQUEST));
     const follow = buttonsOf(detail).find((b) => b.text?.text === 'Acompanhar');
@@ -243,5 +269,19 @@ describe('lifecycle, like digests', () => {
     await h.event({ type: 'app_uninstalled', event_ts: `${Date.now() / 1000}` });
     await eventually(async () => (await feeds().listWorkspaces()).length === 0);
     expect(await feeds().listWorkspace(TEAM)).toMatchObject({ channels: [], follows: [], ownFollows: [] });
+  });
+});
+
+describe('/estoque sandbox avancar', () => {
+  it('outside local mode says it exists only there, and moves nothing', async () => {
+    const result = await h.command('/estoque', 'sandbox avancar');
+    const body = JSON.parse(result.body) as { text: string };
+    expect(body.text).toContain('só existe no modo local');
+    expect(h.sandbox.changes).toEqual([]);
+  });
+
+  it('bad arguments get the usage', async () => {
+    expect(await usageOf('/estoque', 'sandbox avancar 50')).toContain('de 1 a 20');
+    expect(await usageOf('/estoque', 'sandbox parar')).toContain('`sandbox parar` não existe');
   });
 });

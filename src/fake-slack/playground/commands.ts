@@ -11,14 +11,15 @@ export interface PlaygroundCommand {
 export const PLAYGROUND_COMMANDS: readonly PlaygroundCommand[] = [
   {
     command: '/estoque',
-    description: 'Materiais, almoxarifados, vínculo e resumo diário',
+    description: 'Materiais, almoxarifados, vínculo, resumo diário e alertas',
     usageHint:
-      '[ajuda | almoxarifados | tipos | categorias | status | vincular | desvincular | resumo assinar|listar|cancelar|agora | <material> almox:ID]',
+      '[ajuda | almoxarifados | tipos | categorias | status | vincular | desvincular | resumo assinar|listar|cancelar|agora | alertas assinar|listar|cancelar | <material> almox:ID]',
   },
   {
     command: '/solicitacao',
     description: 'Solicitações de material',
-    usageHint: '[<número> [historico] | minhas | almox:ID status:1,2 de:dd/mm/aaaa ate:dd/mm/aaaa texto]',
+    usageHint:
+      '[<número> [historico|acompanhar|parar] | minhas [acompanhar|parar] | acompanhando | almox:ID status:1,2 de:dd/mm/aaaa ate:dd/mm/aaaa texto]',
   },
   {
     command: '/compras',

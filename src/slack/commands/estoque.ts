@@ -1,12 +1,14 @@
 import type { App } from '@slack/bolt';
 import { errFields, newCorrelationId } from '../../lib/logger.js';
 import {
+  type Message,
   renderHelp,
   renderLinkModal,
   renderLinkRefused,
   renderUnlinkConfirm,
   renderUsage,
 } from '../../render/index.js';
+import { renderSandboxAdvanced, renderSandboxUnavailable } from '../../render/sandbox.js';
 import { sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { parseEstoque } from '../parse/commands.js';
@@ -45,6 +47,9 @@ export function registerEstoqueCommand(app: App, deps: SlackDeps): void {
       case 'feed-cancel':
       case 'feed-list':
         await handleFeedCommand(deps, args, command);
+        return;
+      case 'sandbox-advance':
+        await advanceSandbox(deps, args, command.changes);
         return;
       default: {
         const route = routeOfEstoque(command);
@@ -88,6 +93,27 @@ async function openLinkModal(deps: SlackDeps, args: CommandArgs): Promise<void> 
       },
     );
   }
+}
+
+/** Local mode: the sandbox moves requests along, so the feed has something to say. */
+async function advanceSandbox(deps: SlackDeps, args: CommandArgs, changes: number): Promise<void> {
+  const workspaceId = workspaceIdOf(args.context);
+  const sandbox = deps.sandbox;
+  if (!sandbox || !workspaceId) {
+    await args.ack({ response_type: 'ephemeral', ...renderSandboxUnavailable() });
+    return;
+  }
+  await args.ack();
+  await deps.tasks.run('sandbox advance', async () => {
+    let reply: Message;
+    try {
+      reply = renderSandboxAdvanced(await sandbox.advance(workspaceId, changes));
+    } catch (error) {
+      deps.logger.warn({ workspaceId, ...errFields(error) }, 'sandbox advance failed');
+      reply = renderUsage('estoque', 'o sandbox não conseguiu avançar agora; tente de novo.');
+    }
+    await sendResponse(deps, args.respond, reply, { response_type: 'ephemeral', replace_original: false });
+  });
 }
 
 async function askUnlink(deps: SlackDeps, args: CommandArgs): Promise<void> {

@@ -36,7 +36,8 @@ export type EstoqueCommand =
   | { kind: 'digest-now' }
   | { kind: 'feed-subscribe'; stockroomId?: number; kinds?: FeedEventKind[] }
   | { kind: 'feed-cancel' }
-  | { kind: 'feed-list' };
+  | { kind: 'feed-list' }
+  | { kind: 'sandbox-advance'; changes: number };
 
 export interface RequestFilters extends DateRange {
   stockroomId?: number;
@@ -162,6 +163,7 @@ export function parseEstoque(text: string): Result<EstoqueCommand> {
   if (command && head !== '') return fail(`\`${head}\` não aceita argumentos`);
   if (head === 'resumo') return parseDigest(rest, tokens);
   if (head === 'alertas') return parseFeed(rest, tokens);
+  if (head === 'sandbox') return parseSandbox(rest, tokens);
 
   const problem = firstProblem(tokens, ['almox']);
   if (problem) return fail(problem);
@@ -256,6 +258,23 @@ function parseFeed(rest: string[], tokens: Tokens): Result<EstoqueCommand> {
   }
 }
 
+/** Changes one `/estoque sandbox avancar` makes at most (the sandbox takes 100; a page shows these). */
+export const SANDBOX_MAX_CHANGES = 20;
+
+/** `sandbox avancar [N]`: local mode only (the handler says so elsewhere). */
+function parseSandbox(rest: string[], tokens: Tokens): Result<EstoqueCommand> {
+  const [action, count, ...more] = rest.map(fold);
+  if (action !== 'avancar')
+    return fail(action ? `\`sandbox ${action}\` não existe` : 'use `sandbox avancar [N]`');
+  if (more.length > 0 || tokens.filters.size > 0 || tokens.problems.length > 0)
+    return fail('`sandbox avancar` aceita só um número de mudanças');
+  if (count === undefined) return ok({ kind: 'sandbox-advance', changes: 3 });
+  const changes = parseId(count);
+  if (changes === null || changes > SANDBOX_MAX_CHANGES)
+    return fail(`\`${count}\` não é um número de mudanças válido (de 1 a ${SANDBOX_MAX_CHANGES})`);
+  return ok({ kind: 'sandbox-advance', changes });
+}
+
 /** `acompanhar` / `parar` after a request number or `minhas`; null for any other word. */
 function followAction(word: string | undefined): 'follow' | 'unfollow' | null {
   const folded = word === undefined ? '' : fold(word);
@@ -277,7 +296,8 @@ export function parseSolicitacao(text: string): Result<SolicitacaoCommand> {
       return fail('o detalhe de uma solicitação não aceita filtros');
     if (second === undefined) return ok({ kind: 'request-detail', id });
     const action = fold(second);
-    if (rest.length > 0) return fail('use `/solicitacao <número>` ou `/solicitacao <número> historico`');
+    if (rest.length > 0)
+      return fail('use `/solicitacao <número>` sozinho ou com `historico`, `acompanhar` ou `parar`');
     if (action === 'historico') return ok({ kind: 'request-history', id });
     if (action === 'itens') return ok({ kind: 'request-detail', id });
     const follow = followAction(second);

@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LinkBrokenError } from '../../src/domain/errors.js';
+import { Workspaces } from '../../src/domain/workspace.js';
+import { SecretBox } from '../../src/store/crypto.js';
+import { FeedListenerStore } from '../../src/store/feed-listeners.js';
+import { RedisKeyValue } from '../../src/store/kv.js';
+import { LinkStore } from '../../src/store/link-store.js';
+import { CredentialsExpiredError } from '../../src/upstream/errors.js';
+import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
+
+/** A broken link pauses the change feed's listeners, as unlinking does (PRODUCT.md, Alerts, lifecycle). */
+
+let redis: TestRedis;
+let links: LinkStore;
+let feed: FeedListenerStore;
+
+beforeEach(async () => {
+  redis = await makeTestRedis();
+  const kv = new RedisKeyValue(redis.redis);
+  links = new LinkStore(kv, redis.keys, new SecretBox(randomBytes(32)));
+  feed = new FeedListenerStore(kv, redis.keys, () => 1_000);
+  await links.save({
+    workspaceId: 'T1',
+    credentialId: 'cred-1',
+    login: 'demo',
+    password: 'demo',
+    empresaId: 1,
+    unidadeId: null,
+    linkedBy: 'U0ADMIN01',
+    linkedAt: 0,
+    brokenAt: null,
+  });
+  await feed.follow('T1', 'U1', 4105, 'Aberta');
+});
+afterEach(async () => {
+  await redis.cleanup();
+});
+
+describe('Workspaces and a broken link', () => {
+  it('credentials that cannot be renewed break the link and pause the feed; a broken link met later pauses it again', async () => {
+    const workspaces = new Workspaces(
+      links,
+      () => 5_000,
+      (ws) => feed.pauseWorkspace(ws, 'unlinked'),
+    );
+    const ws = await workspaces.resolve('T1', 'background');
+    await expect(
+      workspaces.run(ws, async () => {
+        throw new CredentialsExpiredError();
+      }),
+    ).rejects.toBeInstanceOf(LinkBrokenError);
+    expect(await feed.pausedReason('T1')).toBe('unlinked');
+
+    // Resumed (what a new link does) while the stored link is still broken: the next use pauses it again.
+    await feed.resumeWorkspace('T1', 'unlinked');
+    await expect(workspaces.resolve('T1', 'background')).rejects.toBeInstanceOf(LinkBrokenError);
+    expect(await feed.pausedReason('T1')).toBe('unlinked');
+    expect(await feed.listFollows('T1')).toHaveLength(1);
+  });
+
+  it('a failing pause never hides the broken link', async () => {
+    const workspaces = new Workspaces(
+      links,
+      () => 5_000,
+      async () => {
+        throw new Error('store down');
+      },
+    );
+    const ws = await workspaces.resolve('T1', 'background');
+    await expect(
+      workspaces.run(ws, async () => {
+        throw new CredentialsExpiredError();
+      }),
+    ).rejects.toMatchObject({ name: 'LinkBrokenError', firstNotice: true });
+  });
+});

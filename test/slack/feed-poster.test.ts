@@ -1,0 +1,292 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FeedEvent, NewRequestEvent, ReceiptEvent, StatusEvent } from '../../src/domain/feed/types.js';
+import { decodeRoute } from '../../src/domain/routes.js';
+import { FAKE_SEED, type FakeMessage, type FakeSlack, startFakeSlack } from '../../src/fake-slack/index.js';
+import { checkMessageLimits, Limits } from '../../src/render/index.js';
+import { classifyFeedError, SlackFeedPoster } from '../../src/slack/feed-poster.js';
+import { createSlackClients } from '../../src/slack/slack-clients.js';
+import { FeedListenerStore } from '../../src/store/feed-listeners.js';
+import { RedisKeyValue } from '../../src/store/kv.js';
+import { buttonsOf, textOf } from '../helpers/bot-harness.js';
+import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
+import { captureLogger } from '../helpers/upstream-stack.js';
+
+/** The FeedPoster against the fake Slack: what one round's message looks like, where it goes, how Slack's refusals read. */
+
+const WS = FAKE_SEED.teamId;
+const CHANNELS = FAKE_SEED.channels;
+const USERS = FAKE_SEED.users;
+// 2026-11-23 14:00 in São Paulo.
+const NOW = Date.UTC(2026, 10, 23, 17, 0);
+
+let slack: FakeSlack;
+let redis: TestRedis;
+let listeners: FeedListenerStore;
+let poster: SlackFeedPoster;
+let sleeps: number[];
+
+beforeEach(async () => {
+  slack = await startFakeSlack({ port: 0, enforceChannelRate: false });
+  redis = await makeTestRedis();
+  const kv = new RedisKeyValue(redis.redis);
+  listeners = new FeedListenerStore(kv, redis.keys, () => NOW);
+  sleeps = [];
+  const { logger } = captureLogger('debug');
+  poster = new SlackFeedPoster({
+    clients: createSlackClients({ slackApiUrl: slack.apiUrl, logger, botToken: slack.tokenFor(WS) }),
+    listeners,
+    kv,
+    keys: redis.keys,
+    logger,
+    timeZone: 'America/Sao_Paulo',
+    now: () => NOW,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+  });
+});
+afterEach(async () => {
+  const violations = [...slack.limitViolations];
+  await slack.close();
+  await redis.cleanup();
+  expect(violations).toEqual([]);
+});
+
+const base = (n: number) => ({ id: `ev-${n}`, workspaceId: WS, detectedAt: NOW - 60_000, stockroomId: 1 });
+
+function created(n: number, overrides: Partial<NewRequestEvent> = {}): NewRequestEvent {
+  return {
+    ...base(n),
+    kind: 'novas',
+    requestId: 4200 + n,
+    stockroomName: 'Almoxarifado Central',
+    requesterName: 'Márcia Conceição',
+    requesterEmail: 'marcia@exemplo.com.br',
+    statusName: 'Aberta',
+    ...overrides,
+  };
+}
+
+function moved(n: number, overrides: Partial<StatusEvent> = {}): StatusEvent {
+  return {
+    ...base(n),
+    kind: 'status',
+    requestId: 4100 + n,
+    fromStatus: 'Aguardando compra',
+    toStatus: 'Entregue parcialmente',
+    requesterEmail: null,
+    ...overrides,
+  };
+}
+
+function received(n: number, overrides: Partial<ReceiptEvent> = {}): ReceiptEvent {
+  return {
+    ...base(n),
+    kind: 'recebimentos',
+    purchaseId: 7000 + n,
+    supplierName: 'Hidráulica São Jorge Ltda',
+    complete: true,
+    requestIds: [4105, 4221],
+    ...overrides,
+  };
+}
+
+function posted(): FakeMessage[] {
+  return slack.messages.filter((m) => m.via === 'chat.postMessage' && !m.ephemeral);
+}
+
+describe('SlackFeedPoster.post', () => {
+  it('one message per target: the rows as PRODUCT.md shows them, each with a button to its detail', async () => {
+    const events: FeedEvent[] = [created(21), moved(5), received(12)];
+    expect(await poster.post(WS, { kind: 'channel', channelId: CHANNELS.stockroom }, events)).toEqual({
+      ok: true,
+    });
+    const [message, ...more] = posted();
+    expect(more).toEqual([]);
+    expect(message?.channel).toBe(CHANNELS.stockroom);
+    const text = textOf(message!);
+    expect(text).toContain('Nova solicitação *4221* — Almoxarifado Central — Márcia Conceição');
+    expect(text).toContain('Solicitação *4105*: Aguardando compra → Entregue parcialmente');
+    expect(text).toContain('Compra *7012* recebida (Hidráulica São Jorge Ltda)\nSolicitações: 4105, 4221');
+    expect(buttonsOf(message!).map((b) => decodeRoute(b.value))).toEqual([
+      { view: 'request', id: 4221, page: 1 },
+      { view: 'request', id: 4105, page: 1 },
+      { view: 'purchase', id: 7012, page: 1 },
+    ]);
+    expect(text).not.toContain('atraso');
+  });
+
+  it('at most 10 rows and "e mais N", within Slack limits however many events a round has', async () => {
+    const events: FeedEvent[] = Array.from({ length: 75 }, (_, i) =>
+      i % 3 === 0 ? created(i) : i % 3 === 1 ? moved(i) : received(i),
+    );
+    await poster.post(WS, { kind: 'channel', channelId: CHANNELS.stockroom }, events);
+    const [message] = posted();
+    expect(buttonsOf(message!)).toHaveLength(10);
+    expect(textOf(message!)).toContain('E mais 65 mudanças nesta rodada.');
+    expect(message!.blocks.length).toBeLessThanOrEqual(Limits.messageBlocks);
+    expect(checkMessageLimits({ text: message!.text, blocks: message!.blocks as never })).toEqual([]);
+    // Unique action ids (Slack refuses duplicates).
+    const ids = buttonsOf(message!).map((b) => b.action_id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('escapes every mention and link that arrives in upstream text', async () => {
+    await poster.post(WS, { kind: 'channel', channelId: CHANNELS.stockroom }, [
+      created(1, {
+        stockroomName: '<!channel> Central',
+        requesterName: '<@U00ADMIN01> & <https://x.example|clique>',
+      }),
+      moved(2, { fromStatus: '<!here>', toStatus: '<#C00GERAL01>' }),
+      received(3, { supplierName: '<!subteam^S1|equipe> Ltda' }),
+    ]);
+    const [message] = posted();
+    const all = JSON.stringify(message!.blocks) + message!.text;
+    for (const raw of [
+      '<!channel>',
+      '<@U00ADMIN01>',
+      '<https://x.example',
+      '<!here>',
+      '<#C00GERAL01>',
+      '<!subteam',
+    ])
+      expect(all).not.toContain(raw);
+    expect(textOf(message!)).toContain('&lt;!channel&gt; Central');
+    expect(textOf(message!)).toContain('&lt;@U00ADMIN01&gt; &amp; &lt;https://x.example|clique&gt;');
+  });
+
+  it('a DM goes to the user, in the app’s DM with them', async () => {
+    const result = await poster.post(WS, { kind: 'dm', userId: USERS.member }, [moved(5)]);
+    expect(result).toEqual({ ok: true });
+    const [message] = posted();
+    expect(message?.channel).toMatch(/^D/);
+    expect(slack.calls.find((c) => c.method === 'chat.postMessage')?.args.channel).toBe(USERS.member);
+    expect(textOf(message!)).toContain('Novidades do que você acompanha');
+  });
+
+  it('says when the changes were detected, when detected late or posted late', async () => {
+    const late = NOW - 40 * 60_000;
+    await poster.post(WS, { kind: 'channel', channelId: CHANNELS.stockroom }, [
+      moved(5, { detectedAt: late }),
+    ]);
+    expect(textOf(posted()[0]!)).toContain('Mudanças detectadas às 13:20, avisadas com atraso de 40 min.');
+
+    await poster.post(WS, { kind: 'channel', channelId: CHANNELS.general }, [moved(6)], {
+      lateSince: NOW - 3 * 3_600_000,
+    });
+    expect(textOf(posted()[1]!)).toContain(
+      'Mudanças detectadas às 13:59, com atraso: a verificação anterior foi às 11:00',
+    );
+  });
+
+  it('nothing to say posts nothing', async () => {
+    expect(await poster.post(WS, { kind: 'channel', channelId: CHANNELS.stockroom }, [])).toEqual({
+      ok: true,
+    });
+    expect(slack.calls.filter((c) => c.method === 'chat.postMessage')).toEqual([]);
+  });
+});
+
+describe('Slack refusals: lost, transient, unauthorized', () => {
+  const channel = (channelId: string) => ({ kind: 'channel', channelId }) as const;
+
+  it('a channel the bot left, or archived, is lost', async () => {
+    expect(await poster.post(WS, channel(CHANNELS.withoutBot), [moved(1)])).toEqual({
+      ok: false,
+      lost: true,
+      error: 'not_in_channel',
+    });
+    expect(await poster.post(WS, channel(CHANNELS.archived), [moved(1)])).toEqual({
+      ok: false,
+      lost: true,
+      error: 'is_archived',
+    });
+    expect(posted()).toEqual([]);
+  });
+
+  it('a DM Slack refuses for good is lost; the same word on a channel is not', async () => {
+    for (const error of ['cannot_dm_bot', 'user_not_found', 'user_disabled']) {
+      slack.failNext('chat.postMessage', { error });
+      expect(await poster.post(WS, { kind: 'dm', userId: USERS.member }, [moved(1)])).toEqual({
+        ok: false,
+        lost: true,
+        error,
+      });
+    }
+    slack.failNext('chat.postMessage', { error: 'cannot_dm_bot' });
+    expect(await poster.post(WS, channel(CHANNELS.stockroom), [moved(1)])).toMatchObject({
+      ok: false,
+      lost: false,
+    });
+  });
+
+  it('a 5xx is transient: nothing lost, nothing paused', async () => {
+    slack.failNext('chat.postMessage', { status: 503 });
+    expect(await poster.post(WS, channel(CHANNELS.stockroom), [moved(1)])).toEqual({
+      ok: false,
+      lost: false,
+      error: 'http_503',
+    });
+    expect(await listeners.pausedReason(WS)).toBeNull();
+  });
+
+  it('a 429 is waited for as Retry-After says, then posted once; a long one is left to a later round', async () => {
+    slack.failNext('chat.postMessage', { status: 429, retryAfterSec: 2 });
+    expect(await poster.post(WS, channel(CHANNELS.stockroom), [moved(1)])).toEqual({ ok: true });
+    expect(sleeps.filter((ms) => ms >= 1_000)).toEqual([2_000]);
+    expect(posted()).toHaveLength(1);
+
+    slack.failNext('chat.postMessage', { status: 429, retryAfterSec: 120 });
+    expect(await poster.post(WS, channel(CHANNELS.general), [moved(1)])).toEqual({
+      ok: false,
+      lost: false,
+      error: 'ratelimited 120000 ms',
+    });
+    expect(posted()).toHaveLength(1);
+  });
+
+  it('a token Slack no longer takes pauses the workspace feed (tokens_revoked), losing nothing', async () => {
+    slack.failNext('chat.postMessage', { error: 'invalid_auth' });
+    expect(await poster.post(WS, channel(CHANNELS.stockroom), [moved(1)])).toEqual({
+      ok: false,
+      lost: false,
+      error: 'invalid_auth',
+    });
+    expect(await listeners.pausedReason(WS)).toBe('tokens_revoked');
+  });
+
+  it('classifies by Slack’s documented codes', () => {
+    const platform = (error: string) => ({ code: 'slack_webapi_platform_error', data: { error } });
+    const dm = { kind: 'dm', userId: 'U1' } as const;
+    const ch = { kind: 'channel', channelId: 'C1' } as const;
+    expect(classifyFeedError(platform('account_inactive'), dm).kind).toBe('unauthorized');
+    expect(classifyFeedError(platform('channel_not_found'), ch).kind).toBe('lost');
+    expect(classifyFeedError(platform('msg_too_long'), ch).kind).toBe('transient');
+    expect(classifyFeedError({ code: 'slack_webapi_rate_limited_error', retryAfter: 7 }, ch)).toEqual({
+      kind: 'rate_limited',
+      error: 'ratelimited',
+      retryAfterMs: 7_000,
+    });
+    expect(classifyFeedError({ code: 'slack_webapi_request_error' }, ch).kind).toBe('transient');
+    expect(classifyFeedError(new Error('boom'), ch).kind).toBe('transient');
+  });
+});
+
+describe('SlackFeedPoster.tellFeedLost', () => {
+  it('DMs who subscribed, naming the channel and how to subscribe again', async () => {
+    await poster.tellFeedLost(WS, {
+      workspaceId: WS,
+      channelId: CHANNELS.archived,
+      stockroomId: null,
+      kinds: ['novas', 'status', 'recebimentos'],
+      subscribedBy: USERS.member,
+      createdAt: NOW,
+      paused: null,
+    });
+    const [dm] = posted();
+    expect(dm?.channel).toMatch(/^D/);
+    expect(slack.calls.find((c) => c.method === 'chat.postMessage')?.args.channel).toBe(USERS.member);
+    expect(textOf(dm!)).toContain(`Cancelei os alertas do estoque em <#${CHANNELS.archived}>`);
+    expect(textOf(dm!)).toContain('/estoque alertas assinar');
+  });
+});
