@@ -7,6 +7,7 @@ import { DigestMaterialNotes } from './domain/digest/material-notes.js';
 import { MeteredDigestService, MeteredPublisher } from './domain/digest/metered.js';
 import { DigestScheduler } from './domain/digest/scheduler.js';
 import { FeedEngine } from './domain/feed/engine.js';
+import { HomeService } from './domain/home/home-service.js';
 import { LinkService } from './domain/links/link-service.js';
 import { TokenKeeper } from './domain/links/token-keeper.js';
 import { MeteredReader } from './domain/metered-reader.js';
@@ -29,6 +30,7 @@ import { DigestSubscriptions } from './slack/digest-subscriptions.js';
 import { SlackFeedPoster } from './slack/feed-poster.js';
 import { FeedSubscriptions } from './slack/feed-subscriptions.js';
 import { DEFAULT_ANSWER_TIMING } from './slack/first-message.js';
+import { publishHome } from './slack/home/home-tab.js';
 import { createSlackClients } from './slack/slack-clients.js';
 import { meteredFetch } from './slack/slack-metrics.js';
 import { CacheStore } from './store/cache-store.js';
@@ -224,10 +226,11 @@ export function buildContainer(options: ContainerOptions): Container {
   });
   const requests = new RequestService(domain);
   const purchases = new PurchaseService(domain, catalog);
+  const materials = new MaterialSearchService(domain, catalog);
   const answers = new Answers({
     workspaces,
     catalog,
-    materials: new MaterialSearchService(domain, catalog),
+    materials,
     requests,
     purchases,
     linkService,
@@ -279,6 +282,11 @@ export function buildContainer(options: ContainerOptions): Container {
     logger: feedLogger,
     timeZone: options.config.DIGEST_TZ,
     now,
+    // A DM means a request the user follows changed: their Home shows it (the slack deps exist by then).
+    onDelivered: (workspaceId, target, client) => {
+      if (target.kind === 'dm')
+        void tasks.run('home after feed', () => publishHome(slackDeps, client, workspaceId, target.userId));
+    },
   });
   const { count, windowMs } = options.config.UPSTREAM_RATE_LIMIT;
   const feed = new FeedEngine({
@@ -325,6 +333,9 @@ export function buildContainer(options: ContainerOptions): Container {
     tasks,
     seenRequests: new SeenRequests(kv, keys),
     now,
+    home: new HomeService({ workspaces, linkService, requests, subscriptions, feedListeners, logger }),
+    materials,
+    workspaces,
     ...(options.sandboxMotion && { sandbox: options.sandboxMotion }),
     metrics,
     ...(options.clock && { clock: options.clock }),

@@ -59,7 +59,8 @@ export interface ReadOptions {
   freshSince?: number;
   /**
    * Only what is saved, whatever its age, never upstream: the first message shown while the fresh answer waits
-   * for a budget slot. Throws NoSavedDataError when nothing is saved.
+   * for a budget slot, the App Home, the material picker's type-ahead. Throws NoSavedDataError when nothing is
+   * saved.
    */
   savedOnly?: boolean;
 }

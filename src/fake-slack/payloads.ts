@@ -21,21 +21,21 @@ function teamDomain(teamId: string): string {
   return seedTeams().find((t) => t.id === teamId)?.domain ?? teamId.toLowerCase();
 }
 
-function userName(userId: string): string {
+export function userName(userId: string): string {
   return seedUsers().find((u) => u.id === userId)?.name ?? userId.toLowerCase();
 }
 
-function channelName(channelId: string): string {
+export function channelName(channelId: string): string {
   if (channelId.startsWith('D')) return 'directmessage';
   return seedChannels().find((c) => c.id === channelId)?.name ?? channelId.toLowerCase();
 }
 
-function botFor(teamId: string): { botUserId: string; botId: string } {
+export function botFor(teamId: string): { botUserId: string; botId: string } {
   const team = seedTeams().find((t) => t.id === teamId);
   return { botUserId: team?.botUserId ?? 'U00BOT001', botId: team?.botId ?? 'B00BOT001' };
 }
 
-function teamJson(
+export function teamJson(
   teamId: string,
   domain: string | undefined,
   enterpriseId?: string,
@@ -50,12 +50,12 @@ function teamJson(
   };
 }
 
-function enterpriseJson(enterpriseId?: string, enterpriseName?: string) {
+export function enterpriseJson(enterpriseId?: string, enterpriseName?: string) {
   return enterpriseId === undefined ? null : { id: enterpriseId, name: enterpriseName ?? enterpriseId };
 }
 
 /** `action_ts`/`event_ts` style: `seconds.micros`. */
-function nowTs(): string {
+export function nowTs(): string {
   const micros = Date.now() * 1000;
   return `${Math.floor(micros / 1_000_000)}.${String(micros % 1_000_000).padStart(6, '0')}`;
 }
@@ -189,6 +189,8 @@ export interface BlockActionInput {
   /** `state.values` of the surface (inputs next to the clicked element). */
   stateValues?: ViewStateValues;
   actionTs?: string;
+  /** The option chosen in an external_select (its options are not in the view, so the label comes with it). */
+  selectedOption?: { text: string; value: string };
 }
 
 export interface BlockActionPayload {
@@ -219,6 +221,14 @@ function actionJson(input: BlockActionInput, found: { block: Obj; element: Obj }
       input.blockId ?? (found?.block.block_id as string | undefined) ?? generatedId(input.actionId, 5),
     action_ts: input.actionTs ?? nowTs(),
   };
+  if (type === 'external_select') {
+    const chosen = input.selectedOption ?? { text: input.value ?? '', value: input.value ?? '' };
+    return {
+      ...base,
+      selected_option: { text: { type: 'plain_text', text: chosen.text, emoji: true }, value: chosen.value },
+      placeholder: element?.placeholder,
+    };
+  }
   if (type === 'overflow' || type === 'static_select' || type === 'radio_buttons') {
     const options = Array.isArray(element?.options) ? element.options.filter(isObject) : [];
     const selected = options.find((o) => o.value === input.value) ?? { value: input.value };

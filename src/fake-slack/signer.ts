@@ -23,6 +23,14 @@ export {
   type ViewSubmissionPayload,
   withGeneratedIds,
 } from './payloads.js';
+export {
+  type BlockSuggestionInput,
+  buildBlockSuggestionPayload,
+  buildGlobalShortcutPayload,
+  buildMessageShortcutPayload,
+  type GlobalShortcutInput,
+  type MessageShortcutInput,
+} from './payloads-shortcuts.js';
 
 export interface SlackRequestTarget {
   /** The bot's Request URL, e.g. `http://127.0.0.1:3000/slack/events`. */

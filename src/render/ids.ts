@@ -18,6 +18,20 @@ export const ActionIds = {
   unlinkConfirm: 'unlink:confirm',
   unlinkCancel: 'unlink:cancel',
   openLinkModal: 'link:open',
+  /** App Home: re-read the user's requests from upstream and publish the Home again. */
+  homeRefresh: 'home:refresh',
+  /** App Home: `Buscar material` (the same modal as the global shortcut). */
+  homeSearch: 'home:search',
+  /** App Home: `Consultar solicitação`. */
+  homeLookup: 'home:lookup',
+  homeHelp: 'home:help',
+  homeUnlink: 'home:unlink',
+  /** App Home, `Acompanhando`: stop following one request (value: the request number). */
+  homeUnfollowPrefix: 'home:unfollow:',
+  /** The material picker's external_select (its options come from block_suggestion). */
+  materialPick: 'material:pick',
+  /** Opens one request in a modal (value: the request number): Home rows and the choice of several numbers. */
+  requestOpenPrefix: 'request:open:',
 } as const;
 
 export const ActionPatterns = {
@@ -25,6 +39,8 @@ export const ActionPatterns = {
   refresh: /^refresh:/,
   share: /^share:/,
   retry: /^retry:/,
+  requestOpen: /^request:open:/,
+  homeUnfollow: /^home:unfollow:/,
   /** A repeated id in one message is renamed `follow:~0`, `follow:~1` (blocks.ts, numberActionIds). */
   follow: /^follow:/,
   unfollow: /^unfollow:/,
@@ -32,6 +48,16 @@ export const ActionPatterns = {
 
 export const ViewIds = {
   linkModal: 'link-credentials',
+  materialModal: 'material-search',
+  requestLookup: 'request-lookup',
+  requestModal: 'request-view',
+  helpModal: 'help-view',
+} as const;
+
+/** The callback ids of the app's shortcuts, as the manifest declares them. */
+export const ShortcutIds = {
+  searchMaterial: 'buscar_material',
+  openRequest: 'abrir_solicitacao',
 } as const;
 
 export const BlockIds = {
@@ -40,6 +66,9 @@ export const BlockIds = {
   linkCompany: 'link_company',
   linkUnit: 'link_unit',
   linkEndSession: 'link_end_session',
+  materialPick: 'material_pick',
+  shareChannel: 'share_channel',
+  requestNumber: 'request_number',
 } as const;
 
 export const InputActionIds = {
@@ -48,4 +77,6 @@ export const InputActionIds = {
   company: 'company',
   unit: 'unit',
   endSession: 'end_session',
+  shareChannel: 'channel',
+  requestNumber: 'number',
 } as const;

@@ -21,6 +21,7 @@ import { registerCommands } from './commands/index.js';
 import type { SlackDeps } from './deps.js';
 import { registerChatHelp } from './events/chat-help.js';
 import { registerUninstallEvents } from './events/uninstall.js';
+import { registerHome } from './home/index.js';
 import { RejectedRequestError, RequestGuard, signedHeaders } from './request-guard.js';
 import { retryingFetch } from './response-url.js';
 import { meteredFetch, metricsHandler, timeAcks } from './slack-metrics.js';
@@ -149,6 +150,7 @@ export function buildSlackApp(options: SlackAppOptions): App {
   registerLinkModal(app, deps);
   registerUninstallEvents(app, deps, options.installations);
   registerChatHelp(app, deps);
+  registerHome(app, deps);
   app.error(async (error) => {
     deps.logger.error(errFields(error), 'bolt error');
   });

@@ -1,5 +1,8 @@
 import type { Config } from '../config.js';
+import type { HomeService } from '../domain/home/home-service.js';
 import type { LinkService } from '../domain/links/link-service.js';
+import type { MaterialSearchService } from '../domain/stock/material-search.js';
+import type { Workspaces } from '../domain/workspace.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics, MetricsExposition } from '../lib/metrics.js';
@@ -33,6 +36,10 @@ export interface SlackDeps {
   /** Signatures and event ids already taken in (replays, Slack's retries), shared across replicas. */
   seenRequests: SeenRequests;
   now: () => number;
+  /** The App Home and the shortcuts' modals. */
+  home: HomeService;
+  materials: MaterialSearchService;
+  workspaces: Workspaces;
   /** Set in local mode only, where the sandbox runs in the same process. */
   sandbox?: SandboxMotion;
   /** This bot's metrics (its own registry), and what GET /metrics serves. */

@@ -96,6 +96,8 @@ export interface SlackFeedPosterDeps {
   maxRetryAfterMs?: number;
   /** How long to wait for the channel's one-second slot before sending anyway. Default 5 s. */
   maxSlotWaitMs?: number;
+  /** Called after a post Slack accepted (the App Home of a user whose followed request changed is published again). */
+  onDelivered?: (workspaceId: string, target: FeedTarget, client: WebClient) => void;
 }
 
 /**
@@ -144,6 +146,7 @@ export class SlackFeedPoster implements FeedPoster {
           unfurl_media: false,
         });
         logger.info({ events: events.length }, 'feed posted');
+        this.deps.onDelivered?.(workspaceId, target, client.client);
         return { ok: true };
       } catch (error) {
         const failure = classifyFeedError(error, target);

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CACHE_TTL_MS, CachedReader, cacheParamsKey } from '../../src/domain/cached-reader.js';
+import {
+  CACHE_TTL_MS,
+  CachedReader,
+  cacheParamsKey,
+  NoSavedDataError,
+} from '../../src/domain/cached-reader.js';
 import { LinkBrokenError } from '../../src/domain/errors.js';
 import { Workspaces } from '../../src/domain/workspace.js';
 import { makeLogger } from '../../src/lib/logger.js';
@@ -58,6 +63,21 @@ describe('CachedReader TTLs', () => {
     expect(cached.data).toEqual({ n: 1 });
     clock += 1;
     expect((await r.read(ws('T1'), 'requestItems', { id: 1 }, fetch)).data).toEqual({ n: 2 });
+  });
+
+  it('savedOnly: answers the entry whatever its age with its fetch time, never asks upstream, NoSavedDataError without one', async () => {
+    const r = reader();
+    await expect(r.read(ws('T1'), 'materials', null, fetch, { savedOnly: true })).rejects.toBeInstanceOf(
+      NoSavedDataError,
+    );
+    expect(calls).toBe(0);
+    const fetchedAt = clock;
+    await r.read(ws('T1'), 'materials', null, fetch);
+    clock += CACHE_TTL_MS.materials * 50;
+    const old = await r.read(ws('T1'), 'materials', null, fetch, { savedOnly: true });
+    expect(old.data).toEqual({ n: 1 });
+    expect(old.freshness).toEqual({ fetchedAt, fromCache: true, degraded: null });
+    expect(calls).toBe(1);
   });
 
   it('scales every TTL by ttlScale (the benchmark shrinks them with the budget window)', async () => {

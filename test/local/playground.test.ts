@@ -6,7 +6,7 @@ import { Script } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_SEED, type FakeSlack, startFakeSlack } from '../../src/fake-slack/index.js';
 import { PLAYGROUND_SCRIPT } from '../../src/fake-slack/playground/assets/script.js';
-import { PLAYGROUND_COMMANDS } from '../../src/fake-slack/playground/commands.js';
+import { PLAYGROUND_COMMANDS, PLAYGROUND_SHORTCUTS } from '../../src/fake-slack/playground/commands.js';
 import { mountPlayground } from '../../src/fake-slack/playground/routes.js';
 import { buildStateValues, clientSideErrors } from '../../src/fake-slack/playground/view-state.js';
 import { openPlaygroundEvents, type PlaygroundMessage } from './sse.js';
@@ -17,6 +17,15 @@ const ROOT = join(import.meta.dirname, '..', '..');
 describe('playground assets', () => {
   it('ships a script that parses as JavaScript', () => {
     expect(() => new Script(PLAYGROUND_SCRIPT)).not.toThrow();
+  });
+
+  it('offers the shortcuts of manifest.yml', async () => {
+    const manifest = await readFile(join(ROOT, 'manifest.yml'), 'utf8');
+    const fromManifest = [
+      ...manifest.matchAll(/- name: (.+)\n\s+type: (global|message)\n\s+callback_id: (\S+)\n/g),
+    ].map((m) => ({ type: m[2], callbackId: m[3], name: m[1] }));
+    expect(fromManifest).toHaveLength(2);
+    expect(PLAYGROUND_SHORTCUTS).toEqual(fromManifest);
   });
 
   it('offers the commands, descriptions and usage hints of manifest.yml', async () => {

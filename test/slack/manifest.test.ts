@@ -35,7 +35,13 @@ describe('manifest.yml', () => {
 
   it('subscribes to mentions and DMs with the scope each needs, and lets people type in the Messages tab', () => {
     const events = listUnder('bot_events');
-    expect(events).toEqual(['app_uninstalled', 'tokens_revoked', 'app_mention', 'message.im']);
+    expect(events).toEqual([
+      'app_uninstalled',
+      'tokens_revoked',
+      'app_mention',
+      'message.im',
+      'app_home_opened',
+    ]);
     expect(BOT_SCOPES).toContain('app_mentions:read');
     expect(BOT_SCOPES).toContain('im:history');
     expect(manifest).toMatch(/^\s+messages_tab_enabled: true$/m);
@@ -51,5 +57,18 @@ describe('manifest.yml', () => {
       expect(hint).toMatch(new RegExp(`\\b${word}\\b`));
     for (const action of ['assinar', 'listar', 'cancelar', 'agora']) expect(hint).toContain(action);
     expect(hint).toContain('<material>');
+  });
+
+  it('turns the Home tab on and declares both shortcuts with the callback ids the bot listens to', () => {
+    expect(manifest).toMatch(/^\s+home_tab_enabled: true$/m);
+    expect(manifest).toMatch(/- name: Buscar material\n\s+type: global\n\s+callback_id: buscar_material\n/);
+    expect(manifest).toMatch(
+      /- name: Abrir solicitação\n\s+type: message\n\s+callback_id: abrir_solicitacao\n/,
+    );
+    for (const description of manifest.match(/^\s+description: .*$/gm) ?? []) {
+      expect(description.trim().length).toBeLessThanOrEqual('description: '.length + 80);
+    }
+    // Shortcuts, modals and views.publish need no scope beyond commands.
+    expect(BOT_SCOPES).toHaveLength(6);
   });
 });

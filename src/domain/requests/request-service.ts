@@ -150,7 +150,7 @@ export class RequestService {
     page: number,
     options?: ReadOptions,
   ): Promise<Answer<RequestListView>> {
-    const match = await this.matchUser(ws, slackUser);
+    const match = await this.matchUser(ws, slackUser, options);
     if (match.upstreamUserId === null) throw new UserNotMatchedError(match.email);
     const answer = await this.list(ws, filters, page, options, match.upstreamUserId);
     return { ...answer, data: { ...answer.data, mine: { upstreamUserName: match.upstreamUserName } } };
@@ -171,13 +171,21 @@ export class RequestService {
   private async matchUser(
     ws: WorkspaceContext,
     slackUser: SlackUserRef,
+    options?: ReadOptions,
   ): Promise<UserMatch & { email: string | null }> {
     const cached = await this.deps.userMatches.get(ws.workspaceId, slackUser.id);
     if (cached) return { ...cached, email: null };
     // Asked only on a cache miss: one Slack call per user and day, not per command.
     const address = await slackUser.email();
     if (!address) throw new UserNotMatchedError(null);
-    const users = await this.deps.reader.read(ws, 'users', null, (call) => this.deps.client.listUsers(call));
+    const users = await this.deps.reader.read(
+      ws,
+      'users',
+      null,
+      (call) => this.deps.client.listUsers(call),
+      // The Home matches from the cached list only; `Atualizar` does not re-read users (cached for an hour).
+      options?.savedOnly ? { savedOnly: true } : undefined,
+    );
     const email = address.trim().toLowerCase();
     const user = users.data.find((u) => !u.inativo && u.email?.trim().toLowerCase() === email);
     const match = {

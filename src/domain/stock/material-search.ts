@@ -1,7 +1,7 @@
 import { errFields } from '../../lib/logger.js';
 import { fold } from '../../lib/text.js';
 import type { Material } from '../../upstream/schemas.js';
-import type { ReadOptions } from '../cached-reader.js';
+import { NoSavedDataError, type ReadOptions } from '../cached-reader.js';
 import type { DomainDeps } from '../deps.js';
 import type { Answer, CatalogEntry, MaterialMatch, MaterialSearchView } from '../views.js';
 import type { WorkspaceContext } from '../workspace.js';
@@ -23,7 +23,40 @@ export class MaterialSearchService {
     options?: ReadOptions,
   ): Promise<Answer<MaterialSearchView>> {
     const stockroomId = query.stockroomId;
-    const materials = await this.deps.reader.read(
+    const materials = await this.list(ws, stockroomId, options);
+    const matches = await this.decorate(ws, matchMaterials(materials.data, query.text));
+    return {
+      data: { text: query.text, stockroomId: stockroomId ?? null, matches, page: query.page },
+      freshness: materials.freshness,
+    };
+  }
+
+  /**
+   * The material picker's type-ahead: up to `limit` materials matched like `/estoque <texto>`, from the cached
+   * list whatever its age; only when nothing is cached is the list read (once, at the context's priority).
+   */
+  async suggest(ws: WorkspaceContext, text: string, limit: number): Promise<Material[]> {
+    const materials = await this.list(ws, undefined, { savedOnly: true }).catch((error: unknown) => {
+      if (error instanceof NoSavedDataError) return this.list(ws, undefined);
+      throw error;
+    });
+    return matchMaterials(materials.data, text).slice(0, limit);
+  }
+
+  /** One material of the company's list, with its type, category and last known stock; null when not listed. */
+  async byId(
+    ws: WorkspaceContext,
+    materialId: number,
+    options?: ReadOptions,
+  ): Promise<Answer<MaterialMatch | null>> {
+    const materials = await this.list(ws, undefined, options);
+    const found = materials.data.find((material) => material.material === materialId);
+    const [match] = found ? await this.decorate(ws, [found]) : [];
+    return { data: match ?? null, freshness: materials.freshness };
+  }
+
+  private list(ws: WorkspaceContext, stockroomId: number | undefined, options?: ReadOptions) {
+    return this.deps.reader.read(
       ws,
       'materials',
       { stockroomId: stockroomId ?? null },
@@ -42,7 +75,9 @@ export class MaterialSearchService {
       },
       options,
     );
-    const found = matchMaterials(materials.data, query.text);
+  }
+
+  private async decorate(ws: WorkspaceContext, found: Material[]): Promise<MaterialMatch[]> {
     const unnamed = found.some((material) => !material.nome?.trim() && !material.nomeFormatted?.trim());
     const [types, categories, stock, names] = await Promise.all([
       found.length > 0 ? this.namesOrEmpty(() => this.catalog.types(ws)) : new Map<number, string | null>(),
@@ -52,7 +87,7 @@ export class MaterialSearchService {
       found.length > 0 ? this.deps.stock.all(ws.workspaceId) : new Map(),
       unnamed ? this.knownNamesOrEmpty(ws) : new Map<number, string>(),
     ]);
-    const matches: MaterialMatch[] = found.map((material) => ({
+    return found.map((material) => ({
       material,
       typeName: material.tipoMaterial == null ? null : (types.get(material.tipoMaterial) ?? null),
       categoryName:
@@ -60,10 +95,6 @@ export class MaterialSearchService {
       lastKnown: stock.get(material.material) ?? null,
       knownName: names.get(material.material) ?? null,
     }));
-    return {
-      data: { text: query.text, stockroomId: stockroomId ?? null, matches, page: query.page },
-      freshness: materials.freshness,
-    };
   }
 
   /** Names seen elsewhere label materials listed without one; when they cannot be read the ids show. */

@@ -27,3 +27,15 @@ export const PLAYGROUND_COMMANDS: readonly PlaygroundCommand[] = [
     usageHint: '[pendentes [almox:ID] | <número> | entradas [oc:ID] | almox:ID status:N fornecedor:ID]',
   },
 ];
+
+/** The app's shortcuts, as manifest.yml declares them (test/local/playground.test.ts checks that they agree). */
+export interface PlaygroundShortcut {
+  type: 'global' | 'message';
+  callbackId: string;
+  name: string;
+}
+
+export const PLAYGROUND_SHORTCUTS: readonly PlaygroundShortcut[] = [
+  { type: 'global', callbackId: 'buscar_material', name: 'Buscar material' },
+  { type: 'message', callbackId: 'abrir_solicitacao', name: 'Abrir solicitação' },
+];

@@ -13,7 +13,8 @@ import type { FakeMessage, FakeViewOutput } from '../types.js';
 import { PLAYGROUND_HTML } from './assets/page.js';
 import { PLAYGROUND_SCRIPT } from './assets/script.js';
 import { PLAYGROUND_CSS } from './assets/styles.js';
-import { PLAYGROUND_COMMANDS, type PlaygroundCommand } from './commands.js';
+import { PLAYGROUND_COMMANDS, PLAYGROUND_SHORTCUTS, type PlaygroundCommand } from './commands.js';
+import { homeRoutes } from './home-routes.js';
 import {
   type Answer,
   badRequest,
@@ -30,7 +31,7 @@ import {
   stringField,
   unexpected,
 } from './route-helpers.js';
-import { buildStateValues, clientSideErrors } from './view-state.js';
+import { buildStateValues, clientSideErrors, submissionResponseUrls } from './view-state.js';
 
 /**
  * The playground: a page on the fake Slack's port where a person plays Slack's part. The page talks only to these
@@ -45,6 +46,7 @@ import { buildStateValues, clientSideErrors } from './view-state.js';
  *   POST /playground/command  { command, text }
  *   POST /playground/action   { channel, ts, actionId, blockId, value } or { viewId, actionId, blockId, value, inputs }
  *   POST /playground/submit   { viewId, inputs }
+ *   POST /playground/home, /shortcut, /message-shortcut, /suggest: the App Home and the shortcuts (home-routes.ts)
  *   GET  /healthz             the bot's /healthz, relayed
  */
 
@@ -151,6 +153,7 @@ export function mountPlayground(fake: FakeSlack, options: PlaygroundOptions): Pl
         [...fake.users.values()].filter((u) => u.teamId === teamId).map((u) => [u.id, u.realName]),
       ),
       commands,
+      shortcuts: PLAYGROUND_SHORTCUTS,
       // What a Slack client loads when it opens: the channel's history and DMs. Ephemeral messages live only in the
       // client that showed them, so a reload of the page loses them (and so does a reconnect of its event stream).
       messages: fake.messages
@@ -176,6 +179,9 @@ export function mountPlayground(fake: FakeSlack, options: PlaygroundOptions): Pl
     const offView = fake.on('view', (record) => {
       if (record.teamId === teamId && record.userId === userId && record.view.type === 'modal') {
         send('view', { via: record.via, view: viewToClient(record.view) });
+      }
+      if (record.teamId === teamId && record.userId === userId && record.view.type === 'home') {
+        send('home', viewToClient(record.view));
       }
     });
     const keepAlive = setInterval(() => res.write(': ping\n\n'), 15_000);
@@ -229,6 +235,9 @@ export function mountPlayground(fake: FakeSlack, options: PlaygroundOptions): Pl
         actionId,
         ...(blockId !== undefined && { blockId }),
         ...(value !== undefined && { value }),
+        ...(value !== undefined && {
+          selectedOption: { text: stringField(body, 'selectedText') ?? value, value },
+        }),
         view,
         stateValues: buildStateValues(withGeneratedIds(view.blocks, view.id), inputsOf(body)),
       });
@@ -277,6 +286,9 @@ export function mountPlayground(fake: FakeSlack, options: PlaygroundOptions): Pl
       values,
       view,
       triggerId: fake.newTriggerId({ userId, teamId, viewId }),
+      responseUrls: submissionResponseUrls(blocks, values, (channel) =>
+        fake.newResponseUrl({ teamId, channelId: channel, userId }),
+      ),
     });
     const result = await viewSubmission(target, payload);
     const failure = slackFailure(result.status, result.ms);
@@ -345,6 +357,15 @@ export function mountPlayground(fake: FakeSlack, options: PlaygroundOptions): Pl
       '/playground/command': command,
       '/playground/action': action,
       '/playground/submit': submit,
+      ...homeRoutes({
+        fake,
+        target,
+        teamId,
+        userId,
+        shortcuts: PLAYGROUND_SHORTCUTS,
+        findView,
+        liveMessage,
+      }),
     };
     const handler = req.method === 'POST' ? handlers[pathname] : undefined;
     if (!handler) return false;

@@ -83,6 +83,13 @@ export function buildStateValues(blocks: readonly unknown[], raw: RawInputs): Vi
       case 'datepicker':
         value = { type, selected_date: text(given) };
         break;
+      case 'conversations_select':
+      case 'channels_select':
+        value = {
+          type,
+          [type === 'channels_select' ? 'selected_channel' : 'selected_conversation']: text(given),
+        };
+        break;
       default:
         value = { type, value: text(given) };
     }
@@ -141,4 +148,29 @@ export function clientSideErrors(
     }
   }
   return errors;
+}
+
+/**
+ * The `response_urls` of a view_submission: one per conversations/channels select with `response_url_enabled`
+ * and a channel chosen, each a fresh response_url for that channel (`newUrl`).
+ */
+export function submissionResponseUrls(
+  blocks: readonly unknown[],
+  values: ViewStateValues,
+  newUrl: (channelId: string) => string,
+): { block_id: string; action_id: string; channel_id: string; response_url: string }[] {
+  const out: { block_id: string; action_id: string; channel_id: string; response_url: string }[] = [];
+  for (const input of inputElements(blocks)) {
+    if (input.element.response_url_enabled !== true) continue;
+    const value = values[input.blockId]?.[input.actionId] as unknown as Obj | undefined;
+    const channel = value?.selected_conversation ?? value?.selected_channel;
+    if (typeof channel !== 'string' || channel === '') continue;
+    out.push({
+      block_id: input.blockId,
+      action_id: input.actionId,
+      channel_id: channel,
+      response_url: newUrl(channel),
+    });
+  }
+  return out;
 }

@@ -22,6 +22,7 @@ import {
 } from '../../render/index.js';
 import { sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
+import { publishHome } from '../home/home-tab.js';
 import { postToResponseUrl } from '../response-url.js';
 import { linkAdminVerdict, refusalOf, workspaceIdOf } from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
@@ -38,6 +39,8 @@ type StateValues = ViewSubmitAction['view']['state']['values'];
 interface Metadata {
   channelId?: string;
   responseUrl?: string;
+  /** Opened from the App Home: the Home is published again once linked. */
+  home?: boolean;
 }
 
 export function registerLinkModal(app: App, deps: SlackDeps): void {
@@ -57,7 +60,11 @@ export function registerLinkModal(app: App, deps: SlackDeps): void {
         });
         return;
       }
-      const metadata = JSON.stringify({ channelId: body.channel?.id, responseUrl: body.response_url });
+      const metadata = JSON.stringify(
+        body.view?.type === 'home'
+          ? { home: true }
+          : { channelId: body.channel?.id, responseUrl: body.response_url },
+      );
       try {
         await triggerClient(client, deps.metrics).views.open({
           trigger_id: body.trigger_id,
@@ -107,6 +114,7 @@ async function submitLink(deps: SlackDeps, args: ViewArgs): Promise<void> {
     await deps.tasks.run('link (slow)', async () => {
       const late = await attempt;
       await postOutcome(deps, metadata, late, input, logger, { client, userId });
+      if (metadata.home) await publishHome(deps, client, workspaceId, userId, { workspace: args.context });
     });
     return;
   }
@@ -117,6 +125,7 @@ async function submitLink(deps: SlackDeps, args: ViewArgs): Promise<void> {
   }
   await args.ack({ response_action: 'clear' });
   await postOutcome(deps, metadata, outcome, input, logger, { client, userId });
+  if (metadata.home) await publishHome(deps, client, workspaceId, userId, { workspace: args.context });
 }
 
 function renderContext(deps: SlackDeps): RenderContext {
@@ -161,6 +170,8 @@ async function postOutcome(
     message = renderLinkUnavailable('refused', null, true, outcome.message, renderContext(deps));
   }
   const responseUrl = metadata.responseUrl;
+  // From the Home, the Home published again shows the outcome.
+  if (!responseUrl && metadata.home) return;
   // Retried like every response_url post; failing that (or with none), an ephemeral message or a DM.
   const respond: RespondFn = async (args) => {
     if (!responseUrl) throw new Error('no response_url to confirm through');
@@ -220,7 +231,11 @@ function readMetadata(raw: string | undefined): Metadata {
         ? parsed.responseUrl
         : undefined;
     const channelId = typeof parsed.channelId === 'string' ? parsed.channelId : undefined;
-    return { ...(responseUrl && { responseUrl }), ...(channelId && { channelId }) };
+    return {
+      ...(responseUrl && { responseUrl }),
+      ...(channelId && { channelId }),
+      ...(parsed.home === true && { home: true }),
+    };
   } catch {
     return {};
   }

@@ -13,7 +13,9 @@ export const PLAYGROUND_HTML = `<!doctype html>
   <aside class="sidebar" aria-label="Workspace">
     <div class="workspace" id="workspace-name">Workspace</div>
     <div class="sidebar-section">Canais</div>
-    <div class="sidebar-channel active" id="sidebar-channel"># canal</div>
+    <div class="sidebar-channel active" id="sidebar-channel" role="button" tabindex="0"># canal</div>
+    <div class="sidebar-section">Apps</div>
+    <div class="sidebar-channel" id="sidebar-home" role="button" tabindex="0">estoque-bot · Início</div>
     <p class="sidebar-note">Playground local: esta página faz o papel do Slack.
       Você é <strong id="me-name">…</strong>, administrador do workspace.</p>
     <p class="sidebar-note">Comandos: <span id="command-list"></span></p>
@@ -26,10 +28,14 @@ export const PLAYGROUND_HTML = `<!doctype html>
     <section id="messages" class="messages" role="log" aria-label="Mensagens" aria-live="polite">
       <p class="empty" id="empty-note">Nenhuma mensagem ainda. Digite <code>/estoque ajuda</code> abaixo.</p>
     </section>
+    <section id="home" class="home" aria-label="Início do app" hidden>
+      <p class="empty">Abrindo a aba Início…</p>
+    </section>
     <form id="composer" class="composer" autocomplete="off">
       <ul id="suggestions" class="suggestions" role="listbox" aria-label="Comandos" hidden></ul>
       <div id="usage-hint" class="usage-hint" hidden></div>
       <div class="composer-row">
+        <div id="shortcuts" class="overflow shortcuts"></div>
         <textarea id="message-box" rows="1" aria-label="Mensagem para o canal" placeholder="Digite / para ver os comandos"></textarea>
         <button type="submit" class="send-button">Enviar</button>
       </div>

@@ -15,10 +15,11 @@ export const SCRIPT_BLOCKS = String.raw`
   // ---- interactive elements -------------------------------------------------------------------------
 
   /** Sends a click or a selection as Slack would, after the element's confirm dialog when it has one. */
-  function act(surface, element, blockId, value, control) {
+  function act(surface, element, blockId, value, control, extra) {
     var send = function () {
       var body = { actionId: element.action_id, blockId: blockId };
       if (value !== undefined && value !== null) body.value = value;
+      if (extra && extra.selectedText) body.selectedText = extra.selectedText;
       if (surface.viewId) {
         body.viewId = surface.viewId;
         body.inputs = collectInputs(surface.form);
@@ -121,6 +122,7 @@ export const SCRIPT_BLOCKS = String.raw`
     if (element.type === 'button') return button(element, surface, blockId);
     if (element.type === 'overflow') return overflow(element, surface, blockId);
     if (element.type === 'static_select') return staticSelect(element, surface, blockId);
+    if (element.type === 'external_select' && surface.viewId) return externalSelect(element, surface, blockId);
     if (element.type === 'image') {
       var url = safeUrl(String(element.image_url || ''));
       if (!url) return el('span', 'block-unknown', element.alt_text || '');

@@ -38,6 +38,8 @@ export const SCRIPT_MODALS = String.raw`
       wrap.appendChild(label);
       if (element.type === 'static_select') {
         control = selectControl(element, true);
+      } else if (element.type === 'conversations_select' || element.type === 'channels_select') {
+        control = conversationSelect(element);
       } else if (element.type === 'plain_text_input' && element.multiline) {
         control = el('textarea');
         control.rows = 4;

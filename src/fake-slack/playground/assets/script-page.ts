@@ -36,6 +36,7 @@ export const SCRIPT_PAGE = String.raw`
     }
     body.appendChild(content);
     article.appendChild(body);
+    addMessageMenu(article, m);
     return article;
   }
 
@@ -203,6 +204,8 @@ export const SCRIPT_PAGE = String.raw`
     $('messages').querySelectorAll('article').forEach(function (a) { if (a.dataset.channel !== 'local') a.remove(); });
     state.messages.clear();
     hello.messages.forEach(upsertMessage);
+    renderShortcutsMenu();
+    if (state.tab === 'home') showTab('home');
   }
 
   function onView(event) {
@@ -235,6 +238,7 @@ export const SCRIPT_PAGE = String.raw`
     source.addEventListener('hello', function (e) { onHello(JSON.parse(e.data)); });
     source.addEventListener('message', function (e) { upsertMessage(JSON.parse(e.data)); });
     source.addEventListener('view', function (e) { onView(JSON.parse(e.data)); });
+    source.addEventListener('home', function (e) { onHome(JSON.parse(e.data)); });
   }
 
 `;

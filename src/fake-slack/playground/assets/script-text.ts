@@ -28,7 +28,9 @@ export const SCRIPT_TEXT = String.raw`
     history: [],
     historyIndex: -1,
     suggestionIndex: 0,
-    localSeq: 0
+    localSeq: 0,
+    tab: 'channel',
+    home: null
   };
 
   var $ = function (id) { return document.getElementById(id); };
@@ -76,7 +78,8 @@ export const SCRIPT_TEXT = String.raw`
       return;
     }
     if (first === '#') {
-      parent.appendChild(el('span', 'mention', '#' + decodeEntities(label || head.slice(1))));
+      var known = state.hello && state.hello.channel.id === head.slice(1) ? state.hello.channel.name : null;
+      parent.appendChild(el('span', 'mention', '#' + decodeEntities(label || known || head.slice(1))));
       return;
     }
     if (first === '!') {

@@ -8,6 +8,7 @@
  * checks that the whole parses).
  */
 import { SCRIPT_BLOCKS } from './script-blocks.js';
+import { SCRIPT_HOME } from './script-home.js';
 import { SCRIPT_MODALS } from './script-modals.js';
 import { SCRIPT_PAGE } from './script-page.js';
 import { SCRIPT_TEXT } from './script-text.js';
@@ -20,7 +21,9 @@ export const PLAYGROUND_SCRIPT = [
   SCRIPT_BLOCKS,
   SCRIPT_MODALS,
   SCRIPT_PAGE,
+  SCRIPT_HOME,
   '  setUpComposer();',
+  '  setUpShortcuts();',
   '  connect();',
   '})();',
   '',

@@ -68,9 +68,9 @@ a:hover { text-decoration: underline; }
 select.select { border: 1px solid #c8c8c8; border-radius: 4px; padding: 4px 8px; min-height: 32px; background: #fff; }
 
 .composer { position: relative; padding: 0 20px 20px; }
-.composer-row { display: flex; border: 1px solid #8d8d8d; border-radius: 8px; overflow: hidden; }
+.composer-row { display: flex; border: 1px solid #8d8d8d; border-radius: 8px; }
 .composer textarea { flex: 1; border: 0; resize: none; padding: 10px 12px; outline: none; min-height: 42px; }
-.send-button { border: 0; background: #007a5a; color: #fff; padding: 0 16px; font-weight: 700; cursor: pointer; }
+.send-button { border: 0; background: #007a5a; color: #fff; padding: 0 16px; font-weight: 700; cursor: pointer; border-radius: 0 7px 7px 0; }
 .suggestions { position: absolute; left: 20px; right: 20px; bottom: 100%; margin: 0; padding: 4px 0; list-style: none; background: #fff; border: 1px solid #ddd; border-radius: 8px; box-shadow: 0 -4px 12px rgba(0,0,0,.1); }
 .suggestions li { padding: 6px 12px; cursor: pointer; }
 .suggestions li[aria-selected="true"] { background: #1264a3; color: #fff; }
@@ -97,4 +97,21 @@ select.select { border: 1px solid #c8c8c8; border-radius: 4px; padding: 4px 8px;
 .field-error { font-size: 13px; color: #e01e5a; margin-top: 4px; }
 .input-block.invalid input, .input-block.invalid textarea { border-color: #e01e5a; }
 .dialog { width: min(440px, 94vw); }
+.sidebar-channel[role=button] { cursor: pointer; }
+.home { flex: 1; overflow-y: auto; padding: 8px 20px 16px; }
+.home-blocks .block-section { padding: 2px 0; }
+.message { position: relative; }
+.message-menu { position: absolute; right: 16px; top: 6px; }
+.message-menu-button { border: 1px solid #ddd; background: #fff; border-radius: 4px; cursor: pointer; font-size: 16px; line-height: 1; padding: 2px 8px; visibility: hidden; }
+.message-menu-button::before { content: '\\22EF'; }
+.message:hover .message-menu-button, .message-menu-button:focus { visibility: visible; }
+.shortcuts { display: flex; }
+.shortcuts-button { border: 0; border-right: 1px solid #ddd; background: #f8f8f8; padding: 0 12px; cursor: pointer; font-size: 16px; border-radius: 7px 0 0 7px; }
+.shortcuts-menu { left: 0; right: auto; top: auto; bottom: 100%; }
+.external-select { position: relative; min-width: 260px; }
+.external-select input { width: 100%; border: 1px solid #8d8d8d; border-radius: 4px; padding: 6px 10px; }
+.external-options { position: absolute; left: 0; right: 0; top: 100%; z-index: 6; margin: 2px 0 0; padding: 4px 0; list-style: none; background: #fff; border: 1px solid #ddd; border-radius: 6px; box-shadow: 0 4px 12px rgba(0,0,0,.15); max-height: 240px; overflow-y: auto; }
+.external-option { padding: 6px 12px; cursor: pointer; }
+.external-option:hover { background: #1264a3; color: #fff; }
+.external-empty { padding: 6px 12px; color: #616061; }
 `;

@@ -1,0 +1,95 @@
+import { errFields, type Logger } from '../../lib/logger.js';
+import type { FeedListenerStore } from '../../store/feed-listeners.js';
+import type { SubscriptionStore } from '../../store/subscription-store.js';
+import { NoSavedDataError } from '../cached-reader.js';
+import { looksClosed } from '../digest/digest-service.js';
+import { LinkBrokenError, NotLinkedError, UserNotMatchedError } from '../errors.js';
+import type { LinkService } from '../links/link-service.js';
+import type { RequestService, SlackUserRef } from '../requests/request-service.js';
+import type { Workspaces } from '../workspace.js';
+import type { HomeView, MineSection } from './home-view.js';
+
+export interface HomeServiceDeps {
+  workspaces: Workspaces;
+  linkService: Pick<LinkService, 'status'>;
+  requests: Pick<RequestService, 'mine'>;
+  subscriptions: Pick<SubscriptionStore, 'listWorkspace'>;
+  feedListeners: Pick<FeedListenerStore, 'listFollows' | 'getOwnFollow' | 'listChannels' | 'pausedReason'>;
+  logger: Logger;
+}
+
+/**
+ * The App Home of one user. Opening it reads the store and the cache only, never upstream, so it never waits on
+ * the budget: what is cached shows with its age, what is not says so. `refresh` (the Home's `Atualizar`) reads the
+ * user's requests from upstream at interactive priority, like `/solicitacao minhas`, and caches them for both.
+ */
+export class HomeService {
+  constructor(private readonly deps: HomeServiceDeps) {}
+
+  async build(
+    workspaceId: string,
+    user: SlackUserRef & { isAdmin: boolean },
+    options: { refresh?: boolean; correlationId?: string } = {},
+  ): Promise<HomeView> {
+    const feed = this.deps.feedListeners;
+    const [status, digests, follows, ownFollow, alerts, paused] = await Promise.all([
+      this.deps.linkService.status(workspaceId),
+      this.deps.subscriptions.listWorkspace(workspaceId),
+      feed.listFollows(workspaceId, user.id),
+      feed.getOwnFollow(workspaceId, user.id),
+      feed.listChannels(workspaceId),
+      feed.pausedReason(workspaceId),
+    ]);
+    const mine = status.linked
+      ? await this.mine(workspaceId, user, options.refresh ?? false, options.correlationId)
+      : ({ state: 'not_linked' } as const);
+    return {
+      userId: user.id,
+      isAdmin: user.isAdmin,
+      status,
+      mine,
+      digests,
+      feed: { follows, ownFollowEmail: ownFollow?.email ?? null, alerts, paused },
+    };
+  }
+
+  private async mine(
+    workspaceId: string,
+    user: SlackUserRef,
+    refresh: boolean,
+    correlationId?: string,
+  ): Promise<MineSection> {
+    try {
+      const ws = await this.deps.workspaces.resolve(workspaceId, 'interactive', correlationId);
+      const answer = await this.deps.requests.mine(
+        ws,
+        user,
+        {},
+        1,
+        refresh ? { bypassCache: true } : { savedOnly: true },
+      );
+      const { list, mine } = answer.data;
+      return {
+        state: 'list',
+        upstreamUserName: mine?.upstreamUserName ?? null,
+        open: list.rows.filter((row) => !looksClosed(row)),
+        totalRows: list.totalRows,
+        rowsRead: list.rows.length,
+        freshness: answer.freshness,
+      };
+    } catch (error) {
+      if (error instanceof NotLinkedError) return { state: 'not_linked' };
+      if (error instanceof LinkBrokenError) return { state: 'broken' };
+      if (error instanceof UserNotMatchedError) return { state: 'no_match', email: error.email };
+      if (error instanceof NoSavedDataError) {
+        // The users list is read first: without it the user is not matched yet.
+        return error.endpoint === 'users'
+          ? { state: 'unknown' }
+          : { state: 'not_cached', upstreamUserName: null };
+      }
+      this.deps.logger.warn({ workspaceId, ...errFields(error) }, 'home: requests of the user unavailable');
+      const code = (error as { code?: unknown }).code;
+      return { state: 'unavailable', code: typeof code === 'string' ? code : 'unexpected' };
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import type { ChannelFeed, FeedPauseReason, Follow } from '../../store/feed-listeners.js';
+import type { Subscription } from '../../store/subscription-store.js';
+import type { MaterialRequest } from '../../upstream/schemas.js';
+import type { Freshness, LinkStatusView } from '../views.js';
+
+/** Why the Home shows no requests of the user, or the requests it shows. */
+export type MineSection =
+  | { state: 'not_linked' }
+  | { state: 'broken' }
+  /** The user was never matched and the users list is not cached: `Atualizar` finds out. */
+  | { state: 'unknown' }
+  /** No upstream user has the Slack user's e-mail (or Slack gave none). */
+  | { state: 'no_match'; email: string | null }
+  /** Matched, but the user's list is not cached: `Atualizar` reads it. */
+  | { state: 'not_cached'; upstreamUserName: string | null }
+  /** `Atualizar` could not read upstream and nothing was cached. */
+  | { state: 'unavailable'; code: string }
+  | {
+      state: 'list';
+      upstreamUserName: string | null;
+      /** The open requests among the rows read (the list's first page, last 30 days). */
+      open: MaterialRequest[];
+      /** Rows of the whole list (open or not), as upstream counted them. */
+      totalRows: number;
+      /** Rows read (one page): more rows exist when totalRows is larger. */
+      rowsRead: number;
+      freshness: Freshness;
+    };
+
+/** What the App Home tab shows to one user; built from stored and cached data only unless refreshed. */
+export interface HomeView {
+  userId: string;
+  isAdmin: boolean;
+  status: LinkStatusView;
+  mine: MineSection;
+  digests: Subscription[];
+  /** The change feed (PRODUCT.md, "Alerts"): what this user follows, and the workspace's channel alerts. */
+  feed: {
+    follows: Follow[];
+    /** The e-mail when the user follows their own requests (`/solicitacao minhas acompanhar`). */
+    ownFollowEmail: string | null;
+    alerts: ChannelFeed[];
+    paused: FeedPauseReason | null;
+  };
+}

@@ -1,0 +1,61 @@
+import { fold } from '../../lib/text.js';
+
+/** Text past this is not read: a message shortcut on a huge message still answers at once. */
+const MAX_TEXT_CHARS = 20_000;
+/** At most this many numbers are offered; a message that names more is a list, not a reference. */
+export const MAX_REQUEST_REFS = 10;
+const MAX_INT32 = 2_147_483_647;
+
+// Every pattern is linear: a fixed word, bounded separators, a bounded run of digits.
+const EXPLICIT = [
+  // solicitação 4105, solicitacao nº 4105, solicitação n. 4105, solicitação #4105, solicitações 4105
+  /\bsolicita(?:cao|coes)\s{0,3}(?:n\s{0,1}[o.]?\s{0,3}|numero\s{0,3})?[#:]?\s{0,3}(\d{1,10})(?!\d)/g,
+  // SM 4105, SM-4105, SM4105, sm #4105
+  /\bsm\s{0,3}[-#:]?\s{0,3}(\d{1,10})(?!\d)/g,
+  // #4105 (not inside a word, a channel or a URL fragment)
+  /(?:^|[^\w&/])#(\d{1,10})(?!\d)/g,
+];
+// A bare number of 4 to 9 digits, not part of a date, time, decimal, id, URL or another number.
+const BARE = /(?:^|[^\w./:,-])(\d{4,9})(?![\w]|[./:,-]\d)/g;
+
+/**
+ * Request numbers named in a message, in the order they appear, each once: `solicitação 4105`, `SM 4105`,
+ * `#4105`; a bare number of 4 to 9 digits only when none of those is there. Accents and case are ignored (`nº`,
+ * `SOLICITAÇÃO`). Slack's own markup is dropped first (`<@U123>`, `<#C123|canal>`, `<https://…|texto>` keeps
+ * its label), so ids and links give no numbers. Only ASCII digits count; other scripts' digits are not numbers
+ * here. Never throws; any text (empty, huge, hostile) gives at most MAX_REQUEST_REFS positive int32 numbers.
+ */
+export function findRequestNumbers(text: unknown): number[] {
+  if (typeof text !== 'string' || text === '') return [];
+  const plain = fold(stripSlackMarkup(text.slice(0, MAX_TEXT_CHARS))).replace(/º|°|ª/g, 'o');
+  const explicit = collect(plain, EXPLICIT);
+  if (explicit.length > 0) return explicit;
+  return collect(plain, [BARE]);
+}
+
+function collect(text: string, patterns: RegExp[]): number[] {
+  const found: { at: number; id: number }[] = [];
+  for (const pattern of patterns) {
+    for (const match of text.matchAll(pattern)) {
+      const digits = match[1];
+      if (digits === undefined) continue;
+      const id = Number(digits);
+      if (Number.isSafeInteger(id) && id >= 1 && id <= MAX_INT32) found.push({ at: match.index ?? 0, id });
+    }
+  }
+  const out: number[] = [];
+  for (const { id } of found.sort((a, b) => a.at - b.at)) {
+    if (!out.includes(id)) out.push(id);
+    if (out.length === MAX_REQUEST_REFS) break;
+  }
+  return out;
+}
+
+/** `<…>` markup of a Slack message: mentions and channels vanish, links keep their label (or nothing). */
+function stripSlackMarkup(text: string): string {
+  return text.replace(/<([^<>]{0,2000})>/g, (_, inner: string) => {
+    const bar = inner.indexOf('|');
+    if (/^[@#!]/.test(inner)) return ' ';
+    return bar >= 0 ? ` ${inner.slice(bar + 1)} ` : ' ';
+  });
+}

@@ -1,0 +1,191 @@
+import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
+import type { MaterialMatch } from '../domain/views.js';
+import type { Material } from '../upstream/schemas.js';
+import { actions, button, context, finalizeMessage, mrkdwn, plain, section } from './blocks.js';
+import { formatAge, mentionUser, plural, truncate } from './format.js';
+import { renderHelp } from './help.js';
+import { ActionIds, BlockIds, InputActionIds, ViewIds } from './ids.js';
+import { Limits } from './limits.js';
+import { materialBlock } from './materials.js';
+import type { Message, RenderContext } from './types.js';
+
+/** Modals of the shortcuts and the Home: the material picker, a request looked up or found in a message. */
+
+const STOCK_NOTE = 'O saldo vem dos itens de solicitações já vistos, não é o estoque em tempo real.';
+
+function modal(
+  callbackId: string,
+  title: string,
+  blocks: KnownBlock[],
+  extra: Partial<ModalView> = {},
+): ModalView {
+  const fitted = finalizeMessage({ text: title, blocks }, Limits.modalBlocks);
+  return {
+    type: 'modal',
+    callback_id: callbackId,
+    title: plain(truncate(title, Limits.modalTitle)),
+    close: plain('Fechar'),
+    blocks: fitted.blocks,
+    ...extra,
+  };
+}
+
+/** An option of the material picker: "código · nome", at most 75 characters; the value is the material id. */
+export function materialOption(material: Material): PlainTextOption {
+  const name = material.nome?.trim() || material.nomeFormatted?.trim() || `Material ${material.material}`;
+  const label = material.codigo?.trim() ? `${material.codigo.trim()} · ${name}` : name;
+  return {
+    text: plain(truncate(label.replace(/\s+/g, ' '), Limits.optionText)),
+    value: String(material.material),
+  };
+}
+
+export interface PickedMaterial {
+  match: MaterialMatch | null;
+  /** The id that was chosen (kept when the material is no longer listed). */
+  materialId: number;
+  fetchedAt: number;
+}
+
+/**
+ * `Buscar material`: an external_select whose options come from the cached list (block_suggestion); once a
+ * material is chosen, its detail and last known stock, and a channel to share it in (the submit button).
+ */
+export function renderMaterialModal(picked: PickedMaterial | null, ctx: RenderContext): ModalView {
+  const select = {
+    type: 'external_select' as const,
+    action_id: ActionIds.materialPick,
+    placeholder: plain('Nome ou código do material'),
+    min_query_length: 2,
+    ...(picked?.match && { initial_option: materialOption(picked.match.material) }),
+  };
+  const blocks: KnownBlock[] = [
+    {
+      type: 'section',
+      block_id: BlockIds.materialPick,
+      text: mrkdwn('Digite ao menos 2 letras do nome, ou o código.'),
+      accessory: select,
+    },
+  ];
+  if (picked === null) {
+    blocks.push(context('A busca usa a lista de materiais já lida, sem consultar o sistema a cada letra.'));
+    return modal(ViewIds.materialModal, 'Buscar material', blocks);
+  }
+  if (picked.match === null) {
+    blocks.push(section(`O material ${picked.materialId} não está mais na lista de materiais ativos.`));
+    return modal(ViewIds.materialModal, 'Buscar material', blocks);
+  }
+  blocks.push(
+    { type: 'divider' },
+    materialBlock(picked.match, ctx),
+    context(`Lista de materiais de ${formatAge(picked.fetchedAt, ctx.now)} · ${STOCK_NOTE}`),
+    {
+      type: 'input',
+      block_id: BlockIds.shareChannel,
+      optional: true,
+      label: plain('Compartilhar no canal'),
+      element: {
+        type: 'conversations_select',
+        action_id: InputActionIds.shareChannel,
+        placeholder: plain('Escolha o canal'),
+        default_to_current_conversation: true,
+        response_url_enabled: true,
+        filter: { include: ['public', 'private'], exclude_bot_users: true },
+      },
+      hint: plain('Todos no canal verão o material, com o seu nome.'),
+    },
+  );
+  return modal(ViewIds.materialModal, 'Buscar material', blocks, {
+    submit: plain('Compartilhar'),
+    private_metadata: JSON.stringify({ materialId: picked.materialId }),
+  });
+}
+
+/** The material as posted in a channel by `Compartilhar`. */
+export function renderMaterialShared(match: MaterialMatch, byUserId: string, ctx: RenderContext): Message {
+  return finalizeMessage({
+    text: `Material ${match.material.codigo ?? match.material.material}`,
+    blocks: [
+      materialBlock(match, ctx),
+      context(`${STOCK_NOTE} · Compartilhado por ${mentionUser(byUserId)}`),
+    ],
+  });
+}
+
+/** `Consultar solicitação`: asks the number. */
+export function renderRequestLookupModal(): ModalView {
+  return modal(
+    ViewIds.requestLookup,
+    'Consultar solicitação',
+    [
+      {
+        type: 'input',
+        block_id: BlockIds.requestNumber,
+        label: plain('Número da solicitação'),
+        element: {
+          type: 'plain_text_input',
+          action_id: InputActionIds.requestNumber,
+          placeholder: plain('Ex.: 1312'),
+          max_length: 12,
+        },
+      },
+    ],
+    { submit: plain('Consultar') },
+  );
+}
+
+export function lookupNumberError(): string {
+  return 'Informe o número da solicitação (só algarismos, ex.: 1312).';
+}
+
+/** Shown at once (the trigger lasts 3 s), replaced by the answer when it comes. */
+export function renderLoadingModal(title: string, text: string): ModalView {
+  return modal(ViewIds.requestModal, title, [section(`:hourglass_flowing_sand: ${text}`)]);
+}
+
+/**
+ * An answer (a request, a failure) inside a modal. Its buttons answer through a message's response_url, which a
+ * modal has none of: they are left out, and the modal says how to get them.
+ */
+export function renderAnswerModal(title: string, message: Message, id?: number): ModalView {
+  const blocks = message.blocks
+    .filter((block) => block.type !== 'actions')
+    .map((block) => {
+      if (block.type === 'section' && block.accessory?.type === 'button') {
+        const { accessory: _dropped, ...rest } = block;
+        return rest;
+      }
+      return block;
+    });
+  if (id !== undefined) {
+    blocks.push(context(`Histórico, atualizar e compartilhar: \`/solicitacao ${id}\` em um canal.`));
+  }
+  return modal(ViewIds.requestModal, title, blocks);
+}
+
+/** Several request numbers in one message: one button each. */
+export function renderRequestChoiceModal(ids: readonly number[]): ModalView {
+  const buttons = ids.map((id) =>
+    button({ text: `Solicitação ${id}`, actionId: `${ActionIds.requestOpenPrefix}${id}`, value: String(id) }),
+  );
+  const blocks: KnownBlock[] = [
+    section(`Esta mensagem cita ${plural(ids.length, 'solicitação', 'solicitações')}. Qual abrir?`),
+  ];
+  const row = actions(buttons);
+  if (row) blocks.push(row);
+  return modal(ViewIds.requestModal, 'Abrir solicitação', blocks);
+}
+
+export function renderNoRequestFoundModal(): ModalView {
+  return modal(ViewIds.requestModal, 'Abrir solicitação', [
+    section(
+      'Não encontrei número de solicitação nesta mensagem. Procuro `solicitação 4105`, `SM 4105`, `#4105` ' +
+        'ou, na falta deles, um número de 4 a 9 algarismos.',
+    ),
+    context('Para abrir outra, use *Consultar solicitação* na aba Início do app ou `/solicitacao <número>`.'),
+  ]);
+}
+
+export function renderHelpModal(ctx: RenderContext): ModalView {
+  return renderAnswerModal('Ajuda', renderHelp(ctx));
+}

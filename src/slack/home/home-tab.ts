@@ -1,0 +1,132 @@
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  ButtonAction,
+  SlackActionMiddlewareArgs,
+} from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { errFields, newCorrelationId } from '../../lib/logger.js';
+import { renderHome } from '../../render/home.js';
+import { renderHelpModal } from '../../render/home-modals.js';
+import { ActionIds, ActionPatterns } from '../../render/ids.js';
+import { requestIdOfButton } from '../actions/follow.js';
+import type { SlackDeps } from '../deps.js';
+import { emailOf, linkAdminVerdict, type RequestWorkspace, workspaceIdOf } from '../slack-users.js';
+import { triggerClient } from '../web-clients.js';
+import { openMaterialModal } from './material-modal.js';
+import { openRequestLookup } from './request-modal.js';
+
+type HomeButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
+
+/**
+ * Builds one user's Home and publishes it. Opening reads only the store and the cache (never upstream, so never
+ * a wait on the budget); `refresh` reads the user's requests from upstream at interactive priority first.
+ */
+export async function publishHome(
+  deps: SlackDeps,
+  client: WebClient,
+  workspaceId: string,
+  userId: string,
+  options: {
+    refresh?: boolean;
+    /** The request's workspace as Bolt's context has it (org installs); default the workspace id as a team. */
+    workspace?: RequestWorkspace;
+  } = {},
+): Promise<void> {
+  const correlationId = newCorrelationId();
+  const logger = deps.logger.child({ correlationId, workspaceId, surface: 'home' });
+  const started = deps.now();
+  try {
+    const verdict = await linkAdminVerdict(
+      client,
+      userId,
+      deps.config.BOT_ADMINS,
+      options.workspace ?? { teamId: workspaceId },
+    );
+    const isAdmin = verdict.allowed;
+    const view = await deps.home.build(
+      workspaceId,
+      { id: userId, email: () => emailOf(client, userId), isAdmin },
+      { refresh: options.refresh ?? false, correlationId },
+    );
+    await client.views.publish({
+      user_id: userId,
+      view: renderHome(view, { timeZone: deps.config.DIGEST_TZ, now: deps.now() }),
+    });
+    logger.info(
+      { ms: deps.now() - started, refresh: options.refresh ?? false, mine: view.mine.state },
+      'home published',
+    );
+  } catch (error) {
+    logger.error(errFields(error), 'home not published');
+  }
+}
+
+export function registerHomeTab(app: App, deps: SlackDeps): void {
+  app.event('app_home_opened', async ({ event, client, context }) => {
+    // The Messages tab opens with the same event: only the Home tab is built.
+    if (event.tab !== 'home') return;
+    const workspaceId = workspaceIdOf(context);
+    if (!workspaceId || typeof event.user !== 'string') return;
+    await publishHome(deps, client, workspaceId, event.user, { workspace: context });
+  });
+
+  const onHome =
+    (name: string, work: (args: HomeButtonArgs, workspaceId: string) => Promise<void>) =>
+    async (args: HomeButtonArgs) => {
+      await args.ack();
+      const workspaceId = workspaceIdOf(args.context);
+      if (!workspaceId) return;
+      await deps.tasks.run(name, () => work(args, workspaceId));
+    };
+
+  app.action<BlockAction<ButtonAction>>(
+    ActionIds.homeRefresh,
+    onHome('home refresh', ({ client, body, context }, workspaceId) =>
+      publishHome(deps, client, workspaceId, body.user.id, { refresh: true, workspace: context }),
+    ),
+  );
+  app.action<BlockAction<ButtonAction>>(
+    ActionIds.homeUnlink,
+    onHome('home unlink', async ({ client, body, context }, workspaceId) => {
+      const userId = body.user.id;
+      const verdict = await linkAdminVerdict(client, userId, deps.config.BOT_ADMINS, context);
+      if (verdict.allowed) {
+        await deps.linkService.unlink(workspaceId);
+      } else {
+        deps.logger.warn({ workspaceId, reason: verdict.reason }, 'home: unlink refused');
+      }
+      await publishHome(deps, client, workspaceId, userId, { workspace: context });
+    }),
+  );
+  app.action<BlockAction<ButtonAction>>(
+    ActionPatterns.homeUnfollow,
+    onHome('home unfollow', async ({ client, body, action, context }, workspaceId) => {
+      const requestId = requestIdOfButton(action.value);
+      if (requestId !== null) await deps.feedSubscriptions.unfollow(workspaceId, body.user.id, requestId);
+      await publishHome(deps, client, workspaceId, body.user.id, { workspace: context });
+    }),
+  );
+  // The trigger lasts 3 s: these open their modal before anything else.
+  app.action<BlockAction<ButtonAction>>(ActionIds.homeSearch, async (args) => {
+    await args.ack();
+    const workspaceId = workspaceIdOf(args.context);
+    if (workspaceId) await openMaterialModal(deps, args.client, args.body.trigger_id, workspaceId);
+  });
+  app.action<BlockAction<ButtonAction>>(ActionIds.homeLookup, async (args) => {
+    await args.ack();
+    await openRequestLookup(deps, args.client, args.body.trigger_id);
+  });
+  app.action<BlockAction<ButtonAction>>(ActionIds.homeHelp, async ({ ack, client, body }) => {
+    await ack();
+    try {
+      await triggerClient(client, deps.metrics).views.open({
+        trigger_id: body.trigger_id,
+        view: renderHelpModal({ timeZone: deps.config.DIGEST_TZ, now: deps.now() }),
+      });
+    } catch (error) {
+      deps.logger.warn(errFields(error), 'help modal not opened');
+    }
+  });
+}

@@ -1,0 +1,189 @@
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  BlockSuggestion,
+  ExternalSelectAction,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+} from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { errFields, newCorrelationId } from '../../lib/logger.js';
+import {
+  materialOption,
+  renderAnswerModal,
+  renderMaterialModal,
+  renderMaterialShared,
+} from '../../render/home-modals.js';
+import { ActionIds, BlockIds, ShortcutIds, ViewIds } from '../../render/ids.js';
+import type { RenderContext } from '../../render/index.js';
+import type { SlackDeps } from '../deps.js';
+import { failureMessage } from '../failures.js';
+import { workspaceIdOf } from '../slack-users.js';
+import { triggerClient } from '../web-clients.js';
+
+/** Slack shows at most 100 options in a select. */
+export const MAX_MATERIAL_OPTIONS = 100;
+/** Slack waits about 3 s for options; an answer later than this is useless, so an empty list goes instead. */
+const SUGGEST_BUDGET_MS = 2_500;
+/** The picker asks from this many typed characters (the modal's min_query_length). */
+const MIN_QUERY_CHARS = 2;
+const MAX_QUERY_CHARS = 100;
+
+function renderContext(deps: SlackDeps): RenderContext {
+  return { timeZone: deps.config.DIGEST_TZ, now: deps.now() };
+}
+
+/**
+ * Opens `Buscar material` (the trigger lasts 3 s, so before anything else), then reads the material list once at
+ * interactive priority when it is not cached, so the first keystrokes find it there.
+ */
+export async function openMaterialModal(
+  deps: SlackDeps,
+  client: WebClient,
+  triggerId: string,
+  workspaceId: string,
+): Promise<void> {
+  let viewId: string | undefined;
+  try {
+    const opened = await triggerClient(client, deps.metrics).views.open({
+      trigger_id: triggerId,
+      view: renderMaterialModal(null, renderContext(deps)),
+    });
+    viewId = opened.view?.id;
+  } catch (error) {
+    deps.logger.warn(errFields(error), 'material modal not opened');
+    return;
+  }
+  await deps.tasks.run('warm material list', async () => {
+    const correlationId = newCorrelationId();
+    try {
+      const ws = await deps.workspaces.resolve(workspaceId, 'interactive', correlationId);
+      await deps.materials.suggest(ws, '', 0);
+    } catch (error) {
+      // Not linked, a broken link, upstream down: the modal says so instead of suggesting nothing.
+      const logger = deps.logger.child({ correlationId, workspaceId, surface: 'material-picker' });
+      const { count, windowMs } = deps.config.UPSTREAM_RATE_LIMIT;
+      const message = failureMessage(error, null, correlationId, renderContext(deps), logger, {
+        limit: count,
+        windowMs,
+      });
+      if (viewId === undefined) return;
+      await client.views
+        .update({ view_id: viewId, view: renderAnswerModal('Buscar material', message) })
+        .catch((updateError: unknown) => logger.warn(errFields(updateError), 'material modal not updated'));
+    }
+  });
+}
+
+export function registerMaterialModal(app: App, deps: SlackDeps): void {
+  app.shortcut(
+    { callback_id: ShortcutIds.searchMaterial, type: 'shortcut' },
+    async ({ ack, shortcut, client, context }) => {
+      await ack();
+      const workspaceId = workspaceIdOf(context);
+      if (workspaceId) await openMaterialModal(deps, client, shortcut.trigger_id, workspaceId);
+    },
+  );
+
+  app.options<'block_suggestion'>(ActionIds.materialPick, async ({ ack, body, context }) => {
+    const options = await suggestOptions(deps, workspaceIdOf(context), (body as BlockSuggestion).value);
+    await ack({ options });
+  });
+
+  app.action<BlockAction<ExternalSelectAction>>(
+    ActionIds.materialPick,
+    async ({ ack, body, action, client, context }) => {
+      await ack();
+      const workspaceId = workspaceIdOf(context);
+      const materialId = Number(action.selected_option?.value);
+      const view = body.view;
+      if (!workspaceId || !view || !Number.isSafeInteger(materialId) || materialId <= 0) return;
+      await deps.tasks.run('material picked', async () => {
+        const ws = await deps.workspaces.resolve(workspaceId, 'interactive', newCorrelationId());
+        const answer = await deps.materials.byId(ws, materialId);
+        await client.views.update({
+          view_id: view.id,
+          view: renderMaterialModal(
+            { match: answer.data, materialId, fetchedAt: answer.freshness.fetchedAt },
+            renderContext(deps),
+          ),
+        });
+      });
+    },
+  );
+
+  app.view<ViewSubmitAction>(ViewIds.materialModal, (args) => shareMaterial(deps, args));
+}
+
+/** Options for what was typed: none under 2 characters, at most 100, within Slack's type-ahead time. */
+async function suggestOptions(deps: SlackDeps, workspaceId: string | null, typed: unknown) {
+  const text = typeof typed === 'string' ? typed.trim().slice(0, MAX_QUERY_CHARS) : '';
+  if (!workspaceId || [...text].length < MIN_QUERY_CHARS) return [];
+  const logger = deps.logger.child({ workspaceId, surface: 'material-picker' });
+  const work = (async () => {
+    const ws = await deps.workspaces.resolve(workspaceId, 'interactive', newCorrelationId());
+    return (await deps.materials.suggest(ws, text, MAX_MATERIAL_OPTIONS)).map(materialOption);
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), SUGGEST_BUDGET_MS);
+    timer.unref();
+  });
+  try {
+    const outcome = await Promise.race([work, late]);
+    if (outcome === 'late') {
+      logger.warn('material options too slow for the type-ahead');
+      // The read goes on and lands in the cache: the next keystroke finds it.
+      work.catch(() => undefined);
+      return [];
+    }
+    return outcome;
+  } catch (error) {
+    logger.warn(errFields(error), 'material options unavailable');
+    return [];
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
+
+/** `Compartilhar`: posts the material in the chosen channel through the response_url Slack gave for it. */
+async function shareMaterial(deps: SlackDeps, args: ViewArgs): Promise<void> {
+  const { body, view } = args;
+  const workspaceId = workspaceIdOf(args.context);
+  const materialId = readMaterialId(view.private_metadata);
+  const responseUrl = (body as { response_urls?: { response_url?: unknown }[] }).response_urls?.[0]
+    ?.response_url;
+  if (typeof responseUrl !== 'string' || !/^https?:\/\//.test(responseUrl)) {
+    await args.ack({ response_action: 'errors', errors: { [BlockIds.shareChannel]: 'Escolha um canal.' } });
+    return;
+  }
+  await args.ack();
+  if (!workspaceId || materialId === null) return;
+  const logger = deps.logger.child({ correlationId: newCorrelationId(), workspaceId });
+  await deps.tasks.run('share material', async () => {
+    const ws = await deps.workspaces.resolve(workspaceId, 'interactive');
+    const answer = await deps.materials.byId(ws, materialId);
+    if (!answer.data) return;
+    const message = renderMaterialShared(answer.data, body.user.id, renderContext(deps));
+    const response = await fetch(responseUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ response_type: 'in_channel', text: message.text, blocks: message.blocks }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (!response.ok)
+      logger.warn({ status: response.status }, 'shared material not accepted by response_url');
+  });
+}
+
+function readMaterialId(raw: string | undefined): number | null {
+  try {
+    const value = (JSON.parse(raw ?? '{}') as { materialId?: unknown }).materialId;
+    return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : null;
+  } catch {
+    return null;
+  }
+}

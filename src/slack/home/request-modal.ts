@@ -1,0 +1,184 @@
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  ButtonAction,
+  MessageShortcut,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+} from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { findRequestNumbers } from '../../domain/requests/request-refs.js';
+import type { Route } from '../../domain/routes.js';
+import { errFields, newCorrelationId } from '../../lib/logger.js';
+import {
+  lookupNumberError,
+  renderAnswerModal,
+  renderLoadingModal,
+  renderNoRequestFoundModal,
+  renderRequestChoiceModal,
+  renderRequestLookupModal,
+} from '../../render/home-modals.js';
+import { ActionPatterns, BlockIds, InputActionIds, ShortcutIds, ViewIds } from '../../render/ids.js';
+import type { Message } from '../../render/index.js';
+import type { SlackDeps } from '../deps.js';
+import { failureMessage } from '../failures.js';
+import { workspaceIdOf } from '../slack-users.js';
+import { triggerClient } from '../web-clients.js';
+
+const MAX_INT32 = 2_147_483_647;
+
+function title(id: number): string {
+  return `Solicitação ${id}`;
+}
+
+/** `Consultar solicitação`: the modal that asks the number. */
+export async function openRequestLookup(
+  deps: SlackDeps,
+  client: WebClient,
+  triggerId: string,
+): Promise<void> {
+  try {
+    await triggerClient(client, deps.metrics).views.open({
+      trigger_id: triggerId,
+      view: renderRequestLookupModal(),
+    });
+  } catch (error) {
+    deps.logger.warn(errFields(error), 'request lookup modal not opened');
+  }
+}
+
+/** The request answered as `/solicitacao <id>` would, shown in the modal `viewId` (a failure too). */
+async function showRequest(
+  deps: SlackDeps,
+  client: WebClient,
+  where: { viewId: string; workspaceId: string; userId: string },
+  id: number,
+): Promise<void> {
+  const correlationId = newCorrelationId();
+  const logger = deps.logger.child({
+    correlationId,
+    workspaceId: where.workspaceId,
+    surface: 'request-modal',
+  });
+  const route: Route = { view: 'request', id, page: 1 };
+  const render = { timeZone: deps.config.DIGEST_TZ, now: deps.now() };
+  let message: Message;
+  let ok = true;
+  try {
+    message = await deps.answers.answer(route, {
+      workspaceId: where.workspaceId,
+      userId: where.userId,
+      correlationId,
+      render,
+    });
+  } catch (error) {
+    ok = false;
+    const { count, windowMs } = deps.config.UPSTREAM_RATE_LIMIT;
+    message = failureMessage(error, route, correlationId, render, logger, { limit: count, windowMs });
+  }
+  try {
+    await client.views.update({
+      view_id: where.viewId,
+      view: renderAnswerModal(title(id), message, ok ? id : undefined),
+    });
+  } catch (error) {
+    // The person closed the modal meanwhile, or Slack refused it: nothing to show it in.
+    logger.warn(errFields(error), 'request modal not updated');
+  }
+}
+
+/** Opens a modal saying it is loading (within the trigger's 3 s), then shows the request in it. */
+async function openAndShow(
+  deps: SlackDeps,
+  client: WebClient,
+  triggerId: string,
+  who: { workspaceId: string; userId: string },
+  id: number,
+): Promise<void> {
+  let viewId: string | undefined;
+  try {
+    const opened = await triggerClient(client, deps.metrics).views.open({
+      trigger_id: triggerId,
+      view: renderLoadingModal(title(id), `Buscando a solicitação ${id}…`),
+    });
+    viewId = opened.view?.id;
+  } catch (error) {
+    deps.logger.warn(errFields(error), 'request modal not opened');
+  }
+  if (viewId === undefined) return;
+  const target = { ...who, viewId };
+  await deps.tasks.run('request modal', () => showRequest(deps, client, target, id));
+}
+
+export function registerRequestModals(app: App, deps: SlackDeps): void {
+  app.shortcut<MessageShortcut>(
+    { callback_id: ShortcutIds.openRequest, type: 'message_action' },
+    async ({ ack, shortcut, client, context }) => {
+      await ack();
+      const workspaceId = workspaceIdOf(context);
+      if (!workspaceId) return;
+      const ids = findRequestNumbers(shortcut.message?.text);
+      const [only] = ids;
+      if (ids.length === 1 && only !== undefined) {
+        await openAndShow(deps, client, shortcut.trigger_id, { workspaceId, userId: shortcut.user.id }, only);
+        return;
+      }
+      const view = ids.length === 0 ? renderNoRequestFoundModal() : renderRequestChoiceModal(ids);
+      await client.views
+        .open({ trigger_id: shortcut.trigger_id, view })
+        .catch((error: unknown) => deps.logger.warn(errFields(error), 'request modal not opened'));
+    },
+  );
+
+  // A request's button: in a modal (the choice of several numbers) it replaces the modal; on the Home it opens one.
+  app.action<BlockAction<ButtonAction>>(
+    ActionPatterns.requestOpen,
+    async ({ ack, body, action, client, context }) => {
+      await ack();
+      const workspaceId = workspaceIdOf(context);
+      const id = parseRequestNumber(action.value ?? '');
+      if (!workspaceId || id === null) return;
+      const who = { workspaceId, userId: body.user.id };
+      if (body.view?.type === 'modal') {
+        const viewId = body.view.id;
+        await client.views
+          .update({ view_id: viewId, view: renderLoadingModal(title(id), `Buscando a solicitação ${id}…`) })
+          .catch((error: unknown) => deps.logger.warn(errFields(error), 'request modal not updated'));
+        await deps.tasks.run('request modal', () => showRequest(deps, client, { ...who, viewId }, id));
+        return;
+      }
+      await openAndShow(deps, client, body.trigger_id, who, id);
+    },
+  );
+
+  app.view<ViewSubmitAction>(ViewIds.requestLookup, (args) => submitLookup(deps, args));
+}
+
+type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
+
+async function submitLookup(deps: SlackDeps, args: ViewArgs): Promise<void> {
+  const { body, view, client } = args;
+  const typed = view.state.values[BlockIds.requestNumber]?.[InputActionIds.requestNumber]?.value;
+  const id = parseRequestNumber(typeof typed === 'string' ? typed : '');
+  const workspaceId = workspaceIdOf(args.context);
+  if (id === null || !workspaceId) {
+    await args.ack({ response_action: 'errors', errors: { [BlockIds.requestNumber]: lookupNumberError() } });
+    return;
+  }
+  // The modal turns into the request: loading now (a view_submission is answered within 3 s), the answer after.
+  await args.ack({
+    response_action: 'update',
+    view: renderLoadingModal(title(id), `Buscando a solicitação ${id}…`),
+  });
+  const where = { viewId: view.id, workspaceId, userId: body.user.id };
+  await deps.tasks.run('request lookup', () => showRequest(deps, client, where, id));
+}
+
+/** A typed request number: digits (a leading `#` allowed), a positive int32. */
+export function parseRequestNumber(text: string): number | null {
+  const match = /^\s*#?\s*(\d{1,10})\s*$/.exec(text);
+  if (!match?.[1]) return null;
+  const id = Number(match[1]);
+  return id >= 1 && id <= MAX_INT32 ? id : null;
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { findRequestNumbers, MAX_REQUEST_REFS } from '../../../src/domain/requests/request-refs.js';
+
+describe('findRequestNumbers', () => {
+  it.each([
+    ['a solicitação 4105 chegou', [4105]],
+    ['SOLICITACAO Nº 4105', [4105]],
+    ['solicitação n. 77 e solicitação #78', [77, 78]],
+    ['ver SM 4105 e sm-4106 e SM4107', [4105, 4106, 4107]],
+    ['olha a #1321 aí', [1321]],
+    ['a 1312 está atrasada', [1312]],
+    ['pedido 123456789 no sistema', [123456789]],
+  ])('%s', (text, expected) => {
+    expect(findRequestNumbers(text)).toEqual(expected);
+  });
+
+  it('prefers the explicit forms to a bare number, and keeps the order of the message', () => {
+    expect(findRequestNumbers('em 2026, #12 antes da solicitação 9')).toEqual([12, 9]);
+  });
+
+  it('reads no number from dates, times, decimals, mentions, channels and links', () => {
+    const text =
+      'em 10/11/2026 às 10:30, custo 1.234,50 e 12345.6, <@U12345678> em <#C1234567|almox>, ' +
+      '<https://example.com/x/98765|o link> https://example.com/55555 e 123 curtinho';
+    expect(findRequestNumbers(text)).toEqual([]);
+  });
+
+  it('gives nothing for no text, and never a number outside int32', () => {
+    expect(findRequestNumbers('')).toEqual([]);
+    expect(findRequestNumbers(undefined)).toEqual([]);
+    expect(findRequestNumbers({ text: 'SM 12' })).toEqual([]);
+    expect(findRequestNumbers('solicitação 0 e #9999999999')).toEqual([]);
+    expect(findRequestNumbers('SM 2147483648 e SM 2147483647')).toEqual([2147483647]);
+  });
+
+  it('is safe on hostile text: huge, repeated, other scripts’ digits, control characters', () => {
+    expect(findRequestNumbers('#1 '.repeat(100_000))).toEqual([1]);
+    expect(findRequestNumbers(`${'solicitação '.repeat(50_000)}x`)).toEqual([]);
+    expect(findRequestNumbers('SM ４１０５ e ٤١٠٥ e \u0000#4105\u202e')).toEqual([4105]);
+    const many = Array.from({ length: 30 }, (_, i) => `#${1000 + i}`).join(' ');
+    expect(findRequestNumbers(many)).toHaveLength(MAX_REQUEST_REFS);
+  });
+});

@@ -1,0 +1,185 @@
+import {
+  buildBlockActionPayload,
+  buildBlockSuggestionPayload,
+  buildGlobalShortcutPayload,
+  buildMessageShortcutPayload,
+  buildViewSubmissionPayload,
+  type FakeView,
+  interaction,
+  type SlackRequestResult,
+  type ViewStateValues,
+} from '../../src/fake-slack/index.js';
+import { eventually, type Harness, TEAM, USERS } from './bot-harness.js';
+
+/** Signed shortcut, block_suggestion, Home and modal interactions, built as Slack builds them. */
+
+export function homeOpened(h: Harness, user: string = USERS.admin, tab = 'home', team = TEAM) {
+  return h.event(
+    { type: 'app_home_opened', user, channel: 'D00HOME01', tab, event_ts: `${Date.now() / 1000}` },
+    team,
+  );
+}
+
+/** The Home view last published for `user` after `since` views were recorded. */
+export function publishedHome(h: Harness, user: string, since: number): Promise<FakeView> {
+  return eventually(() =>
+    h.slack.views.slice(since).findLast((v) => v.via === 'views.publish' && v.userId === user),
+  );
+}
+
+export function nextView(h: Harness, since: number, via?: FakeView['via']): Promise<FakeView> {
+  return eventually(() => h.slack.views.slice(since).find((v) => via === undefined || v.via === via));
+}
+
+/** A click on a button of a view (Home or modal), found by action id prefix. */
+export function clickInView(
+  h: Harness,
+  view: FakeView,
+  actionPrefix: string,
+  user: string = USERS.admin,
+  team = TEAM,
+): Promise<SlackRequestResult> {
+  const found = buttonsOfView(view).find((b) => b.action_id.startsWith(actionPrefix));
+  if (!found) throw new Error(`no button ${actionPrefix} in view ${view.view.callback_id || view.view.type}`);
+  const payload = buildBlockActionPayload({
+    teamId: team,
+    userId: user,
+    channelId: '',
+    responseUrl: '',
+    triggerId: h.slack.newTriggerId({ userId: user, teamId: team, viewId: view.viewId }),
+    actionId: found.action_id,
+    ...(found.value !== undefined && { value: found.value }),
+    view: view.view,
+  });
+  return interaction(h.target, payload);
+}
+
+export function chooseInView(
+  h: Harness,
+  view: FakeView,
+  actionId: string,
+  option: { text: string; value: string },
+  user: string = USERS.admin,
+) {
+  const payload = buildBlockActionPayload({
+    teamId: TEAM,
+    userId: user,
+    channelId: '',
+    responseUrl: '',
+    triggerId: h.slack.newTriggerId({ userId: user, teamId: TEAM, viewId: view.viewId }),
+    actionId,
+    view: view.view,
+  });
+  const [action] = payload.actions;
+  payload.actions = [
+    {
+      type: 'external_select',
+      action_id: actionId,
+      block_id: action?.block_id,
+      selected_option: { text: { type: 'plain_text', text: option.text, emoji: true }, value: option.value },
+      action_ts: action?.action_ts,
+    },
+  ];
+  return interaction(h.target, payload);
+}
+
+export function submitView(
+  h: Harness,
+  view: FakeView,
+  values: ViewStateValues,
+  options: {
+    user?: string;
+    responseUrls?: { block_id: string; action_id: string; channel_id: string; response_url: string }[];
+  } = {},
+) {
+  const user = options.user ?? USERS.admin;
+  const payload = buildViewSubmissionPayload({
+    teamId: TEAM,
+    userId: user,
+    callbackId: view.view.callback_id,
+    viewId: view.viewId,
+    privateMetadata: view.view.private_metadata,
+    values,
+    view: view.view,
+    ...(options.responseUrls && { responseUrls: options.responseUrls }),
+  });
+  return interaction(h.target, payload);
+}
+
+export function globalShortcut(h: Harness, callbackId: string, user: string = USERS.admin) {
+  const triggerId = h.slack.newTriggerId({ userId: user, teamId: TEAM });
+  return interaction(
+    h.target,
+    buildGlobalShortcutPayload({ teamId: TEAM, userId: user, callbackId, triggerId }),
+  );
+}
+
+export function messageShortcut(
+  h: Harness,
+  callbackId: string,
+  text: string,
+  options: { user?: string; channel: string; triggerId?: string },
+) {
+  const user = options.user ?? USERS.member;
+  const triggerId = options.triggerId ?? h.slack.newTriggerId({ userId: user, teamId: TEAM });
+  const payload = buildMessageShortcutPayload({
+    teamId: TEAM,
+    userId: user,
+    callbackId,
+    triggerId,
+    channelId: options.channel,
+    responseUrl: h.slack.newResponseUrl({ teamId: TEAM, channelId: options.channel, userId: user }),
+    message: { ts: `${Math.floor(Date.now() / 1000)}.000100`, text, user: USERS.owner },
+  });
+  return interaction(h.target, payload);
+}
+
+export async function suggest(
+  h: Harness,
+  view: FakeView,
+  actionId: string,
+  value: string,
+  user: string = USERS.admin,
+) {
+  const result = await interaction(
+    h.target,
+    buildBlockSuggestionPayload({ teamId: TEAM, userId: user, view: view.view, actionId, value }),
+  );
+  return {
+    ...result,
+    options:
+      (JSON.parse(result.body || '{}') as { options?: { text: { text: string }; value: string }[] })
+        .options ?? [],
+  };
+}
+
+interface ButtonJson {
+  action_id: string;
+  value?: string;
+  text?: { text?: string };
+  type?: string;
+}
+
+export function buttonsOfView(view: FakeView): ButtonJson[] {
+  const out: ButtonJson[] = [];
+  for (const block of view.view.blocks as { accessory?: ButtonJson; elements?: ButtonJson[] }[]) {
+    if (block.accessory?.type === 'button') out.push(block.accessory);
+    for (const element of block.elements ?? []) if (element.type === 'button') out.push(element);
+  }
+  return out;
+}
+
+/** Everything a person reads in a view. */
+export function viewText(view: FakeView): string {
+  const parts: string[] = [];
+  const walk = (node: unknown) => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object') {
+      const record = node as Record<string, unknown>;
+      if (typeof record.text === 'string') parts.push(record.text);
+      for (const value of Object.values(record)) if (typeof value === 'object') walk(value);
+    }
+  };
+  walk(view.view.blocks);
+  return parts.join('\n');
+}

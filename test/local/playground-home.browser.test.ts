@@ -1,0 +1,152 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { makeLogger } from '../../src/lib/logger.js';
+import { type LocalMode, startLocalMode } from '../../src/local/local-mode.js';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
+import {
+  documentationScreenshot,
+  launchChromium,
+  messageWith,
+  screenshot,
+  typeCommand,
+  visibleText,
+} from './browser.js';
+
+/**
+ * The App Home and both shortcuts in the playground, in headless Chromium: the Home tab in the sidebar, the
+ * shortcuts button by the composer, a message's "…" menu and the material picker's type-ahead. One browser
+ * session, steps in order (as in playground.browser.test.ts).
+ */
+
+const C1 = DEMO_FACTS.company1;
+const REQUEST_ID = C1.requestsWithItemsBelowMinimum[0];
+const WAIT = { timeout: 15_000 };
+const VIEWPORT = { width: 1280, height: 1000 };
+const README_VIEWPORT = { width: 1100, height: 820 };
+
+describe('playground: App Home and shortcuts in a real browser', { shuffle: false }, () => {
+  let dataDir: string;
+  let local: LocalMode;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'estoque-home-browser-'));
+    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    local = await startLocalMode(config, makeLogger({ level: 'silent' }), {
+      port: 0,
+      sandboxPort: 0,
+      dataDir,
+      print: () => undefined,
+    });
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: VIEWPORT, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.goto(local.url);
+    await page.getByRole('status').filter({ hasText: 'conectado' }).waitFor(WAIT);
+  }, 60_000);
+
+  afterAll(async () => {
+    if (page) await screenshot(page, 'home-final');
+    await browser?.close();
+    await local?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const screenshotOnFailure = (name: string) =>
+    onTestFailed(async () => {
+      await screenshot(page, `home-${name}`);
+    });
+
+  const home = () => page.locator('#home');
+
+  it('opens the Home tab: the link, Minhas solicitações, the digests and the buttons', async () => {
+    screenshotOnFailure('open');
+    await typeCommand(page, '/estoque resumo assinar 07:30 dias:uteis');
+    await page
+      .locator('article.message[data-ephemeral="false"]', { hasText: 'assinou o resumo diário' })
+      .waitFor(WAIT);
+    await page.getByRole('button', { name: 'estoque-bot · Início' }).click();
+    await home().getByText('Vinculado', { exact: false }).waitFor(WAIT);
+    const text = await visibleText(home());
+    expect(text).toContain(`Vinculado à empresa ${C1.empresa}`);
+    expect(text).toContain('Minhas solicitações');
+    expect(text).toContain('Resumos diários');
+    expect(text).toContain('#almoxarifado · de segunda a sexta às 07:30');
+    for (const name of ['Buscar material', 'Consultar solicitação', 'Ajuda', 'Desvincular']) {
+      await expect(home().getByRole('button', { name, exact: true }).count()).resolves.toBe(1);
+    }
+    await expect(page.locator('#composer').isHidden()).resolves.toBe(true);
+  });
+
+  it('Atualizar lists the open requests of the person at the page; takes the README screenshot', async () => {
+    screenshotOnFailure('refresh');
+    await home().getByRole('button', { name: 'Atualizar' }).first().click();
+    await home().getByRole('button', { name: 'Abrir' }).first().waitFor(WAIT);
+    await expect(visibleText(home())).resolves.toMatch(/Dados salvos agora/);
+    await page.setViewportSize(README_VIEWPORT);
+    try {
+      const { png } = await documentationScreenshot(page, 'home');
+      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([
+        README_VIEWPORT.width,
+        README_VIEWPORT.height,
+      ]);
+      expect(png.length).toBeLessThan(300 * 1024);
+    } finally {
+      await page.setViewportSize(VIEWPORT);
+    }
+  });
+
+  it('Buscar material: the type-ahead suggests from 2 characters, choosing shows the material, Compartilhar posts it', async () => {
+    screenshotOnFailure('material');
+    await home().getByRole('button', { name: 'Buscar material', exact: true }).click();
+    const modal = page.getByRole('dialog', { name: 'Buscar material' });
+    await modal.waitFor(WAIT);
+    const search = modal.getByRole('searchbox');
+    await search.pressSequentially('lâmpada led', { delay: 20 });
+    const option = modal.getByRole('option', { name: `${C1.material.codigo} · ${C1.material.nome}` });
+    await option.waitFor(WAIT);
+    await option.dispatchEvent('mousedown');
+    await modal.getByText('Compartilhar no canal').waitFor(WAIT);
+    await expect(visibleText(modal)).resolves.toContain(C1.material.nome);
+    await modal.getByRole('button', { name: 'Compartilhar', exact: true }).click();
+    await modal.waitFor({ state: 'detached', ...WAIT });
+    await page.getByRole('button', { name: /# almoxarifado/ }).click();
+    const shared = page.locator('article.message[data-ephemeral="false"]', { hasText: 'Compartilhado por' });
+    await shared.waitFor(WAIT);
+    await expect(visibleText(shared)).resolves.toContain(C1.material.nome);
+  });
+
+  it('the shortcuts button by the composer runs Buscar material', async () => {
+    screenshotOnFailure('shortcut-button');
+    await page.getByRole('button', { name: 'Atalhos' }).click();
+    await page.locator('.shortcuts-menu').getByRole('button', { name: 'Buscar material' }).click();
+    const modal = page.getByRole('dialog', { name: 'Buscar material' });
+    await modal.waitFor(WAIT);
+    await modal.getByRole('button', { name: 'Fechar' }).first().click();
+    await modal.waitFor({ state: 'detached', ...WAIT });
+  });
+
+  it('a message’s "…" menu runs Abrir solicitação on it: the request opens in a modal', async () => {
+    screenshotOnFailure('message-shortcut');
+    await typeCommand(page, `/solicitacao ${REQUEST_ID}`);
+    const answer = messageWith(page, `Solicitação ${REQUEST_ID}`);
+    await answer.getByRole('button', { name: 'Compartilhar no canal', exact: true }).click();
+    const shared = page
+      .locator('article.message[data-ephemeral="false"]', { hasText: `Solicitação ${REQUEST_ID}` })
+      .last();
+    await shared.waitFor(WAIT);
+    await shared.hover();
+    await shared.getByRole('button', { name: 'Mais ações' }).click();
+    await shared.getByRole('button', { name: 'Abrir solicitação' }).click();
+    const modal = page.getByRole('dialog', { name: `Solicitação ${REQUEST_ID}` });
+    await modal.waitFor(WAIT);
+    await modal.getByText('abaixo do mínimo').first().waitFor(WAIT);
+    expect(pageErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,288 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Limits } from '../../../src/render/limits.js';
+import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
+import { CHANNELS, eventually, type Harness, startHarness, TEAM, USERS } from '../../helpers/bot-harness.js';
+import {
+  buttonsOfView,
+  clickInView,
+  homeOpened,
+  nextView,
+  publishedHome,
+  submitView,
+  viewText,
+} from '../../helpers/shortcuts.js';
+
+let h: Harness;
+
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+const dataCalls = () => h.sandbox.calls.filter((c) => c.path.startsWith('/v1/')).length;
+
+describe('App Home (app_home_opened -> views.publish)', () => {
+  it('not linked: explains how to link; only admins get the Vincular button', async () => {
+    let since = h.slack.views.length;
+    const result = await homeOpened(h, USERS.admin);
+    expect(result.status).toBe(200);
+    const admin = await publishedHome(h, USERS.admin, since);
+    expect(admin.view.type).toBe('home');
+    expect(viewText(admin)).toContain('não está vinculado');
+    expect(buttonsOfView(admin).map((b) => b.text?.text)).toContain('Vincular');
+
+    since = h.slack.views.length;
+    await homeOpened(h, USERS.member);
+    const member = await publishedHome(h, USERS.member, since);
+    expect(viewText(member)).toContain('Um administrador do workspace vincula com `/estoque vincular`');
+    expect(buttonsOfView(member).map((b) => b.text?.text)).not.toContain('Vincular');
+    expect(buttonsOfView(member).map((b) => b.text?.text)).toEqual(
+      expect.arrayContaining(['Buscar material', 'Consultar solicitação', 'Ajuda']),
+    );
+  });
+
+  it('Vincular on the Home opens the linking modal; once linked, the Home is published again, linked', async () => {
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const home = await publishedHome(h, USERS.admin, since);
+    since = h.slack.views.length;
+    await clickInView(h, home, 'link:open');
+    const modal = await nextView(h, since, 'views.open');
+    expect(modal.view.callback_id).toBe('link-credentials');
+    expect(JSON.parse(modal.view.private_metadata)).toEqual({ home: true });
+    since = h.slack.views.length;
+    const { login, password } = DEMO_FACTS.company1;
+    const result = await submitView(h, modal, {
+      link_login: { login: { type: 'plain_text_input', value: login } },
+      link_password: { password: { type: 'plain_text_input', value: password } },
+      link_company: { company: { type: 'number_input', value: '1' } },
+      link_unit: { unit: { type: 'number_input', value: null } },
+      link_end_session: { end_session: { type: 'checkboxes', selected_options: [] } },
+    } as never);
+    expect(JSON.parse(result.body)).toEqual({ response_action: 'clear' });
+    const after = await publishedHome(h, USERS.admin, since);
+    expect(viewText(after)).toMatch(/Vinculado\* à empresa 1 por <@U00ADMIN1>/);
+    expect(h.logs.some((line) => line.includes('nowhere to go'))).toBe(false);
+  });
+
+  it('the Messages tab opening publishes nothing', async () => {
+    const since = h.slack.views.length;
+    await homeOpened(h, USERS.admin, 'messages');
+    // A Home tab opened afterwards is the first view published: the Messages tab one published none.
+    await homeOpened(h, USERS.member);
+    const first = await nextView(h, since, 'views.publish');
+    expect(first.userId).toBe(USERS.member);
+  });
+
+  it('linked: company, who linked and when, budget for admins; opening spends no upstream call', async () => {
+    await h.link(TEAM);
+    const before = dataCalls();
+    const since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const home = await publishedHome(h, USERS.admin, since);
+    const text = viewText(home);
+    expect(text).toMatch(/Vinculado\* à empresa 1 por <@U00ADMIN1> em \d\d\/\d\d\/\d{4} \d\d:\d\d/);
+    expect(text).toMatch(/consultas usadas/);
+    expect(buttonsOfView(home).map((b) => b.text?.text)).toEqual(
+      expect.arrayContaining(['Vincular de novo', 'Desvincular']),
+    );
+    // Never matched, users list not cached: says so, asks nothing upstream.
+    expect(text).toContain('Ainda não sei qual usuário do sistema é você');
+    expect(dataCalls()).toBe(before);
+
+    const memberSince = h.slack.views.length;
+    await homeOpened(h, USERS.member);
+    const member = await publishedHome(h, USERS.member, memberSince);
+    expect(viewText(member)).not.toMatch(/consultas usadas/);
+    expect(buttonsOfView(member).map((b) => b.text?.text)).not.toContain('Desvincular');
+  });
+
+  it('Atualizar reads the user’s open requests (e-mail match); the next opening shows them from the cache', async () => {
+    await h.link(TEAM);
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const first = await publishedHome(h, USERS.admin, since);
+
+    since = h.slack.views.length;
+    const before = dataCalls();
+    await clickInView(h, first, 'home:refresh');
+    const refreshed = await publishedHome(h, USERS.admin, since);
+    const text = viewText(refreshed);
+    expect(text).toMatch(/em andamento/);
+    expect(text).toMatch(/Dados salvos agora/);
+    const rows = buttonsOfView(refreshed).filter((b) => b.action_id.startsWith('request:open:'));
+    expect(rows.length).toBeGreaterThan(0);
+    expect(dataCalls()).toBeGreaterThan(before);
+    const listCalls = h.sandbox.calls.filter((c) => c.path === '/v1/solicitacoes-materiais');
+    expect(listCalls.at(-1)?.url).toMatch(/SolicitanteId=\d+/);
+
+    // Opened again: the same rows, from the cache, no upstream call.
+    const after = dataCalls();
+    since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const again = await publishedHome(h, USERS.admin, since);
+    expect(buttonsOfView(again).filter((b) => b.action_id.startsWith('request:open:'))).toEqual(rows);
+    expect(dataCalls()).toBe(after);
+  });
+
+  it('a user without an upstream e-mail match is told why there are no requests', async () => {
+    await h.link(TEAM);
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.member);
+    const first = await publishedHome(h, USERS.member, since);
+    since = h.slack.views.length;
+    await clickInView(h, first, 'home:refresh', USERS.member);
+    const refreshed = await publishedHome(h, USERS.member, since);
+    expect(viewText(refreshed)).toContain(
+      'Nenhum usuário ativo do sistema tem o e-mail bruno.lima@manutencao.example.com',
+    );
+  });
+
+  it('lists the workspace’s digests (channel, time, filters) and stays within 100 blocks with 150 of them', async () => {
+    await h.link(TEAM);
+    for (let i = 0; i < 150; i++) {
+      await h.container.subscriptions.upsert({
+        workspaceId: TEAM,
+        channelId: i === 0 ? CHANNELS.stockroom : `C${String(i).padStart(8, '0')}`,
+        hour: 7,
+        minute: 30,
+        timeZone: 'America/Sao_Paulo',
+        weekdaysOnly: i === 0,
+        stockroomId: i === 0 ? 2 : null,
+        subscribedBy: USERS.admin,
+      });
+    }
+    const since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const home = await publishedHome(h, USERS.admin, since);
+    expect(home.view.blocks.length).toBeLessThanOrEqual(Limits.modalBlocks);
+    const text = viewText(home);
+    expect(text).toContain(
+      `<#${CHANNELS.stockroom}> · de segunda a sexta às 07:30 (America/Sao_Paulo) · almoxarifado 2`,
+    );
+    expect(text).toContain('e mais 130 canais');
+    expect(h.slack.limitViolations).toEqual([]);
+  });
+
+  it('Desvincular (admins): unlinks and publishes the Home again; a member’s click unlinks nothing', async () => {
+    await h.link(TEAM);
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const home = await publishedHome(h, USERS.admin, since);
+
+    since = h.slack.views.length;
+    await clickInView(h, home, 'home:unlink', USERS.member);
+    await publishedHome(h, USERS.member, since);
+    expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(1);
+
+    since = h.slack.views.length;
+    await clickInView(h, home, 'home:unlink', USERS.admin);
+    const after = await publishedHome(h, USERS.admin, since);
+    expect(viewText(after)).toContain('não está vinculado');
+    expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(0);
+  });
+
+  it('Ajuda opens the help in a modal, with the trigger of the click', async () => {
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.member);
+    const home = await publishedHome(h, USERS.member, since);
+    since = h.slack.views.length;
+    await clickInView(h, home, 'home:help', USERS.member);
+    const help = await nextView(h, since, 'views.open');
+    expect(help.view.type).toBe('modal');
+    expect(viewText(help)).toContain('/solicitacao');
+    await eventually(() => h.slack.limitViolations.length === 0);
+  });
+
+  it('Acompanhando: followed requests with the status last seen, Deixar de acompanhar stops one; the workspace’s alerts', async () => {
+    await h.link(TEAM);
+    const store = h.container.feedListeners;
+    await store.follow(TEAM, USERS.admin, 1312, 'Em separação');
+    await store.follow(TEAM, USERS.admin, 1316, null);
+    await store.follow(TEAM, USERS.member, 1321, 'Aberta');
+    await store.upsertChannel({
+      workspaceId: TEAM,
+      channelId: CHANNELS.stockroom,
+      stockroomId: 2,
+      kinds: ['novas', 'recebimentos'],
+      subscribedBy: USERS.member,
+    });
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const home = await publishedHome(h, USERS.admin, since);
+    const text = viewText(home);
+    expect(text).toContain('*1312* · último status visto: Em separação');
+    expect(text).toContain('*1316* · último status visto: status ainda não visto');
+    expect(text).not.toContain('1321 · último');
+    expect(text).toContain(`<#${CHANNELS.stockroom}> · novas, recebimentos · almoxarifado 2`);
+
+    since = h.slack.views.length;
+    await clickInView(h, home, 'home:unfollow:1312');
+    const after = await publishedHome(h, USERS.admin, since);
+    expect(viewText(after)).not.toContain('*1312* · último');
+    expect(viewText(after)).toContain('*1316* · último');
+    expect(await store.getFollow(TEAM, USERS.admin, 1312)).toBeNull();
+  });
+
+  it('a followed request that changes (its DM is posted) publishes the follower’s Home again', async () => {
+    await h.link(TEAM);
+    await h.container.feedListeners.follow(TEAM, USERS.member, 1312, 'Entregue parcialmente');
+    const since = h.slack.views.length;
+    const result = await h.container.feedPoster.post(TEAM, { kind: 'dm', userId: USERS.member }, [
+      {
+        kind: 'status',
+        id: 'ev-1',
+        workspaceId: TEAM,
+        detectedAt: Date.now(),
+        stockroomId: 1,
+        requestId: 1312,
+        fromStatus: 'Em separação',
+        toStatus: 'Entregue parcialmente',
+        requesterEmail: null,
+      },
+    ]);
+    expect(result).toEqual({ ok: true });
+    const home = await publishedHome(h, USERS.member, since);
+    expect(viewText(home)).toContain('*1312* · último status visto: Entregue parcialmente');
+  });
+
+  it('a Home with every section full stays within 100 blocks', async () => {
+    await h.link(TEAM);
+    const store = h.container.feedListeners;
+    for (let i = 0; i < 40; i++) {
+      await store.follow(TEAM, USERS.admin, 2000 + i, 'Aberta');
+      await store.upsertChannel({
+        workspaceId: TEAM,
+        channelId: `C${String(i).padStart(8, '0')}`,
+        stockroomId: null,
+        subscribedBy: USERS.admin,
+      });
+      await h.container.subscriptions.upsert({
+        workspaceId: TEAM,
+        channelId: `C${String(i).padStart(8, '0')}`,
+        hour: 8,
+        minute: 0,
+        timeZone: 'America/Sao_Paulo',
+        weekdaysOnly: false,
+        stockroomId: null,
+        subscribedBy: USERS.admin,
+      });
+    }
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const first = await publishedHome(h, USERS.admin, since);
+    since = h.slack.views.length;
+    await clickInView(h, first, 'home:refresh');
+    const home = await publishedHome(h, USERS.admin, since);
+    expect(buttonsOfView(home).some((b) => b.action_id.startsWith('request:open:'))).toBe(true);
+    expect(home.view.blocks.length).toBeLessThanOrEqual(Limits.modalBlocks);
+    const text = viewText(home);
+    expect(text).toContain('e mais 25 solicitações');
+    expect(text).toContain('e mais 25 canais: `/estoque alertas listar`');
+    expect(text).toContain('e mais 20 canais: `/estoque resumo listar`');
+    expect(text).not.toContain('Resposta encurtada');
+    expect(h.slack.limitViolations).toEqual([]);
+  });
+});

@@ -1,0 +1,275 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
+import {
+  CHANNELS,
+  eventually,
+  type Harness,
+  startHarness,
+  TEAM,
+  textOf,
+  USERS,
+} from '../../helpers/bot-harness.js';
+import {
+  buttonsOfView,
+  chooseInView,
+  clickInView,
+  globalShortcut,
+  homeOpened,
+  messageShortcut,
+  nextView,
+  publishedHome,
+  submitView,
+  suggest,
+  viewText,
+} from '../../helpers/shortcuts.js';
+
+const C1 = DEMO_FACTS.company1;
+let h: Harness;
+
+beforeEach(async () => {
+  h = await startHarness();
+  await h.link(TEAM);
+});
+afterEach(async () => {
+  await h.close();
+});
+
+const materialCalls = () => h.sandbox.calls.filter((c) => c.path === '/v1/materiais').length;
+const updatesOf = (viewId: string, since: number) =>
+  h.slack.views.slice(since).filter((v) => v.viewId === viewId && v.via === 'views.update');
+
+describe('global shortcut buscar_material', () => {
+  it('opens the picker at once; options from 2 characters, from the cached list, no upstream call per keystroke', async () => {
+    const since = h.slack.views.length;
+    const result = await globalShortcut(h, 'buscar_material');
+    expect(result.status).toBe(200);
+    const modal = await nextView(h, since, 'views.open');
+    expect(modal.view.callback_id).toBe('material-search');
+    expect(JSON.stringify(modal.view.blocks)).toContain('"type":"external_select"');
+    // Opening reads the list once (not cached yet), at interactive priority.
+    await eventually(() => materialCalls() === 1);
+
+    expect((await suggest(h, modal, 'material:pick', 'l')).options).toEqual([]);
+    const byName = await suggest(h, modal, 'material:pick', 'LAMPADA led');
+    expect(byName.options.map((o) => o.text.text)).toContain(`${C1.material.codigo} · ${C1.material.nome}`);
+    expect(byName.options.every((o) => /l[aâ]mpada/i.test(o.text.text) && /led/i.test(o.text.text))).toBe(
+      true,
+    );
+    const byCode = await suggest(h, modal, 'material:pick', C1.material.codigo.toLowerCase());
+    expect(byCode.options).toHaveLength(1);
+    const wide = await suggest(h, modal, 'material:pick', 'ma');
+    expect(wide.options.length).toBeGreaterThan(0);
+    expect(wide.options.length).toBeLessThanOrEqual(100);
+    expect(wide.options.every((o) => o.text.text.length <= 75)).toBe(true);
+    expect(materialCalls()).toBe(1);
+  });
+
+  it('in a workspace not linked, the modal says how to link instead of suggesting nothing', async () => {
+    await h.container.linkService.unlink(TEAM);
+    const since = h.slack.views.length;
+    await globalShortcut(h, 'buscar_material', USERS.member);
+    const modal = await nextView(h, since, 'views.open');
+    const told = await eventually(() => updatesOf(modal.viewId, since)[0]);
+    expect(viewText(told)).toContain('/estoque vincular');
+    expect((await suggest(h, modal, 'material:pick', 'cabo', USERS.member)).options).toEqual([]);
+  });
+
+  it('with nothing cached, the first keystroke reads the list once and the next ones read the cache', async () => {
+    const since = h.slack.views.length;
+    await globalShortcut(h, 'buscar_material');
+    const modal = await nextView(h, since, 'views.open');
+    // The warm-up read has landed in the cache: forget it.
+    const cached = () => h.redis.redis.keys(`${h.redis.keys.cachePrefix(TEAM)}materials:*`);
+    await eventually(async () => (await cached()).length === 1);
+    await h.container.cache.clear(TEAM);
+    expect(await cached()).toEqual([]);
+    expect((await suggest(h, modal, 'material:pick', 'cabo')).options.length).toBeGreaterThan(0);
+    expect(materialCalls()).toBe(2);
+    await suggest(h, modal, 'material:pick', 'cabo f');
+    await suggest(h, modal, 'material:pick', 'torneira');
+    expect(materialCalls()).toBe(2);
+  });
+
+  it('choosing a material shows it with its last known stock (views.update), then Compartilhar posts it in the channel', async () => {
+    // Request 1312's items teach the bot some last known stock.
+    await h.command('/solicitacao', '1312');
+    const items = await eventually(() => h.sandbox.calls.find((c) => c.path.endsWith('/1312/itens')));
+    expect(items).toBeDefined();
+    const known = await eventually(async () => [...(await h.container.domain.stock.all(TEAM)).values()][0]);
+
+    let since = h.slack.views.length;
+    await globalShortcut(h, 'buscar_material');
+    const modal = await nextView(h, since, 'views.open');
+    since = h.slack.views.length;
+    await chooseInView(h, modal, 'material:pick', { text: 'x', value: String(known.materialId) });
+    const [detail] = await eventually(() => {
+      const found = updatesOf(modal.viewId, since);
+      return found.length > 0 ? found : null;
+    });
+    expect(detail).toBeDefined();
+    if (!detail) return;
+    const text = viewText(detail);
+    expect(text).toMatch(/Último saldo conhecido|último saldo conhecido/i);
+    expect(text).toContain('1312');
+    expect(JSON.stringify(detail.view.blocks)).toContain('"response_url_enabled":true');
+    expect(detail.view.submit).toMatchObject({ text: 'Compartilhar' });
+
+    // No channel chosen: the modal says so.
+    const none = await submitView(h, detail, {});
+    expect(JSON.parse(none.body)).toMatchObject({
+      response_action: 'errors',
+      errors: { share_channel: 'Escolha um canal.' },
+    });
+
+    const sentAt = Date.now();
+    const responseUrl = h.slack.newResponseUrl({
+      teamId: TEAM,
+      channelId: CHANNELS.stockroom,
+      userId: USERS.admin,
+    });
+    const shared = await submitView(
+      h,
+      detail,
+      {
+        share_channel: {
+          channel: { type: 'conversations_select', selected_conversation: CHANNELS.stockroom },
+        },
+      } as never,
+      {
+        responseUrls: [
+          {
+            block_id: 'share_channel',
+            action_id: 'channel',
+            channel_id: CHANNELS.stockroom,
+            response_url: responseUrl,
+          },
+        ],
+      },
+    );
+    expect(shared.body).toBe('');
+    const posted = await h.nextMessage(sentAt, { channel: CHANNELS.stockroom, ephemeral: false });
+    expect(textOf(posted)).toContain('Compartilhado por <@U00ADMIN1>');
+    expect(textOf(posted)).toContain('1312');
+  });
+});
+
+describe('message shortcut abrir_solicitacao', () => {
+  it('one number: a modal opens at once (before any upstream read), then shows the request', async () => {
+    const since = h.slack.views.length;
+    const callsBefore = h.sandbox.calls.length;
+    await messageShortcut(h, 'abrir_solicitacao', 'Pessoal, a *solicitação 1312* chegou?', {
+      channel: CHANNELS.stockroom,
+    });
+    const opened = await nextView(h, since, 'views.open');
+    expect(viewText(opened)).toContain('Buscando a solicitação 1312');
+    const shown = await eventually(() => updatesOf(opened.viewId, since)[0]);
+    expect(shown.view.title).toMatchObject({ text: 'Solicitação 1312' });
+    expect(viewText(shown)).toMatch(/Itens|itens/);
+    // The modal was opened with the trigger before the bot asked upstream (the trigger lasts 3 s).
+    const firstRead = h.sandbox.calls.slice(callsBefore).find((c) => c.path.includes('/1312/'));
+    expect(firstRead).toBeDefined();
+    expect(opened.at).toBeLessThanOrEqual(firstRead?.at ?? 0);
+    // Buttons that answer through a message's response_url are not in the modal.
+    expect(buttonsOfView(shown)).toEqual([]);
+  });
+
+  it('several numbers: a choice; a click replaces the modal with that request', async () => {
+    const since = h.slack.views.length;
+    await messageShortcut(h, 'abrir_solicitacao', 'SM 1312, #1316 e 2026 (ano)', {
+      channel: CHANNELS.stockroom,
+    });
+    const choice = await nextView(h, since, 'views.open');
+    expect(buttonsOfView(choice).map((b) => b.text?.text)).toEqual(['Solicitação 1312', 'Solicitação 1316']);
+    const at = h.slack.views.length;
+    await clickInView(h, choice, 'request:open:1316', USERS.member);
+    const shown = await eventually(() =>
+      updatesOf(choice.viewId, at).find(
+        (v) =>
+          (v.view.title as { text: string }).text === 'Solicitação 1316' && !viewText(v).includes('Buscando'),
+      ),
+    );
+    expect(viewText(shown)).toContain('1316');
+  });
+
+  it('no number: says so; an unknown number: says it was not found', async () => {
+    let since = h.slack.views.length;
+    await messageShortcut(h, 'abrir_solicitacao', 'bom dia <@U00ADMIN1>, em 10/11/2026 às 10:30', {
+      channel: CHANNELS.stockroom,
+    });
+    const none = await nextView(h, since, 'views.open');
+    expect(viewText(none)).toContain('Não encontrei número de solicitação nesta mensagem');
+
+    since = h.slack.views.length;
+    await messageShortcut(h, 'abrir_solicitacao', `solicitação ${C1.unknownRequestId}`, {
+      channel: CHANNELS.stockroom,
+    });
+    const opened = await nextView(h, since, 'views.open');
+    const shown = await eventually(() => updatesOf(opened.viewId, since)[0]);
+    expect(viewText(shown)).toContain(`Solicitação ${C1.unknownRequestId} não encontrada`);
+  });
+
+  it('a trigger_id Slack refuses (used up, as one older than 3 s is) opens nothing and breaks nothing', async () => {
+    const since = h.slack.views.length;
+    const expired = h.slack.newTriggerId({ userId: USERS.member, teamId: TEAM });
+    const first = await messageShortcut(h, 'abrir_solicitacao', '#1312', {
+      channel: CHANNELS.stockroom,
+      triggerId: expired,
+    });
+    expect(first.status).toBe(200);
+    await nextView(h, since, 'views.open');
+    const again = await messageShortcut(h, 'abrir_solicitacao', '#1312', {
+      channel: CHANNELS.stockroom,
+      triggerId: expired,
+    });
+    expect(again.status).toBe(200);
+    await eventually(() => h.slack.calls.some((c) => c.method === 'views.open' && !c.ok));
+    expect(h.slack.views.slice(since).filter((v) => v.via === 'views.open')).toHaveLength(1);
+  });
+});
+
+describe('Consultar solicitação (Home button)', () => {
+  it('asks the number, refuses what is not one, then turns into the request', async () => {
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.member);
+    const home = await publishedHome(h, USERS.member, since);
+    since = h.slack.views.length;
+    await clickInView(h, home, 'home:lookup', USERS.member);
+    const lookup = await nextView(h, since, 'views.open');
+    expect(lookup.view.callback_id).toBe('request-lookup');
+
+    const bad = await submitView(
+      h,
+      lookup,
+      { request_number: { number: { type: 'plain_text_input', value: '12a' } } },
+      { user: USERS.member },
+    );
+    expect(JSON.parse(bad.body)).toMatchObject({ response_action: 'errors' });
+
+    since = h.slack.views.length;
+    const good = await submitView(
+      h,
+      lookup,
+      { request_number: { number: { type: 'plain_text_input', value: ' #1321 ' } } },
+      { user: USERS.member },
+    );
+    expect(JSON.parse(good.body)).toMatchObject({ response_action: 'update' });
+    const shown = await eventually(() => updatesOf(lookup.viewId, since)[0]);
+    expect(shown.view.title).toMatchObject({ text: 'Solicitação 1321' });
+  });
+
+  it('a Home row opens its request in a new modal', async () => {
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const first = await publishedHome(h, USERS.admin, since);
+    since = h.slack.views.length;
+    await clickInView(h, first, 'home:refresh');
+    const home = await publishedHome(h, USERS.admin, since);
+    const row = buttonsOfView(home).find((b) => b.action_id.startsWith('request:open:'));
+    expect(row).toBeDefined();
+    since = h.slack.views.length;
+    await clickInView(h, home, row?.action_id ?? '');
+    const opened = await nextView(h, since, 'views.open');
+    const shown = await eventually(() => updatesOf(opened.viewId, since)[0]);
+    expect((shown.view.title as { text: string }).text).toBe(`Solicitação ${row?.value}`);
+  });
+});
