@@ -17,6 +17,12 @@ import type { SeenRequests } from '../store/seen-requests.js';
 export const TIMESTAMP_WINDOW_SEC = 5 * 60;
 /** Slack waits 3 s for an ack; the fallback goes out before that. */
 export const ACK_DEADLINE_MS = 2_800;
+/**
+ * The most the replay and retry checks wait for the store. A `SET NX` answers in a millisecond or two; while Redis
+ * is down ioredis keeps a command for its retries (about 5 s), which would eat Slack's 3 s: past this the check is
+ * skipped and the request goes through, as when the store refuses.
+ */
+export const STORE_CHECK_MS = 300;
 
 /** Headers the HTTP receiver passes along (as custom properties of the context) for the checks above. */
 export interface SignedHeaders {
@@ -65,10 +71,7 @@ export class RequestGuard {
 
   /** Runs `process` (Bolt's own processEvent) for `event` behind the checks and the fallback ack. */
   async process(event: ReceiverEvent, process: (event: ReceiverEvent) => Promise<void>): Promise<void> {
-    await this.refuseReplays(event);
     const body = (event.body ?? {}) as Body;
-    if (!(await this.firstDelivery(event, body))) return;
-
     let acked = false;
     const ack = async (response?: unknown) => {
       // A listener that acks after the fallback did: Slack has its answer already.
@@ -86,15 +89,26 @@ export class RequestGuard {
       await ack(fallbackResponse(body)).catch(() => undefined);
       await tellUser(body, this.logger);
     };
+    // Slack's 3 s run from the request's arrival: the checks below count against them too.
     const timer = setTimeout(() => {
       void fallback('no ack before the deadline');
     }, this.options.ackDeadlineMs ?? ACK_DEADLINE_MS);
     timer.unref?.();
     try {
-      await process({ ...event, ack });
-    } catch (error) {
-      await fallback('listener failed', error);
-      throw error;
+      try {
+        await this.refuseReplays(event);
+      } catch (error) {
+        // Refused: the receiver answers 401; nothing to ack.
+        acked = true;
+        throw error;
+      }
+      if (!(await this.firstDelivery({ ...event, ack }, body))) return;
+      try {
+        await process({ ...event, ack });
+      } catch (error) {
+        await fallback('listener failed', error);
+        throw error;
+      }
     } finally {
       clearTimeout(timer);
     }
@@ -140,8 +154,17 @@ export class RequestGuard {
    * outage of every command); told once per outage.
    */
   private async stored(check: () => Promise<boolean>): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const first = await check();
+      const first = await Promise.race([
+        check(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`the store did not answer within ${STORE_CHECK_MS} ms`)),
+            STORE_CHECK_MS,
+          );
+        }),
+      ]);
       this.storeWarned = false;
       return first;
     } catch (error) {
@@ -150,6 +173,8 @@ export class RequestGuard {
         this.logger.warn(errFields(error), 'replay check skipped: the store does not answer');
       }
       return true;
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

@@ -1,6 +1,6 @@
 import type { ReceiverEvent } from '@slack/bolt';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { RejectedRequestError, RequestGuard } from '../../src/slack/request-guard.js';
+import { RejectedRequestError, RequestGuard, STORE_CHECK_MS } from '../../src/slack/request-guard.js';
 import type { SeenRequests } from '../../src/store/seen-requests.js';
 import { captureLogger } from '../helpers/upstream-stack.js';
 
@@ -57,6 +57,48 @@ describe('RequestGuard', () => {
     release();
     await run;
     expect(acks).toHaveLength(1);
+  });
+
+  it('a store that hangs (Redis down, ioredis retrying) delays no request past STORE_CHECK_MS', async () => {
+    const never = () => new Promise<boolean>(() => undefined);
+    const { guard, acks, event, lines } = setup({ firstSighting: never, firstDelivery: never });
+    const nowSec = Math.floor(Date.now() / 1000);
+    const reached: string[] = [];
+    const run = guard.process(
+      event(
+        { command: '/estoque', text: 'x' },
+        { slackSignature: 'v0=abc', slackRequestTimestamp: String(nowSec) },
+      ),
+      async (e) => {
+        reached.push('listener');
+        await e.ack();
+      },
+    );
+    await vi.advanceTimersByTimeAsync(STORE_CHECK_MS);
+    await run;
+    expect(reached).toEqual(['listener']);
+    expect(acks).toEqual([undefined]);
+    expect(lines.filter((l) => l.includes('replay check skipped: the store does not answer'))).toHaveLength(
+      1,
+    );
+  });
+
+  it("the fallback ack counts from the request's arrival, checks included", async () => {
+    const slow = () => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 200));
+    const { guard, acks, event } = setup({ firstSighting: slow });
+    const nowSec = Math.floor(Date.now() / 1000);
+    const run = guard.process(
+      event(
+        { command: '/estoque', text: 'x' },
+        { slackSignature: 'v0=abc', slackRequestTimestamp: String(nowSec) },
+      ),
+      () => new Promise<void>(() => undefined),
+    );
+    await vi.advanceTimersByTimeAsync(2_799);
+    expect(acks).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(acks).toHaveLength(1);
+    void run;
   });
 
   it('does not ack twice when the listener acked in time', async () => {
