@@ -40,6 +40,12 @@ export interface Delivery {
   source?: AnswerSource;
   /** Where the command was typed or the button clicked: where the answer goes when the response_url fails. */
   channelId?: string | undefined;
+  /** Set once a first message ("consultando…", saved data) is on screen: a restart notice then replaces it. */
+  shown?: ShownState;
+}
+
+export interface ShownState {
+  firstMessage: boolean;
 }
 
 /** Who an answer is for, when its response_url cannot take it. */
@@ -154,15 +160,17 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
       outcome = UpstreamErrorCode.Timeout;
       return renderTimeout(delivery.route, correlationId);
     },
-    send: (message, replacing) =>
-      sendResponse(
+    send: async (message, replacing) => {
+      await sendResponse(
         deps,
         delivery.respond,
         message,
         { response_type: 'ephemeral', replace_original: replacing || delivery.mode === 'replace' },
         logger,
         recipient,
-      ),
+      );
+      if (delivery.shown) delivery.shown.firstMessage = true;
+    },
   });
   logger.info({ ms: deps.now() - started, failed, ...(notices.length > 0 && { notices }) }, 'answered');
   deps.metrics.answer(delivery.source ?? 'command', delivery.route.view, outcome, secondsSince(timer));
@@ -205,10 +213,12 @@ export function respondRestarting(
   deps: Pick<SlackDeps, 'logger'>,
   respond: RespondFn,
   route: Route,
+  shown?: ShownState,
 ): Promise<void> {
+  // A first message on screen ("consultando…") is replaced, not left beside the notice.
   return sendResponse(deps, respond, renderRestarting(route), {
     response_type: 'ephemeral',
-    replace_original: false,
+    replace_original: shown?.firstMessage === true,
   });
 }
 

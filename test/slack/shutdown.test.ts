@@ -45,6 +45,23 @@ describe('SIGTERM: answers in flight', () => {
     await closing;
   });
 
+  it('a "consultando…" already on screen is replaced by the restart notice, not left beside it', async () => {
+    await h.close();
+    h = await startHarness({ timeoutMs: 5_000, answerTiming: { pendingNotice: '50ms' } });
+    await h.link(TEAM);
+    const sentAt = await askSlowly(4_000);
+    const pending = await h.nextMessage(sentAt, { userId: USERS.member });
+    expect(textOf(pending)).toMatch(/consultando/i);
+    const clock = new ManualClock(Date.now());
+    const closing = h.container.close({ graceMs: 10_000, clock });
+    await eventually(() => (clock.pending > 0 ? true : null));
+    clock.advance(10_000);
+    clock.runDue();
+    await closing;
+    const shown = h.slack.messages.filter((m) => m.channel === pending.channel && !m.replaced);
+    expect(shown.map((m) => textOf(m))).toEqual([expect.stringMatching(/o bot está reiniciando/i)]);
+  });
+
   it('an answer that finishes within the grace is delivered, and nobody is told of a restart', async () => {
     const sentAt = await askSlowly(200);
     const clock = new ManualClock(Date.now());

@@ -1,7 +1,13 @@
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { decodeRoute } from '../../domain/routes.js';
 import { renderStaleButton } from '../../render/index.js';
-import { type DeliveryMode, deliverRoute, respondRestarting, sendResponse } from '../deliver.js';
+import {
+  type DeliveryMode,
+  deliverRoute,
+  respondRestarting,
+  type ShownState,
+  sendResponse,
+} from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { workspaceIdOf } from '../slack-users.js';
 
@@ -31,6 +37,7 @@ export async function answerButton(
   const onEphemeral = args.body.container?.is_ephemeral === true;
   let mode: DeliveryMode = onEphemeral ? 'replace' : 'new';
   if (kind === 'share') mode = 'share';
+  const shown: ShownState = { firstMessage: false };
   await deps.tasks.run(
     `button ${kind}`,
     () =>
@@ -43,8 +50,9 @@ export async function answerButton(
         mode,
         bypassCache: kind === 'refresh',
         source: 'button',
+        shown,
         channelId: args.body.channel?.id,
       }),
-    { onAbandon: () => respondRestarting(deps, args.respond, route) },
+    { onAbandon: () => respondRestarting(deps, args.respond, route, shown) },
   );
 }

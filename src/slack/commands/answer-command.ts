@@ -1,7 +1,7 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Route } from '../../domain/routes.js';
 import { renderNoWorkspace, type SuggestionView } from '../../render/index.js';
-import { deliverRoute, respondRestarting } from '../deliver.js';
+import { deliverRoute, respondRestarting, type ShownState } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { workspaceIdOf } from '../slack-users.js';
 import { respondWithSuggestion } from './suggestion.js';
@@ -24,6 +24,7 @@ export async function ackAndAnswer(
     return;
   }
   await args.ack();
+  const shown: ShownState = { firstMessage: false };
   await deps.tasks.run(
     `command ${args.command.command}`,
     () =>
@@ -34,8 +35,9 @@ export async function ackAndAnswer(
         client: args.client,
         respond: suggestion ? respondWithSuggestion(args.respond, suggestion) : args.respond,
         mode: 'new',
+        shown,
         channelId: args.command.channel_id,
       }),
-    { onAbandon: () => respondRestarting(deps, args.respond, route) },
+    { onAbandon: () => respondRestarting(deps, args.respond, route, shown) },
   );
 }
