@@ -1,5 +1,5 @@
-/** Statuses a test may stage. */
-export type FaultStatus = 400 | 401 | 403 | 404 | 429 | 500 | 502 | 503 | 504;
+/** Statuses a test may stage; 200 with a `body` serves a malformed, `null` or huge answer in place of the data. */
+export type FaultStatus = 200 | 400 | 401 | 403 | 404 | 429 | 500 | 502 | 503 | 504;
 
 export interface FaultSpec {
   /** Which requests: an exact path (`/v1/almoxarifados`, trailing slash ignored) or a RegExp tested on path + query. Default: any. */
