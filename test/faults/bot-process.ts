@@ -34,6 +34,8 @@ export interface BotProcess {
   lines(): LogLine[];
   /** Peak resident memory (VmHWM, bytes) as /proc reads it now; 0 once it has exited. */
   peakRss(): number;
+  /** Resident memory now (VmRSS, bytes); 0 once it has exited. */
+  rss(): number;
   signal(signal: 'SIGTERM' | 'SIGKILL'): void;
   /** SIGKILL if still running. */
   kill(): Promise<void>;
@@ -99,15 +101,8 @@ export async function spawnBot(
     logFile,
     exited,
     lines: () => lines,
-    peakRss() {
-      try {
-        const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-        const kb = /VmHWM:\s+(\d+)\s+kB/.exec(status)?.[1];
-        return kb ? Number(kb) * 1024 : 0;
-      } catch {
-        return 0;
-      }
-    },
+    peakRss: () => procStatusBytes(pid, 'VmHWM'),
+    rss: () => procStatusBytes(pid, 'VmRSS'),
     signal(signal) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     },
@@ -118,4 +113,14 @@ export async function spawnBot(
       }
     },
   };
+}
+
+function procStatusBytes(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(status)?.[1];
+    return kb ? Number(kb) * 1024 : 0;
+  } catch {
+    return 0;
+  }
 }

@@ -64,6 +64,7 @@ describe('fault matrix (built bot, private Redis, sandbox, fake Slack)', { tags:
         await world.command(bot, '/estoque', 'almoxarifados'),
         await world.command(bot, '/solicitacao', String(DEMO_FACTS.company1.requestIds.first + 3)),
       ];
+      r.measured.ackMsDuringOutage = during.map((sent) => Math.round(sent.result.ms)).join('/');
       for (const sent of during) expect(sent.result.status).toBe(200);
       const seen = [];
       for (const sent of during) seen.push(await world.waitSeen(sent.user, sent.sentAt, anyMessage));
@@ -320,7 +321,11 @@ describe('fault matrix (built bot, private Redis, sandbox, fake Slack)', { tags:
     it('huge answer (25 MB of valid rows): refused with a clear message, never cached, the replica stays small', async () => {
       const r = row('upstream', 'huge answer (25 MB material list)');
       const body = await hugeMaterialList(world, 25_000_000);
-      const rssBefore = bot.peakRss();
+      const rssBefore = bot.rss();
+      let rssPeak = rssBefore;
+      const sampler = setInterval(() => {
+        rssPeak = Math.max(rssPeak, bot.rss());
+      }, 50);
       world.sandbox.faults.next({
         path: '/v1/materiais',
         status: 200,
@@ -332,11 +337,13 @@ describe('fault matrix (built bot, private Redis, sandbox, fake Slack)', { tags:
       // Another user's command while the huge answer is read: its ack.
       const other = await world.command(bot, '/estoque', 'ajuda');
       r.measured.otherAckMs = Math.round(other.result.ms);
-      const seen = await world.waitSeen(sent.user, sent.sentAt, anyMessage, 60_000);
+      const seen = await world
+        .waitSeen(sent.user, sent.sentAt, anyMessage, 60_000)
+        .finally(() => clearInterval(sampler));
       r.userSaw = gist(seen);
       r.measured.bodyBytes = body.length;
-      r.measured.peakRssBeforeMB = Math.round(rssBefore / 1e6);
-      r.measured.peakRssAfterMB = Math.round(bot.peakRss() / 1e6);
+      r.measured.rssBeforeMB = Math.round(rssBefore / 1e6);
+      r.measured.rssPeakWhileReadingMB = Math.round(rssPeak / 1e6);
       const redis = world.redis.client();
       let largest = 0;
       for (const key of await redis.keys('*')) {
@@ -348,7 +355,8 @@ describe('fault matrix (built bot, private Redis, sandbox, fake Slack)', { tags:
       expect(largest).toBeLessThan(10_000_000);
       expect(textOf(seen)).not.toMatch(/MAT-9\d{4}/);
       expect(textOf(seen)).not.toMatch(/Algo deu errado/);
-      expect(bot.peakRss() - rssBefore).toBeLessThan(200_000_000);
+      // The issue measured +840 MB for a 95 MB answer; a capped read stays within a few tens of MB.
+      expect(rssPeak - rssBefore).toBeLessThan(100_000_000);
     }, 120_000);
 
     it('401 on every data call: a message about credentials or permission, not the generic one', async () => {
