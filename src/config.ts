@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseRateLimit, type RateLimitSpec } from './lib/rate-limit-spec.js';
+import { parseDuration, parseRateLimit, type RateLimitSpec } from './lib/rate-limit-spec.js';
 
 /**
  * The one place that reads process.env. Every variable of the product's table, validated together so that
@@ -30,6 +30,57 @@ const rateLimit = (fallback: string) =>
       }
       return parsed;
     });
+
+/** A duration such as `25s`, `1500ms` or `2m`, within [minMs, maxMs]. */
+const duration = (fallback: string, minMs: number, maxMs: number) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((value, ctx): number => {
+      const text = value === undefined || value === '' ? fallback : value;
+      const ms = parseDuration(text);
+      if (ms === null) {
+        ctx.addIssue({ code: 'custom', message: `expected a duration such as 25s or 1500ms, got "${text}"` });
+        return z.NEVER;
+      }
+      if (ms < minMs || ms > maxMs) {
+        ctx.addIssue({ code: 'custom', message: `must be between ${minMs}ms and ${maxMs}ms, got "${text}"` });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
+/** A byte count such as `4MiB`, `512KiB` or `1000000`. */
+const byteSize = (fallback: string, minBytes: number) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((value, ctx): number => {
+      const text = value === undefined || value === '' ? fallback : value;
+      const match = /^(\d+(?:\.\d+)?)\s*(B|KB|KiB|MB|MiB|GB|GiB)?$/i.exec(text);
+      const unit = BYTE_UNITS[(match?.[2] ?? 'b').toLowerCase()];
+      const bytes = match && unit !== undefined ? Math.floor(Number(match[1]) * unit) : Number.NaN;
+      if (!Number.isSafeInteger(bytes) || bytes < minBytes) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected a size of at least ${minBytes} bytes such as 4MiB or 512KiB, got "${text}"`,
+        });
+        return z.NEVER;
+      }
+      return bytes;
+    });
+
+const BYTE_UNITS: Record<string, number> = {
+  b: 1,
+  kb: 1_000,
+  kib: 1_024,
+  mb: 1_000_000,
+  mib: 1_048_576,
+  gb: 1_000_000_000,
+  gib: 1_073_741_824,
+};
 
 function isTimeZone(name: string): boolean {
   try {
@@ -87,6 +138,16 @@ const envSchema = z.object({
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65_535).default(4010),
   SANDBOX_RATE_LIMIT: rateLimit('250/1h'),
   DATA_DIR: z.string().trim().default('data'),
+  // The upstream client and interactive answers (README, "The upstream client").
+  UPSTREAM_MAX_RESPONSE_BYTES: byteSize('4MiB', 64 * 1024),
+  /** One upstream attempt, headers and body. */
+  UPSTREAM_TIMEOUT: duration('10s', 100, 120_000),
+  /** From the command to its final answer (data, or the timeout with `Tentar de novo`). */
+  ANSWER_DEADLINE: duration('25s', 1_000, 600_000),
+  /** With no answer yet after this, the user sees "consultando…", replaced in place by the answer. */
+  ANSWER_PENDING_NOTICE: duration('3s', 0, 600_000),
+  /** A command waiting this long for a budget slot shows saved data (or its place in the queue) meanwhile. */
+  ANSWER_BUDGET_NOTICE: duration('1s', 0, 600_000),
 });
 
 export type Env = z.infer<typeof envSchema>;

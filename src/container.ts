@@ -35,7 +35,7 @@ import { TokenStore } from './store/token-store.js';
 import { UserMatchStore } from './store/user-match-store.js';
 import { TokenManager } from './upstream/auth.js';
 import type { Budget } from './upstream/budget.js';
-import { UpstreamClient } from './upstream/client.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, UpstreamClient } from './upstream/client.js';
 import { createDispatcher } from './upstream/http.js';
 import type { RetryPolicy } from './upstream/retry.js';
 
@@ -43,7 +43,8 @@ export interface ContainerOptions {
   config: Pick<
     Config,
     'UPSTREAM_RATE_LIMIT' | 'BOT_ADMINS' | 'DIGEST_TZ' | 'SLACK_API_URL' | 'SLACK_BOT_TOKEN'
-  >;
+  > &
+    Partial<Pick<Config, AnswerTimingVariable | 'UPSTREAM_MAX_RESPONSE_BYTES' | 'UPSTREAM_TIMEOUT'>>;
   /** OAuth installations (bot tokens of each workspace) for the digest poster; null in single-workspace mode. */
   installations?: SlackInstallationStore | null;
   upstream: { baseUrl: string; authUrl: string };
@@ -66,6 +67,8 @@ export interface ContainerOptions {
     prefetch?: boolean;
   };
 }
+
+type AnswerTimingVariable = 'ANSWER_DEADLINE' | 'ANSWER_PENDING_NOTICE' | 'ANSWER_BUDGET_NOTICE';
 
 export interface Container {
   tokens: TokenManager;
@@ -91,6 +94,8 @@ export function buildContainer(options: ContainerOptions): Container {
   const { logger, kv, keys, box, budget } = options;
   const now = options.now ?? Date.now;
   const dispatcher = options.dispatcher ?? createDispatcher();
+  const timeoutMs = options.timeoutMs ?? options.config.UPSTREAM_TIMEOUT;
+  const maxResponseBytes = options.config.UPSTREAM_MAX_RESPONSE_BYTES ?? DEFAULT_MAX_RESPONSE_BYTES;
   const ownsDispatcher = options.dispatcher === undefined;
   const tokens = new TokenManager({
     authUrl: options.upstream.authUrl,
@@ -100,7 +105,7 @@ export function buildContainer(options: ContainerOptions): Container {
     logger: logger.child({ component: 'tokens' }),
     now,
     ...(options.retryPolicy && { retryPolicy: options.retryPolicy }),
-    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    ...(timeoutMs !== undefined && { timeoutMs }),
   });
   const client = new UpstreamClient({
     baseUrl: options.upstream.baseUrl,
@@ -110,11 +115,13 @@ export function buildContainer(options: ContainerOptions): Container {
     logger: logger.child({ component: 'upstream' }),
     rateWindowMs: options.config.UPSTREAM_RATE_LIMIT.windowMs,
     coalesce: options.features?.coalesce ?? true,
+    maxResponseBytes,
     ...(options.retryPolicy && { retryPolicy: options.retryPolicy }),
-    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    ...(timeoutMs !== undefined && { timeoutMs }),
   });
   const links = new LinkStore(kv, keys, box);
-  const cache = new CacheStore(kv, keys);
+  // An answer over the cap is refused while it is read; one that grew past it once processed is not stored.
+  const cache = new CacheStore(kv, keys, maxResponseBytes);
   const userMatches = new UserMatchStore(kv, keys);
   const workspaces = new Workspaces(links, now);
   const cacheFeatures = {

@@ -50,6 +50,19 @@ interface EntryRef {
 export interface ReadOptions {
   /** `Atualizar`: skip a fresh cache entry and ask upstream. */
   bypassCache?: boolean;
+  /**
+   * Only what is saved, whatever its age, never upstream: the first message shown while the fresh answer waits
+   * for a budget slot. Throws NoSavedDataError when nothing is saved.
+   */
+  savedOnly?: boolean;
+}
+
+/** A `savedOnly` read found nothing saved. */
+export class NoSavedDataError extends Error {
+  override readonly name = 'NoSavedDataError';
+  constructor(readonly endpoint: CachedEndpoint) {
+    super(`nothing saved for ${endpoint}`);
+  }
 }
 
 /** What the services read through: the CachedReader, or the prefetcher's reader around it. */
@@ -128,12 +141,20 @@ export class CachedReader implements AnswerReader {
   ): Promise<Answer<T>> {
     const ask = () => this.workspaces.run(ws, fetch);
     if (!this.enabled) {
+      if (options.savedOnly) throw new NoSavedDataError(endpoint);
       const value = await ask();
       return { data: value, freshness: { fetchedAt: this.now(), fromCache: false, degraded: null } };
     }
     const { workspaceId } = ws;
     const paramsKey = cacheParamsKey(params);
     const entry = await this.safeGet<T>(workspaceId, endpoint, paramsKey);
+    if (options.savedOnly) {
+      if (!entry) throw new NoSavedDataError(endpoint);
+      return {
+        data: entry.value,
+        freshness: { fetchedAt: entry.fetchedAt, fromCache: true, degraded: null },
+      };
+    }
     if (
       entry &&
       !options.bypassCache &&
@@ -226,6 +247,9 @@ export class CachedReader implements AnswerReader {
     const fresh = { value, fetchedAt: this.now() };
     await this.cache
       .set(workspaceId, endpoint, paramsKey, fresh, KEEP_STALE_MS)
+      .then((outcome) => {
+        if (outcome === 'too_large') this.logger.warn({ endpoint }, 'answer too large to cache; not stored');
+      })
       .catch((error: unknown) => this.logger.warn({ ...errFields(error), endpoint }, 'cache write failed'));
     return fresh;
   }

@@ -29,6 +29,17 @@ export function parseRateLimit(text: string): RateLimitSpec | string {
   return { count, windowMs };
 }
 
+const DURATION = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|min|m|h|d)\s*$/i;
+
+/** Parses a duration such as `25s`, `1500ms`, `2m`; null when it is not one. */
+export function parseDuration(text: string): number | null {
+  const match = DURATION.exec(text);
+  const unit = UNIT_MS[(match?.[2] ?? '').toLowerCase()];
+  if (!match || unit === undefined) return null;
+  const ms = Math.round(Number(match[1]) * unit);
+  return Number.isSafeInteger(ms) ? ms : null;
+}
+
 export function formatRateLimit(spec: RateLimitSpec): string {
   const { count, windowMs } = spec;
   if (windowMs % 3_600_000 === 0) return `${count}/${windowMs / 3_600_000}h`;

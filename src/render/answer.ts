@@ -28,6 +28,9 @@ function savedAt(freshness: Freshness, ctx: RenderContext): string {
 
 /** A clear warning when upstream could not be asked and saved data is shown instead. */
 export function degradedWarning(freshness: Freshness | null, ctx: RenderContext): string | null {
+  if (ctx.refreshing && freshness?.fromCache) {
+    return `:arrows_counterclockwise: Atualizando… mostrando dados salvos de ${savedAt(freshness, ctx)}; esta mensagem muda quando a consulta terminar.`;
+  }
   if (!freshness?.degraded) return null;
   const lead =
     freshness.degraded === 'budget'
@@ -38,7 +41,7 @@ export function degradedWarning(freshness: Freshness | null, ctx: RenderContext)
 
 /** "Dados de 22/11/2026 10:31 (cache, há 5 min)" for cached answers; nothing for fresh ones. */
 export function cacheLine(freshness: Freshness | null, ctx: RenderContext): string | null {
-  if (!freshness?.fromCache || freshness.degraded) return null;
+  if (!freshness?.fromCache || freshness.degraded || ctx.refreshing) return null;
   return `Dados de ${formatDateTime(freshness.fetchedAt, ctx.timeZone)} (cache, ${formatAge(freshness.fetchedAt, ctx.now)})`;
 }
 

@@ -83,6 +83,28 @@ export function renderTimeout(route: Route, correlationId: string): Message {
   ]);
 }
 
+/** The answer passed UPSTREAM_MAX_RESPONSE_BYTES: cut off, not shown, not saved. */
+export function renderResponseTooLarge(correlationId: string): Message {
+  return failure(
+    ':warning: A resposta do sistema de estoque veio grande demais e foi recusada. ' +
+      'Filtre mais (por almoxarifado com `almox:`, por período com `de:` e `ate:`) e tente de novo.',
+    [context(reference(correlationId))],
+  );
+}
+
+/**
+ * The service keeps refusing the linked login (401) after its token was renewed and it logged in again: the
+ * login lost access or permission upstream.
+ */
+export function renderUnauthorized(correlationId: string): Message {
+  return failure(
+    ':no_entry: O sistema de estoque recusou o login vinculado mesmo depois de renovar o acesso. ' +
+      'O login pode ter perdido a permissão ou sido desativado: um administrador confere o usuário no sistema ' +
+      'de estoque e vincula de novo com `/estoque vincular`.',
+    [context(reference(correlationId))],
+  );
+}
+
 export function renderBadUpstreamData(correlationId: string): Message {
   return failure(
     ':warning: O sistema de estoque respondeu com dados num formato inesperado. Se continuar, informe ao suporte a referência abaixo.',

@@ -12,9 +12,11 @@ export {
   renderNotFound,
   renderNotLinked,
   renderNoWorkspace,
+  renderResponseTooLarge,
   renderServerError,
   renderStaleButton,
   renderTimeout,
+  renderUnauthorized,
   renderUnexpected,
   renderUpstreamRejected,
   renderUserNotMatched,
@@ -32,6 +34,7 @@ export {
   renderUnlinked,
 } from './link.js';
 export { renderMaterialSearch } from './materials.js';
+export { renderPending, renderQueued } from './progress.js';
 export {
   renderPendingPurchases,
   renderPurchaseList,

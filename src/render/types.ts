@@ -8,6 +8,11 @@ export interface RenderContext {
   now: number;
   /** Set when rendering for `Compartilhar no canal`: the message names who shared it and offers no share button. */
   shared?: { byUserId: string };
+  /**
+   * Set for the first message of an answer that waits for a budget slot: saved data shown meanwhile, marked as
+   * being refreshed ("atualizando…"); the fresh answer replaces it.
+   */
+  refreshing?: boolean;
 }
 
 export interface Message {

@@ -1,4 +1,5 @@
-/** Statuses a test may stage; 200 with a `body` serves a malformed, `null` or huge answer in place of the data. */
+/** Statuses a test may stage. */
+/** 200 only with a `body`: a well-formed answer whose content is wrong (a `null` list…). */
 export type FaultStatus = 200 | 400 | 401 | 403 | 404 | 429 | 500 | 502 | 503 | 504;
 
 export interface FaultSpec {
@@ -20,6 +21,12 @@ export interface FaultSpec {
   headers?: Record<string, string>;
   /** Destroy the socket without answering. */
   dropConnection?: boolean;
+  /**
+   * Answer 200 with a JSON array of about this many bytes, streamed in chunks as the client reads them (the
+   * sandbox never holds it whole): `row` repeated (default a filler object). Without `declareLength` it is sent
+   * chunked, so only reading it tells its size.
+   */
+  huge?: { bytes: number; row?: unknown; declareLength?: boolean };
 }
 
 export interface SandboxFaults {
@@ -46,8 +53,13 @@ export class FaultQueue implements SandboxFaults {
   next(spec: FaultSpec): void {
     const times = spec.times ?? 1;
     if (!Number.isInteger(times) || times < 1) throw new RangeError('fault times must be a positive integer');
-    if (spec.status === undefined && !spec.dropConnection && spec.delayMs === undefined) {
-      throw new TypeError('a fault needs a status, dropConnection or delayMs');
+    if (
+      spec.status === undefined &&
+      !spec.dropConnection &&
+      spec.delayMs === undefined &&
+      spec.huge === undefined
+    ) {
+      throw new TypeError('a fault needs a status, dropConnection, delayMs or huge');
     }
     this.queue.push({ spec: { ...spec }, remaining: times });
   }

@@ -74,6 +74,8 @@ export interface SandboxCall {
   /** Status answered; 0 while pending or when the connection was dropped by a fault. */
   status: number;
   kind: 'login' | 'refresh' | 'data';
+  /** For a staged `huge` answer: body bytes written, and whether the client went away before the end. */
+  streamed?: { bytes: number; complete: boolean };
 }
 
 export interface Sandbox {
@@ -173,6 +175,53 @@ function faultReply(fault: FaultSpec, status: number, instance: string): Reply {
   return { ...base, contentType: fault.contentType ?? base.contentType, headers };
 }
 
+/**
+ * A staged huge answer: a JSON array of about `bytes` bytes written chunk by chunk, waiting for the client to read
+ * (backpressure), so that a client that stops reading early is seen as such in `call.streamed`.
+ */
+async function streamHuge(
+  res: ServerResponse,
+  call: SandboxCall,
+  huge: NonNullable<FaultSpec['huge']>,
+): Promise<void> {
+  const row = JSON.stringify(huge.row ?? { filler: 'x'.repeat(200) });
+  const rows = Math.max(1, Math.floor((huge.bytes - 2) / (row.length + 1)));
+  const total = 2 + rows * row.length + (rows - 1);
+  const streamed = { bytes: 0, complete: false };
+  call.streamed = streamed;
+  res.writeHead(200, {
+    'Content-Type': JSON_TYPE,
+    ...(huge.declareLength ? { 'Content-Length': total } : {}),
+  });
+  const perChunk = Math.max(1, Math.floor(65_536 / (row.length + 1)));
+  let written = 0;
+  const write = (text: string) =>
+    new Promise<boolean>((resolve) => {
+      if (res.destroyed) return resolve(false);
+      streamed.bytes += Buffer.byteLength(text);
+      if (res.write(text)) return resolve(true);
+      const done = (ok: boolean) => {
+        res.off('drain', onDrain);
+        res.off('close', onClose);
+        resolve(ok);
+      };
+      const onDrain = () => done(true);
+      const onClose = () => done(false);
+      res.on('drain', onDrain);
+      res.on('close', onClose);
+    });
+  if (!(await write('['))) return;
+  while (written < rows) {
+    const count = Math.min(perChunk, rows - written);
+    const chunk = `${written === 0 ? '' : ','}${Array(count).fill(row).join(',')}`;
+    written += count;
+    if (!(await write(chunk))) return;
+  }
+  if (!(await write(']'))) return;
+  res.end();
+  streamed.complete = true;
+}
+
 /** Starts the sandbox upstream: the token issuer under /auth and the stockroom endpoints under /v1. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const now = options.now ?? Date.now;
@@ -197,7 +246,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       timers.add(timer);
     });
 
-  async function dispatch(req: IncomingMessage, call: SandboxCall, url: URL): Promise<Reply | 'dropped'> {
+  async function dispatch(
+    req: IncomingMessage,
+    call: SandboxCall,
+    url: URL,
+  ): Promise<Reply | 'dropped' | { huge: NonNullable<FaultSpec['huge']> }> {
     const path = trimSlash(url.pathname);
     const instance = url.pathname;
     const route = call.kind === 'data' ? matchDataRoute(path) : null;
@@ -221,6 +274,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const fault = faults.take(call.method, url.pathname, url.search);
     if (fault?.delayMs) await sleep(fault.delayMs);
     if (fault?.dropConnection) return 'dropped';
+    if (fault?.huge) return { huge: fault.huge };
     if (fault?.status !== undefined) return faultReply(fault, fault.status, instance);
 
     if (call.kind !== 'data') {
@@ -273,7 +327,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       kind: kindOf(trimSlash(url.pathname)),
     };
     calls.push(call);
-    let reply: Reply | 'dropped';
+    let reply: Reply | 'dropped' | { huge: NonNullable<FaultSpec['huge']> };
     try {
       reply = await dispatch(req, call, url);
     } catch (error) {
@@ -285,6 +339,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     if (reply === 'dropped') {
       req.socket.destroy();
+      return;
+    }
+    if ('huge' in reply) {
+      call.status = 200;
+      await streamHuge(res, call, reply.huge);
       return;
     }
     call.status = reply.status;

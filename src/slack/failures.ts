@@ -17,8 +17,10 @@ import {
   renderForbidden,
   renderNotFound,
   renderNotLinked,
+  renderResponseTooLarge,
   renderServerError,
   renderTimeout,
+  renderUnauthorized,
   renderUnexpected,
   renderUpstreamRejected,
   renderUserNotMatched,
@@ -35,6 +37,7 @@ import {
   type UpstreamNetworkError,
   type UpstreamNotFoundError,
   type UpstreamRateLimitedError,
+  type UpstreamResponseTooLargeError,
   type UpstreamSchemaError,
   type UpstreamServerError,
   type UpstreamTimeoutError,
@@ -57,6 +60,7 @@ type ShownError =
   | UpstreamTimeoutError
   | UpstreamNetworkError
   | UpstreamSchemaError
+  | UpstreamResponseTooLargeError
   | UpstreamUnexpectedStatusError
   | InvalidArgumentError
   | AuthRejectedError
@@ -125,7 +129,15 @@ const FAILURES: {
   }),
   upstream_bad_request: (error) => ({ level: 'warn', message: renderUpstreamRejected(error.detail) }),
   upstream_invalid_argument: () => ({ level: 'warn', message: renderUpstreamRejected(null) }),
-  upstream_unauthorized: (_, at) => unexpected(at),
+  upstream_response_too_large: (_, { correlationId }) => ({
+    level: 'warn',
+    message: renderResponseTooLarge(correlationId),
+  }),
+  // Still refused after a renewal and a new login: the login's access or permission, not a passing glitch.
+  upstream_unauthorized: (_, { correlationId }) => ({
+    level: 'warn',
+    message: renderUnauthorized(correlationId),
+  }),
   upstream_unexpected_status: (_, at) => unexpected(at),
   upstream_auth_rejected: (_, at) => unexpected(at),
 };

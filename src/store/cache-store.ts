@@ -14,6 +14,8 @@ export class CacheStore {
   constructor(
     private readonly kv: KeyValue,
     private readonly keys: Keys,
+    /** An entry larger than this (serialized) is not stored: one answer must not fill Redis. */
+    private readonly maxEntryBytes = Number.POSITIVE_INFINITY,
   ) {}
 
   async get<T>(workspaceId: string, endpoint: string, paramsKey: string): Promise<CacheEntry<T> | null> {
@@ -32,10 +34,11 @@ export class CacheStore {
     paramsKey: string,
     entry: CacheEntry<T>,
     keepMs: number,
-  ): Promise<void> {
-    await this.kv.set(this.keys.cache(workspaceId, endpoint, paramsKey), JSON.stringify(entry), {
-      ttlMs: keepMs,
-    });
+  ): Promise<'stored' | 'too_large'> {
+    const text = JSON.stringify(entry);
+    if (Buffer.byteLength(text, 'utf8') > this.maxEntryBytes) return 'too_large';
+    await this.kv.set(this.keys.cache(workspaceId, endpoint, paramsKey), text, { ttlMs: keepMs });
+    return 'stored';
   }
 
   /** Takes the lease to refresh an entry for `leaseMs`; false while another holder has it. */

@@ -36,6 +36,8 @@ export interface LoginOptions {
   priority?: Priority;
 }
 
+const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
+
 /** A token this close to expiry is treated as expired: a call made with it could land after it dies. */
 const EXPIRY_MARGIN_MS = 15_000;
 
@@ -47,6 +49,8 @@ const EXPIRY_MARGIN_MS = 15_000;
 export class TokenManager {
   private readonly memory = new Map<string, TokenPair>();
   private readonly rejected = new Map<string, string>();
+  /** Credentials whose next renewal logs in again instead of refreshing (a refreshed token was refused too). */
+  private readonly mustLogin = new Set<string>();
   private readonly renewing = new Map<string, Promise<TokenPair>>();
   private readonly now: () => number;
   private readonly refreshAheadMs: number;
@@ -92,15 +96,20 @@ export class TokenManager {
     return (await this.renew(credential, priority)).token;
   }
 
-  /** After a 401 with `token`: the next accessToken renews instead of handing it out again. */
-  invalidate(credential: UpstreamCredential, token: string): void {
+  /**
+   * After a 401 with `token`: the next accessToken renews instead of handing it out again; with `login`, by
+   * logging in with the stored password rather than refreshing (a refreshed token was refused too).
+   */
+  invalidate(credential: UpstreamCredential, token: string, options: { login?: boolean } = {}): void {
     this.rejected.set(credential.id, token);
+    if (options.login) this.mustLogin.add(credential.id);
   }
 
   /** Forget everything about a credential (unlink). */
   async forget(credentialId: string): Promise<void> {
     this.memory.delete(credentialId);
     this.rejected.delete(credentialId);
+    this.mustLogin.delete(credentialId);
     await this.options.store.clear(credentialId);
   }
 
@@ -215,7 +224,8 @@ export class TokenManager {
       this.memory.set(credential.id, stored);
       return stored;
     }
-    if (stored && stored.refreshExpiresAt - this.now() > EXPIRY_MARGIN_MS) {
+    const loginNow = this.mustLogin.delete(credential.id);
+    if (!loginNow && stored && stored.refreshExpiresAt - this.now() > EXPIRY_MARGIN_MS) {
       try {
         const pair = await this.refresh(credential, stored, priority);
         await this.store(credential.id, pair);
@@ -276,6 +286,8 @@ export class TokenManager {
             url,
             body,
             timeoutMs: this.timeoutMs,
+            // A token answer is a few hundred bytes; anything near this is not one.
+            maxBytes: MAX_TOKEN_RESPONSE_BYTES,
             endpoint,
           }),
         ),

@@ -74,7 +74,20 @@ export interface UpstreamClientOptions {
   rateWindowMs?: number;
   /** Make identical calls in flight once (default true; the benchmark's naive bot turns it off). */
   coalesce?: boolean;
+  /** The most bytes read from one answer (UPSTREAM_MAX_RESPONSE_BYTES); default DEFAULT_MAX_RESPONSE_BYTES. */
+  maxResponseBytes?: number;
+  /** The most rows kept of one list answer; default MAX_ROWS_PER_LIST. */
+  maxRows?: number;
 }
+
+/** 4 MiB: about ten times the largest list the service documents (a whole material catalogue of a company). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Rows kept of one list answer: a page holds at most 100 rows, and the lists without pages (materials, users,
+ * stockrooms) hold hundreds; past this many the rest is dropped (and logged) rather than carried, cached and searched.
+ */
+export const MAX_ROWS_PER_LIST = 5_000;
 
 type Query = Record<string, string | number | boolean | readonly (string | number)[] | undefined | null>;
 
@@ -98,6 +111,8 @@ export class UpstreamClient {
   private readonly baseUrl: string;
   private readonly retryPolicy: RetryPolicy;
   private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
+  private readonly maxRows: number;
   private readonly rateWindowMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
   private consecutive429 = 0;
@@ -108,6 +123,8 @@ export class UpstreamClient {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.retryPolicy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.maxRows = options.maxRows ?? MAX_ROWS_PER_LIST;
     this.rateWindowMs = options.rateWindowMs ?? 3_600_000;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
@@ -266,10 +283,10 @@ export class UpstreamClient {
   }
 
   private async callWithRetries<T>(ctx: CallContext, endpoint: Endpoint<T>, url: string): Promise<T> {
-    let renewedAfter401 = false;
+    let renewalsAfter401 = 0;
     for (;;) {
       try {
-        return await withRetry((attempt) => this.attempt(ctx, endpoint, url, attempt), {
+        return await withRetry((attempt) => this.attempt(ctx, endpoint, url, attempt, renewalsAfter401 > 0), {
           policy: this.retryPolicy,
           sleep: this.sleep,
           onRetry: (error, attempt, delayMs) => {
@@ -287,9 +304,10 @@ export class UpstreamClient {
           },
         });
       } catch (error) {
-        if (error instanceof UpstreamUnauthorizedError && !renewedAfter401) {
-          // One renewal and retry: the token may have been revoked or expired early.
-          renewedAfter401 = true;
+        if (error instanceof UpstreamUnauthorizedError && renewalsAfter401 < 2) {
+          // The token may have been revoked or expired early: renew it (refresh) and retry; refused again, log in
+          // again with the stored password and retry once more. A third 401 is the login's access itself.
+          renewalsAfter401 += 1;
           continue;
         }
         throw error;
@@ -302,6 +320,8 @@ export class UpstreamClient {
     endpoint: Endpoint<T>,
     url: string,
     attempt: number,
+    /** A renewed token was refused already: the next renewal logs in again. */
+    loginOn401 = false,
   ): Promise<T> {
     const token = await this.options.tokens.accessToken(ctx.credential, ctx.priority);
     const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
@@ -317,6 +337,7 @@ export class UpstreamClient {
         url,
         headers,
         timeoutMs: this.timeoutMs,
+        maxBytes: this.maxResponseBytes,
         endpoint: endpoint.label,
       });
     });
@@ -326,12 +347,18 @@ export class UpstreamClient {
     );
     if (result.status >= 200 && result.status < 300) {
       this.consecutive429 = 0;
-      return parseOrThrow(endpoint.schema, result.body ?? [], endpoint.label);
+      // An empty body is an empty list; a `null` (or any other non-list) is not, and fails the schema.
+      const parsed = parseOrThrow(
+        endpoint.schema,
+        result.body === undefined ? [] : result.body,
+        endpoint.label,
+      );
+      return this.keepRows(parsed, ctx, endpoint.label);
     }
     const error = errorFromResponse(result.status, result.body, result.headers, endpoint.label);
     if (error instanceof UpstreamUnauthorizedError) {
       this.counters.unauthorized += 1;
-      this.options.tokens.invalidate(ctx.credential, token);
+      this.options.tokens.invalidate(ctx.credential, token, { login: loginOn401 });
     }
     if (error instanceof UpstreamRateLimitedError) {
       this.counters.rateLimited += 1;
@@ -340,6 +367,16 @@ export class UpstreamClient {
       await this.options.budget.pause(ctx.credential.id, this.pauseAfter429(error));
     }
     throw error;
+  }
+
+  /** A list longer than maxRows keeps its first maxRows rows; the cut is logged. */
+  private keepRows<T>(parsed: T, ctx: CallContext, label: string): T {
+    if (!Array.isArray(parsed) || parsed.length <= this.maxRows) return parsed;
+    this.options.logger.warn(
+      { correlationId: ctx.correlationId, endpoint: label, rows: parsed.length, kept: this.maxRows },
+      'upstream list longer than the rows kept; the rest is dropped',
+    );
+    return parsed.slice(0, this.maxRows) as T;
   }
 
   private pauseAfter429(error: UpstreamRateLimitedError): number {

@@ -17,6 +17,7 @@ export const UpstreamErrorCode = {
   Timeout: 'upstream_timeout',
   Network: 'upstream_network_error',
   Schema: 'upstream_schema_mismatch',
+  TooLarge: 'upstream_response_too_large',
   UnexpectedStatus: 'upstream_unexpected_status',
   InvalidArgument: 'upstream_invalid_argument',
   AuthRejected: 'upstream_auth_rejected',
@@ -172,6 +173,28 @@ export class UpstreamSchemaError extends UpstreamError {
   constructor(endpoint: string, summary: string, status?: number) {
     super(`${endpoint}: response does not match the documented shape: ${summary}`, { endpoint, status });
     this.summary = summary;
+  }
+}
+
+/**
+ * The answer's body passed the most bytes the client reads from one answer (UPSTREAM_MAX_RESPONSE_BYTES): the
+ * stream was cut there, nothing of it is used or cached. Not retried: the same question gets the same answer.
+ */
+export class UpstreamResponseTooLargeError extends UpstreamError {
+  override readonly name = 'UpstreamResponseTooLargeError';
+  readonly code = UpstreamErrorCode.TooLarge;
+  readonly retryable = false;
+  readonly limitBytes: number;
+  /** Bytes read before the stream was cut (or the Content-Length it announced). */
+  readonly bytesRead: number;
+
+  constructor(endpoint: string, limitBytes: number, bytesRead: number, status?: number) {
+    super(`${endpoint}: answer larger than ${limitBytes} bytes (cut after ${bytesRead})`, {
+      endpoint,
+      status,
+    });
+    this.limitBytes = limitBytes;
+    this.bytesRead = bytesRead;
   }
 }
 

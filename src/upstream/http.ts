@@ -1,5 +1,10 @@
 import { Agent, type Dispatcher, request } from 'undici';
-import { UpstreamNetworkError, UpstreamSchemaError, UpstreamTimeoutError } from './errors.js';
+import {
+  UpstreamNetworkError,
+  UpstreamResponseTooLargeError,
+  UpstreamSchemaError,
+  UpstreamTimeoutError,
+} from './errors.js';
 
 export interface HttpCall {
   method: 'GET' | 'POST';
@@ -7,6 +12,8 @@ export interface HttpCall {
   headers?: Record<string, string>;
   body?: FormData | URLSearchParams;
   timeoutMs: number;
+  /** The most body bytes read; past it the stream is cut and UpstreamResponseTooLargeError thrown. */
+  maxBytes?: number;
   /** A label such as `GET /v1/materiais` for errors and logs; never carries query values. */
   endpoint: string;
 }
@@ -112,9 +119,36 @@ function interpretBody(
 }
 
 /**
+ * Reads the body as text, chunk by chunk, counting bytes: an answer that announces (Content-Length) or reaches
+ * more than `call.maxBytes` is refused as soon as that is known, so memory holds at most the cap plus one chunk.
+ */
+async function readCapped(response: Dispatcher.ResponseData, call: HttpCall): Promise<string> {
+  const max = call.maxBytes;
+  if (max === undefined) return response.body.text();
+  const declared = Number(headerText(response.headers['content-length']));
+  if (Number.isFinite(declared) && declared > max) {
+    throw new UpstreamResponseTooLargeError(call.endpoint, max, declared, response.statusCode);
+  }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of response.body) {
+    const buffer = chunk as Buffer;
+    bytes += buffer.length;
+    if (bytes > max) throw new UpstreamResponseTooLargeError(call.endpoint, max, bytes, response.statusCode);
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks, bytes).toString('utf8');
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
  * One attempt of an HTTP call. Never throws on a non-2xx status (errorFromResponse maps it); throws
  * UpstreamTimeoutError when headers and body together take longer than timeoutMs, UpstreamNetworkError when the
- * connection fails, UpstreamSchemaError when a 2xx body is not JSON.
+ * connection fails, UpstreamSchemaError when a 2xx body is not JSON, UpstreamResponseTooLargeError when the body
+ * passes `maxBytes`.
  */
 export async function sendOnce(dispatcher: Dispatcher, call: HttpCall): Promise<HttpResult> {
   const headers: Record<string, string> = { accept: ACCEPT };
@@ -145,9 +179,10 @@ export async function sendOnce(dispatcher: Dispatcher, call: HttpCall): Promise<
       signal: controller.signal,
     });
     try {
-      return { status: response.statusCode, headers: response.headers, raw: await response.body.text() };
+      const raw = await readCapped(response, call);
+      return { status: response.statusCode, headers: response.headers, raw };
     } finally {
-      // text() consumes the body; when it fails part-way, destroy it so the socket is released.
+      // The body was read to its end, or cut (cap, failure part-way): destroy it so the socket is released.
       if (!response.body.destroyed && !response.body.readableEnded) response.body.destroy();
     }
   })();
@@ -160,7 +195,7 @@ export async function sendOnce(dispatcher: Dispatcher, call: HttpCall): Promise<
   try {
     ({ status, headers: responseHeaders, raw } = await Promise.race([exchange, expired]));
   } catch (err) {
-    if (err instanceof UpstreamTimeoutError) throw err;
+    if (err instanceof UpstreamTimeoutError || err instanceof UpstreamResponseTooLargeError) throw err;
     if (controller.signal.aborted) throw new UpstreamTimeoutError(call.endpoint, call.timeoutMs, err);
     const code = codeOf(err);
     if (code !== undefined && TIMEOUT_ERROR_CODES.has(code)) {

@@ -39,6 +39,8 @@ export interface StackOptions {
   timeoutMs?: number;
   box?: SecretBox;
   refreshAheadMs?: number;
+  maxResponseBytes?: number;
+  maxRows?: number;
 }
 
 export interface Stack {
@@ -79,6 +81,8 @@ export function makeStack(options: StackOptions): Stack {
     retryPolicy: FAST_RETRY_POLICY,
     rateWindowMs: options.limit?.windowMs ?? 60_000,
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    ...(options.maxResponseBytes !== undefined && { maxResponseBytes: options.maxResponseBytes }),
+    ...(options.maxRows !== undefined && { maxRows: options.maxRows }),
   });
   return {
     budget,

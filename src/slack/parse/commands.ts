@@ -3,11 +3,13 @@ import { fold } from '../../lib/text.js';
 import { didYouMean, SUBCOMMAND_WORDS, type Suggestion } from './did-you-mean.js';
 import {
   fail,
+  lengthProblem,
   type Parsed,
   parseId,
   parseIdList,
   parseLocalDate,
   parseTimeOfDay,
+  searchProblem,
   type Tokens,
   tokenize,
   unknownFilters,
@@ -133,6 +135,8 @@ function collect<T extends object>(entries: { [K in keyof T]?: T[K] | string }):
 }
 
 export function parseEstoque(text: string): Result<EstoqueCommand> {
+  const long = lengthProblem(text);
+  if (long) return fail(long);
   const tokens = tokenize(text);
   const [first, ...rest] = tokens.words;
   const head = first === undefined ? '' : fold(first);
@@ -159,6 +163,8 @@ export function parseEstoque(text: string): Result<EstoqueCommand> {
   if (typeof stockroomId === 'string') return fail(stockroomId);
   const query = tokens.words.join(' ').trim();
   if (query === '') return fail('diga o que procurar: um código ou palavras do nome do material');
+  const longQuery = searchProblem(query);
+  if (longQuery) return fail(longQuery);
   const suggestion = didYouMean(text, SUBCOMMAND_WORDS.estoque, parseEstoque, 'material-search');
   return ok({
     kind: 'material-search',
@@ -213,6 +219,8 @@ function parseDigest(rest: string[], tokens: Tokens): Result<EstoqueCommand> {
 const REQUEST_FILTERS = ['almox', 'status', 'de', 'ate', 'compra', 'pagina'] as const;
 
 export function parseSolicitacao(text: string): Result<SolicitacaoCommand> {
+  const long = lengthProblem(text);
+  if (long) return fail(long);
   const tokens = tokenize(text);
   const [first, second, ...rest] = tokens.words;
   const id = first === undefined ? null : parseId(first);
@@ -243,6 +251,8 @@ export function parseSolicitacao(text: string): Result<SolicitacaoCommand> {
   if (typeof filters === 'string') return fail(filters);
   const words = mine ? tokens.words.slice(1) : tokens.words;
   const freeText = words.join(' ').trim();
+  const longText = searchProblem(freeText);
+  if (longText) return fail(longText);
   const all: RequestFilters = { ...filters, ...range, ...(freeText !== '' && { text: freeText }) };
   if (mine) return ok({ kind: 'request-mine', filters: all, page });
   const suggestion =
@@ -254,6 +264,8 @@ const PURCHASE_FILTERS = ['almox', 'status', 'fornecedor', 'de', 'ate', 'pagina'
 const RECEIPT_FILTERS = ['almox', 'oc', 'de', 'ate', 'pagina'] as const;
 
 export function parseCompras(text: string): Result<ComprasCommand> {
+  const long = lengthProblem(text);
+  if (long) return fail(long);
   const tokens = tokenize(text);
   const [first, ...rest] = tokens.words;
   const head = first === undefined ? '' : fold(first);
@@ -301,6 +313,8 @@ export function parseCompras(text: string): Result<ComprasCommand> {
   });
   if (typeof filters === 'string') return fail(filters);
   const freeText = tokens.words.join(' ').trim();
+  const longText = searchProblem(freeText);
+  if (longText) return fail(longText);
   const suggestion =
     freeText === '' ? null : didYouMean(text, SUBCOMMAND_WORDS.compras, parseCompras, 'purchase-list');
   return ok({

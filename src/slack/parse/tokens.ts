@@ -18,6 +18,26 @@ export function fail(problem: string): ParseFailure {
   return { ok: false, problem };
 }
 
+/**
+ * The longest command text read (Slack sends up to a few thousand characters): every command this bot takes
+ * fits in a few dozen. Longer text is refused with the usage before it is even split into words.
+ */
+export const MAX_COMMAND_TEXT = 1_000;
+/** The longest search text: a material name or a few words of it; no upstream call is spent on more. */
+export const MAX_SEARCH_TEXT = 200;
+
+export function lengthProblem(text: string): string | null {
+  return text.length > MAX_COMMAND_TEXT
+    ? `texto longo demais (${text.length} caracteres; o máximo é ${MAX_COMMAND_TEXT})`
+    : null;
+}
+
+export function searchProblem(search: string): string | null {
+  return search.length > MAX_SEARCH_TEXT
+    ? `busca longa demais (${search.length} caracteres; o máximo é ${MAX_SEARCH_TEXT})`
+    : null;
+}
+
 export interface Tokens {
   words: string[];
   filters: Map<string, string>;

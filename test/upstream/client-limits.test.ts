@@ -1,0 +1,126 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import {
+  UpstreamResponseTooLargeError,
+  UpstreamSchemaError,
+  UpstreamUnauthorizedError,
+} from '../../src/upstream/errors.js';
+import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
+import { credentialFor, makeStack, type Stack, type StackOptions } from '../helpers/upstream-stack.js';
+
+const C1 = DEMO_FACTS.company1;
+const MiB = 1024 * 1024;
+
+let sandbox: Sandbox;
+let redis: TestRedis;
+let stack: Stack;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0 });
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+beforeEach(async () => {
+  redis = await makeTestRedis();
+  sandbox.calls.length = 0;
+  sandbox.faults.clear();
+});
+afterEach(async () => {
+  await stack?.close();
+  await redis.cleanup();
+});
+
+const stackOn = (options: Partial<StackOptions> = {}) =>
+  makeStack({
+    redis: redis.redis,
+    keys: redis.keys,
+    baseUrl: sandbox.baseUrl,
+    authUrl: sandbox.authUrl,
+    timeoutMs: 5_000,
+    ...options,
+  });
+const ctx = () => ({
+  credential: credentialFor(sandbox.authUrl, C1.login, C1.password, C1.empresa),
+  priority: 'interactive' as const,
+});
+const dataCalls = () => sandbox.calls.filter((c) => c.kind === 'data');
+
+describe('the most bytes read from one answer', () => {
+  it('cuts a huge chunked answer while it streams, never reads it whole, and does not retry it', async () => {
+    stack = stackOn({ maxResponseBytes: MiB });
+    sandbox.faults.next({ path: '/v1/materiais', huge: { bytes: 64 * MiB } });
+    const error = await stack.client.listMaterials(ctx()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamResponseTooLargeError);
+    const tooLarge = error as UpstreamResponseTooLargeError;
+    expect(tooLarge.limitBytes).toBe(MiB);
+    // Read just past the cap (one chunk more at most), not the 64 MiB.
+    expect(tooLarge.bytesRead).toBeGreaterThan(MiB);
+    expect(tooLarge.bytesRead).toBeLessThan(MiB + 256 * 1024);
+    await expect.poll(() => dataCalls()[0]?.streamed?.complete).toBe(false);
+    expect(dataCalls()[0]?.streamed?.bytes).toBeLessThan(32 * MiB);
+    expect(dataCalls()).toHaveLength(1);
+  });
+
+  it('refuses an answer whose Content-Length is over the cap before reading it', async () => {
+    stack = stackOn({ maxResponseBytes: MiB });
+    sandbox.faults.next({ path: '/v1/materiais', huge: { bytes: 8 * MiB, declareLength: true } });
+    const error = (await stack.client.listMaterials(ctx()).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(UpstreamResponseTooLargeError);
+    expect((error as UpstreamResponseTooLargeError).bytesRead).toBeGreaterThan(8 * MiB - 1024);
+    await expect.poll(() => dataCalls()[0]?.streamed?.complete).toBe(false);
+  });
+
+  it('reads an answer under the cap, and keeps at most maxRows rows of a list', async () => {
+    stack = stackOn({ maxResponseBytes: 4 * MiB, maxRows: 500 });
+    const [row] = await stack.client.listMaterials(ctx());
+    const size = JSON.stringify(row).length + 1;
+    sandbox.faults.next({ path: '/v1/materiais', huge: { bytes: 2_000 * size, row } });
+    const rows = await stack.client.listMaterials(ctx());
+    expect(dataCalls()[1]?.streamed?.complete).toBe(true);
+    expect(rows).toHaveLength(500);
+    expect(rows[0]).toEqual(row);
+  });
+});
+
+describe('answers that are not what the document says', () => {
+  it('a null list is a schema error, not an empty list', async () => {
+    stack = stackOn();
+    sandbox.faults.next({
+      path: '/v1/almoxarifados',
+      status: 200,
+      body: 'null',
+      contentType: 'application/json',
+    });
+    await expect(stack.client.listStockrooms(ctx())).rejects.toBeInstanceOf(UpstreamSchemaError);
+  });
+
+  it('an empty body is still an empty list', async () => {
+    stack = stackOn();
+    sandbox.faults.next({
+      path: '/v1/almoxarifados',
+      status: 200,
+      body: '',
+      contentType: 'application/json',
+    });
+    await expect(stack.client.listStockrooms(ctx())).resolves.toEqual([]);
+  });
+});
+
+describe('a persistent 401', () => {
+  it('refreshes, then logs in again, then gives up with UpstreamUnauthorizedError', async () => {
+    stack = stackOn();
+    await stack.client.listStockrooms(ctx());
+    sandbox.calls.length = 0;
+    sandbox.faults.next({ path: '/v1/almoxarifados', status: 401, times: 3 });
+    await expect(stack.client.listStockrooms(ctx())).rejects.toBeInstanceOf(UpstreamUnauthorizedError);
+    expect(sandbox.calls.map((c) => `${c.kind}:${c.status}`)).toEqual([
+      'data:401',
+      'refresh:200',
+      'data:401',
+      'login:200',
+      'data:401',
+    ]);
+  });
+});
