@@ -29,6 +29,7 @@ import type { SlackInstallationStore } from './store/installation-store.js';
 import type { Keys } from './store/keys.js';
 import type { KeyValue } from './store/kv.js';
 import { LinkStore } from './store/link-store.js';
+import { SeenRequests } from './store/seen-requests.js';
 import { StockStore } from './store/stock-store.js';
 import { SubscriptionStore } from './store/subscription-store.js';
 import { TokenStore } from './store/token-store.js';
@@ -226,6 +227,7 @@ export function buildContainer(options: ContainerOptions): Container {
     digestSubscriptions,
     subscriptions,
     tasks,
+    seenRequests: new SeenRequests(kv, keys),
     now,
   };
   const keeper = new TokenKeeper(links, tokens, logger.child({ component: 'token-keeper' }));

@@ -140,6 +140,16 @@ export function renderStaleButton(): Message {
   return failure('Este botão não funciona mais. Rode o comando de novo para ver os dados atuais.');
 }
 
+/** A command or click the bot could not process (its handler failed or never answered); nothing was done. */
+export function renderNotProcessed(): Message {
+  return failure('Não consegui processar este pedido agora. Nada foi feito; tente de novo em instantes.');
+}
+
+/** A form whose fields did not arrive (a view submission without its values). */
+export function renderFormUnreadable(): string {
+  return 'Não consegui ler o formulário. Feche e abra de novo.';
+}
+
 /** A command or click whose workspace could not be told from the payload. */
 export function renderNoWorkspace(): Message {
   return failure(

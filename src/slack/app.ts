@@ -1,6 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ListenOptions } from 'node:net';
-import { App, type Logger as BoltLogger, type CustomRoute, LogLevel } from '@slack/bolt';
+import {
+  App,
+  type AppOptions,
+  type Logger as BoltLogger,
+  type CustomRoute,
+  HTTPModuleFunctions,
+  HTTPReceiver,
+  LogLevel,
+  type ReceiverEvent,
+  type ReceiverProcessEventErrorHandlerArgs,
+} from '@slack/bolt';
 import type { Config } from '../config.js';
 import { errFields, type Logger } from '../lib/logger.js';
 import type { SlackInstallationStore } from '../store/installation-store.js';
@@ -10,7 +20,9 @@ import { registerCommands } from './commands/index.js';
 import type { SlackDeps } from './deps.js';
 import { registerChatHelp } from './events/chat-help.js';
 import { registerUninstallEvents } from './events/uninstall.js';
+import { RejectedRequestError, RequestGuard, signedHeaders } from './request-guard.js';
 import { registerLinkModal } from './views/link-modal.js';
+import { INTERACTIVE_WEB_CLIENT } from './web-clients.js';
 
 /** The scopes the bot uses, and no more (manifest.yml lists the same, and says why each). */
 export const BOT_SCOPES = [
@@ -43,42 +55,54 @@ export function buildSlackApp(options: SlackAppOptions): App {
   const customRoutes: CustomRoute[] = [
     { path: '/healthz', method: ['GET'], handler: healthHandler(options.kv) },
   ];
+  const logger = boltLogger(deps.logger);
+  const oauthOptions = config.oauth
+    ? {
+        clientId: config.SLACK_CLIENT_ID,
+        clientSecret: config.SLACK_CLIENT_SECRET,
+        stateSecret: config.SLACK_STATE_SECRET,
+        scopes: BOT_SCOPES,
+        installationStore: options.installations ?? undefined,
+        installerOptions: {
+          directInstall: true,
+          installPath: '/slack/install',
+          redirectUriPath: '/slack/oauth_redirect',
+          clientOptions: { slackApiUrl: config.SLACK_API_URL },
+          // The authorize page lives beside the Web API: slack.com/oauth/v2/authorize, slack-gov.com/...
+          authorizationUrl: new URL('../oauth/v2/authorize', config.SLACK_API_URL).toString(),
+          port: config.PORT,
+        },
+      }
+    : undefined;
   const common = {
-    logger: boltLogger(deps.logger),
-    clientOptions: { slackApiUrl: config.SLACK_API_URL },
-    customRoutes,
-    ...(config.oauth
-      ? {
-          clientId: config.SLACK_CLIENT_ID,
-          clientSecret: config.SLACK_CLIENT_SECRET,
-          stateSecret: config.SLACK_STATE_SECRET,
-          scopes: BOT_SCOPES,
-          installationStore: options.installations ?? undefined,
-          installerOptions: {
-            directInstall: true,
-            installPath: '/slack/install',
-            redirectUriPath: '/slack/oauth_redirect',
-            clientOptions: { slackApiUrl: config.SLACK_API_URL },
-            // The authorize page lives beside the Web API: slack.com/oauth/v2/authorize, slack-gov.com/...
-            authorizationUrl: new URL('../oauth/v2/authorize', config.SLACK_API_URL).toString(),
-            port: config.PORT,
-          },
-        }
-      : { token: options.botToken ?? config.SLACK_BOT_TOKEN }),
+    logger,
+    clientOptions: { slackApiUrl: config.SLACK_API_URL, ...INTERACTIVE_WEB_CLIENT },
+    ...(!config.oauth && { token: options.botToken ?? config.SLACK_BOT_TOKEN }),
   };
+  const guard = new RequestGuard({ seen: deps.seenRequests, logger: deps.logger, now: Date.now });
   const app = config.SLACK_APP_TOKEN
-    ? new App({
+    ? new GuardedApp(guard, {
         ...common,
+        ...oauthOptions,
+        customRoutes,
         socketMode: true,
         appToken: config.SLACK_APP_TOKEN,
         // Socket Mode serves /healthz (and OAuth, if configured) on its own HTTP server, on PORT.
         ...(!config.oauth && { installerOptions: { port: config.PORT } }),
       })
-    : new App({
+    : new GuardedApp(guard, {
         ...common,
-        signingSecret: options.signingSecret ?? config.SLACK_SIGNING_SECRET ?? '',
-        endpoints: '/slack/events',
-        processBeforeResponse: false,
+        // Built here rather than by Bolt: it hands the signature headers to the guard and answers its refusals 401.
+        receiver: new HTTPReceiver({
+          signingSecret: options.signingSecret ?? config.SLACK_SIGNING_SECRET ?? '',
+          endpoints: '/slack/events',
+          processBeforeResponse: false,
+          customRoutes,
+          logger,
+          ...oauthOptions,
+          customPropertiesExtractor: signedHeaders,
+          processEventErrorHandler: refuseOr401,
+        }),
       });
 
   registerCommands(app, deps);
@@ -90,6 +114,30 @@ export function buildSlackApp(options: SlackAppOptions): App {
     deps.logger.error(errFields(error), 'bolt error');
   });
   return app;
+}
+
+/** Bolt's App, with every event going through the guard first (see request-guard.ts). */
+class GuardedApp extends App {
+  constructor(
+    private readonly guard: RequestGuard,
+    options: AppOptions,
+  ) {
+    super(options);
+  }
+
+  override processEvent(event: ReceiverEvent): Promise<void> {
+    return this.guard.process(event, (guarded) => super.processEvent(guarded));
+  }
+}
+
+/** A request the guard refused gets 401, as a bad signature does; anything else goes to Bolt's handler. */
+async function refuseOr401(args: ReceiverProcessEventErrorHandlerArgs): Promise<boolean> {
+  if (args.error instanceof RejectedRequestError && !args.response.headersSent) {
+    args.response.writeHead(401);
+    args.response.end();
+    return true;
+  }
+  return HTTPModuleFunctions.defaultProcessEventErrorHandler(args);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { LinkService } from '../domain/links/link-service.js';
 import type { Logger } from '../lib/logger.js';
+import type { SeenRequests } from '../store/seen-requests.js';
 import type { SubscriptionStore } from '../store/subscription-store.js';
 import type { Answers } from './answers.js';
 import type { BackgroundTasks } from './background.js';
@@ -15,5 +16,7 @@ export interface SlackDeps {
   digestSubscriptions: DigestSubscriptions;
   subscriptions: SubscriptionStore;
   tasks: BackgroundTasks;
+  /** Signatures and event ids already taken in (replays, Slack's retries), shared across replicas. */
+  seenRequests: SeenRequests;
   now: () => number;
 }

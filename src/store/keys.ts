@@ -34,6 +34,15 @@ export class Keys {
     return `${this.prefix}link:${workspaceId}:broken-notice`;
   }
 
+  // Slack requests already processed: a signed request's signature (hashed) for the 5-minute replay window, and an
+  // Events API event id, so that Slack's own retries of an event are processed once, across replicas.
+  seenRequest(signatureHash: string): string {
+    return `${this.prefix}seen:request:${signatureHash}`;
+  }
+  seenEvent(eventId: string): string {
+    return `${this.prefix}seen:event:${eventId}`;
+  }
+
   // Slack installations.
   installation(installId: string): string {
     return `${this.prefix}installation:${installId}`;

@@ -11,6 +11,7 @@ import { sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { parseEstoque } from '../parse/commands.js';
 import { isLinkAdmin, workspaceIdOf } from '../slack-users.js';
+import { triggerClient } from '../web-clients.js';
 import { ackAndAnswer, type CommandArgs } from './answer-command.js';
 import { handleDigestCommand } from './digest.js';
 import { routeOfEstoque } from './routes-of.js';
@@ -66,7 +67,7 @@ async function openLinkModal(deps: SlackDeps, args: CommandArgs): Promise<void> 
     }
     // Only where to confirm: the channel and this command's response_url; never a secret.
     const metadata = JSON.stringify({ channelId: command.channel_id, responseUrl: command.response_url });
-    await client.views.open({
+    await triggerClient(client).views.open({
       trigger_id: command.trigger_id,
       view: { ...renderLinkModal(), private_metadata: metadata },
     });

@@ -134,24 +134,29 @@ function collect<T extends object>(entries: { [K in keyof T]?: T[K] | string }):
   return out as T;
 }
 
+/**
+ * The subcommands that take no argument. A Map, not an object literal: `simple['constructor']` on an object finds
+ * Object's constructor, and `/estoque constructor` was taken for a subcommand with no kind (and never acked).
+ */
+const SIMPLE_ESTOQUE: ReadonlyMap<string, EstoqueCommand> = new Map<string, EstoqueCommand>([
+  ['', { kind: 'help' }],
+  ['ajuda', { kind: 'help' }],
+  ['help', { kind: 'help' }],
+  ['almoxarifados', { kind: 'stockrooms' }],
+  ['tipos', { kind: 'types' }],
+  ['categorias', { kind: 'categories' }],
+  ['vincular', { kind: 'link' }],
+  ['desvincular', { kind: 'unlink' }],
+  ['status', { kind: 'status' }],
+]);
+
 export function parseEstoque(text: string): Result<EstoqueCommand> {
   const long = lengthProblem(text);
   if (long) return fail(long);
   const tokens = tokenize(text);
   const [first, ...rest] = tokens.words;
   const head = first === undefined ? '' : fold(first);
-  const simple: Record<string, EstoqueCommand> = {
-    '': { kind: 'help' },
-    ajuda: { kind: 'help' },
-    help: { kind: 'help' },
-    almoxarifados: { kind: 'stockrooms' },
-    tipos: { kind: 'types' },
-    categorias: { kind: 'categories' },
-    vincular: { kind: 'link' },
-    desvincular: { kind: 'unlink' },
-    status: { kind: 'status' },
-  };
-  const command = simple[head];
+  const command = SIMPLE_ESTOQUE.get(head);
   if (command && rest.length === 0 && tokens.filters.size === 0 && tokens.problems.length === 0)
     return ok(command);
   if (command && head !== '') return fail(`\`${head}\` não aceita argumentos`);

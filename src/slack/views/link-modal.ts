@@ -20,6 +20,7 @@ import {
 } from '../../render/index.js';
 import type { SlackDeps } from '../deps.js';
 import { isLinkAdmin, workspaceIdOf } from '../slack-users.js';
+import { triggerClient } from '../web-clients.js';
 
 /** Slack closes a view_submission after 3 s; past this the outcome is posted instead of shown in the modal. */
 const MODAL_ANSWER_BUDGET_MS = 2_300;
@@ -43,7 +44,7 @@ export function registerLinkModal(app: App, deps: SlackDeps): void {
       return;
     }
     const metadata = JSON.stringify({ channelId: body.channel?.id, responseUrl: body.response_url });
-    await client.views.open({
+    await triggerClient(client).views.open({
       trigger_id: body.trigger_id,
       view: { ...renderLinkModal(), private_metadata: metadata },
     });
@@ -55,7 +56,7 @@ async function submitLink(deps: SlackDeps, args: ViewArgs): Promise<void> {
   const correlationId = newCorrelationId();
   const logger = deps.logger.child({ correlationId });
   const workspaceId = workspaceIdOf(args.context);
-  const input = readInput(view.state.values);
+  const input = readInput(view.state?.values);
   if ('errors' in input) {
     await args.ack({ response_action: 'errors', errors: input.errors });
     return;
@@ -151,7 +152,9 @@ async function postOutcome(
   }
 }
 
-function readInput(values: StateValues): LinkInput | { errors: Record<string, string> } {
+function readInput(raw: StateValues | null | undefined): LinkInput | { errors: Record<string, string> } {
+  // A submission may arrive without its values (`state.values: null`): every field is then missing.
+  const values: StateValues = raw !== null && typeof raw === 'object' ? raw : {};
   const text = (block: string, action: string) => {
     const value = values[block]?.[action]?.value;
     return typeof value === 'string' ? value.trim() : '';

@@ -1,0 +1,200 @@
+import type { BufferedIncomingMessage, ReceiverEvent } from '@slack/bolt';
+import { errFields, type Logger } from '../lib/logger.js';
+import { renderFormUnreadable, renderNotProcessed } from '../render/index.js';
+import type { SeenRequests } from '../store/seen-requests.js';
+
+/**
+ * What stands between a receiver and the listeners, for every request whatever its kind:
+ * - a signed request is refused (401) when its timestamp is more than 5 minutes in the future (Bolt only refuses
+ *   old ones) or when its signature was already seen within the window (a replay), across replicas;
+ * - an Events API event already taken in (Slack's own retry, `X-Slack-Retry-Num`) is acked and not processed again;
+ * - every command and interaction is acked, whatever happens in its listener: a listener that throws before its
+ *   ack, that matches nothing, or that has not acked by `ackDeadlineMs`, gets a fallback ack that tells the user
+ *   nothing was done. It sits in `processEvent`, the one door every receiver goes through, so nothing skips it.
+ */
+
+/** Slack's window for a signed request's timestamp, both ways. */
+export const TIMESTAMP_WINDOW_SEC = 5 * 60;
+/** Slack waits 3 s for an ack; the fallback goes out before that. */
+export const ACK_DEADLINE_MS = 2_800;
+
+/** Headers the HTTP receiver passes along (as custom properties of the context) for the checks above. */
+export interface SignedHeaders {
+  slackSignature?: string;
+  slackRequestTimestamp?: string;
+}
+
+export function signedHeaders(req: BufferedIncomingMessage): SignedHeaders {
+  const header = (name: string) => {
+    const value = req.headers[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const slackSignature = header('x-slack-signature');
+  const slackRequestTimestamp = header('x-slack-request-timestamp');
+  return {
+    ...(slackSignature !== undefined && { slackSignature }),
+    ...(slackRequestTimestamp !== undefined && { slackRequestTimestamp }),
+  };
+}
+
+/** A signed request refused before any listener: answered 401, nothing processed. */
+export class RejectedRequestError extends Error {
+  readonly code = 'slack_request_rejected';
+  constructor(readonly reason: 'replayed' | 'future-timestamp') {
+    super(`Slack request refused: ${reason}`);
+  }
+}
+
+export interface RequestGuardOptions {
+  seen: SeenRequests;
+  logger: Logger;
+  /** Wall clock in ms (the signature's timestamp is wall-clock seconds). */
+  now: () => number;
+  ackDeadlineMs?: number;
+}
+
+type Body = Record<string, unknown>;
+
+export class RequestGuard {
+  private readonly logger: Logger;
+  private storeWarned = false;
+
+  constructor(private readonly options: RequestGuardOptions) {
+    this.logger = options.logger.child({ component: 'request-guard' });
+  }
+
+  /** Runs `process` (Bolt's own processEvent) for `event` behind the checks and the fallback ack. */
+  async process(event: ReceiverEvent, process: (event: ReceiverEvent) => Promise<void>): Promise<void> {
+    await this.refuseReplays(event);
+    const body = (event.body ?? {}) as Body;
+    if (!(await this.firstDelivery(event, body))) return;
+
+    let acked = false;
+    const ack = async (response?: unknown) => {
+      // A listener that acks after the fallback did: Slack has its answer already.
+      if (acked) return;
+      acked = true;
+      clearTimeout(timer);
+      await event.ack(response);
+    };
+    const fallback = async (why: string, error?: unknown) => {
+      if (acked) return;
+      this.logger.warn(
+        { why, kind: kindOf(body), ...(error !== undefined && errFields(error)) },
+        'request acked by the fallback',
+      );
+      await ack(fallbackResponse(body)).catch(() => undefined);
+      await tellUser(body, this.logger);
+    };
+    const timer = setTimeout(() => {
+      void fallback('no ack before the deadline');
+    }, this.options.ackDeadlineMs ?? ACK_DEADLINE_MS);
+    timer.unref?.();
+    try {
+      await process({ ...event, ack });
+    } catch (error) {
+      await fallback('listener failed', error);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    await fallback('no listener acked');
+  }
+
+  private async refuseReplays(event: ReceiverEvent): Promise<void> {
+    const { slackSignature, slackRequestTimestamp } = (event.customProperties ?? {}) as SignedHeaders;
+    // Socket Mode requests are not signed: the socket is the app's own.
+    if (slackSignature === undefined || slackRequestTimestamp === undefined) return;
+    const timestampSec = Number(slackRequestTimestamp);
+    const nowSec = Math.floor(this.options.now() / 1000);
+    if (timestampSec > nowSec + TIMESTAMP_WINDOW_SEC) {
+      this.logger.warn(
+        { aheadSec: timestampSec - nowSec },
+        'signed request refused: timestamp in the future',
+      );
+      throw new RejectedRequestError('future-timestamp');
+    }
+    const acceptableForMs = (timestampSec + TIMESTAMP_WINDOW_SEC) * 1000 - this.options.now() + 1_000;
+    const first = await this.stored(() => this.options.seen.firstSighting(slackSignature, acceptableForMs));
+    if (!first) {
+      this.logger.warn({ kind: kindOf((event.body ?? {}) as Body) }, 'signed request refused: replayed');
+      throw new RejectedRequestError('replayed');
+    }
+  }
+
+  /** False for an event already taken in (acked here, nothing else done). */
+  private async firstDelivery(event: ReceiverEvent, body: Body): Promise<boolean> {
+    if (body.type !== 'event_callback' || typeof body.event_id !== 'string') return true;
+    const eventId = body.event_id;
+    if (await this.stored(() => this.options.seen.firstDelivery(eventId))) return true;
+    this.logger.info(
+      { eventId, retryNum: event.retryNum, retryReason: event.retryReason },
+      'event already taken in: acked, not processed again',
+    );
+    await event.ack();
+    return false;
+  }
+
+  /**
+   * A store that cannot answer lets the request through (a replay check must not turn a Redis outage into an
+   * outage of every command); told once per outage.
+   */
+  private async stored(check: () => Promise<boolean>): Promise<boolean> {
+    try {
+      const first = await check();
+      this.storeWarned = false;
+      return first;
+    } catch (error) {
+      if (!this.storeWarned) {
+        this.storeWarned = true;
+        this.logger.warn(errFields(error), 'replay check skipped: the store does not answer');
+      }
+      return true;
+    }
+  }
+}
+
+function kindOf(body: Body): string {
+  if (typeof body.command === 'string') return 'command';
+  return typeof body.type === 'string' ? body.type : 'unknown';
+}
+
+/** What Slack accepts as the ack of each kind of request, telling the user nothing was done where it can. */
+function fallbackResponse(body: Body): unknown {
+  if (typeof body.command === 'string') return { response_type: 'ephemeral', ...renderNotProcessed() };
+  if (body.type === 'view_submission') {
+    const blockId = firstInputBlockId(body.view);
+    return blockId === null
+      ? undefined
+      : { response_action: 'errors', errors: { [blockId]: renderFormUnreadable() } };
+  }
+  if (body.type === 'block_suggestion') return { options: [] };
+  return undefined;
+}
+
+function firstInputBlockId(view: unknown): string | null {
+  const blocks = (view as { blocks?: unknown } | null)?.blocks;
+  if (!Array.isArray(blocks)) return null;
+  for (const block of blocks) {
+    const b = block as { type?: unknown; block_id?: unknown } | null;
+    if (b?.type === 'input' && typeof b.block_id === 'string') return b.block_id;
+  }
+  return null;
+}
+
+/** A click has no ack body to show: the user is told through the click's response_url, when it has one. */
+async function tellUser(body: Body, logger: Logger): Promise<void> {
+  if (body.type !== 'block_actions' || typeof body.response_url !== 'string') return;
+  if (!/^https?:\/\//.test(body.response_url)) return;
+  const message = renderNotProcessed();
+  try {
+    await fetch(body.response_url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, ...message }),
+      signal: AbortSignal.timeout(5_000),
+    });
+  } catch (error) {
+    logger.warn(errFields(error), 'could not tell the user the click was not processed');
+  }
+}

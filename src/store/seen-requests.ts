@@ -1,0 +1,41 @@
+import { type Keys, shortHash } from './keys.js';
+import type { KeyValue } from './kv.js';
+
+/** Slack refuses a signed request older than 5 minutes: a signature seen within that window is a replay. */
+export const SIGNATURE_WINDOW_MS = 5 * 60_000;
+/**
+ * Slack retries an event up to three times, the last about 5 minutes after the first delivery; an event id is
+ * kept a while longer than that.
+ */
+export const EVENT_ID_TTL_MS = 15 * 60_000;
+
+/**
+ * What Slack requests were already taken in, shared by every replica through the store: `SET NX` with a TTL, so the
+ * first replica to see a signature (or an event id) wins and the entry goes away by itself after its window.
+ */
+export class SeenRequests {
+  constructor(
+    private readonly kv: KeyValue,
+    private readonly keys: Keys,
+  ) {}
+
+  /**
+   * True the first time a request signature is seen; false for a replay. `ttlMs`: how long the signed request stays
+   * acceptable (until its timestamp leaves the window), after which Slack's timestamp rule refuses it anyway.
+   */
+  firstSighting(signature: string, ttlMs: number): Promise<boolean> {
+    // Hashed: the key stays short whatever the header holds.
+    return this.kv.set(this.keys.seenRequest(shortHash(signature, 32)), '1', {
+      ttlMs: Math.max(1_000, ttlMs),
+      onlyIfAbsent: true,
+    });
+  }
+
+  /** True the first time an Events API event id is seen; false for Slack's retry of an event already taken. */
+  firstDelivery(eventId: string): Promise<boolean> {
+    return this.kv.set(this.keys.seenEvent(shortHash(eventId, 32)), '1', {
+      ttlMs: EVENT_ID_TTL_MS,
+      onlyIfAbsent: true,
+    });
+  }
+}

@@ -1,0 +1,190 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  buildBlockActionPayload,
+  buildEventEnvelope,
+  buildSlashCommandBody,
+  buildViewSubmissionPayload,
+  FAKE_SEED,
+  sendSigned,
+  viewSubmission,
+} from '../../src/fake-slack/index.js';
+import { renderLinkModal } from '../../src/render/index.js';
+import {
+  CHANNELS,
+  eventually,
+  type Harness,
+  startHarness,
+  TEAM,
+  textOf,
+  USERS,
+} from '../helpers/bot-harness.js';
+
+/**
+ * The guard in front of every listener (src/slack/request-guard.ts), over real HTTP: signed requests into
+ * /slack/events, answers seen in the fake Slack.
+ */
+
+const FORM = 'application/x-www-form-urlencoded';
+let h: Harness;
+
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+function commandBody(command: string, text: string): string {
+  return new URLSearchParams(
+    buildSlashCommandBody({
+      command,
+      text,
+      teamId: TEAM,
+      userId: USERS.member,
+      channelId: CHANNELS.stockroom,
+      responseUrl: h.slack.newResponseUrl({
+        teamId: TEAM,
+        channelId: CHANNELS.stockroom,
+        userId: USERS.member,
+      }),
+      triggerId: h.slack.newTriggerId({ userId: USERS.member, teamId: TEAM }),
+    }),
+  ).toString();
+}
+
+describe('every command and interaction is acked', () => {
+  it('/estoque constructor and __proto__ are acked and answered like any search', async () => {
+    for (const text of ['constructor', '__proto__', 'toString']) {
+      const result = await h.command('/estoque', text);
+      expect(result.status, text).toBe(200);
+      const answer = await h.nextMessage(result.sentAt, { userId: USERS.member });
+      // Not linked yet: the search gets the not-linked answer, as any other search.
+      expect(textOf(answer)).toContain('/estoque vincular');
+    }
+  });
+
+  it('a listener that throws before its ack still gets the request acked, with a clear message', async () => {
+    h.app.command('/quebrado', async () => {
+      throw new Error('boom');
+    });
+    const result = await h.command('/quebrado', 'x');
+    expect(result.status).toBe(200);
+    expect(JSON.parse(result.body).text).toMatch(/Não consegui processar/);
+  });
+
+  it('a listener that returns without acking gets the fallback ack', async () => {
+    h.app.command('/mudo', async () => undefined);
+    const result = await h.command('/mudo', '');
+    expect(result.status).toBe(200);
+    expect(JSON.parse(result.body).response_type).toBe('ephemeral');
+  });
+
+  it('a click no listener takes is acked, and the user is told', async () => {
+    const since = Date.now();
+    const payload = buildBlockActionPayload({
+      teamId: TEAM,
+      userId: USERS.member,
+      channelId: CHANNELS.stockroom,
+      responseUrl: h.slack.newResponseUrl({
+        teamId: TEAM,
+        channelId: CHANNELS.stockroom,
+        userId: USERS.member,
+      }),
+      triggerId: h.slack.newTriggerId({ userId: USERS.member, teamId: TEAM }),
+      actionId: 'constructor',
+      value: '__proto__',
+    });
+    const result = await sendSigned(
+      h.target,
+      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+      FORM,
+    );
+    expect(result.status).toBe(200);
+    const told = await h.nextMessage(since, { userId: USERS.member });
+    expect(textOf(told)).toMatch(/Não consegui processar/);
+  });
+
+  it('a link form submitted with state.values null is acked with a field error', async () => {
+    const payload = buildViewSubmissionPayload({
+      teamId: TEAM,
+      userId: USERS.admin,
+      callbackId: 'link-credentials',
+      viewId: 'VNULLVALS1',
+      privateMetadata: '{}',
+      values: {},
+      view: { blocks: renderLinkModal().blocks },
+    }) as unknown as { view: { state: { values: unknown } } };
+    payload.view.state.values = null;
+    const result = await viewSubmission(h.target, payload);
+    expect(result.status).toBe(200);
+    const answer = JSON.parse(result.body) as { response_action?: string; errors?: Record<string, string> };
+    expect(answer.response_action).toBe('errors');
+    // Every required field is named, as for an empty form.
+    expect(Object.keys(answer.errors ?? {}).sort()).toEqual(['link_company', 'link_login', 'link_password']);
+  });
+});
+
+describe('replays and Slack retries', () => {
+  it('refuses a signed request replayed within the window (401), and answers the first one only', async () => {
+    const body = commandBody('/estoque', 'ajuda');
+    const timestampSec = Math.floor(Date.now() / 1000);
+    const first = await sendSigned(h.target, body, FORM, { timestampSec });
+    expect(first.status).toBe(200);
+    expect(JSON.parse(first.body).text).toBeTruthy();
+    const replay = await sendSigned(h.target, body, FORM, { timestampSec });
+    expect(replay.status).toBe(401);
+    expect(replay.body).toBe('');
+  });
+
+  it('refuses a timestamp more than 5 minutes in the future, and takes one within the window', async () => {
+    const nowSec = Math.floor(Date.now() / 1000);
+    const ahead = await sendSigned(h.target, commandBody('/estoque', 'ajuda'), FORM, {
+      timestampSec: nowSec + 6 * 60,
+    });
+    expect(ahead.status).toBe(401);
+    const near = await sendSigned(h.target, commandBody('/estoque', 'ajuda'), FORM, {
+      timestampSec: nowSec + 60,
+    });
+    expect(near.status).toBe(200);
+  });
+
+  it('acks Slack retries of an event (200) and processes the event once', async () => {
+    const at = `${Math.floor(Date.now() / 1000)}.000100`;
+    const envelope = buildEventEnvelope(
+      {
+        type: 'app_mention',
+        user: USERS.member,
+        text: `<@${FAKE_SEED.botUserId}> oi`,
+        channel: CHANNELS.general,
+        ts: at,
+        event_ts: at,
+      },
+      TEAM,
+    );
+    const raw = JSON.stringify(envelope);
+    const first = await sendSigned(h.target, raw, 'application/json');
+    expect(first.status).toBe(200);
+    await eventually(() => h.slack.messages.find((m) => m.threadTs === at));
+    // Slack signs each retry anew (a new timestamp, so a new signature), with the same event id.
+    for (const retryNum of ['1', '2']) {
+      const retry = await sendSigned(h.target, raw, 'application/json', {
+        timestampSec: Math.floor(Date.now() / 1000) + Number(retryNum),
+        headers: { 'x-slack-retry-num': retryNum, 'x-slack-retry-reason': 'http_timeout' },
+      });
+      expect(retry.status).toBe(200);
+    }
+    await eventually(() =>
+      h.logs.some((l) => l.includes('event already taken in') && l.includes('"retryNum":2')),
+    );
+    expect(h.slack.messages.filter((m) => m.threadTs === at)).toHaveLength(1);
+  });
+
+  it('keeps what it saw in Redis, under the test prefix, with a TTL', async () => {
+    await h.command('/estoque', 'ajuda');
+    const keys = await h.redis.redis.keys(`${h.redis.prefix}seen:request:*`);
+    expect(keys.length).toBeGreaterThan(0);
+    const ttl = await h.redis.redis.pttl(keys[0] as string);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(5 * 60_000 + 2_000);
+  });
+});
