@@ -1,3 +1,6 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { parseDuration, parseRateLimit, type RateLimitSpec } from './lib/rate-limit-spec.js';
 
@@ -98,6 +101,20 @@ const credentialsKey = optionalText.refine(
   },
 );
 
+const isKey = (value: string) => Buffer.from(value, 'base64').length === 32;
+
+const previousKeys = optionalText
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter((k) => k !== ''),
+  )
+  .refine((keys) => keys.every(isKey), {
+    message: 'every key must be base64 of exactly 32 bytes, comma-separated (the old CREDENTIALS_KEY values)',
+  })
+  .transform((keys) => (keys.length === 0 ? undefined : keys.join(',')));
+
 const envSchema = z.object({
   SLACK_SIGNING_SECRET: optionalText,
   SLACK_BOT_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xoxb-'), {
@@ -122,7 +139,17 @@ const envSchema = z.object({
   UPSTREAM_RATE_LIMIT: rateLimit('250/1h'),
   CREDENTIALS_KEY: credentialsKey,
   /** Previous keys still accepted for reading while CREDENTIALS_KEY is rotated: comma-separated base64 keys. */
-  CREDENTIALS_KEY_PREVIOUS: optionalText,
+  CREDENTIALS_KEY_PREVIOUS: previousKeys,
+  /** Every Redis key starts with it: staging and production can share one Redis under two prefixes. */
+  REDIS_KEY_PREFIX: z
+    .string()
+    .trim()
+    .default('estoque:')
+    .refine((v) => /^[A-Za-z0-9_.:-]{1,64}$/.test(v), {
+      message: 'must be 1 to 64 letters, digits or _ . : - (for example estoque: or estoque-staging:)',
+    }),
+  /** How long SIGTERM waits for answers in flight before telling their users to try again. */
+  SHUTDOWN_GRACE: duration('25s', 1_000, 600_000),
   BOT_ADMINS: optionalText.transform((v) =>
     (v ?? '')
       .split(',')
@@ -152,13 +179,32 @@ const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
-export type SlackMode = { kind: 'socket'; appToken: string } | { kind: 'http' } | { kind: 'local' };
-
-export interface Config extends Env {
-  /** True when neither Slack nor upstream is configured: the bot runs against the sandbox and the playground page. */
-  localMode: boolean;
-  oauth: boolean;
+/**
+ * Local mode: neither Slack nor the upstream is configured; the bot runs against the sandbox and the playground
+ * page, on the embedded store (or on Redis when REDIS_URL is set).
+ */
+export interface LocalConfig extends Env {
+  mode: 'local';
+  localMode: true;
+  oauth: false;
+  slack: { kind: 'local' };
 }
+
+/**
+ * A replica of a real deployment: everything it needs is present and valid, so no later code checks it again.
+ */
+export interface ReplicaConfig extends Env {
+  mode: 'replica';
+  localMode: false;
+  oauth: boolean;
+  slack: { kind: 'socket'; appToken: string } | { kind: 'http' };
+  REDIS_URL: string;
+  CREDENTIALS_KEY: string;
+  UPSTREAM_BASE_URL: string;
+  UPSTREAM_AUTH_URL: string;
+}
+
+export type Config = LocalConfig | ReplicaConfig;
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -171,44 +217,100 @@ function problemsOf(error: z.ZodError): string[] {
   return error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`);
 }
 
-/** Validates the environment; throws one ConfigError naming every bad variable and why. */
+/** Validates the environment; throws one ConfigError naming every bad variable and why, in one round. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) throw new ConfigError(problemsOf(parsed.error));
-  const problems: string[] = [];
-  const cfg = parsed.data;
-  const slackConfigured = Boolean(
-    cfg.SLACK_SIGNING_SECRET || cfg.SLACK_BOT_TOKEN || cfg.SLACK_CLIENT_ID || cfg.SLACK_APP_TOKEN,
-  );
-  const upstreamConfigured = Boolean(cfg.UPSTREAM_BASE_URL || cfg.UPSTREAM_AUTH_URL);
+  const problems = parsed.success ? [] : problemsOf(parsed.error);
+  // The rules across variables run even when a variable is malformed, so that one message names them all.
+  const raw = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === '' ? undefined : value;
+  };
+  const has = (name: string) => raw(name) !== undefined;
+  const slackConfigured = [
+    'SLACK_SIGNING_SECRET',
+    'SLACK_BOT_TOKEN',
+    'SLACK_CLIENT_ID',
+    'SLACK_APP_TOKEN',
+  ].some(has);
+  const upstreamConfigured = has('UPSTREAM_BASE_URL') || has('UPSTREAM_AUTH_URL');
   const localMode = !slackConfigured && !upstreamConfigured;
-  const oauthParts = [cfg.SLACK_CLIENT_ID, cfg.SLACK_CLIENT_SECRET, cfg.SLACK_STATE_SECRET];
-  const oauth = oauthParts.some(Boolean);
+  const oauthNames = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'] as const;
+  const oauth = oauthNames.some(has);
 
   if (!localMode) {
-    if (!cfg.UPSTREAM_BASE_URL)
-      problems.push('UPSTREAM_BASE_URL: required unless local mode (the service {base_url})');
-    if (!cfg.UPSTREAM_AUTH_URL)
-      problems.push('UPSTREAM_AUTH_URL: required unless local mode (the token issuer {auth_url})');
-    if (!cfg.SLACK_APP_TOKEN && !cfg.SLACK_SIGNING_SECRET) {
-      problems.push(
-        'SLACK_SIGNING_SECRET: required in HTTP mode (set it, or SLACK_APP_TOKEN for Socket Mode)',
+    const need = (name: string, why: string) => {
+      if (!has(name)) problems.push(`${name}: ${why}`);
+    };
+    need('UPSTREAM_BASE_URL', 'required unless local mode (the service {base_url})');
+    need('UPSTREAM_AUTH_URL', 'required unless local mode (the token issuer {auth_url})');
+    if (!has('SLACK_APP_TOKEN'))
+      need('SLACK_SIGNING_SECRET', 'required in HTTP mode (set it, or SLACK_APP_TOKEN for Socket Mode)');
+    if (oauth) {
+      for (const name of oauthNames)
+        need(name, 'required when any of SLACK_CLIENT_ID/SECRET/STATE_SECRET is set (OAuth)');
+    } else {
+      need(
+        'SLACK_BOT_TOKEN',
+        'required for a single-workspace install (or set the SLACK_CLIENT_* variables for OAuth)',
       );
     }
-    if (oauth && !oauthParts.every(Boolean)) {
-      for (const name of ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'] as const) {
-        if (!cfg[name])
-          problems.push(`${name}: required when any of SLACK_CLIENT_ID/SECRET/STATE_SECRET is set (OAuth)`);
-      }
-    }
-    if (!oauth && !cfg.SLACK_BOT_TOKEN) {
-      problems.push(
-        'SLACK_BOT_TOKEN: required for a single-workspace install (or set the SLACK_CLIENT_* variables for OAuth)',
-      );
-    }
+    need('REDIS_URL', 'required when Slack is configured (replicas share the store)');
+    need('CREDENTIALS_KEY', 'required to store upstream credentials (openssl rand -base64 32)');
   }
-  if (problems.length > 0) throw new ConfigError(problems);
-  return { ...cfg, localMode, oauth };
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
+  const cfg = parsed.data;
+  if (localMode) return { ...cfg, mode: 'local', localMode: true, oauth: false, slack: { kind: 'local' } };
+  // Present and valid: the checks above and the schema ran over the same variables.
+  const present = (value: string | undefined): string => value ?? '';
+  return {
+    ...cfg,
+    mode: 'replica',
+    localMode: false,
+    oauth,
+    slack: cfg.SLACK_APP_TOKEN ? { kind: 'socket', appToken: cfg.SLACK_APP_TOKEN } : { kind: 'http' },
+    REDIS_URL: present(cfg.REDIS_URL),
+    CREDENTIALS_KEY: present(cfg.CREDENTIALS_KEY),
+    UPSTREAM_BASE_URL: present(cfg.UPSTREAM_BASE_URL),
+    UPSTREAM_AUTH_URL: present(cfg.UPSTREAM_AUTH_URL),
+  };
+}
+
+/** Where the environment came from: the process's own variables, and a `.env` file when one was read. */
+export interface Environment {
+  env: NodeJS.ProcessEnv;
+  /** Absolute path of the `.env` file read, or null when there was none. */
+  dotEnvFile: string | null;
+  /** Names the file set (those the real environment did not already set). */
+  fromFile: string[];
+}
+
+/**
+ * The process environment, with `.env` (in `cwd`) filling in what it does not set: a real environment variable
+ * always wins over the file, as with `node --env-file` and docker's `--env-file`. A missing file is not an error.
+ */
+export function readEnvironment(
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; file?: string } = {},
+): Environment {
+  const env = options.env ?? process.env;
+  const file = resolve(options.cwd ?? process.cwd(), options.file ?? '.env');
+  if (!existsSync(file)) return { env, dotEnvFile: null, fromFile: [] };
+  let parsedFile: Record<string, string>;
+  try {
+    parsedFile = parseEnv(readFileSync(file, 'utf8')) as Record<string, string>;
+  } catch (error) {
+    throw new ConfigError([
+      `.env: could not be read (${error instanceof Error ? error.message : String(error)}): fix or remove ${file}`,
+    ]);
+  }
+  const merged: NodeJS.ProcessEnv = { ...env };
+  const fromFile: string[] = [];
+  for (const [name, value] of Object.entries(parsedFile)) {
+    if (env[name] !== undefined) continue;
+    merged[name] = value;
+    fromFile.push(name);
+  }
+  return { env: merged, dotEnvFile: file, fromFile };
 }
 
 const sandboxSchema = envSchema.pick({ SANDBOX_PORT: true, SANDBOX_RATE_LIMIT: true });

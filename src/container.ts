@@ -15,6 +15,7 @@ import { RequestService } from './domain/requests/request-service.js';
 import { CatalogService } from './domain/stock/catalog-service.js';
 import { MaterialSearchService } from './domain/stock/material-search.js';
 import { Workspaces } from './domain/workspace.js';
+import type { Clock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
 import { AckPriority } from './slack/ack-priority.js';
 import { Answers } from './slack/answers.js';
@@ -87,7 +88,11 @@ export interface Container {
   tasks: BackgroundTasks;
   slackDeps: SlackDeps;
   domain: DomainDeps;
-  close(): Promise<void>;
+  /**
+   * Stops the timers, lets answers in flight finish within `graceMs` and tells the users of those that cannot
+   * to try again (BackgroundTasks.shutdown), then closes the budget and the upstream connections.
+   */
+  close(options?: { graceMs?: number; clock?: Clock }): Promise<void>;
 }
 
 /** The composition root: every service built from its dependencies, no module globals. */
@@ -231,6 +236,7 @@ export function buildContainer(options: ContainerOptions): Container {
     now,
   };
   const keeper = new TokenKeeper(links, tokens, logger.child({ component: 'token-keeper' }));
+  let closing: Promise<void> | null = null;
   return {
     tokens,
     client,
@@ -246,13 +252,19 @@ export function buildContainer(options: ContainerOptions): Container {
     tasks,
     slackDeps,
     domain,
-    async close() {
-      keeper.stop();
-      prefetcher?.stop();
-      await scheduler.stop();
-      await tasks.drain(5_000);
-      await budget.close();
-      if (ownsDispatcher) await dispatcher.close();
+    close(closeOptions = {}) {
+      // Once: main's signal handler and a test's cleanup may both close.
+      closing ??= (async () => {
+        keeper.stop();
+        prefetcher?.stop();
+        await Promise.all([
+          scheduler.stop(),
+          tasks.shutdown(closeOptions.graceMs ?? 5_000, closeOptions.clock),
+        ]);
+        await budget.close();
+        if (ownsDispatcher) await dispatcher.close();
+      })();
+      return closing;
     },
   };
 }

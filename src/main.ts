@@ -1,21 +1,28 @@
-import { type Config, ConfigError, loadConfig } from './config.js';
-import { makeLogger } from './lib/logger.js';
-import { buildRedisBot } from './redis-bot.js';
-import { startSlackApp } from './slack/app.js';
+import { type Config, ConfigError, type Environment, loadConfig, readEnvironment } from './config.js';
+import { errFields, makeLogger } from './lib/logger.js';
+import { EXIT, type Replica, StartupError, startReplica, stopDeadlineMs } from './redis-bot.js';
 
 async function main(): Promise<void> {
   let config: Config;
+  let environment: Environment;
   try {
-    config = loadConfig();
+    environment = readEnvironment();
+    config = loadConfig(environment.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
-      process.exit(2);
+      process.exit(EXIT.config);
     }
     throw error;
   }
   const logger = makeLogger({ level: config.LOG_LEVEL });
-  if (config.localMode) {
+  if (environment.dotEnvFile) {
+    logger.info(
+      { file: environment.dotEnvFile, variables: environment.fromFile },
+      'configuração lida de .env',
+    );
+  }
+  if (config.mode === 'local') {
     const { startLocalMode } = await import('./local/local-mode.js');
     const local = await startLocalMode(config, logger);
     let stoppingLocal = false;
@@ -32,45 +39,46 @@ async function main(): Promise<void> {
     process.on('SIGINT', () => stopLocal('SIGINT'));
     return;
   }
-  const problems: string[] = [];
-  if (!config.REDIS_URL)
-    problems.push('REDIS_URL: required when Slack is configured (replicas share the store)');
-  if (!config.CREDENTIALS_KEY)
-    problems.push('CREDENTIALS_KEY: required to store upstream credentials (openssl rand -base64 32)');
-  if (problems.length > 0 || !config.REDIS_URL || !config.CREDENTIALS_KEY) {
-    process.stderr.write(`${new ConfigError(problems).message}\n`);
-    process.exit(2);
-  }
-  const { redis, container, app } = buildRedisBot(
-    { ...config, REDIS_URL: config.REDIS_URL, CREDENTIALS_KEY: config.CREDENTIALS_KEY },
-    logger,
-  );
-  await startSlackApp(app, container.slackDeps, config.PORT);
-  container.keeper.start();
-  // Every replica ticks; claims in Redis make each digest post once.
-  container.scheduler.start();
-  logger.info(
-    {
-      port: config.PORT,
-      mode: config.SLACK_APP_TOKEN ? 'socket' : 'http',
-      oauth: config.oauth,
-      rateLimit: config.UPSTREAM_RATE_LIMIT,
-    },
-    'estoque-bot started',
-  );
 
+  // A signal while starting (waiting for Redis, for instance) ends the process; once started, a graceful stop.
+  let replica: Replica | null = null;
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'stopping');
-    await app.stop().catch(() => undefined);
-    await container.close();
-    redis.disconnect();
-    process.exit(0);
+    if (!replica) {
+      logger.info({ signal }, 'stopping before start-up finished');
+      process.exit(0);
+    }
+    logger.info(
+      { signal, graceMs: config.SHUTDOWN_GRACE },
+      'stopping: no new requests, answers in flight may finish',
+    );
+    // Never past the grace and the restart notices, whatever hangs: the orchestrator's SIGKILL would come next.
+    setTimeout(() => process.exit(1), stopDeadlineMs(config)).unref();
+    replica.stop().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error(errFields(error), 'stop failed');
+        process.exit(1);
+      },
+    );
   };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  try {
+    replica = await startReplica(config, logger);
+  } catch (error) {
+    if (error instanceof StartupError) {
+      logger.fatal({ code: error.code, exitCode: error.exitCode }, 'not started');
+      process.stderr.write(`estoque-bot not started: ${error.message}\n`);
+      process.exit(error.exitCode);
+    }
+    throw error;
+  }
 }
 
 main().catch((error: unknown) => {

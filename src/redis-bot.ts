@@ -1,34 +1,45 @@
-import type { App } from '@slack/bolt';
-import { Redis } from 'ioredis';
-import type { Config } from './config.js';
+import { createServer, type Server } from 'node:http';
+import { type App, webApi } from '@slack/bolt';
+import type { Redis } from 'ioredis';
+import type { Config, ReplicaConfig } from './config.js';
 import { buildContainer, type Container, type ContainerOptions } from './container.js';
-import type { Logger } from './lib/logger.js';
-import { buildSlackApp } from './slack/app.js';
+import { type Clock, systemClock } from './lib/clock.js';
+import { errFields, type Logger } from './lib/logger.js';
+import { renderVanishedLinkAdminNotice } from './render/index.js';
+import { buildSlackApp, startSlackApp } from './slack/app.js';
+import { ABANDON_NOTICE_MS } from './slack/background.js';
+import { createSlackClients } from './slack/slack-clients.js';
 import { SecretBox } from './store/crypto.js';
+import { checkDurability } from './store/durability.js';
 import { SlackInstallationStore } from './store/installation-store.js';
+import { CredentialsKeyCheck, CredentialsKeyMismatchError } from './store/key-check.js';
 import { Keys } from './store/keys.js';
 import { RedisKeyValue } from './store/kv.js';
+import { createRedis, redisTarget, waitForRedis } from './store/redis-connection.js';
 import { createRedisBudget } from './upstream/budget-redis.js';
 
 export interface RedisBot {
   redis: Redis;
   keys: Keys;
   kv: RedisKeyValue;
+  box: SecretBox;
+  /** OAuth installations; null for a single-workspace install. */
+  installations: SlackInstallationStore | null;
   container: Container;
   app: App;
 }
 
 /**
- * One replica of the bot over a shared Redis, as production runs it (main.ts) and as the benchmark's replicas
+ * One replica of the bot over a shared Redis, as production runs it (startReplica) and as the benchmark's replicas
  * do: the sealed stores, the Redis budget, OAuth installations when configured, the Slack app. Not started.
  */
 export function buildRedisBot(
   config: Config & { REDIS_URL: string; CREDENTIALS_KEY: string },
   logger: Logger,
-  options: { keyPrefix?: string; features?: ContainerOptions['features'] } = {},
+  options: { keyPrefix?: string; features?: ContainerOptions['features']; redis?: Redis } = {},
 ): RedisBot {
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 });
-  const keys = new Keys(options.keyPrefix);
+  const redis = options.redis ?? createRedis(config.REDIS_URL, logger);
+  const keys = new Keys(options.keyPrefix ?? config.REDIS_KEY_PREFIX);
   const kv = new RedisKeyValue(redis);
   const box = SecretBox.fromBase64(config.CREDENTIALS_KEY, previousKeys(config.CREDENTIALS_KEY_PREVIOUS));
   const budget = createRedisBudget(redis, keys, {
@@ -53,7 +64,7 @@ export function buildRedisBot(
     ...(options.features && { features: options.features }),
   });
   const app = buildSlackApp({ config, deps: container.slackDeps, kv, installations });
-  return { redis, keys, kv, container, app };
+  return { redis, keys, kv, box, installations, container, app };
 }
 
 function previousKeys(value: string | undefined): string[] {
@@ -61,4 +72,261 @@ function previousKeys(value: string | undefined): string[] {
     .split(',')
     .map((k) => k.trim())
     .filter((k) => k !== '');
+}
+
+/** Start-up stopped for a reason the operator must fix; `exitCode` tells the reasons apart (README, Operations). */
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Exit codes of a replica that refuses to start (2 is a bad configuration, config.ts). */
+export const EXIT = { config: 2, credentialsKey: 3, slackToken: 4 } as const;
+
+export interface Replica {
+  bot: RedisBot;
+  /** Stops taking requests, lets answers in flight finish within SHUTDOWN_GRACE, then closes everything. */
+  stop(): Promise<void>;
+}
+
+export interface ReplicaOptions {
+  clock?: Clock;
+  /** How often links that vanished from Redis are looked for after the start-up check (default 10 min). */
+  vanishedCheckMs?: number;
+}
+
+/**
+ * A replica's start-up, each step logged: /healthz answers 503 until the bot serves; Redis is waited for (never
+ * "started" without it); its durability is checked; the bot token and the credentials key are checked (a wrong
+ * one refuses to start, naming the variable and the fix); links that vanished are told to their admins; then
+ * the Slack app starts. Throws StartupError for what the operator must fix.
+ */
+export async function startReplica(
+  config: ReplicaConfig,
+  logger: Logger,
+  options: ReplicaOptions = {},
+): Promise<Replica> {
+  const clock = options.clock ?? systemClock;
+  const redis = createRedis(config.REDIS_URL, logger, { clock });
+  const waiting = await serveNotReady(config.PORT);
+  let bot: RedisBot | null = null;
+  try {
+    await waitForRedis(redis, logger.child({ component: 'startup' }), { url: config.REDIS_URL, clock });
+    await reportDurability(redis, config.REDIS_URL, logger);
+    if (!config.oauth && config.SLACK_BOT_TOKEN)
+      await checkSlackToken(config, config.SLACK_BOT_TOKEN, logger);
+    bot = buildRedisBot(config, logger, { redis });
+    await checkCredentialsKey(bot, logger);
+    await new Promise<void>((resolve) => waiting.close(() => resolve()));
+    await startSlackApp(bot.app, bot.container.slackDeps, config.PORT).catch((error: unknown) => {
+      throw slackStartFailure(error, config) ?? error;
+    });
+  } catch (error) {
+    waiting.close();
+    await bot?.container.close({ graceMs: 0 }).catch(() => undefined);
+    redis.disconnect();
+    throw error;
+  }
+  const started = bot;
+  const tellVanished = () =>
+    tellVanishedLinks(started, config, logger).catch((error: unknown) =>
+      logger.warn(errFields(error), 'could not check for vanished links'),
+    );
+  await tellVanished();
+  const vanishedTimer = setInterval(() => void tellVanished(), options.vanishedCheckMs ?? 600_000);
+  vanishedTimer.unref();
+  started.container.keeper.start();
+  // Every replica ticks; claims in Redis make each digest post once.
+  started.container.scheduler.start();
+  logger.info(
+    {
+      port: config.PORT,
+      mode: config.slack.kind,
+      oauth: config.oauth,
+      rateLimit: config.UPSTREAM_RATE_LIMIT,
+      redis: redisTarget(config.REDIS_URL),
+      keyPrefix: config.REDIS_KEY_PREFIX,
+    },
+    'estoque-bot started',
+  );
+  let stopping: Promise<void> | null = null;
+  return {
+    bot: started,
+    stop() {
+      stopping ??= (async () => {
+        clearInterval(vanishedTimer);
+        // Closing the server stops new requests at once; its promise waits for open connections: not awaited.
+        const serverStopped = started.app.stop().catch(() => undefined);
+        await started.container.close({ graceMs: config.SHUTDOWN_GRACE, clock });
+        await Promise.race([serverStopped, new Promise((r) => setTimeout(r, 1_000).unref())]);
+        await redis.quit().catch(() => redis.disconnect());
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** The longest a stop may take: the grace, the restart notices, and a margin for closing connections. */
+export function stopDeadlineMs(config: Pick<ReplicaConfig, 'SHUTDOWN_GRACE'>): number {
+  return config.SHUTDOWN_GRACE + ABANDON_NOTICE_MS + 2_000;
+}
+
+/** PORT answers `/healthz` with 503 (and everything else with 503) until the Slack app takes the port over. */
+function serveNotReady(port: number): Promise<Server> {
+  const server = createServer((req, res) => {
+    res.writeHead(503, { 'content-type': 'application/json', connection: 'close' });
+    res.end(JSON.stringify({ ok: false, store: 'starting', waitingFor: 'redis' }));
+    req.resume();
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new StartupError(
+              `PORT ${port} is in use: stop what uses it, or set PORT to another port`,
+              1,
+              'port',
+            )
+          : error,
+      ),
+    );
+    server.listen(port, () => resolve(server));
+  });
+}
+
+async function reportDurability(redis: Redis, url: string, logger: Logger): Promise<void> {
+  const log = logger.child({ component: 'startup', redis: redisTarget(url) });
+  const report = await checkDurability(redis);
+  if (!report.readable) {
+    log.info(
+      { reason: report.reason },
+      'Redis does not let us read its persistence settings (managed Redis often refuses CONFIG): make sure it ' +
+        'persists (AOF or RDB) and never evicts links (noeviction or volatile-*), see the README',
+    );
+    return;
+  }
+  for (const problem of report.problems)
+    log.warn({ problem, ...report.facts }, 'unsafe Redis: links may be lost');
+  if (report.problems.length === 0)
+    log.info(report.facts, 'Redis persistence and eviction are safe for links');
+}
+
+const REFUSED_TOKEN = new Set([
+  'invalid_auth',
+  'not_authed',
+  'account_inactive',
+  'token_revoked',
+  'token_expired',
+  'not_allowed_token_type',
+]);
+
+/** auth.test with the bot token before anything starts: a refused token stops start-up with the fix. */
+async function checkSlackToken(config: ReplicaConfig, token: string, logger: Logger): Promise<void> {
+  const client = new webApi.WebClient(token, {
+    slackApiUrl: config.SLACK_API_URL,
+    retryConfig: { retries: 2, minTimeout: 500, maxTimeout: 2_000 },
+    timeout: 10_000,
+    logLevel: webApi.LogLevel.ERROR,
+  });
+  try {
+    const auth = await client.auth.test();
+    logger.info(
+      { component: 'startup', teamId: auth.team_id, botUserId: auth.user_id },
+      'Slack accepted SLACK_BOT_TOKEN',
+    );
+  } catch (error) {
+    const failure = tokenRefusal(error, 'SLACK_BOT_TOKEN');
+    if (failure) throw failure;
+    // Slack unreachable: not the token's fault. Bolt retries its own calls; say it once.
+    logger.warn(
+      { component: 'startup', ...errFields(error) },
+      'could not reach the Slack Web API to check SLACK_BOT_TOKEN (SLACK_API_URL); starting anyway',
+    );
+  }
+}
+
+function tokenRefusal(error: unknown, variable: 'SLACK_BOT_TOKEN' | 'SLACK_APP_TOKEN'): StartupError | null {
+  const slackError = (error as { data?: { error?: unknown } } | null)?.data?.error;
+  if (typeof slackError !== 'string' || !REFUSED_TOKEN.has(slackError)) return null;
+  const where =
+    variable === 'SLACK_BOT_TOKEN'
+      ? "copy the Bot User OAuth Token (xoxb-...) from the app's OAuth & Permissions page; if the app was " +
+        'uninstalled or the token revoked, reinstall the app to the workspace first'
+      : "create an app-level token with the connections:write scope on the app's Basic Information page " +
+        '(App-Level Tokens) and put it in SLACK_APP_TOKEN';
+  return new StartupError(
+    `${variable} was refused by Slack (${slackError}): ${where}.`,
+    EXIT.slackToken,
+    'slack_token_refused',
+  );
+}
+
+/** Socket Mode opens its connection in start(): a refused app token is named like a refused bot token. */
+function slackStartFailure(error: unknown, config: ReplicaConfig): StartupError | null {
+  return config.slack.kind === 'socket' ? tokenRefusal(error, 'SLACK_APP_TOKEN') : null;
+}
+
+async function checkCredentialsKey(bot: RedisBot, logger: Logger): Promise<void> {
+  const links = bot.container.links;
+  try {
+    const outcome = await new CredentialsKeyCheck(bot.kv, bot.keys, bot.box).verify(
+      () => links.workspaceIds(),
+      (workspaceId) => links.get(workspaceId),
+    );
+    logger.info({ component: 'startup', keyId: bot.box.currentKeyId, ...outcome }, 'credentials key check');
+  } catch (error) {
+    if (error instanceof CredentialsKeyMismatchError)
+      throw new StartupError(error.message, EXIT.credentialsKey, error.code);
+    throw error;
+  }
+}
+
+/**
+ * Links that Redis lost (a workspace remembered as linked, its link gone, nobody unlinked it): the admin who
+ * linked gets one DM, across replicas; the operator gets one error line.
+ */
+export async function tellVanishedLinks(
+  bot: RedisBot,
+  config: ReplicaConfig,
+  logger: Logger,
+): Promise<number> {
+  const vanished = await bot.container.links.vanished();
+  if (vanished.length === 0) return 0;
+  const clients = createSlackClients({
+    slackApiUrl: config.SLACK_API_URL,
+    logger,
+    ...(config.SLACK_BOT_TOKEN && !config.oauth && { botToken: config.SLACK_BOT_TOKEN }),
+    ...(config.oauth && { installations: bot.installations ?? undefined }),
+    timeoutMs: 10_000,
+  });
+  let told = 0;
+  for (const { workspaceId, linkedBy } of vanished) {
+    const claimed = await bot.kv.set(bot.keys.vanishedLinkNotice(workspaceId), String(Date.now()), {
+      onlyIfAbsent: true,
+      ttlMs: 86_400_000,
+    });
+    if (!claimed) continue;
+    logger.error(
+      { workspaceId, linkedBy },
+      'a link vanished from Redis (nobody unlinked it): its admin is told; check Redis persistence and eviction',
+    );
+    const notice = renderVanishedLinkAdminNotice();
+    try {
+      const client = linkedBy ? await clients.forWorkspace(workspaceId) : null;
+      if (client) {
+        await client.chat.postMessage({ channel: linkedBy, text: notice.text, blocks: notice.blocks });
+        told += 1;
+      }
+    } catch (error) {
+      logger.warn({ workspaceId, ...errFields(error) }, 'could not tell the linking admin the link vanished');
+    }
+    await bot.container.links.forgetVanished(workspaceId);
+  }
+  return told;
 }

@@ -1,5 +1,8 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadSandboxConfig } from '../src/config.js';
+import { ConfigError, loadConfig, loadSandboxConfig, readEnvironment } from '../src/config.js';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 
@@ -69,6 +72,7 @@ describe('loadConfig', () => {
       UPSTREAM_BASE_URL: 'https://api.example.com',
       UPSTREAM_AUTH_URL: 'https://auth.example.com',
       CREDENTIALS_KEY: KEY,
+      REDIS_URL: 'redis://redis:6379',
     });
     expect(config.localMode).toBe(false);
     expect(config.oauth).toBe(false);
@@ -83,6 +87,58 @@ describe('loadConfig', () => {
         UPSTREAM_AUTH_URL: 'https://auth.example.com',
       }),
     ).toThrow(/SLACK_CLIENT_SECRET[\s\S]*SLACK_STATE_SECRET/);
+  });
+
+  it('names the replica-only variables in the same round as the malformed ones', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        SLACK_BOT_TOKEN: 'xoxb-1',
+        SLACK_SIGNING_SECRET: 's',
+        UPSTREAM_BASE_URL: 'https://api.example.com',
+        UPSTREAM_AUTH_URL: 'https://auth.example.com',
+        PORT: 'abc',
+        CREDENTIALS_KEY_PREVIOUS: `${KEY},c2hvcnQ=`,
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const names = (error as ConfigError).problems.map((p) => p.split(':')[0]);
+    expect(names).toEqual(['PORT', 'CREDENTIALS_KEY_PREVIOUS', 'REDIS_URL', 'CREDENTIALS_KEY']);
+  });
+
+  it('shapes the result by mode: a replica has everything it needs, typed as present', () => {
+    const replica = loadConfig({
+      SLACK_APP_TOKEN: 'xapp-1',
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      UPSTREAM_BASE_URL: 'https://api.example.com',
+      UPSTREAM_AUTH_URL: 'https://auth.example.com',
+      CREDENTIALS_KEY: KEY,
+      REDIS_URL: 'redis://redis:6379',
+    });
+    expect(replica.mode).toBe('replica');
+    if (replica.mode !== 'replica') return;
+    expect(replica.slack).toEqual({ kind: 'socket', appToken: 'xapp-1' });
+    const url: string = replica.REDIS_URL;
+    expect(url).toBe('redis://redis:6379');
+    const local = loadConfig({});
+    expect(local.mode).toBe('local');
+    expect(local.slack).toEqual({ kind: 'local' });
+  });
+
+  it('reads SHUTDOWN_GRACE and REDIS_KEY_PREFIX with their defaults, and refuses bad ones', () => {
+    const config = loadConfig({});
+    expect(config.SHUTDOWN_GRACE).toBe(25_000);
+    expect(config.REDIS_KEY_PREFIX).toBe('estoque:');
+    expect(loadConfig({ SHUTDOWN_GRACE: '10s', REDIS_KEY_PREFIX: 'staging:' })).toMatchObject({
+      SHUTDOWN_GRACE: 10_000,
+      REDIS_KEY_PREFIX: 'staging:',
+    });
+    expect(() => loadConfig({ SHUTDOWN_GRACE: 'forever', REDIS_KEY_PREFIX: 'has space' })).toThrow(
+      /REDIS_KEY_PREFIX[\s\S]*SHUTDOWN_GRACE/,
+    );
+    expect(() => loadConfig({ SHUTDOWN_GRACE: '0s' })).toThrow(/SHUTDOWN_GRACE: must be between/);
   });
 
   it('reads BOT_ADMINS as a list', () => {
@@ -112,5 +168,40 @@ describe('loadSandboxConfig', () => {
     expect(problems).toHaveLength(2);
     expect(problems[0]).toMatch(/^SANDBOX_PORT: /);
     expect(problems[1]).toMatch(/^SANDBOX_RATE_LIMIT: /);
+  });
+});
+
+describe('readEnvironment', () => {
+  const dir = () => mkdtempSync(join(tmpdir(), 'estoque-env-'));
+
+  it('fills in from .env what the real environment does not set; the real environment wins', () => {
+    const cwd = dir();
+    writeFileSync(join(cwd, '.env'), '# comment\nLOG_LEVEL=debug\nPORT=4000\nDIGEST_TZ="America/Manaus"\n');
+    const read = readEnvironment({ cwd, env: { PORT: '5000' } });
+    expect(read.dotEnvFile).toBe(join(cwd, '.env'));
+    expect(read.fromFile.sort()).toEqual(['DIGEST_TZ', 'LOG_LEVEL']);
+    const config = loadConfig(read.env);
+    expect(config).toMatchObject({ LOG_LEVEL: 'debug', PORT: 5000, DIGEST_TZ: 'America/Manaus' });
+  });
+
+  it('a filled .env gives a replica, not local mode', () => {
+    const cwd = dir();
+    writeFileSync(
+      join(cwd, '.env'),
+      [
+        'SLACK_SIGNING_SECRET=s',
+        'SLACK_BOT_TOKEN=xoxb-1',
+        'UPSTREAM_BASE_URL=https://api.example.com',
+        'UPSTREAM_AUTH_URL=https://auth.example.com',
+        `CREDENTIALS_KEY=${KEY}`,
+        'REDIS_URL=redis://redis:6379',
+      ].join('\n'),
+    );
+    expect(loadConfig(readEnvironment({ cwd, env: {} }).env).mode).toBe('replica');
+  });
+
+  it('without a .env, the environment as it is', () => {
+    const env = { PORT: '1' };
+    expect(readEnvironment({ cwd: dir(), env })).toEqual({ env, dotEnvFile: null, fromFile: [] });
   });
 });

@@ -90,7 +90,7 @@ export async function startLocalMode(
       .map((k) => k.trim())
       .filter(Boolean);
     const box = SecretBox.fromBase64(credentialsKey.key, previous);
-    const keys = new Keys();
+    const keys = new Keys(config.REDIS_KEY_PREFIX);
 
     const storage = await openStorage(config, dataDir, keys, logger);
     stops.push({ name: 'store', stop: storage.close });

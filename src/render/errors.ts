@@ -49,6 +49,18 @@ export function renderBrokenLinkAdminNotice(workspaceName?: string): Message {
 }
 
 /**
+ * To the admin who linked, once: the link is gone from the store although nobody unlinked it (Redis lost it: a
+ * restart without persistence, an eviction). Members only see "não vinculado"; the admin knows why and what to do.
+ */
+export function renderVanishedLinkAdminNotice(): Message {
+  return failure(
+    ':warning: O vínculo do estoque que você fez neste workspace sumiu do armazenamento do bot (o Redis perdeu ' +
+      'os dados). Os comandos respondem "não vinculado" até que um administrador vincule de novo com ' +
+      '`/estoque vincular`. Avise também quem opera o bot: o Redis precisa de persistência.',
+  );
+}
+
+/**
  * "Limite de 250 consultas por hora atingido; tente de novo às 14:32". Without the budget's figures the
  * sentence leaves them out.
  */
@@ -103,6 +115,14 @@ export function renderUnauthorized(correlationId: string): Message {
       'de estoque e vincula de novo com `/estoque vincular`.',
     [context(reference(correlationId))],
   );
+}
+
+/** The bot is stopping (a deploy, a restart) before this answer could finish: the user asks again in a moment. */
+export function renderRestarting(route: Route): Message {
+  const retry = actions([routeButton('Tentar de novo', route, ActionIds.retryPrefix, 'primary')]);
+  return failure(':arrows_counterclockwise: O bot está reiniciando, tente de novo em alguns segundos.', [
+    ...(retry ? [retry] : []),
+  ]);
 }
 
 export function renderBadUpstreamData(correlationId: string): Message {

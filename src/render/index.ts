@@ -15,6 +15,7 @@ export {
   renderNotProcessed,
   renderNoWorkspace,
   renderResponseTooLarge,
+  renderRestarting,
   renderServerError,
   renderStaleButton,
   renderTimeout,
@@ -22,6 +23,7 @@ export {
   renderUnexpected,
   renderUpstreamRejected,
   renderUserNotMatched,
+  renderVanishedLinkAdminNotice,
 } from './errors.js';
 export { type CommandName, renderHelp, renderUsage } from './help.js';
 export {

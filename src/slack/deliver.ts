@@ -3,7 +3,12 @@ import type { WebClient } from '@slack/web-api';
 import { LinkBrokenError } from '../domain/errors.js';
 import type { Route } from '../domain/routes.js';
 import { errFields, newCorrelationId } from '../lib/logger.js';
-import { type Message, type RenderContext, renderBrokenLinkAdminNotice } from '../render/index.js';
+import {
+  type Message,
+  type RenderContext,
+  renderBrokenLinkAdminNotice,
+  renderRestarting,
+} from '../render/index.js';
 import type { SlackDeps } from './deps.js';
 import { failureMessage } from './failures.js';
 import { emailOf } from './slack-users.js';
@@ -90,6 +95,21 @@ export async function sendResponse(
   } catch (error) {
     logger.error(errFields(error), 'response_url post failed');
   }
+}
+
+/**
+ * The process is stopping before this answer could be given (SIGTERM, BackgroundTasks.shutdown): the person who
+ * asked is told so, ephemerally, with a button that asks again (another replica, or this one restarted, answers).
+ */
+export function respondRestarting(
+  deps: Pick<SlackDeps, 'logger'>,
+  respond: RespondFn,
+  route: Route,
+): Promise<void> {
+  return sendResponse(deps, respond, renderRestarting(route), {
+    response_type: 'ephemeral',
+    replace_original: false,
+  });
 }
 
 export async function notifyLinkingAdmin(

@@ -59,6 +59,11 @@ export class SecretBox {
     }
   }
 
+  /** Ids of every key this box opens with, the current one first (an id is not secret: 8 hex digits of a hash). */
+  get keyIds(): string[] {
+    return [...this.keys.keys()];
+  }
+
   /** True when the value was sealed with an older key and should be sealed again. */
   needsResealing(sealed: string): boolean {
     return sealed.split('.')[1] !== this.currentKeyId;

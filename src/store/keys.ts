@@ -30,6 +30,10 @@ export class Keys {
   link(workspaceId: string): string {
     return `${this.prefix}link:${workspaceId}`;
   }
+  /** Claimed by the one replica that tells the linking admin that the link vanished. */
+  vanishedLinkNotice(workspaceId: string): string {
+    return `${this.prefix}link:${workspaceId}:vanished-notice`;
+  }
   brokenLinkNotice(workspaceId: string): string {
     return `${this.prefix}link:${workspaceId}:broken-notice`;
   }
@@ -41,6 +45,14 @@ export class Keys {
   }
   seenEvent(eventId: string): string {
     return `${this.prefix}seen:event:${eventId}`;
+  }
+  /** A known text sealed with CREDENTIALS_KEY, written with the first link: a replica with other keys refuses to start. */
+  credentialsKeyCheck(): string {
+    return `${this.prefix}credentials-key-check`;
+  }
+  /** Every workspace ever linked and not unlinked (hash field = workspace id): a link that vanishes is noticed. */
+  linkedWorkspaces(): string {
+    return `${this.prefix}linked-workspaces`;
   }
 
   // Slack installations.

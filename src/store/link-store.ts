@@ -1,4 +1,5 @@
 import { type SecretBox, SecretBoxError } from './crypto.js';
+import { CredentialsKeyCheck } from './key-check.js';
 import type { Keys } from './keys.js';
 import type { KeyValue } from './kv.js';
 
@@ -49,8 +50,8 @@ export class LinkStore {
     try {
       secret = JSON.parse(box.open(stored.sealed, `link:${workspaceId}`)) as typeof secret;
     } catch (error) {
-      // Sealed under a key that is no longer configured: the link is as good as gone; an admin links again.
-      if (error instanceof SecretBoxError) return null;
+      // The link exists: saying "not linked" would hide a key problem behind a wrong message (issue 12.8).
+      if (error instanceof SecretBoxError) throw new LinkUnreadableError(workspaceId, { cause: error });
       throw error;
     }
     if (box.needsResealing(stored.sealed)) {
@@ -89,6 +90,13 @@ export class LinkStore {
     };
     await this.kv.set(this.keys.link(link.workspaceId), JSON.stringify(stored));
     await this.kv.del(this.keys.brokenLinkNotice(link.workspaceId));
+    // The first link writes the key check; every link is remembered, so that one that vanishes is noticed.
+    await new CredentialsKeyCheck(this.kv, this.keys, this.requireBox()).writeIfAbsent();
+    await this.kv.hset(
+      this.keys.linkedWorkspaces(),
+      link.workspaceId,
+      JSON.stringify({ linkedBy: link.linkedBy, linkedAt: link.linkedAt }),
+    );
   }
 
   /** Ids of every linked workspace (for the token keeper and the digest scheduler). */
@@ -100,6 +108,31 @@ export class LinkStore {
 
   async delete(workspaceId: string): Promise<void> {
     await this.kv.del(this.keys.link(workspaceId), this.keys.brokenLinkNotice(workspaceId));
+    await this.kv.hdel(this.keys.linkedWorkspaces(), workspaceId);
+  }
+
+  /**
+   * Workspaces remembered as linked whose link is gone although nobody unlinked them: Redis lost it (a restart
+   * without persistence, an eviction). Each comes with the Slack user who linked it, to be told.
+   */
+  async vanished(): Promise<{ workspaceId: string; linkedBy: string; linkedAt: number }[]> {
+    const remembered = await this.kv.hgetall(this.keys.linkedWorkspaces());
+    const gone: { workspaceId: string; linkedBy: string; linkedAt: number }[] = [];
+    for (const [workspaceId, raw] of Object.entries(remembered)) {
+      if ((await this.kv.get(this.keys.link(workspaceId))) !== null) continue;
+      try {
+        const { linkedBy, linkedAt } = JSON.parse(raw) as { linkedBy: string; linkedAt: number };
+        gone.push({ workspaceId, linkedBy: String(linkedBy), linkedAt: Number(linkedAt) });
+      } catch {
+        gone.push({ workspaceId, linkedBy: '', linkedAt: 0 });
+      }
+    }
+    return gone;
+  }
+
+  /** Forgets a vanished link once its admins were told (the next link remembers it again). */
+  async forgetVanished(workspaceId: string): Promise<void> {
+    await this.kv.hdel(this.keys.linkedWorkspaces(), workspaceId);
   }
 
   /** Marks the link broken; true only for the first caller, across processes (the admin gets one DM). */
@@ -111,5 +144,20 @@ export class LinkStore {
         await this.kv.set(this.keys.link(workspaceId), JSON.stringify({ ...stored, brokenAt: at }));
     }
     return this.kv.set(this.keys.brokenLinkNotice(workspaceId), String(at), { onlyIfAbsent: true });
+  }
+}
+
+/** A stored link that the configured keys cannot open: a key problem (or a tampered value), never "not linked". */
+export class LinkUnreadableError extends Error {
+  override readonly name = 'LinkUnreadableError';
+  readonly code = 'link_unreadable';
+  constructor(
+    readonly workspaceId: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `the link of workspace ${workspaceId} cannot be opened with CREDENTIALS_KEY or CREDENTIALS_KEY_PREVIOUS`,
+      options,
+    );
   }
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { SecretBox } from '../../src/store/crypto.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
-import { LinkStore, type WorkspaceLink } from '../../src/store/link-store.js';
+import { LinkStore, LinkUnreadableError, type WorkspaceLink } from '../../src/store/link-store.js';
 import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
 
 let redis: TestRedis;
@@ -25,7 +25,7 @@ const link: WorkspaceLink = {
   brokenAt: null,
 };
 
-it('rotates CREDENTIALS_KEY: old values still open, are sealed again with the new key, and a lost key reads as unlinked', async () => {
+it('rotates CREDENTIALS_KEY: old values still open, are sealed again with the new key; a lost key is an error, never "unlinked"', async () => {
   const oldKey = randomBytes(32);
   const newKey = randomBytes(32);
   const kv = new RedisKeyValue(redis.redis);
@@ -38,8 +38,10 @@ it('rotates CREDENTIALS_KEY: old values still open, are sealed again with the ne
   expect(await rotated.get('T1')).toEqual(link);
   // Re-sealed: now the new key alone opens it.
   expect(await new LinkStore(kv, redis.keys, new SecretBox(newKey)).get('T1')).toEqual(link);
-  // With neither key the link reads as absent: an admin links again.
-  expect(await new LinkStore(kv, redis.keys, new SecretBox(randomBytes(32))).get('T1')).toBeNull();
+  // With neither key the link exists but cannot be opened: an error (the user must not read "não vinculado").
+  await expect(
+    new LinkStore(kv, redis.keys, new SecretBox(randomBytes(32))).get('T1'),
+  ).rejects.toBeInstanceOf(LinkUnreadableError);
 });
 
 it('a value copied to another workspace does not open there', async () => {
@@ -48,7 +50,7 @@ it('a value copied to another workspace does not open there', async () => {
   const store = new LinkStore(kv, redis.keys, box);
   await store.save(link);
   await redis.redis.set(redis.keys.link('T2'), (await redis.redis.get(redis.keys.link('T1'))) ?? '');
-  expect(await store.get('T2')).toBeNull();
+  await expect(store.get('T2')).rejects.toBeInstanceOf(LinkUnreadableError);
 });
 
 it('marks a link broken once across callers', async () => {
@@ -57,4 +59,18 @@ it('marks a link broken once across callers', async () => {
   const results = await Promise.all([store.markBroken('T1', 5), store.markBroken('T1', 6)]);
   expect(results.filter(Boolean)).toHaveLength(1);
   expect((await store.get('T1'))?.brokenAt).not.toBeNull();
+});
+
+it('remembers linked workspaces: a link that vanishes without an unlink is reported, once forgotten', async () => {
+  const store = new LinkStore(new RedisKeyValue(redis.redis), redis.keys, new SecretBox(randomBytes(32)));
+  await store.save(link);
+  await store.save({ ...link, workspaceId: 'T2', linkedBy: 'U2' });
+  await store.save({ ...link, workspaceId: 'T3' });
+  expect(await store.vanished()).toEqual([]);
+  // Unlinked: not vanished. Lost (Redis dropped the key): vanished, with who linked it.
+  await store.delete('T3');
+  await redis.redis.del(redis.keys.link('T2'));
+  expect(await store.vanished()).toEqual([{ workspaceId: 'T2', linkedBy: 'U2', linkedAt: 1 }]);
+  await store.forgetVanished('T2');
+  expect(await store.vanished()).toEqual([]);
 });

@@ -1,7 +1,7 @@
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { decodeRoute } from '../../domain/routes.js';
 import { renderStaleButton } from '../../render/index.js';
-import { type DeliveryMode, deliverRoute, sendResponse } from '../deliver.js';
+import { type DeliveryMode, deliverRoute, respondRestarting, sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { workspaceIdOf } from '../slack-users.js';
 
@@ -31,15 +31,18 @@ export async function answerButton(
   const onEphemeral = args.body.container?.is_ephemeral === true;
   let mode: DeliveryMode = onEphemeral ? 'replace' : 'new';
   if (kind === 'share') mode = 'share';
-  await deps.tasks.run(`button ${kind}`, () =>
-    deliverRoute(deps, {
-      route,
-      workspaceId,
-      userId: args.body.user.id,
-      client: args.client,
-      respond: args.respond,
-      mode,
-      bypassCache: kind === 'refresh',
-    }),
+  await deps.tasks.run(
+    `button ${kind}`,
+    () =>
+      deliverRoute(deps, {
+        route,
+        workspaceId,
+        userId: args.body.user.id,
+        client: args.client,
+        respond: args.respond,
+        mode,
+        bypassCache: kind === 'refresh',
+      }),
+    { onAbandon: () => respondRestarting(deps, args.respond, route) },
   );
 }

@@ -1,7 +1,7 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Route } from '../../domain/routes.js';
 import { renderNoWorkspace, type SuggestionView } from '../../render/index.js';
-import { deliverRoute } from '../deliver.js';
+import { deliverRoute, respondRestarting } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { workspaceIdOf } from '../slack-users.js';
 import { respondWithSuggestion } from './suggestion.js';
@@ -24,14 +24,17 @@ export async function ackAndAnswer(
     return;
   }
   await args.ack();
-  await deps.tasks.run(`command ${args.command.command}`, () =>
-    deliverRoute(deps, {
-      route,
-      workspaceId,
-      userId: args.command.user_id,
-      client: args.client,
-      respond: suggestion ? respondWithSuggestion(args.respond, suggestion) : args.respond,
-      mode: 'new',
-    }),
+  await deps.tasks.run(
+    `command ${args.command.command}`,
+    () =>
+      deliverRoute(deps, {
+        route,
+        workspaceId,
+        userId: args.command.user_id,
+        client: args.client,
+        respond: suggestion ? respondWithSuggestion(args.respond, suggestion) : args.respond,
+        mode: 'new',
+      }),
+    { onAbandon: () => respondRestarting(deps, args.respond, route) },
   );
 }

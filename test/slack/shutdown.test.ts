@@ -1,0 +1,68 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  buttonsOf,
+  eventually,
+  type Harness,
+  startHarness,
+  TEAM,
+  textOf,
+  USERS,
+} from '../helpers/bot-harness.js';
+import { ManualClock } from '../helpers/manual-clock.js';
+
+let h: Harness;
+
+beforeEach(async () => {
+  h = await startHarness({ timeoutMs: 5_000 });
+  await h.link(TEAM);
+});
+afterEach(async () => {
+  await h.close();
+});
+
+/** Sends the command and waits until its answer is being worked on (the upstream call is under way). */
+async function askSlowly(delayMs: number) {
+  h.sandbox.faults.next({ path: '/v1/almoxarifados', delayMs });
+  const result = await h.command('/estoque', 'almoxarifados');
+  expect(result.status).toBe(200);
+  await eventually(() => (h.sandbox.faults.pending === 0 && h.container.tasks.size === 1 ? true : null));
+  return result.sentAt;
+}
+
+describe('SIGTERM: answers in flight', () => {
+  it('an answer still running at the end of the grace: its user is told the bot is restarting, with a retry', async () => {
+    const sentAt = await askSlowly(4_000);
+    const clock = new ManualClock(Date.now());
+    const closing = h.container.close({ graceMs: 10_000, clock });
+    await eventually(() => (clock.pending > 0 ? true : null));
+    clock.advance(10_000);
+    clock.runDue();
+    const message = await h.nextMessage(sentAt, { userId: USERS.member });
+    expect(textOf(message)).toMatch(/o bot está reiniciando, tente de novo/i);
+    expect(message.ephemeral).toBe(true);
+    const retry = buttonsOf(message).find((b) => b.action_id.startsWith('retry:'));
+    expect(retry?.text?.text).toBe('Tentar de novo');
+    await closing;
+  });
+
+  it('an answer that finishes within the grace is delivered, and nobody is told of a restart', async () => {
+    const sentAt = await askSlowly(200);
+    const clock = new ManualClock(Date.now());
+    // The grace never ends on this clock: close returns once the answer went out.
+    await h.container.close({ graceMs: 10_000, clock });
+    const answer = await h.nextMessage(sentAt, { userId: USERS.member });
+    expect(textOf(answer)).not.toMatch(/reiniciando/);
+    expect(textOf(answer)).toMatch(/almoxarifado/i);
+    expect(h.slack.messages.filter((m) => /reiniciando/.test(textOf(m)))).toEqual([]);
+  });
+
+  it('a command that arrives once shutdown began is not started: its user is told at once', async () => {
+    await h.container.close({ graceMs: 10_000, clock: new ManualClock(Date.now()) });
+    const callsBefore = h.sandbox.calls.length;
+    const result = await h.command('/estoque', 'almoxarifados');
+    expect(result.status).toBe(200);
+    const message = await h.nextMessage(result.sentAt, { userId: USERS.member });
+    expect(textOf(message)).toMatch(/o bot está reiniciando/i);
+    expect(h.sandbox.calls.length).toBe(callsBefore);
+  });
+});

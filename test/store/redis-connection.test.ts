@@ -1,0 +1,53 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createRedis, redisTarget } from '../../src/store/redis-connection.js';
+import { eventually } from '../helpers/bot-harness.js';
+import { startOwnRedis } from '../helpers/bot-process.js';
+import { captureLogger } from '../helpers/upstream-stack.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'estoque-redis-conn-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const messages = (lines: string[]) => lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
+
+it('an outage is one structured error line and one reconnection line, with no password in them', async () => {
+  const own = await startOwnRedis(dir, ['--requirepass', 'pw-secret']);
+  const { logger, lines } = captureLogger('info');
+  const url = `redis://:pw-secret@127.0.0.1:${own.port}`;
+  const redis = createRedis(url, logger, { retryStrategy: () => 50 });
+  try {
+    await redis.ping();
+    await own.stop();
+    // Many reconnection attempts fail while it is down; one line says so.
+    await eventually(() => (messages(lines).includes('redis connection lost; reconnecting') ? true : null));
+    const restarted = await startOwnRedis(dir, ['--requirepass', 'pw-secret'], own.port);
+    try {
+      await eventually(() => (messages(lines).includes('redis reconnected') ? true : null));
+      expect(await redis.ping()).toBe('PONG');
+      expect(messages(lines)).toEqual(['redis connection lost; reconnecting', 'redis reconnected']);
+      const [lost, back] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lost).toMatchObject({ level: 50, component: 'redis', redis: `redis://127.0.0.1:${own.port}` });
+      expect(lost?.err).toMatchObject({ message: expect.any(String) });
+      expect(back).toMatchObject({ level: 30, errors: expect.any(Number) });
+      expect(back?.errors as number).toBeGreaterThanOrEqual(1);
+      expect(lines.join('\n')).not.toContain('pw-secret');
+    } finally {
+      redis.disconnect();
+      await restarted.stop();
+    }
+  } finally {
+    redis.disconnect();
+  }
+});
+
+it('redisTarget keeps host, port and database, never the password', () => {
+  expect(redisTarget('redis://user:pw@redis:6380/2')).toBe('redis://redis:6380/2');
+  expect(redisTarget('rediss://:pw@cache.example.com')).toBe('rediss://cache.example.com:6379');
+});
