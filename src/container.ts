@@ -23,6 +23,7 @@ import { BackgroundTasks } from './slack/background.js';
 import type { SlackDeps } from './slack/deps.js';
 import { DigestPoster } from './slack/digest-poster.js';
 import { DigestSubscriptions } from './slack/digest-subscriptions.js';
+import { DEFAULT_ANSWER_TIMING } from './slack/first-message.js';
 import { createSlackClients } from './slack/slack-clients.js';
 import { CacheStore } from './store/cache-store.js';
 import type { SecretBox } from './store/crypto.js';
@@ -59,6 +60,8 @@ export interface ContainerOptions {
   retryPolicy?: RetryPolicy;
   timeoutMs?: number;
   now?: () => number;
+  /** Timers of interactive answers' first messages (tests move it by hand); the system clock by default. */
+  clock?: Clock;
   /** Benchmark switches: the naive bot (no cache, no coalescing of identical calls), scaled TTLs, prefetch. */
   features?: {
     cache?: boolean;
@@ -122,6 +125,7 @@ export function buildContainer(options: ContainerOptions): Container {
     rateWindowMs: options.config.UPSTREAM_RATE_LIMIT.windowMs,
     coalesce: options.features?.coalesce ?? true,
     maxResponseBytes,
+    now,
     ...(options.retryPolicy && { retryPolicy: options.retryPolicy }),
     ...(timeoutMs !== undefined && { timeoutMs }),
   });
@@ -234,6 +238,12 @@ export function buildContainer(options: ContainerOptions): Container {
     tasks,
     seenRequests: new SeenRequests(kv, keys),
     now,
+    ...(options.clock && { clock: options.clock }),
+    answerTiming: {
+      deadlineMs: options.config.ANSWER_DEADLINE ?? DEFAULT_ANSWER_TIMING.deadlineMs,
+      pendingNoticeMs: options.config.ANSWER_PENDING_NOTICE ?? DEFAULT_ANSWER_TIMING.pendingNoticeMs,
+      budgetNoticeMs: options.config.ANSWER_BUDGET_NOTICE ?? DEFAULT_ANSWER_TIMING.budgetNoticeMs,
+    },
   };
   const keeper = new TokenKeeper(links, tokens, logger.child({ component: 'token-keeper' }));
   let closing: Promise<void> | null = null;

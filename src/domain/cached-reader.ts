@@ -5,7 +5,7 @@ import type { CacheEntry, CacheStore } from '../store/cache-store.js';
 import type { Priority } from '../upstream/budget.js';
 import { BudgetExhaustedError } from '../upstream/budget-errors.js';
 import { mayShare, PRIORITIES } from '../upstream/budget-policy.js';
-import { UpstreamError } from '../upstream/errors.js';
+import { UpstreamError, UpstreamRateLimitedError } from '../upstream/errors.js';
 import { InFlight } from '../upstream/in-flight.js';
 import type { Answer } from './views.js';
 import type { Fetch, WorkspaceContext, Workspaces } from './workspace.js';
@@ -140,15 +140,16 @@ export class CachedReader implements AnswerReader {
     options: ReadOptions = {},
   ): Promise<Answer<T>> {
     const ask = () => this.workspaces.run(ws, fetch);
+    const savedOnly = options.savedOnly === true || ws.savedOnly === true;
     if (!this.enabled) {
-      if (options.savedOnly) throw new NoSavedDataError(endpoint);
+      if (savedOnly) throw new NoSavedDataError(endpoint);
       const value = await ask();
       return { data: value, freshness: { fetchedAt: this.now(), fromCache: false, degraded: null } };
     }
     const { workspaceId } = ws;
     const paramsKey = cacheParamsKey(params);
     const entry = await this.safeGet<T>(workspaceId, endpoint, paramsKey);
-    if (options.savedOnly) {
+    if (savedOnly) {
       if (!entry) throw new NoSavedDataError(endpoint);
       return {
         data: entry.value,
@@ -181,7 +182,16 @@ export class CachedReader implements AnswerReader {
     } catch (error) {
       const degraded = degradedReason(error);
       if (entry && degraded) {
-        return { data: entry.value, freshness: { fetchedAt: entry.fetchedAt, fromCache: true, degraded } };
+        const retryAt = retryAtOf(error, this.now());
+        return {
+          data: entry.value,
+          freshness: {
+            fetchedAt: entry.fetchedAt,
+            fromCache: true,
+            degraded,
+            ...(retryAt !== undefined && { retryAt }),
+          },
+        };
       }
       throw error;
     }
@@ -293,6 +303,14 @@ function degradedReason(error: unknown): 'budget' | 'upstream' | null {
   if (error instanceof BudgetExhaustedError) return 'budget';
   if (error instanceof UpstreamError && error.retryable) return error.status === 429 ? 'budget' : 'upstream';
   return null;
+}
+
+/** When the budget frees, as the error says (a budget refusal, a 429 with Retry-After). */
+function retryAtOf(error: unknown, now: number): number | undefined {
+  if (error instanceof BudgetExhaustedError) return error.retryAt;
+  if (error instanceof UpstreamRateLimitedError && error.retryAfterMs !== undefined)
+    return now + error.retryAfterMs;
+  return undefined;
 }
 
 /**

@@ -23,6 +23,8 @@ export interface Freshness {
   fromCache: boolean;
   /** Served from the cache only because upstream could not be asked (budget spent, upstream down). */
   degraded: 'budget' | 'upstream' | null;
+  /** With `degraded: 'budget'`, when the budget is expected to have room again (epoch ms), when known. */
+  retryAt?: number;
 }
 
 export interface Answer<T> {

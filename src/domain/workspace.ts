@@ -8,6 +8,13 @@ export interface WorkspaceContext {
   workspaceId: string;
   link: WorkspaceLink;
   call: CallContext;
+  /** Every read answers with what is saved, never asking upstream (the first message of a waiting answer). */
+  savedOnly?: boolean;
+}
+
+/** What an interactive answer adds to its calls: its deadline, who watches them, and saved-only reads. */
+export interface AnswerCallOptions extends Pick<CallContext, 'deadline' | 'observer'> {
+  savedOnly?: boolean;
 }
 
 /** An upstream call of a workspace, made with the call context it is handed (credential, priority). */
@@ -24,11 +31,20 @@ export class Workspaces {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async resolve(workspaceId: string, priority: Priority, correlationId?: string): Promise<WorkspaceContext> {
+  async resolve(
+    workspaceId: string,
+    priority: Priority,
+    correlationId?: string,
+    answer: AnswerCallOptions = {},
+  ): Promise<WorkspaceContext> {
     const link = await this.links.get(workspaceId);
     if (!link) throw new NotLinkedError(workspaceId);
     if (link.brokenAt !== null) throw new LinkBrokenError(workspaceId, link.linkedBy, false);
-    return workspaceContext(link, priority, correlationId);
+    const ws = workspaceContext(link, priority, correlationId);
+    if (answer.deadline !== undefined) ws.call.deadline = answer.deadline;
+    if (answer.observer !== undefined) ws.call.observer = answer.observer;
+    if (answer.savedOnly) ws.savedOnly = true;
+    return ws;
   }
 
   async run<T>(ws: WorkspaceContext, fetch: Fetch<T>): Promise<T> {

@@ -3,7 +3,7 @@ import { type Route, withPage } from '../domain/routes.js';
 import type { Freshness } from '../domain/views.js';
 import type { Page } from '../upstream/client.js';
 import { actions, context, finalizeMessage, header, routeButton, section } from './blocks.js';
-import { formatAge, formatDateTime, formatNumber, mentionUser, plural } from './format.js';
+import { formatAge, formatAt, formatDateTime, formatNumber, mentionUser, plural } from './format.js';
 import { ActionIds } from './ids.js';
 import type { Message, RenderContext } from './types.js';
 
@@ -36,7 +36,11 @@ export function degradedWarning(freshness: Freshness | null, ctx: RenderContext)
     freshness.degraded === 'budget'
       ? 'Limite de consultas ao sistema atingido'
       : 'O sistema de estoque não respondeu';
-  return `:warning: ${lead}: mostrando dados salvos de ${savedAt(freshness, ctx)}.`;
+  const frees =
+    freshness.degraded === 'budget' && freshness.retryAt !== undefined && freshness.retryAt > ctx.now
+      ? ` Novas consultas ${formatAt(freshness.retryAt, ctx.now, ctx.timeZone)}.`
+      : '';
+  return `:warning: ${lead}: mostrando dados salvos de ${savedAt(freshness, ctx)}.${frees}`;
 }
 
 /** "Dados de 22/11/2026 10:31 (cache, há 5 min)" for cached answers; nothing for fresh ones. */

@@ -13,6 +13,8 @@ export interface FaultSpec {
   times?: number;
   /** Wait this long before answering (or before dropping the connection). */
   delayMs?: number;
+  /** In-process tests: wait until this settles before answering (the test decides when the answer comes). */
+  release?: Promise<unknown>;
   /** Body to send; default ErrorCommandResult for 500, ProblemDetails otherwise. A string is sent as is. */
   body?: unknown;
   /** Content type of the body (default application/json for 500, application/problem+json otherwise). */
@@ -57,6 +59,7 @@ export class FaultQueue implements SandboxFaults {
       spec.status === undefined &&
       !spec.dropConnection &&
       spec.delayMs === undefined &&
+      spec.release === undefined &&
       spec.huge === undefined
     ) {
       throw new TypeError('a fault needs a status, dropConnection, delayMs or huge');

@@ -273,6 +273,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     const fault = faults.take(call.method, url.pathname, url.search);
     if (fault?.delayMs) await sleep(fault.delayMs);
+    if (fault?.release) await fault.release.catch(() => undefined);
     if (fault?.dropConnection) return 'dropped';
     if (fault?.huge) return { huge: fault.huge };
     if (fault?.status !== undefined) return faultReply(fault, fault.status, instance);

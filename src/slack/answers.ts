@@ -5,7 +5,7 @@ import type { RequestService } from '../domain/requests/request-service.js';
 import type { Route } from '../domain/routes.js';
 import type { CatalogService } from '../domain/stock/catalog-service.js';
 import type { MaterialSearchService } from '../domain/stock/material-search.js';
-import type { Workspaces } from '../domain/workspace.js';
+import type { AnswerCallOptions, Workspaces } from '../domain/workspace.js';
 import {
   type Message,
   type RenderContext,
@@ -41,6 +41,8 @@ export interface AnswerRequest {
   bypassCache?: boolean;
   /** The Slack user's e-mail, read only for `/solicitacao minhas`. */
   userEmail?: () => Promise<string | null>;
+  /** The answer's deadline, who watches its calls, saved-only reads (see AnswerCallOptions). */
+  calls?: AnswerCallOptions;
 }
 
 /**
@@ -64,6 +66,7 @@ export class Answers {
       request.workspaceId,
       'interactive',
       request.correlationId,
+      request.calls,
     );
     const options: ReadOptions = { bypassCache: request.bypassCache ?? false };
     const s = this.services;

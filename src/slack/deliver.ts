@@ -2,15 +2,19 @@ import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { LinkBrokenError } from '../domain/errors.js';
 import type { Route } from '../domain/routes.js';
+import { systemClock } from '../lib/clock.js';
 import { errFields, newCorrelationId } from '../lib/logger.js';
 import {
   type Message,
   type RenderContext,
   renderBrokenLinkAdminNotice,
   renderRestarting,
+  renderTimeout,
 } from '../render/index.js';
+import type { AnswerRequest } from './answers.js';
 import type { SlackDeps } from './deps.js';
 import { failureMessage } from './failures.js';
+import { AnswerProgress, DEFAULT_ANSWER_TIMING, firstMessageThenAnswer } from './first-message.js';
 import { emailOf } from './slack-users.js';
 
 export type DeliveryMode =
@@ -31,7 +35,11 @@ export interface Delivery {
   bypassCache?: boolean;
 }
 
-/** Answers a route and sends it through response_url; failures become a clear message, never silence. */
+/**
+ * Answers a route and sends it through response_url; failures become a clear message, never silence. A slow
+ * answer is preceded by a first message that it then replaces in place (first-message.ts); a shared answer is
+ * posted once, when it is ready.
+ */
 export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise<void> {
   const correlationId = newCorrelationId();
   const logger = deps.logger.child({
@@ -40,47 +48,97 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
     route: delivery.route.view,
   });
   const started = deps.now();
+  const timing = deps.answerTiming ?? DEFAULT_ANSWER_TIMING;
   const render: RenderContext = {
     timeZone: deps.config.DIGEST_TZ,
     now: started,
     ...(delivery.mode === 'share' && { shared: { byUserId: delivery.userId } }),
   };
-  let message: Message;
+  const progress = new AnswerProgress();
+  const request: AnswerRequest = {
+    workspaceId: delivery.workspaceId,
+    userId: delivery.userId,
+    correlationId,
+    render,
+    bypassCache: delivery.bypassCache ?? false,
+    userEmail: () => emailOf(delivery.client, delivery.userId),
+    calls: { deadline: started + timing.deadlineMs, observer: progress },
+  };
   let failed = false;
-  try {
-    message = await deps.answers.answer(delivery.route, {
-      workspaceId: delivery.workspaceId,
-      userId: delivery.userId,
-      correlationId,
-      render: { ...render, now: deps.now() },
-      bypassCache: delivery.bypassCache ?? false,
-      userEmail: () => emailOf(delivery.client, delivery.userId),
-    });
-  } catch (error) {
-    failed = true;
-    const { count, windowMs } = deps.config.UPSTREAM_RATE_LIMIT;
-    message = failureMessage(error, delivery.route, correlationId, { ...render, shared: undefined }, logger, {
-      limit: count,
-      windowMs,
-    });
-    if (error instanceof LinkBrokenError && error.firstNotice)
-      await notifyLinkingAdmin(deps, delivery.client, error);
+  const answer = (async (): Promise<Message> => {
+    let message: Message;
+    try {
+      message = await deps.answers.answer(delivery.route, {
+        ...request,
+        render: { ...render, now: deps.now() },
+      });
+    } catch (error) {
+      failed = true;
+      const { count, windowMs } = deps.config.UPSTREAM_RATE_LIMIT;
+      message = failureMessage(
+        error,
+        delivery.route,
+        correlationId,
+        { ...render, shared: undefined },
+        logger,
+        {
+          limit: count,
+          windowMs,
+        },
+      );
+      if (error instanceof LinkBrokenError && error.firstNotice)
+        await notifyLinkingAdmin(deps, delivery.client, error);
+    }
+    // The message is built; requests that came in meanwhile get their ack before it is sent.
+    await deps.tasks.checkpoint();
+    return message;
+  })();
+
+  if (delivery.mode === 'share') {
+    const message = await answer;
+    // A failure is told to the one who asked, never shared in the channel.
+    await sendResponse(
+      deps,
+      delivery.respond,
+      message,
+      { response_type: failed ? 'ephemeral' : 'in_channel', replace_original: false },
+      logger,
+    );
+    logger.info({ ms: deps.now() - started, failed }, 'answered');
+    return;
   }
-  // The message is built; requests that came in meanwhile get their ack before it is sent.
-  await deps.tasks.checkpoint();
-  // A failure is told to the one who asked, never shared in the channel.
-  const shareNow = delivery.mode === 'share' && !failed;
-  await sendResponse(
-    deps,
-    delivery.respond,
-    message,
-    {
-      response_type: shareNow ? 'in_channel' : 'ephemeral',
-      replace_original: delivery.mode === 'replace',
-    },
+
+  const { notices } = await firstMessageThenAnswer({
+    clock: deps.clock ?? systemClock,
+    timing,
+    progress,
     logger,
-  );
-  logger.info({ ms: deps.now() - started, failed }, 'answered');
+    answer,
+    saved: async () => {
+      try {
+        return await deps.answers.answer(delivery.route, {
+          ...request,
+          render: { ...render, now: deps.now(), refreshing: true },
+          calls: { savedOnly: true },
+        });
+      } catch {
+        return null;
+      }
+    },
+    timedOut: () => {
+      failed = true;
+      return renderTimeout(delivery.route, correlationId);
+    },
+    send: (message, replacing) =>
+      sendResponse(
+        deps,
+        delivery.respond,
+        message,
+        { response_type: 'ephemeral', replace_original: replacing || delivery.mode === 'replace' },
+        logger,
+      ),
+  });
+  logger.info({ ms: deps.now() - started, failed, ...(notices.length > 0 && { notices }) }, 'answered');
 }
 
 export async function sendResponse(

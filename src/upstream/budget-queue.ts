@@ -38,6 +38,7 @@ interface Job {
   deadline: number;
   timer: TimerHandle | null;
   detach: (() => void) | null;
+  onQueued: ((position: number) => void) | null;
 }
 
 interface Lane {
@@ -148,6 +149,7 @@ export class BudgetQueue {
         deadline: this.clock.monotonic() + maxWaitMs,
         timer: null,
         detach: null,
+        onQueued: options.onQueued ?? null,
       };
       // Jobs are waiting and the last refusal already says this one cannot make it.
       const knownFreeAt = lane.freeAt?.[priority];
@@ -167,6 +169,8 @@ export class BudgetQueue {
         job.detach = () => signal.removeEventListener('abort', onAbort);
       }
       if (lane.jobs[0] === job) lane.wake?.();
+      // The lane is known to be full: this job waits, at its place in the queue.
+      if (lane.freeAt !== null) this.tellQueued(lane, job);
       this.ensurePump(lane);
     });
   }
@@ -241,6 +245,7 @@ export class BudgetQueue {
           if (freeAt > job.deadline)
             this.drop(lane, job, new BudgetExhaustedError(toEpochMs(freeAt, this.clock), job.priority));
         }
+        for (const job of lane.jobs) this.tellQueued(lane, job);
       }
     } catch (error) {
       // A bug, not a store failure: do not leave callers hanging.
@@ -265,6 +270,16 @@ export class BudgetQueue {
       const timer = this.clock.setTimeout(done, Math.min(Math.ceil(ms), MAX_TIMER_MS));
       lane.wake = done;
     });
+  }
+
+  /** A listener's failure is its own: the queue goes on. */
+  private tellQueued(lane: Lane, job: Job): void {
+    if (job.onQueued === null) return;
+    try {
+      job.onQueued(lane.jobs.indexOf(job) + 1);
+    } catch (error) {
+      this.logger?.warn({ ...errFields(error), credentialId: lane.credentialId }, 'onQueued listener failed');
+    }
   }
 
   private expire(lane: Lane, job: Job): void {

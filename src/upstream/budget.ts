@@ -25,6 +25,11 @@ export interface ScheduleOptions {
   /** Overrides the priority's default wait; 0 = run only if a slot is free at the next attempt. */
   maxWaitMs?: number;
   signal?: AbortSignal;
+  /**
+   * Told when the call has to wait for a slot, with its place among the calls of this credential waiting in this
+   * process (1 = next), and again whenever a refusal finds it still waiting.
+   */
+  onQueued?: (position: number) => void;
 }
 
 export interface Budget {

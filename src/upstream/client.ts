@@ -2,9 +2,16 @@ import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { errFields, type Logger } from '../lib/logger.js';
 import type { TokenManager } from './auth.js';
-import type { Budget, Priority } from './budget.js';
+import type { Budget, Priority, ScheduleOptions } from './budget.js';
+import { DEFAULT_MAX_WAIT_MS } from './budget-policy.js';
 import type { UpstreamCredential } from './credential.js';
-import { errorFromResponse, UpstreamRateLimitedError, UpstreamUnauthorizedError } from './errors.js';
+import {
+  errorFromResponse,
+  UpstreamError,
+  UpstreamRateLimitedError,
+  UpstreamTimeoutError,
+  UpstreamUnauthorizedError,
+} from './errors.js';
 import { sendOnce } from './http.js';
 import { InFlight } from './in-flight.js';
 import {
@@ -50,6 +57,19 @@ export interface CallContext {
   credential: UpstreamCredential;
   priority: Priority;
   correlationId?: string;
+  /**
+   * Epoch ms by which the answer this call is part of must be final (an interactive answer's deadline): the wait
+   * for a budget slot and each attempt are cut to it, a timeout is retried at most once, and no retry starts
+   * that could not end before it.
+   */
+  deadline?: number;
+  /** Told where the call stands: waiting for a budget slot (and its place), then gone out. */
+  observer?: CallObserver;
+}
+
+export interface CallObserver {
+  queued?(position: number): void;
+  started?(): void;
 }
 
 /** One page of a paginated list; `totalRows` comes from the rows themselves (0 when the page is empty). */
@@ -78,6 +98,8 @@ export interface UpstreamClientOptions {
   maxResponseBytes?: number;
   /** The most rows kept of one list answer; default MAX_ROWS_PER_LIST. */
   maxRows?: number;
+  /** The clock of deadlines (CallContext.deadline); default Date.now. */
+  now?: () => number;
 }
 
 /** 4 MiB: about ten times the largest list the service documents (a whole material catalogue of a company). */
@@ -115,6 +137,7 @@ export class UpstreamClient {
   private readonly maxRows: number;
   private readonly rateWindowMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly now: () => number;
   private consecutive429 = 0;
   /** Attempts made, by outcome; the benchmark and the status command read it. */
   readonly counters = { calls: 0, retries: 0, coalesced: 0, rateLimited: 0, unauthorized: 0 };
@@ -127,6 +150,7 @@ export class UpstreamClient {
     this.maxRows = options.maxRows ?? MAX_ROWS_PER_LIST;
     this.rateWindowMs = options.rateWindowMs ?? 3_600_000;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.now = options.now ?? Date.now;
   }
 
   async listUsers(ctx: CallContext, query: UserQuery = {}): Promise<User[]> {
@@ -284,11 +308,24 @@ export class UpstreamClient {
 
   private async callWithRetries<T>(ctx: CallContext, endpoint: Endpoint<T>, url: string): Promise<T> {
     let renewalsAfter401 = 0;
+    const { deadline } = ctx;
+    let timeouts = 0;
+    // Under a deadline a hanging upstream gets one more chance, not three: the answer must arrive in time.
+    const shouldRetry =
+      deadline === undefined
+        ? undefined
+        : (error: unknown) => {
+            if (!(error instanceof UpstreamError && error.retryable)) return false;
+            if (error instanceof UpstreamTimeoutError) timeouts += 1;
+            return timeouts <= 1;
+          };
     for (;;) {
       try {
         return await withRetry((attempt) => this.attempt(ctx, endpoint, url, attempt, renewalsAfter401 > 0), {
           policy: this.retryPolicy,
           sleep: this.sleep,
+          ...(shouldRetry && { shouldRetry }),
+          ...(deadline !== undefined && { remainingMs: () => deadline - this.now() }),
           onRetry: (error, attempt, delayMs) => {
             this.counters.retries += 1;
             this.options.logger.warn(
@@ -330,17 +367,32 @@ export class UpstreamClient {
       headers.UnidadeId = String(ctx.credential.unidadeId);
     }
     if (ctx.correlationId) headers['X-Correlation-Id'] = ctx.correlationId;
-    const result = await this.options.budget.schedule(ctx.credential.id, ctx.priority, () => {
-      this.counters.calls += 1;
-      return sendOnce(this.options.dispatcher, {
-        method: 'GET',
-        url,
-        headers,
-        timeoutMs: this.timeoutMs,
-        maxBytes: this.maxResponseBytes,
-        endpoint: endpoint.label,
-      });
-    });
+    const remaining = this.remainingMs(ctx);
+    if (remaining <= 0) throw new UpstreamTimeoutError(endpoint.label, 0);
+    const scheduleOptions: ScheduleOptions = {
+      ...(Number.isFinite(remaining) && {
+        maxWaitMs: Math.min(DEFAULT_MAX_WAIT_MS[ctx.priority], remaining),
+      }),
+      ...(ctx.observer?.queued && { onQueued: (position: number) => ctx.observer?.queued?.(position) }),
+    };
+    const result = await this.options.budget.schedule(
+      ctx.credential.id,
+      ctx.priority,
+      () => {
+        this.counters.calls += 1;
+        ctx.observer?.started?.();
+        return sendOnce(this.options.dispatcher, {
+          method: 'GET',
+          url,
+          headers,
+          // What is left of the deadline once the slot is granted, at least a moment.
+          timeoutMs: Math.max(1, Math.min(this.timeoutMs, this.remainingMs(ctx))),
+          maxBytes: this.maxResponseBytes,
+          endpoint: endpoint.label,
+        });
+      },
+      scheduleOptions,
+    );
     this.options.logger.debug(
       { correlationId: ctx.correlationId, endpoint: endpoint.label, status: result.status, attempt },
       'upstream call',
@@ -367,6 +419,10 @@ export class UpstreamClient {
       await this.options.budget.pause(ctx.credential.id, this.pauseAfter429(error));
     }
     throw error;
+  }
+
+  private remainingMs(ctx: CallContext): number {
+    return ctx.deadline === undefined ? Number.POSITIVE_INFINITY : ctx.deadline - this.now();
   }
 
   /** A list longer than maxRows keeps its first maxRows rows; the cut is logged. */

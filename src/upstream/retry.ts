@@ -66,6 +66,8 @@ export interface RetryOptions {
   onRetry?: (err: unknown, n: number, delayMs: number) => void;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
+  /** Time left before the caller's deadline: a retry whose wait would not end before it is not made. */
+  remainingMs?: () => number;
 }
 
 /**
@@ -86,6 +88,7 @@ export async function withRetry<T>(attempt: (n: number) => Promise<T>, options: 
       const retryAfterMs = retryAfterOf(err);
       if (retryAfterMs !== undefined && retryAfterMs > policy.maxDelayMs) throw err;
       const waitMs = Math.max(backoffDelay(policy, n, options.random), retryAfterMs ?? 0);
+      if (options.remainingMs !== undefined && waitMs >= options.remainingMs()) throw err;
       options.onRetry?.(err, n, waitMs);
       await sleep(waitMs);
     }

@@ -7,6 +7,7 @@ import { CacheStore } from '../../src/store/cache-store.js';
 import { SecretBox } from '../../src/store/crypto.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
 import { LinkStore } from '../../src/store/link-store.js';
+import { BudgetExhaustedError } from '../../src/upstream/budget-errors.js';
 import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
 import { testWorkspace } from '../helpers/workspace.js';
 
@@ -77,5 +78,23 @@ describe('savedOnly reads', () => {
     await expect(
       reader.read(testWorkspace('T1'), 'requestItems', { id: 2 }, async () => 'fresh', { savedOnly: true }),
     ).rejects.toBeInstanceOf(NoSavedDataError);
+  });
+});
+
+describe('saved data served when the budget is spent', () => {
+  it('says when the budget frees, as the refusal says', async () => {
+    const reader = readerOn();
+    await reader.read(testWorkspace('T1'), 'requestItems', { id: 3 }, async () => 'saved');
+    clock += 120_000;
+    const retryAt = clock + 90_000;
+    const answer = await reader.read(testWorkspace('T1'), 'requestItems', { id: 3 }, async () => {
+      throw new BudgetExhaustedError(retryAt, 'interactive');
+    });
+    expect(answer.freshness).toEqual({
+      fetchedAt: clock - 120_000,
+      fromCache: true,
+      degraded: 'budget',
+      retryAt,
+    });
   });
 });

@@ -17,12 +17,15 @@ import {
   startFakeSlack,
   viewSubmission,
 } from '../../src/fake-slack/index.js';
+import type { Clock } from '../../src/lib/clock.js';
+import type { Logger } from '../../src/lib/logger.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { BOT_SCOPES, buildSlackApp, startSlackApp } from '../../src/slack/app.js';
 import { SecretBox } from '../../src/store/crypto.js';
 import { SlackInstallationStore } from '../../src/store/installation-store.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
+import type { Budget } from '../../src/upstream/budget.js';
 import { createRedisBudget } from '../../src/upstream/budget-redis.js';
 import { FAST_RETRY_POLICY } from '../../src/upstream/retry.js';
 import { makeTestRedis, type TestRedis } from './redis.js';
@@ -39,6 +42,14 @@ export interface HarnessOptions {
   sandboxRateLimit?: { count: number; windowMs: number };
   timeoutMs?: number;
   botAdmins?: string[];
+  /** Timers of first messages (a ManualClock: the test decides when "a second passed"). */
+  clock?: Clock;
+  /** ANSWER_DEADLINE, ANSWER_PENDING_NOTICE, ANSWER_BUDGET_NOTICE, as the environment gives them (`25s`…). */
+  answerTiming?: { deadline?: string; pendingNotice?: string; budgetNotice?: string };
+  /** More environment variables, as config.ts reads them (`UPSTREAM_MAX_RESPONSE_BYTES: '1MiB'`…). */
+  env?: Record<string, string>;
+  /** The budget, built over the test's Redis and logger; default the Redis budget of the configured limit. */
+  budget?: (redis: TestRedis, logger: Logger) => Budget;
 }
 
 export interface Harness {
@@ -116,10 +127,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.rateLimit && {
       UPSTREAM_RATE_LIMIT: `${options.rateLimit.count}/${options.rateLimit.windowMs}ms`,
     }),
+    ...(options.answerTiming?.deadline && { ANSWER_DEADLINE: options.answerTiming.deadline }),
+    ...(options.answerTiming?.pendingNotice && { ANSWER_PENDING_NOTICE: options.answerTiming.pendingNotice }),
+    ...(options.answerTiming?.budgetNotice && { ANSWER_BUDGET_NOTICE: options.answerTiming.budgetNotice }),
+    ...options.env,
   });
   const box = SecretBox.fromBase64(key);
   const kv = new RedisKeyValue(redis.redis);
-  const budget = createRedisBudget(redis.redis, redis.keys, { limit: config.UPSTREAM_RATE_LIMIT, logger });
+  const budget =
+    options.budget?.(redis, logger) ??
+    createRedisBudget(redis.redis, redis.keys, { limit: config.UPSTREAM_RATE_LIMIT, logger });
   const installations = new SlackInstallationStore(kv, redis.keys, box, (workspaceId) =>
     container.subscriptions.resumeWorkspace(workspaceId, 'tokens_revoked'),
   );
@@ -135,6 +152,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     // Generous: test files run in parallel on two cores, and a slow answer must not read as an upstream timeout.
     timeoutMs: options.timeoutMs ?? 5_000,
     installations,
+    ...(options.clock && { clock: options.clock }),
   });
   for (const team of [TEAM, OTHER_TEAM]) {
     const fakeTeam = slack.teams.get(team);

@@ -154,3 +154,29 @@ describe('budget queue', () => {
     );
   });
 });
+
+describe('budget queue: where a waiting call stands', () => {
+  it('tells each waiting job its place in the queue, by priority then arrival, and nothing to a job that starts at once', async () => {
+    const { acquire, asked } = scriptedStore([granted, refused(1_000), refused(500)]);
+    const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
+    const told: string[] = [];
+    const tell = (name: string) => (position: number) => told.push(`${name}:${position}`);
+    await queue.schedule('c', 'interactive', async () => 'at once', { onQueued: tell('first') });
+    expect(told).toEqual([]);
+
+    const digest = queue.schedule('c', 'digest', async () => 'digest', { onQueued: tell('digest') });
+    await vi.waitFor(() => expect(asked).toHaveLength(2));
+    expect(told).toEqual(['digest:1']);
+    // The lane is known full: a newcomer is told its place at once, ahead of the digest.
+    const command = queue.schedule('c', 'interactive', async () => 'command', { onQueued: tell('command') });
+    expect(told).toEqual(['digest:1', 'command:1']);
+
+    await vi.advanceTimersByTimeAsync(1_000);
+    await vi.waitFor(() => expect(asked).toHaveLength(3));
+    expect(told).toEqual(['digest:1', 'command:1', 'command:1', 'digest:2']);
+    await vi.advanceTimersByTimeAsync(500);
+    await expect(command).resolves.toBe('command');
+    await expect(digest).resolves.toBe('digest');
+    await queue.close();
+  });
+});

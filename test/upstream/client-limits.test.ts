@@ -4,6 +4,7 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import {
   UpstreamResponseTooLargeError,
   UpstreamSchemaError,
+  UpstreamTimeoutError,
   UpstreamUnauthorizedError,
 } from '../../src/upstream/errors.js';
 import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
@@ -122,5 +123,52 @@ describe('a persistent 401', () => {
       'login:200',
       'data:401',
     ]);
+  });
+});
+
+describe('a deadline instead of an attempt count', () => {
+  it('a hanging upstream is tried twice at most under a deadline (four times without one)', async () => {
+    stack = stackOn({ timeoutMs: 200 });
+    await stack.client.listStockrooms(ctx());
+    sandbox.calls.length = 0;
+    sandbox.faults.next({ path: '/v1/almoxarifados', delayMs: 60_000, times: 8 });
+    await expect(
+      stack.client.listStockrooms({ ...ctx(), deadline: Date.now() + 20_000 }),
+    ).rejects.toBeInstanceOf(UpstreamTimeoutError);
+    expect(dataCalls()).toHaveLength(2);
+    sandbox.calls.length = 0;
+    await expect(stack.client.listStockrooms(ctx())).rejects.toBeInstanceOf(UpstreamTimeoutError);
+    expect(dataCalls()).toHaveLength(4);
+  });
+
+  it('an attempt is cut to what is left of the deadline, and none starts past it', async () => {
+    stack = stackOn({ timeoutMs: 60_000 });
+    await stack.client.listStockrooms(ctx());
+    sandbox.calls.length = 0;
+    sandbox.faults.next({ path: '/v1/almoxarifados', delayMs: 60_000, times: 4 });
+    const error = await stack.client
+      .listStockrooms({ ...ctx(), deadline: Date.now() + 300 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamTimeoutError);
+    expect((error as UpstreamTimeoutError).timeoutMs).toBeLessThanOrEqual(300);
+    expect(dataCalls().length).toBeLessThanOrEqual(2);
+    sandbox.calls.length = 0;
+    await expect(stack.client.listStockrooms({ ...ctx(), deadline: Date.now() - 1 })).rejects.toBeInstanceOf(
+      UpstreamTimeoutError,
+    );
+    expect(dataCalls()).toHaveLength(0);
+  });
+
+  it('tells its observer it waits for a budget slot, then that it went out', async () => {
+    stack = stackOn({ limit: { count: 2, windowMs: 1_500 }, guardMs: 0 });
+    await stack.client.listStockrooms(ctx());
+    const seen: string[] = [];
+    const observer = {
+      queued: (position: number) => seen.push(`queued:${position}`),
+      started: () => seen.push('started'),
+    };
+    await stack.client.listMaterialTypes({ ...ctx(), deadline: Date.now() + 20_000, observer });
+    expect(seen[0]).toBe('queued:1');
+    expect(seen.at(-1)).toBe('started');
   });
 });

@@ -1,0 +1,214 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { cacheParamsKey } from '../../src/domain/cached-reader.js';
+import type { FakeMessage } from '../../src/fake-slack/index.js';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
+import type { Budget } from '../../src/upstream/budget.js';
+import { resolveBudgetPolicy } from '../../src/upstream/budget-policy.js';
+import { budgetOverWindow, type WindowStore } from '../../src/upstream/budget-queue.js';
+import {
+  buttonsOf,
+  eventually,
+  type Harness,
+  type HarnessOptions,
+  startHarness,
+  TEAM,
+  textOf,
+  USERS,
+} from '../helpers/bot-harness.js';
+import { ManualClock } from '../helpers/manual-clock.js';
+
+/**
+ * How a slow answer reaches the user: a first message at once, replaced in place by the answer. Over HTTP with
+ * the fake Slack; the first messages' timers run on a clock the test moves, upstream is held by the test.
+ */
+
+const C1 = DEMO_FACTS.company1;
+let h: Harness;
+let clock: ManualClock;
+
+afterEach(async () => {
+  await h?.close();
+});
+
+async function start(options: HarnessOptions = {}) {
+  clock = new ManualClock(Date.now());
+  h = await startHarness({ clock, ...options });
+  await h.link(TEAM);
+}
+
+/** A promise the test resolves: the sandbox answers a staged call when it is let go. */
+function gate() {
+  let open = () => {};
+  const released = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { released, open };
+}
+
+/** Every version of the response_url message whose first version is `first`, oldest first. */
+function versionsOf(first: FakeMessage): FakeMessage[] {
+  return h.slack.messages.filter((m) => m.channel === first.channel && m.ts === first.ts);
+}
+
+const pendingData = (path: string) =>
+  eventually(() => h.sandbox.calls.find((c) => c.path === path && c.status === 0));
+
+/** Moves the first messages' clock and runs their timers. */
+function pass(ms: number) {
+  clock.advance(ms);
+  clock.runDue();
+}
+
+describe('a slow upstream: "consultando…", then the answer in its place', () => {
+  it('shows "consultando…" when no answer came after ANSWER_PENDING_NOTICE, then replaces it with the data', async () => {
+    await start({ answerTiming: { pendingNotice: '3s' } });
+    const hold = gate();
+    h.sandbox.faults.next({ path: '/v1/almoxarifados', release: hold.released });
+    const { sentAt } = await h.command('/estoque', 'almoxarifados');
+    await pendingData('/v1/almoxarifados');
+    pass(2_999);
+    expect(h.slack.messages.filter((m) => m.at >= sentAt)).toEqual([]);
+    pass(1);
+    const first = await h.nextMessage(sentAt, { userId: USERS.member });
+    expect(textOf(first)).toContain('Consultando o sistema de estoque');
+    hold.open();
+    await eventually(() => versionsOf(first).length === 2);
+    const [notice, answer] = versionsOf(first);
+    expect(notice?.replaced).toBe(true);
+    expect(answer?.ephemeral).toBe(true);
+    expect(textOf(answer as FakeMessage)).toContain(C1.activeStockrooms[0]?.nome ?? '?');
+    // One message in the channel for the user: the answer, where the notice was.
+    expect(h.slack.messages.filter((m) => m.at >= sentAt && !m.replaced)).toEqual([answer]);
+  });
+
+  it('an answer that comes before the notice is due is the only message', async () => {
+    await start({ answerTiming: { pendingNotice: '3s' } });
+    const { sentAt } = await h.command('/estoque', 'almoxarifados');
+    const answer = await h.nextMessage(sentAt, { userId: USERS.member });
+    expect(textOf(answer)).toContain(C1.activeStockrooms[0]?.nome ?? '?');
+    pass(10_000);
+    expect(versionsOf(answer)).toEqual([answer]);
+  });
+
+  it('a hanging upstream: the timeout with Tentar de novo replaces the notice by the deadline, one retry at most', async () => {
+    // The deadline runs on real time (the client cuts its calls to it): a short one keeps the test short.
+    await start({ answerTiming: { deadline: '1500ms', pendingNotice: '3s' }, timeoutMs: 400 });
+    h.sandbox.faults.next({ path: '/v1/almoxarifados', delayMs: 60_000, times: 4 });
+    const { sentAt } = await h.command('/estoque', 'almoxarifados');
+    await pendingData('/v1/almoxarifados');
+    pass(3_000);
+    const first = await h.nextMessage(sentAt, { userId: USERS.member });
+    expect(textOf(first)).toContain('Consultando');
+    await eventually(() => versionsOf(first).length === 2);
+    const answer = versionsOf(first)[1] as FakeMessage;
+    expect(textOf(answer)).toContain('demorou demais para responder');
+    expect(buttonsOf(answer).map((b) => b.text?.text)).toContain('Tentar de novo');
+    expect(h.sandbox.calls.filter((c) => c.path === '/v1/almoxarifados' && c.at >= sentAt)).toHaveLength(2);
+  });
+});
+
+/**
+ * A budget whose window the test fills and frees: the real queue (priorities, deadlines, places in the queue)
+ * over a window store that grants while `open`, on the test's clock.
+ */
+function heldBudget(state: { open: boolean }) {
+  return (_redis: unknown, logger: Parameters<typeof budgetOverWindow>[1]['logger']): Budget => {
+    const store: WindowStore = {
+      acquire: async () =>
+        state.open
+          ? { granted: true }
+          : { granted: false, waitMs: { interactive: 5_000, digest: 5_000, background: 5_000 } },
+      pause: async () => {},
+      usage: async () => ({ used: 0, pausedMs: 0, waitMs: 0 }),
+    };
+    return budgetOverWindow(
+      resolveBudgetPolicy({ limit: { count: 250, windowMs: 3_600_000 } }),
+      { clock, ...(logger && { logger }) },
+      store,
+    );
+  };
+}
+
+describe('waiting for a budget slot: saved data or the place in the queue, then the answer', () => {
+  const budget = { open: true };
+
+  async function startHeld() {
+    budget.open = true;
+    await start({ answerTiming: { budgetNotice: '1s', pendingNotice: '30s' }, budget: heldBudget(budget) });
+  }
+
+  /** Makes the saved stockrooms answer six hours and a minute old: stale, so the next command asks upstream. */
+  async function ageSavedStockrooms() {
+    const key = h.redis.keys.cache(TEAM, 'stockrooms', cacheParamsKey(null));
+    const entry = JSON.parse((await h.redis.redis.get(key)) ?? '{}') as { fetchedAt: number };
+    entry.fetchedAt -= 6 * 3_600_000 + 60_000;
+    await h.redis.redis.set(key, JSON.stringify(entry), 'KEEPTTL');
+  }
+
+  /**
+   * Waits until the command waits for its slot: the answer's two timers (notice, deadline), the queue's two
+   * (the command's longest wait, the sleep until the slot frees) and the budget notice's.
+   */
+  const queued = () => eventually(() => clock.pending >= 5);
+
+  it('shows the saved data with its age ("atualizando…") after a second, then the fresh answer in its place', async () => {
+    await startHeld();
+    const warm = await h.command('/estoque', 'almoxarifados');
+    await h.nextMessage(warm.sentAt, { userId: USERS.member });
+    await ageSavedStockrooms();
+    budget.open = false;
+
+    const { sentAt } = await h.command('/estoque', 'almoxarifados');
+    await queued();
+    pass(999);
+    expect(h.slack.messages.filter((m) => m.at >= sentAt)).toEqual([]);
+    pass(1);
+    const first = await h.nextMessage(sentAt, { userId: USERS.member });
+    const saved = textOf(first);
+    expect(saved).toContain('Atualizando');
+    expect(saved).toContain('há 6 h');
+    expect(saved).toContain(C1.activeStockrooms[0]?.nome ?? '?');
+
+    budget.open = true;
+    pass(5_000);
+    await eventually(() => versionsOf(first).length === 2);
+    const answer = versionsOf(first)[1] as FakeMessage;
+    expect(textOf(answer)).not.toContain('Atualizando');
+    expect(textOf(answer)).toContain(C1.activeStockrooms[0]?.nome ?? '?');
+  });
+
+  it('with nothing saved, says where the command stands in the queue, then replaces it with the answer', async () => {
+    await startHeld();
+    budget.open = false;
+    const { sentAt } = await h.command('/estoque', 'almoxarifados');
+    await queued();
+    pass(1_000);
+    const first = await h.nextMessage(sentAt, { userId: USERS.member });
+    expect(textOf(first)).toContain('Sua consulta é a próxima da fila');
+
+    budget.open = true;
+    pass(5_000);
+    await eventually(() => versionsOf(first).length === 2);
+    expect(textOf(versionsOf(first)[1] as FakeMessage)).toContain(C1.activeStockrooms[0]?.nome ?? '?');
+  });
+
+  it('when the budget stays spent, the saved data stays, now saying the limit was reached', async () => {
+    await startHeld();
+    const warm = await h.command('/estoque', 'almoxarifados');
+    await h.nextMessage(warm.sentAt, { userId: USERS.member });
+    await ageSavedStockrooms();
+    budget.open = false;
+
+    const { sentAt } = await h.command('/estoque', 'almoxarifados');
+    await queued();
+    pass(1_000);
+    const first = await h.nextMessage(sentAt, { userId: USERS.member });
+    expect(textOf(first)).toContain('Atualizando');
+    // The queue's wait for this command runs out; the slot would free after it.
+    pass(10_000);
+    await eventually(() => versionsOf(first).length === 2);
+    const answer = textOf(versionsOf(first)[1] as FakeMessage);
+    expect(answer).toContain('Limite de consultas ao sistema atingido');
+    expect(answer).toContain(C1.activeStockrooms[0]?.nome ?? '?');
+  });
+});

@@ -1,0 +1,98 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { cacheParamsKey } from '../../src/domain/cached-reader.js';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
+import {
+  eventually,
+  type Harness,
+  type HarnessOptions,
+  startHarness,
+  TEAM,
+  textOf,
+  USERS,
+} from '../helpers/bot-harness.js';
+
+/** Upstream faults as the user sees them: signed requests in, the fake Slack and the sandbox's staged faults. */
+
+const C1 = DEMO_FACTS.company1;
+const MiB = 1024 * 1024;
+let h: Harness;
+
+afterEach(async () => {
+  await h?.close();
+});
+
+async function start(options: HarnessOptions = {}) {
+  h = await startHarness(options);
+  await h.link(TEAM);
+}
+
+describe('a huge upstream answer', () => {
+  it('is cut while it streams, told to the user in pt-BR, never cached; another user meanwhile gets acked and answered', async () => {
+    await start({ env: { UPSTREAM_MAX_RESPONSE_BYTES: '1MiB' } });
+    h.sandbox.faults.next({ path: '/v1/materiais', huge: { bytes: 64 * MiB } });
+    const [huge, other] = await Promise.all([
+      h.command('/estoque', 'parafuso'),
+      h.command('/estoque', 'almoxarifados', { user: USERS.admin }),
+    ]);
+    expect([huge.status, other.status]).toEqual([200, 200]);
+
+    const refused = await h.nextMessage(huge.sentAt, { userId: USERS.member });
+    expect(textOf(refused)).toContain('grande demais');
+    expect(textOf(refused)).toContain('almox:');
+    const answered = await h.nextMessage(other.sentAt, { userId: USERS.admin });
+    expect(textOf(answered)).toContain(C1.activeStockrooms[0]?.nome ?? '?');
+
+    const call = h.sandbox.calls.find((c) => c.path === '/v1/materiais');
+    await eventually(() => call?.streamed?.complete === false);
+    expect(call?.streamed?.bytes).toBeLessThan(32 * MiB);
+    expect(
+      await h.redis.redis.exists(
+        h.redis.keys.cache(TEAM, 'materials', cacheParamsKey({ stockroomId: null })),
+      ),
+    ).toBe(0);
+    // Not retried: the same question gets the same answer.
+    expect(h.sandbox.calls.filter((c) => c.path === '/v1/materiais')).toHaveLength(1);
+  });
+});
+
+describe('smaller upstream faults', () => {
+  it('a 401 that renewing and a new login do not cure gets its own message, not the generic one', async () => {
+    await start();
+    h.sandbox.faults.next({ path: '/v1/almoxarifados', status: 401, times: 3 });
+    const { sentAt } = await h.command('/estoque', 'almoxarifados');
+    const text = textOf(await h.nextMessage(sentAt, { userId: USERS.member }));
+    expect(text).toContain('recusou o login vinculado');
+    expect(text).not.toContain('Algo deu errado');
+    expect(h.sandbox.calls.filter((c) => c.at >= sentAt).map((c) => `${c.kind}:${c.status}`)).toEqual([
+      'data:401',
+      'refresh:200',
+      'data:401',
+      'login:200',
+      'data:401',
+    ]);
+  });
+
+  it('a null list is bad upstream data, not an empty answer', async () => {
+    await start();
+    h.sandbox.faults.next({
+      path: '/v1/almoxarifados',
+      status: 200,
+      body: 'null',
+      contentType: 'application/json',
+    });
+    const { sentAt } = await h.command('/estoque', 'almoxarifados');
+    const text = textOf(await h.nextMessage(sentAt, { userId: USERS.member }));
+    expect(text).toContain('formato inesperado');
+  });
+
+  it('a 20 KB search is refused with the usage before any upstream call', async () => {
+    await start();
+    const before = h.sandbox.calls.length;
+    const result = await h.command('/estoque', 'parafuso '.repeat(2_300));
+    expect(result.status).toBe(200);
+    const body = JSON.parse(result.body) as { text: string; response_type: string };
+    expect(body.response_type).toBe('ephemeral');
+    expect(body.text).toContain('texto longo demais');
+    expect(h.sandbox.calls.length).toBe(before);
+  });
+});
