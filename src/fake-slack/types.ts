@@ -107,6 +107,21 @@ export interface FakeUser {
   isBot?: boolean;
   deleted?: boolean;
   locale?: string;
+  /** A guest (`is_restricted`; single-channel guests are also `is_ultra_restricted`). */
+  isRestricted?: boolean;
+  /**
+   * Enterprise Grid: the org of the user (users.info then has `enterprise_user`), the org's workspaces the user is
+   * a member of besides `teamId`, and the user's role in the org (not in any one workspace).
+   */
+  enterpriseId?: string;
+  enterpriseTeams?: string[];
+  isOrgAdmin?: boolean;
+  isOrgOwner?: boolean;
+  /**
+   * A user of another workspace that no shared channel visible to the app holds: Slack still answers users.info
+   * for such an id, with `is_stranger: true`.
+   */
+  isStranger?: boolean;
 }
 
 export interface FakeChannel {

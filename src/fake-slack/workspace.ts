@@ -206,9 +206,22 @@ export class Workspace {
     return channel;
   }
 
+  /**
+   * A user the caller may look up: of its workspace (or org), a user of another workspace who shares a channel with
+   * the caller's bot (Slack Connect: users.info answers with the user's own `team_id`), or a stranger.
+   */
   visibleUser(caller: Caller, id: string): FakeUser | undefined {
     const user = this.users.get(id);
-    return user !== undefined && this.reaches(caller, user.teamId) ? user : undefined;
+    if (user === undefined) return undefined;
+    if (this.reaches(caller, user.teamId) || user.isStranger) return user;
+    return this.sharesChannel(caller, user) ? user : undefined;
+  }
+
+  private sharesChannel(caller: Caller, user: FakeUser): boolean {
+    for (const channel of this.channels.values()) {
+      if (channel.members.has(user.id) && channel.members.has(caller.team.botUserId)) return true;
+    }
+    return false;
   }
 
   /** The DM between the bot and a user, created on first use (`D...`). */
@@ -259,12 +272,27 @@ export function userJson(user: FakeUser, includeLocale: boolean): Record<string,
     is_admin: user.isAdmin,
     is_owner: user.isOwner,
     is_primary_owner: user.isOwner,
-    is_restricted: false,
+    is_restricted: user.isRestricted ?? false,
     is_ultra_restricted: false,
     is_bot: user.isBot ?? false,
     is_app_user: false,
     updated: 1_700_000_000,
     ...(includeLocale ? { locale: user.locale ?? 'pt-BR' } : {}),
+    ...(user.enterpriseId === undefined
+      ? {}
+      : {
+          enterprise_user: {
+            id: user.id,
+            enterprise_id: user.enterpriseId,
+            enterprise_name: user.enterpriseId,
+            is_admin: user.isOrgAdmin ?? false,
+            is_owner: user.isOrgOwner ?? false,
+            is_primary_owner: user.isOrgOwner ?? false,
+            teams: [user.teamId, ...(user.enterpriseTeams ?? [])],
+          },
+        }),
+    // Slack sends the field only when true.
+    ...(user.isStranger ? { is_stranger: true } : {}),
   };
 }
 

@@ -29,6 +29,7 @@ export { type CommandName, renderHelp, renderUsage } from './help.js';
 export {
   type LinkModalInitial,
   linkFieldErrors,
+  renderAdminCheckFailed,
   renderLinked,
   renderLinkModal,
   renderLinkRefused,

@@ -186,6 +186,13 @@ export function renderLinked(view: {
   );
 }
 
+/** The Slack lookup of who clicked or typed failed: nothing was done, and the person can try again. */
+export function renderAdminCheckFailed(): Message {
+  return notice(
+    'Não consegui confirmar no Slack quem você é, então nada foi feito. Tente de novo em instantes; se continuar, fale com um administrador do workspace.',
+  );
+}
+
 export function renderLinkRefused(): Message {
   return notice(
     'Só administradores e donos do workspace, ou quem estiver em BOT_ADMINS, podem vincular ou desvincular credenciais.',

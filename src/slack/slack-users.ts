@@ -1,15 +1,85 @@
 import type { WebClient } from '@slack/web-api';
+import { type Message, renderAdminCheckFailed, renderLinkRefused } from '../render/index.js';
 
-/** Workspace admins and owners, and the ids of BOT_ADMINS, may link and unlink credentials. */
-export async function isLinkAdmin(
+/** The workspace a signed request came from, as Bolt's context gives it. */
+export interface RequestWorkspace {
+  teamId?: string | undefined;
+  enterpriseId?: string | undefined;
+  /** An org-wide install (Enterprise Grid): the org, not one of its workspaces, is the workspace. */
+  isEnterpriseInstall?: boolean | undefined;
+}
+
+export type AdminVerdict =
+  | { allowed: true; as: 'bot-admin' | 'workspace-admin' | 'org-admin' }
+  | {
+      allowed: false;
+      reason: 'not-admin' | 'external' | 'guest' | 'other-workspace' | 'no-workspace' | 'lookup-failed';
+    };
+
+/** The fields of users.info's user that the check reads (Slack's own names). */
+interface SlackUser {
+  id?: string;
+  team_id?: string;
+  deleted?: boolean;
+  is_bot?: boolean;
+  is_admin?: boolean;
+  is_owner?: boolean;
+  is_primary_owner?: boolean;
+  is_restricted?: boolean;
+  is_ultra_restricted?: boolean;
+  is_stranger?: boolean;
+  enterprise_user?: {
+    enterprise_id?: string;
+    is_admin?: boolean;
+    is_owner?: boolean;
+    is_primary_owner?: boolean;
+    teams?: string[];
+  };
+}
+
+/**
+ * Who may link and unlink the workspace of the request: its admins and owners (for an org-wide install, the org's
+ * admins and owners; for a workspace of an org, the org's admins and owners too), and the ids of BOT_ADMINS, who
+ * must still belong to that workspace. Never an external person (Slack Connect: another workspace's user in a
+ * shared channel, `is_stranger`), whatever their role at home, nor a guest. Slack's `is_admin` is about the user's
+ * own workspace (`team_id`), so it counts only when that is the request's. Never throws: a lookup that fails is
+ * a verdict of its own, for the caller to answer.
+ */
+export async function linkAdminVerdict(
   client: WebClient,
   userId: string,
   botAdmins: readonly string[],
-): Promise<boolean> {
-  if (botAdmins.includes(userId)) return true;
-  const info = await client.users.info({ user: userId });
-  const user = info.user;
-  return Boolean(user && (user.is_admin || user.is_owner || user.is_primary_owner));
+  workspace: RequestWorkspace,
+): Promise<AdminVerdict> {
+  if (!workspace.teamId && !workspace.enterpriseId) return { allowed: false, reason: 'no-workspace' };
+  let user: SlackUser | undefined;
+  try {
+    user = (await client.users.info({ user: userId })).user as SlackUser | undefined;
+  } catch {
+    return { allowed: false, reason: 'lookup-failed' };
+  }
+  if (!user || user.id !== userId || user.deleted || user.is_bot)
+    return { allowed: false, reason: 'not-admin' };
+  if (user.is_stranger) return { allowed: false, reason: 'external' };
+  if (user.is_restricted || user.is_ultra_restricted) return { allowed: false, reason: 'guest' };
+
+  const org = user.enterprise_user;
+  const sameOrg = workspace.enterpriseId !== undefined && org?.enterprise_id === workspace.enterpriseId;
+  const orgAdmin = sameOrg && Boolean(org?.is_admin || org?.is_owner || org?.is_primary_owner);
+  if (workspace.isEnterpriseInstall) {
+    if (!sameOrg) return { allowed: false, reason: 'external' };
+    if (botAdmins.includes(userId)) return { allowed: true, as: 'bot-admin' };
+    return orgAdmin ? { allowed: true, as: 'org-admin' } : { allowed: false, reason: 'not-admin' };
+  }
+  const home = user.team_id !== undefined && user.team_id === workspace.teamId;
+  const memberHere =
+    home || (sameOrg && workspace.teamId !== undefined && (org?.teams ?? []).includes(workspace.teamId));
+  if (!memberHere) return { allowed: false, reason: sameOrg ? 'other-workspace' : 'external' };
+  if (botAdmins.includes(userId)) return { allowed: true, as: 'bot-admin' };
+  if (orgAdmin) return { allowed: true, as: 'org-admin' };
+  if (home && (user.is_admin || user.is_owner || user.is_primary_owner))
+    return { allowed: true, as: 'workspace-admin' };
+  return { allowed: false, reason: 'not-admin' };
 }
 
 export async function emailOf(client: WebClient, userId: string): Promise<string | null> {
@@ -23,4 +93,11 @@ export function workspaceIdOf(context: {
   enterpriseId?: string | undefined;
 }): string | null {
   return context.teamId ?? context.enterpriseId ?? null;
+}
+
+/** What a refused person is told: a lookup that failed is not a refusal, and says to try again. */
+export function refusalOf(verdict: AdminVerdict): Message {
+  return !verdict.allowed && verdict.reason === 'lookup-failed'
+    ? renderAdminCheckFailed()
+    : renderLinkRefused();
 }

@@ -1,9 +1,9 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { ActionIds } from '../../render/ids.js';
-import { renderLinkRefused, renderUnlinkCancelled, renderUnlinked } from '../../render/index.js';
+import { renderUnlinkCancelled, renderUnlinked } from '../../render/index.js';
 import { sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
-import { isLinkAdmin, workspaceIdOf } from '../slack-users.js';
+import { linkAdminVerdict, refusalOf, workspaceIdOf } from '../slack-users.js';
 
 export function registerUnlinkActions(app: App, deps: SlackDeps): void {
   app.action<BlockAction<ButtonAction>>(
@@ -13,10 +13,11 @@ export function registerUnlinkActions(app: App, deps: SlackDeps): void {
       const workspaceId = workspaceIdOf(context);
       await deps.tasks.run('unlink', async () => {
         // Checked again on the click: the confirmation message could be old, or reached by someone else.
-        const allowed =
-          workspaceId !== null && (await isLinkAdmin(client, body.user.id, deps.config.BOT_ADMINS));
-        if (!allowed || workspaceId === null) {
-          await sendResponse(deps, respond, renderLinkRefused(), {
+        const verdict = await linkAdminVerdict(client, body.user.id, deps.config.BOT_ADMINS, context);
+        if (!verdict.allowed || workspaceId === null) {
+          if (!verdict.allowed)
+            deps.logger.info({ userId: body.user.id, reason: verdict.reason }, 'unlink refused');
+          await sendResponse(deps, respond, refusalOf(verdict), {
             response_type: 'ephemeral',
             replace_original: true,
           });

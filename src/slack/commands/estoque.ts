@@ -1,16 +1,10 @@
 import type { App } from '@slack/bolt';
 import { errFields, newCorrelationId } from '../../lib/logger.js';
-import {
-  renderHelp,
-  renderLinkModal,
-  renderLinkRefused,
-  renderUnlinkConfirm,
-  renderUsage,
-} from '../../render/index.js';
+import { renderHelp, renderLinkModal, renderUnlinkConfirm, renderUsage } from '../../render/index.js';
 import { sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { parseEstoque } from '../parse/commands.js';
-import { isLinkAdmin, workspaceIdOf } from '../slack-users.js';
+import { linkAdminVerdict, refusalOf } from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
 import { ackAndAnswer, type CommandArgs } from './answer-command.js';
 import { handleDigestCommand } from './digest.js';
@@ -58,8 +52,10 @@ async function openLinkModal(deps: SlackDeps, args: CommandArgs): Promise<void> 
   const { command, client } = args;
   const correlationId = newCorrelationId();
   try {
-    if (!(await isLinkAdmin(client, command.user_id, deps.config.BOT_ADMINS))) {
-      await sendResponse(deps, args.respond, renderLinkRefused(), {
+    const verdict = await linkAdminVerdict(client, command.user_id, deps.config.BOT_ADMINS, args.context);
+    if (!verdict.allowed) {
+      deps.logger.info({ correlationId, userId: command.user_id, reason: verdict.reason }, 'link refused');
+      await sendResponse(deps, args.respond, refusalOf(verdict), {
         response_type: 'ephemeral',
         replace_original: false,
       });
@@ -87,10 +83,14 @@ async function openLinkModal(deps: SlackDeps, args: CommandArgs): Promise<void> 
 
 async function askUnlink(deps: SlackDeps, args: CommandArgs): Promise<void> {
   await args.ack();
-  const workspaceId = workspaceIdOf(args.context);
-  const allowed =
-    workspaceId !== null &&
-    (await isLinkAdmin(args.client, args.command.user_id, deps.config.BOT_ADMINS).catch(() => false));
-  const message = allowed ? renderUnlinkConfirm() : renderLinkRefused();
+  const verdict = await linkAdminVerdict(
+    args.client,
+    args.command.user_id,
+    deps.config.BOT_ADMINS,
+    args.context,
+  );
+  if (!verdict.allowed)
+    deps.logger.info({ userId: args.command.user_id, reason: verdict.reason }, 'unlink refused');
+  const message = verdict.allowed ? renderUnlinkConfirm() : refusalOf(verdict);
   await sendResponse(deps, args.respond, message, { response_type: 'ephemeral', replace_original: false });
 }

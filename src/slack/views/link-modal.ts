@@ -15,11 +15,12 @@ import {
   type RenderContext,
   renderLinked,
   renderLinkModal,
-  renderLinkRefused,
   renderLinkUnavailable,
+  renderUsage,
 } from '../../render/index.js';
+import { sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
-import { isLinkAdmin, workspaceIdOf } from '../slack-users.js';
+import { linkAdminVerdict, refusalOf, workspaceIdOf } from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
 
 /** Slack closes a view_submission after 3 s; past this the outcome is posted instead of shown in the modal. */
@@ -37,18 +38,39 @@ export function registerLinkModal(app: App, deps: SlackDeps): void {
   app.view<ViewSubmitAction>(ViewIds.linkModal, (args) => submitLink(deps, args));
 
   // `Tentar de novo` after a link attempt that could not finish while the modal was open.
-  app.action<BlockAction<ButtonAction>>(ActionIds.openLinkModal, async ({ ack, body, client, respond }) => {
-    await ack();
-    if (!(await isLinkAdmin(client, body.user.id, deps.config.BOT_ADMINS).catch(() => false))) {
-      await respond({ response_type: 'ephemeral', replace_original: false, ...renderLinkRefused() });
-      return;
-    }
-    const metadata = JSON.stringify({ channelId: body.channel?.id, responseUrl: body.response_url });
-    await triggerClient(client).views.open({
-      trigger_id: body.trigger_id,
-      view: { ...renderLinkModal(), private_metadata: metadata },
-    });
-  });
+  app.action<BlockAction<ButtonAction>>(
+    ActionIds.openLinkModal,
+    async ({ ack, body, client, context, respond }) => {
+      await ack();
+      const verdict = await linkAdminVerdict(client, body.user.id, deps.config.BOT_ADMINS, context);
+      if (!verdict.allowed) {
+        deps.logger.info({ userId: body.user.id, reason: verdict.reason }, 'link refused');
+        await sendResponse(deps, respond, refusalOf(verdict), {
+          response_type: 'ephemeral',
+          replace_original: false,
+        });
+        return;
+      }
+      const metadata = JSON.stringify({ channelId: body.channel?.id, responseUrl: body.response_url });
+      try {
+        await triggerClient(client).views.open({
+          trigger_id: body.trigger_id,
+          view: { ...renderLinkModal(), private_metadata: metadata },
+        });
+      } catch (error) {
+        deps.logger.error(errFields(error), 'could not open the link modal');
+        await sendResponse(
+          deps,
+          respond,
+          renderUsage('estoque', 'não foi possível abrir o formulário de vínculo; tente de novo.'),
+          {
+            response_type: 'ephemeral',
+            replace_original: false,
+          },
+        );
+      }
+    },
+  );
 }
 
 async function submitLink(deps: SlackDeps, args: ViewArgs): Promise<void> {
@@ -63,10 +85,10 @@ async function submitLink(deps: SlackDeps, args: ViewArgs): Promise<void> {
   }
   const metadata = readMetadata(view.private_metadata);
   const userId = body.user.id;
-  const allowed =
-    workspaceId !== null && (await isLinkAdmin(client, userId, deps.config.BOT_ADMINS).catch(() => false));
-  if (!allowed || workspaceId === null) {
-    await args.ack({ response_action: 'errors', errors: { [BlockIds.linkLogin]: renderLinkRefused().text } });
+  const verdict = await linkAdminVerdict(client, userId, deps.config.BOT_ADMINS, args.context);
+  if (!verdict.allowed || workspaceId === null) {
+    if (!verdict.allowed) logger.info({ userId, reason: verdict.reason }, 'link refused');
+    await args.ack({ response_action: 'errors', errors: { [BlockIds.linkLogin]: refusalOf(verdict).text } });
     return;
   }
   const attempt = deps.linkService.link(workspaceId, input, userId, correlationId);
