@@ -17,6 +17,12 @@ import { ADMIN, gist, type Sent, startWorld, type World } from './world.js';
  */
 
 const anyMessage = () => true;
+/**
+ * The answer itself, not the "Consultando…" first message a slow answer shows before it (issue 12.5), which the
+ * answer replaces in place.
+ */
+const CONSULTANDO = /Consultando/i;
+const answer = (m: Parameters<typeof textOf>[0]) => !CONSULTANDO.test(textOf(m));
 const has = (pattern: RegExp) => (m: Parameters<typeof textOf>[0]) => pattern.test(textOf(m));
 
 /** Short, so the matrix does not wait an orchestrator's 30 s; the slow case's answers take far longer. */
@@ -67,7 +73,7 @@ describe('fault matrix (built bot, private Redis, sandbox, fake Slack)', { tags:
       r.measured.ackMsDuringOutage = during.map((sent) => Math.round(sent.result.ms)).join('/');
       for (const sent of during) expect(sent.result.status).toBe(200);
       const seen = [];
-      for (const sent of during) seen.push(await world.waitSeen(sent.user, sent.sentAt, anyMessage));
+      for (const sent of during) seen.push(await world.waitSeen(sent.user, sent.sentAt, answer));
       r.userSaw = seen.map(gist).join(' | ');
       // Whatever they say, no answer is silence, and none is a stack trace.
       for (const message of seen) expect(textOf(message)).not.toMatch(/Error:|at .*\.js:\d+/);
@@ -79,7 +85,7 @@ describe('fault matrix (built bot, private Redis, sandbox, fake Slack)', { tags:
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       const status = await world.command(bot, '/estoque', 'status');
-      const statusSeen = await world.waitSeen(status.user, status.sentAt, anyMessage);
+      const statusSeen = await world.waitSeen(status.user, status.sentAt, answer);
       expect(textOf(statusSeen)).not.toMatch(/não está vinculado/);
       const list = await world.command(bot, '/estoque', 'resumo listar');
       await world.waitSeen(list.user, list.sentAt, has(/Resumos diários assinados: 1 canal/));
@@ -88,7 +94,7 @@ describe('fault matrix (built bot, private Redis, sandbox, fake Slack)', { tags:
         '/solicitacao',
         String(DEMO_FACTS.company1.requestIds.first + 4),
       );
-      const data = await world.waitSeen(after.user, after.sentAt, anyMessage);
+      const data = await world.waitSeen(after.user, after.sentAt, answer);
       expect(textOf(data)).toMatch(new RegExp(`Solicitação ${DEMO_FACTS.company1.requestIds.first + 4}`));
       expect(textOf(data)).not.toMatch(/:warning:/);
       r.kept = 'link, digest subscription; the replica kept running and answered with data after the restart';
@@ -101,11 +107,11 @@ describe('fault matrix (built bot, private Redis, sandbox, fake Slack)', { tags:
       const from = bot.lines().length;
       await world.redis.stop();
       const during = await world.command(bot, '/estoque', 'almoxarifados');
-      await world.waitSeen(during.user, during.sentAt, anyMessage);
+      await world.waitSeen(during.user, during.sentAt, answer);
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       await world.redis.start();
       const after = await world.command(bot, '/estoque', 'status');
-      await world.waitSeen(after.user, after.sentAt, anyMessage);
+      await world.waitSeen(after.user, after.sentAt, answer);
       const lines = bot.lines().slice(from);
       const raw = lines.filter((l) => l.msg === undefined);
       const aboutRedis = lines.filter((l) => l.component === 'redis' || /redis/i.test(String(l.msg ?? '')));
@@ -254,7 +260,7 @@ describe('fault matrix (built bot, private Redis, sandbox, fake Slack)', { tags:
         times: 50,
       });
       const sent = await world.command(bot, '/solicitacao', String(id));
-      const seen = await world.waitSeen(sent.user, sent.sentAt, anyMessage);
+      const seen = await world.waitSeen(sent.user, sent.sentAt, answer);
       r.userSaw = gist(seen);
       r.measured.upstreamCalls = world.sandbox.calls.filter((c) => pathOf(id).test(c.path)).length;
       r.kept = 'the link; nothing cached';
@@ -299,7 +305,7 @@ describe('fault matrix (built bot, private Redis, sandbox, fake Slack)', { tags:
         times: 10,
       });
       const sent = await world.command(bot, '/solicitacao', String(id));
-      const seen = await world.waitSeen(sent.user, sent.sentAt, anyMessage);
+      const seen = await world.waitSeen(sent.user, sent.sentAt, answer);
       r.userSaw = gist(seen);
       r.kept = 'the link; nothing cached';
       expect(textOf(seen)).toMatch(/formato inesperado/);
@@ -315,7 +321,7 @@ describe('fault matrix (built bot, private Redis, sandbox, fake Slack)', { tags:
         times: 10,
       });
       const sent = await world.command(bot, '/estoque', 'almoxarifados');
-      const seen = await world.waitSeen(sent.user, sent.sentAt, anyMessage);
+      const seen = await world.waitSeen(sent.user, sent.sentAt, answer);
       r.userSaw = gist(seen);
       r.kept = 'the link; nothing cached';
       expect(textOf(seen)).toMatch(/formato inesperado/);
@@ -341,7 +347,7 @@ describe('fault matrix (built bot, private Redis, sandbox, fake Slack)', { tags:
       const other = await world.command(bot, '/estoque', 'ajuda');
       r.measured.otherAckMs = Math.round(other.result.ms);
       const seen = await world
-        .waitSeen(sent.user, sent.sentAt, anyMessage, 60_000)
+        .waitSeen(sent.user, sent.sentAt, answer, 60_000)
         .finally(() => clearInterval(sampler));
       r.userSaw = gist(seen);
       r.measured.bodyBytes = body.length;
@@ -367,7 +373,7 @@ describe('fault matrix (built bot, private Redis, sandbox, fake Slack)', { tags:
       const id = requestId();
       world.sandbox.faults.next({ path: pathOf(id), status: 401, times: 50 });
       const sent = await world.command(bot, '/solicitacao', String(id));
-      const seen = await world.waitSeen(sent.user, sent.sentAt, anyMessage);
+      const seen = await world.waitSeen(sent.user, sent.sentAt, answer);
       r.userSaw = gist(seen);
       r.measured.upstreamCalls = world.sandbox.calls.filter((c) => pathOf(id).test(c.path)).length;
       r.kept = 'the link (a 401 on one call does not unlink)';
@@ -385,7 +391,7 @@ describe('fault matrix (built bot, private Redis, sandbox, fake Slack)', { tags:
         times: 50,
       });
       const sent = await world.command(bot, '/solicitacao', String(id));
-      const seen = await world.waitSeen(sent.user, sent.sentAt, anyMessage);
+      const seen = await world.waitSeen(sent.user, sent.sentAt, answer);
       r.userSaw = gist(seen);
       const calls = world.sandbox.calls.filter((c) => pathOf(id).test(c.path)).length;
       r.measured.upstreamCalls = calls;
@@ -439,7 +445,7 @@ describe('fault matrix (built bot, private Redis, sandbox, fake Slack)', { tags:
       );
       r.measured.exitCode = String(code);
       r.measured.exitedAfterMs = exitedAfterMs;
-      const seen = sent.map(({ user, sentAt }) => world.seenBy(user, sentAt)[0]);
+      const seen = sent.map(({ user, sentAt }) => world.seenBy(user, sentAt).find(answer));
       r.userSaw = seen.map(gist).join(' | ');
       r.kept = `${seen.filter(Boolean).length} of 3 users answered`;
       sent.forEach(({ id }, i) => {
@@ -457,7 +463,12 @@ describe('fault matrix (built bot, private Redis, sandbox, fake Slack)', { tags:
       );
       r.measured.exitCode = String(code);
       r.measured.exitedAfterMs = exitedAfterMs;
-      const seen = sent.map(({ user, sentAt }) => world.seenBy(user, sentAt)[0]);
+      const seen = sent.map(({ user, sentAt }) => world.seenBy(user, sentAt).find(answer));
+      // A "Consultando…" still on screen beside the notice: the notice did not replace it.
+      const stale = sent.filter(({ user, sentAt }) =>
+        world.seenBy(user, sentAt).some((m) => CONSULTANDO.test(textOf(m))),
+      );
+      r.measured.consultandoLeftOnScreen = stale.length;
       r.userSaw = seen.map(gist).join(' | ');
       r.kept = `${seen.filter(Boolean).length} of 3 users told`;
       for (const message of seen) {
@@ -500,8 +511,8 @@ describe('fault matrix (built bot, private Redis, sandbox, fake Slack)', { tags:
       }
       const answeredByB = [];
       for (const { user, sentAt } of toB)
-        answeredByB.push(await world.waitSeen(user, sentAt, anyMessage, 60_000));
-      const silentOfA = toA.filter(({ user, sentAt }) => world.seenBy(user, sentAt).length === 0).length;
+        answeredByB.push(await world.waitSeen(user, sentAt, answer, 60_000));
+      const silentOfA = toA.filter(({ user, sentAt }) => !world.seenBy(user, sentAt).some(answer)).length;
       const dataCalls = world.sandbox.calls.filter((c) => c.login === DEMO_FACTS.company1.login);
       const maxInWindow = Math.max(
         ...dataCalls.map((c) => dataCalls.filter((o) => o.at >= c.at && o.at < c.at + LIMIT.windowMs).length),
