@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { encodeRoute } from '../src/domain/routes.js';
 import { buildBlockActionPayload, buildSlashCommandBody, type FakeMessage } from '../src/fake-slack/index.js';
 import { ActionIds } from '../src/render/ids.js';
+import { isFirstMessage } from '../src/render/progress.js';
 import { type AnswerKind, classifyAnswer, UpstreamLog } from './classify.js';
 import { preciseNow } from './measure.js';
 import type { PlannedSend, SenderReply, SenderRequest } from './sender-worker.js';
@@ -23,6 +24,11 @@ export interface CommandRecord {
   ackMs: number | null;
   ackStatus: number | null;
   answeredAt: number | null;
+  /**
+   * When a first message ("consultando…", saved data "atualizando…", the place in the queue) came before the
+   * answer replaced it; null when the answer was the first message. answeredAt is the answer's.
+   */
+  firstMessageAt: number | null;
   kind: AnswerKind | null;
   /** The minute the message says its data is from (cached or saved data); null for fresh data. */
   shownMinute: number | null;
@@ -166,6 +172,7 @@ export class LoadDriver {
       ackMs: null,
       ackStatus: null,
       answeredAt: null,
+      firstMessageAt: null,
       kind: null,
       shownMinute: null,
       ageMs: null,
@@ -222,6 +229,10 @@ export class LoadDriver {
   private onMessage(message: FakeMessage): void {
     const record = this.byChannel.get(message.channel);
     if (!record || record.answeredAt !== null) return;
+    if (isFirstMessage(message)) {
+      record.firstMessageAt ??= preciseNow();
+      return;
+    }
     record.answeredAt = preciseNow();
     const classified = classifyAnswer(message, BENCH_TZ);
     record.kind = classified.kind;

@@ -5,6 +5,7 @@ import type { Page } from '../upstream/client.js';
 import { actions, context, finalizeMessage, header, routeButton, section } from './blocks.js';
 import { formatAge, formatAt, formatDateTime, formatNumber, mentionUser, plural } from './format.js';
 import { ActionIds } from './ids.js';
+import { REFRESHING_MARK } from './progress.js';
 import type { Message, RenderContext } from './types.js';
 
 /** The frame every answer shares: freshness warnings, the body, the buttons, who shared it. */
@@ -29,7 +30,7 @@ function savedAt(freshness: Freshness, ctx: RenderContext): string {
 /** A clear warning when upstream could not be asked and saved data is shown instead. */
 export function degradedWarning(freshness: Freshness | null, ctx: RenderContext): string | null {
   if (ctx.refreshing && freshness?.fromCache) {
-    return `:arrows_counterclockwise: Atualizando… mostrando dados salvos de ${savedAt(freshness, ctx)}; esta mensagem muda quando a consulta terminar.`;
+    return `${REFRESHING_MARK} mostrando dados salvos de ${savedAt(freshness, ctx)}; esta mensagem muda quando a consulta terminar.`;
   }
   if (!freshness?.degraded) return null;
   const lead =

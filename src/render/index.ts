@@ -39,7 +39,7 @@ export {
   renderUnlinked,
 } from './link.js';
 export { renderMaterialSearch } from './materials.js';
-export { renderPending, renderQueued } from './progress.js';
+export { isFirstMessage, renderPending, renderQueued } from './progress.js';
 export {
   renderPendingPurchases,
   renderPurchaseList,

@@ -9,9 +9,18 @@ import type { Message } from './types.js';
 
 const REPLACED = 'Esta mensagem será substituída pela resposta.';
 
+const PENDING_MARK = ':hourglass_flowing_sand:';
+/** The mark of saved data shown while the answer waits (render/answer.ts). */
+export const REFRESHING_MARK = ':arrows_counterclockwise: Atualizando…';
+
+/** Whether a message is a first message (to be replaced by the answer): for tools that watch messages go by. */
+export function isFirstMessage(message: { text: string; blocks: readonly unknown[] }): boolean {
+  return message.text.startsWith(PENDING_MARK) || JSON.stringify(message.blocks).includes(REFRESHING_MARK);
+}
+
 /** The answer is slow to come from upstream. */
 export function renderPending(): Message {
-  const text = ':hourglass_flowing_sand: Consultando o sistema de estoque…';
+  const text = `${PENDING_MARK} Consultando o sistema de estoque…`;
   return finalizeMessage({ text, blocks: [section(text), context(REPLACED)] });
 }
 
@@ -21,6 +30,6 @@ export function renderQueued(position: number): Message {
     position <= 1
       ? 'Sua consulta é a próxima da fila'
       : `Sua consulta está na fila: posição ${formatNumber(position)}`;
-  const text = `:hourglass_flowing_sand: ${where} (limite de consultas ao sistema de estoque em uso).`;
+  const text = `${PENDING_MARK} ${where} (limite de consultas ao sistema de estoque em uso).`;
   return finalizeMessage({ text, blocks: [section(text), context(REPLACED)] });
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { cacheLine, degradedWarning } from '../../src/render/answer.js';
+import { answerMessage, cacheLine, degradedWarning } from '../../src/render/answer.js';
+import { renderTimeout } from '../../src/render/errors.js';
+import { isFirstMessage, renderPending, renderQueued } from '../../src/render/progress.js';
 import type { RenderContext } from '../../src/render/types.js';
 
 const now = Date.UTC(2026, 10, 23, 13, 0);
@@ -30,5 +32,26 @@ describe('what an answer says about its saved data', () => {
     expect(degradedWarning(unknown, ctx)).toBe(
       ':warning: Limite de consultas ao sistema atingido: mostrando dados salvos de 23/11/2026 04:00 (há 6 h).',
     );
+  });
+});
+
+describe('first messages, as a tool watching messages tells them from answers', () => {
+  it('"consultando…", the place in the queue and saved data being refreshed are first messages; answers are not', () => {
+    const saved = { fetchedAt: savedAt, fromCache: true, degraded: null };
+    const route = { view: 'stockrooms' as const };
+    const answer = (refreshing: boolean) =>
+      answerMessage({
+        text: 'Almoxarifados',
+        body: [],
+        route,
+        freshness: saved,
+        ctx: { ...ctx, refreshing },
+      });
+    expect(isFirstMessage(renderPending())).toBe(true);
+    expect(isFirstMessage(renderQueued(3))).toBe(true);
+    expect(renderQueued(3).text).toContain('posição 3');
+    expect(isFirstMessage(answer(true))).toBe(true);
+    expect(isFirstMessage(answer(false))).toBe(false);
+    expect(isFirstMessage(renderTimeout(route, 'corr'))).toBe(false);
   });
 });
