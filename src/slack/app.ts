@@ -21,6 +21,7 @@ import type { SlackDeps } from './deps.js';
 import { registerChatHelp } from './events/chat-help.js';
 import { registerUninstallEvents } from './events/uninstall.js';
 import { RejectedRequestError, RequestGuard, signedHeaders } from './request-guard.js';
+import { retryingFetch } from './response-url.js';
 import { registerLinkModal } from './views/link-modal.js';
 import { INTERACTIVE_WEB_CLIENT } from './web-clients.js';
 
@@ -76,7 +77,12 @@ export function buildSlackApp(options: SlackAppOptions): App {
     : undefined;
   const common = {
     logger,
-    clientOptions: { slackApiUrl: config.SLACK_API_URL, ...INTERACTIVE_WEB_CLIENT },
+    clientOptions: {
+      slackApiUrl: config.SLACK_API_URL,
+      ...INTERACTIVE_WEB_CLIENT,
+      // Bolt's respond() fetches through this: response_url posts are retried there (response-url.ts).
+      fetch: retryingFetch({ webApiUrl: config.SLACK_API_URL }),
+    },
     ...(!config.oauth && { token: options.botToken ?? config.SLACK_BOT_TOKEN }),
   };
   const guard = new RequestGuard({ seen: deps.seenRequests, logger: deps.logger, now: Date.now });

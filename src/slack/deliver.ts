@@ -33,6 +33,15 @@ export interface Delivery {
   respond: RespondFn;
   mode: DeliveryMode;
   bypassCache?: boolean;
+  /** Where the command was typed or the button clicked: where the answer goes when the response_url fails. */
+  channelId?: string | undefined;
+}
+
+/** Who an answer is for, when its response_url cannot take it. */
+export interface Recipient {
+  client: WebClient;
+  userId: string;
+  channelId?: string | undefined;
 }
 
 /**
@@ -65,6 +74,12 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
     calls: { deadline: started + timing.deadlineMs, observer: progress },
   };
   let failed = false;
+  // Who the answer is for, when its response_url cannot take it (slk: fallbacks).
+  const recipient: Recipient = {
+    client: delivery.client,
+    userId: delivery.userId,
+    channelId: delivery.channelId,
+  };
   const answer = (async (): Promise<Message> => {
     let message: Message;
     try {
@@ -103,6 +118,7 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
       message,
       { response_type: failed ? 'ephemeral' : 'in_channel', replace_original: false },
       logger,
+      recipient,
     );
     logger.info({ ms: deps.now() - started, failed }, 'answered');
     return;
@@ -136,22 +152,38 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
         message,
         { response_type: 'ephemeral', replace_original: replacing || delivery.mode === 'replace' },
         logger,
+        recipient,
       ),
   });
   logger.info({ ms: deps.now() - started, failed, ...(notices.length > 0 && { notices }) }, 'answered');
 }
 
+/**
+ * Posts through response_url (retried under `respond`, see response-url.ts). When that fails for good and the
+ * recipient is known, the answer still reaches the person: a shared answer is posted in the channel, anything
+ * else as an ephemeral message in the channel, and failing that in a DM. One log line tells what happened.
+ */
 export async function sendResponse(
   deps: Pick<SlackDeps, 'logger'>,
   respond: RespondFn,
   message: Message,
   options: { response_type: 'ephemeral' | 'in_channel'; replace_original: boolean },
   logger = deps.logger,
+  recipient?: Recipient,
 ): Promise<void> {
   try {
     await respond({ text: message.text, blocks: message.blocks, ...options });
+    return;
   } catch (error) {
-    logger.error(errFields(error), 'response_url post failed');
+    if (!recipient) {
+      logger.error(errFields(error), 'response_url post failed');
+      return;
+    }
+    const { deliveredBy, failures } = await deliverElsewhere(recipient, message, options.response_type);
+    const fields = { ...errFields(error), userId: recipient.userId, fallbackFailures: failures };
+    if (deliveredBy)
+      logger.warn({ ...fields, deliveredBy }, 'response_url post failed; answer delivered another way');
+    else logger.error(fields, 'answer lost: response_url, channel and DM all failed');
   }
 }
 
@@ -168,6 +200,42 @@ export function respondRestarting(
     response_type: 'ephemeral',
     replace_original: false,
   });
+}
+
+async function deliverElsewhere(
+  recipient: Recipient,
+  message: Message,
+  responseType: 'ephemeral' | 'in_channel',
+): Promise<{ deliveredBy: string | null; failures: string[] }> {
+  const { client, userId, channelId } = recipient;
+  const content = { text: message.text, blocks: message.blocks };
+  const ways: [string, () => Promise<unknown>][] = [];
+  if (channelId && responseType === 'in_channel')
+    ways.push(['chat.postMessage', () => client.chat.postMessage({ channel: channelId, ...content })]);
+  if (channelId)
+    ways.push([
+      'chat.postEphemeral',
+      () => client.chat.postEphemeral({ channel: channelId, user: userId, ...content }),
+    ]);
+  // A bot posting to a user id writes in its DM with that user.
+  ways.push(['dm', () => client.chat.postMessage({ channel: userId, ...content })]);
+  const failures: string[] = [];
+  for (const [name, post] of ways) {
+    try {
+      await post();
+      return { deliveredBy: name, failures };
+    } catch (error) {
+      failures.push(`${name}: ${slackErrorCode(error)}`);
+    }
+  }
+  return { deliveredBy: null, failures };
+}
+
+/** Slack's error code (`not_in_channel`, `slack_webapi_rate_limited_error`...), never a message with data in it. */
+function slackErrorCode(error: unknown): string {
+  const e = error as { data?: { error?: unknown }; code?: unknown } | null;
+  if (typeof e?.data?.error === 'string') return e.data.error;
+  return typeof e?.code === 'string' ? e.code : 'unknown';
 }
 
 export async function notifyLinkingAdmin(

@@ -42,6 +42,7 @@ export async function answerButton(
         respond: args.respond,
         mode,
         bypassCache: kind === 'refresh',
+        channelId: args.body.channel?.id,
       }),
     { onAbandon: () => respondRestarting(deps, args.respond, route) },
   );

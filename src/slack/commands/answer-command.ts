@@ -34,6 +34,7 @@ export async function ackAndAnswer(
         client: args.client,
         respond: suggestion ? respondWithSuggestion(args.respond, suggestion) : args.respond,
         mode: 'new',
+        channelId: args.command.channel_id,
       }),
     { onAbandon: () => respondRestarting(deps, args.respond, route) },
   );

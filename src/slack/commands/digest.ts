@@ -67,6 +67,7 @@ export async function handleDigestCommand(
         reply,
         { response_type: 'ephemeral', replace_original: false },
         logger,
+        { client: args.client, userId: args.command.user_id, channelId },
       );
   });
 }

@@ -3,9 +3,11 @@ import type {
   App,
   BlockAction,
   ButtonAction,
+  RespondFn,
   SlackViewMiddlewareArgs,
   ViewSubmitAction,
 } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
 import type { LinkInput, LinkOutcome } from '../../domain/links/link-service.js';
 import { errFields, newCorrelationId } from '../../lib/logger.js';
 import { ActionIds, BlockIds, InputActionIds, ViewIds } from '../../render/ids.js';
@@ -20,10 +22,14 @@ import {
 } from '../../render/index.js';
 import { sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
+import { postToResponseUrl } from '../response-url.js';
 import { linkAdminVerdict, refusalOf, workspaceIdOf } from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
 
-/** Slack closes a view_submission after 3 s; past this the outcome is posted instead of shown in the modal. */
+/**
+ * Slack closes a view_submission after 3 s; past this (counted from the submission's arrival, the admin check
+ * included) the outcome is posted instead of shown in the modal. Below the request guard's fallback ack (2.8 s).
+ */
 const MODAL_ANSWER_BUDGET_MS = 2_300;
 
 type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
@@ -74,6 +80,7 @@ export function registerLinkModal(app: App, deps: SlackDeps): void {
 }
 
 async function submitLink(deps: SlackDeps, args: ViewArgs): Promise<void> {
+  const arrived = deps.now();
   const { body, view, client } = args;
   const correlationId = newCorrelationId();
   const logger = deps.logger.child({ correlationId });
@@ -92,13 +99,14 @@ async function submitLink(deps: SlackDeps, args: ViewArgs): Promise<void> {
     return;
   }
   const attempt = deps.linkService.link(workspaceId, input, userId, correlationId);
-  const outcome = await Promise.race([attempt, sleep(MODAL_ANSWER_BUDGET_MS).then(() => 'slow' as const)]);
+  const left = Math.max(0, MODAL_ANSWER_BUDGET_MS - (deps.now() - arrived));
+  const outcome = await Promise.race([attempt, sleep(left).then(() => 'slow' as const)]);
   if (outcome === 'slow') {
     // Close the modal now and post the outcome when it comes.
     await args.ack({ response_action: 'clear' });
     await deps.tasks.run('link (slow)', async () => {
       const late = await attempt;
-      await postOutcome(deps, metadata, late, input, logger);
+      await postOutcome(deps, metadata, late, input, logger, { client, userId });
     });
     return;
   }
@@ -108,7 +116,7 @@ async function submitLink(deps: SlackDeps, args: ViewArgs): Promise<void> {
     return;
   }
   await args.ack({ response_action: 'clear' });
-  await postOutcome(deps, metadata, outcome, input, logger);
+  await postOutcome(deps, metadata, outcome, input, logger, { client, userId });
 }
 
 function renderContext(deps: SlackDeps): RenderContext {
@@ -137,6 +145,7 @@ async function postOutcome(
   outcome: LinkOutcome,
   input: LinkInput,
   logger: SlackDeps['logger'],
+  { client, userId }: { client: WebClient; userId: string },
 ): Promise<void> {
   let message: Message;
   if (outcome.ok) {
@@ -151,27 +160,24 @@ async function postOutcome(
   } else {
     message = renderLinkUnavailable('refused', null, true, outcome.message, renderContext(deps));
   }
-  if (!metadata.responseUrl) {
-    logger.warn('link outcome has nowhere to go (no response_url)');
-    return;
-  }
-  try {
-    const response = await fetch(metadata.responseUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        response_type: 'ephemeral',
-        replace_original: false,
-        text: message.text,
-        blocks: message.blocks,
-      }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    if (!response.ok)
-      logger.warn({ status: response.status }, 'link confirmation not accepted by response_url');
-  } catch (error) {
-    logger.warn(errFields(error), 'link confirmation could not be posted');
-  }
+  const responseUrl = metadata.responseUrl;
+  // Retried like every response_url post; failing that (or with none), an ephemeral message or a DM.
+  const respond: RespondFn = async (args) => {
+    if (!responseUrl) throw new Error('no response_url to confirm through');
+    return postToResponseUrl(responseUrl, typeof args === 'string' ? { text: args } : args);
+  };
+  await sendResponse(
+    deps,
+    respond,
+    message,
+    { response_type: 'ephemeral', replace_original: false },
+    logger,
+    {
+      client,
+      userId,
+      channelId: metadata.channelId,
+    },
+  );
 }
 
 function readInput(raw: StateValues | null | undefined): LinkInput | { errors: Record<string, string> } {

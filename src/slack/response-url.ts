@@ -1,0 +1,124 @@
+import { setTimeout as delay } from 'node:timers/promises';
+
+/**
+ * Posts to a response_url, retried. Bolt's `respond()` makes one POST and throws a RespondError that keeps only the
+ * status; the retry has to sit under it to see a 429's Retry-After. So Bolt is given this fetch
+ * (`clientOptions.fetch`): calls to the Web API pass through untouched (the Web client has its own retries,
+ * web-clients.ts); anything else Bolt fetches is a response_url post, and is retried on 429, 5xx and network
+ * failures, honouring Retry-After up to a bound. Past the bound the last answer is returned, `respond()` throws,
+ * and deliver.ts falls back to chat.postEphemeral, then a DM.
+ */
+
+export interface ResponseUrlRetryPolicy {
+  /** Attempts in all, the first included. */
+  attempts: number;
+  /** Backoff without Retry-After: base × 2^(attempt-1), full jitter, at most maxDelayMs. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A Retry-After longer than this is not waited for: the fallback answers sooner. */
+  maxRetryAfterMs: number;
+  /** Each attempt, at most. */
+  timeoutMs: number;
+}
+
+/**
+ * Three attempts within about 10 s at worst: a person waiting for an answer would rather have it by another way
+ * (an ephemeral message, a DM) than wait longer for the response_url.
+ */
+export const RESPONSE_URL_RETRY: ResponseUrlRetryPolicy = {
+  attempts: 3,
+  baseDelayMs: 300,
+  maxDelayMs: 2_000,
+  maxRetryAfterMs: 5_000,
+  timeoutMs: 5_000,
+};
+
+export interface RetryingFetchOptions {
+  /** The Web API base URL (SLACK_API_URL): requests under it are not retried here. */
+  webApiUrl: string;
+  policy?: ResponseUrlRetryPolicy;
+  fetch?: typeof fetch;
+  sleep?: (ms: number) => Promise<unknown>;
+  random?: () => number;
+}
+
+export function retryingFetch(options: RetryingFetchOptions): typeof fetch {
+  const base = options.fetch ?? globalThis.fetch;
+  const retried = withRetries(options);
+  const webApi = options.webApiUrl.replace(/\/+$/, '');
+  return async (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    // Only a body that can be sent again is retried (Bolt's respond sends a JSON string).
+    if (url.startsWith(webApi) || (init?.body !== undefined && typeof init.body !== 'string'))
+      return base(input, init);
+    return retried(input, init);
+  };
+}
+
+/** POSTs a message to a response_url with the same retries; throws when it is not accepted in the end. */
+export async function postToResponseUrl(
+  url: string,
+  payload: object,
+  options: Omit<RetryingFetchOptions, 'webApiUrl'> = {},
+): Promise<Response> {
+  const response = await withRetries(options)(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(payload),
+  });
+  if (!response.ok) throw new Error(`response_url answered ${response.status}`);
+  return response;
+}
+
+function withRetries(options: Omit<RetryingFetchOptions, 'webApiUrl'>): typeof fetch {
+  const policy = options.policy ?? RESPONSE_URL_RETRY;
+  const base = options.fetch ?? globalThis.fetch;
+  const sleep = options.sleep ?? ((ms: number) => delay(ms));
+  const random = options.random ?? Math.random;
+  return async (input, init) => {
+    for (let attempt = 1; ; attempt++) {
+      const last = attempt >= policy.attempts;
+      let wait: number | null;
+      try {
+        const response = await base(input, {
+          ...init,
+          signal: init?.signal ?? AbortSignal.timeout(policy.timeoutMs),
+        });
+        if (last || !(response.status === 429 || response.status >= 500)) return response;
+        wait = waitBefore(response, attempt, policy, random);
+        // A Retry-After past the bound: this answer is final.
+        if (wait === null) return response;
+        await response.body?.cancel().catch(() => undefined);
+      } catch (error) {
+        if (last) throw error;
+        wait = backoff(attempt, policy, random);
+      }
+      await sleep(wait);
+    }
+  };
+}
+
+function waitBefore(
+  response: Response,
+  attempt: number,
+  policy: ResponseUrlRetryPolicy,
+  random: () => number,
+): number | null {
+  const retryAfter = retryAfterMs(response.headers.get('retry-after'));
+  if (retryAfter === null) return backoff(attempt, policy, random);
+  return retryAfter > policy.maxRetryAfterMs ? null : retryAfter;
+}
+
+function backoff(attempt: number, policy: ResponseUrlRetryPolicy, random: () => number): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  return Math.round(random() * ceiling);
+}
+
+/** Retry-After in seconds (Slack's form) or an HTTP date; null when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | null {
+  if (header === null || header.trim() === '') return null;
+  const trimmed = header.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}

@@ -1,0 +1,88 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
+import { CHANNELS, eventually, type Harness, startHarness, textOf, USERS } from '../helpers/bot-harness.js';
+
+/**
+ * An answer whose response_url post fails is not lost (src/slack/deliver.ts): retried, then an ephemeral message
+ * in the channel, then a DM; one log line says which. Over real HTTP with the fake Slack's staged failures.
+ */
+
+let h: Harness;
+
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+const NOT_LINKED = /ainda não está vinculado/;
+const calls = (method: string) => h.slack.calls.filter((c) => c.method === method);
+const logged = (text: string) => h.logs.filter((l) => l.includes(text));
+
+describe('an answer whose response_url post fails', () => {
+  it('is retried on a 5xx, and arrives through the response_url', async () => {
+    h.slack.failNext('response_url', { status: 503 }, 1);
+    const result = await h.command('/estoque', 'almoxarifados');
+    const answer = await h.nextMessage(result.sentAt, { userId: USERS.member });
+    expect(answer.via).toBe('response_url');
+    expect(textOf(answer)).toMatch(NOT_LINKED);
+    expect(calls('response_url').map((c) => c.status)).toEqual([503, 200]);
+  });
+
+  it('honours a short Retry-After on a 429 and arrives through the response_url', async () => {
+    h.slack.failNext('response_url', { status: 429, retryAfterSec: 1 }, 1);
+    const result = await h.command('/estoque', 'almoxarifados');
+    const answer = await h.nextMessage(result.sentAt, { userId: USERS.member });
+    expect(answer.via).toBe('response_url');
+    expect(calls('response_url').map((c) => c.status)).toEqual([429, 200]);
+  });
+
+  it('arrives as an ephemeral message in the channel when the response_url is dead', async () => {
+    h.slack.failNext('response_url', { error: 'expired_url' }, 1);
+    const result = await h.command('/estoque', 'almoxarifados');
+    const answer = await h.nextMessage(result.sentAt, { userId: USERS.member });
+    expect(answer.via).toBe('chat.postEphemeral');
+    expect(answer.ephemeral).toBe(true);
+    expect(answer.visibleTo).toBe(USERS.member);
+    expect(answer.channel).toBe(CHANNELS.stockroom);
+    expect(textOf(answer)).toMatch(NOT_LINKED);
+    // A 404 is not retried; one line tells what happened.
+    expect(calls('response_url')).toHaveLength(1);
+    await eventually(() => logged('answer delivered another way').length === 1);
+    expect(logged('"deliveredBy":"chat.postEphemeral"')).toHaveLength(1);
+  });
+
+  it('arrives in a DM when the bot cannot post in the channel either', async () => {
+    h.slack.failNext('response_url', { error: 'expired_url' }, 1);
+    // The bot is not a member there: chat.postEphemeral answers not_in_channel.
+    const result = await h.command('/estoque', 'almoxarifados', { channel: CHANNELS.withoutBot });
+    const answer = await h.nextMessage(result.sentAt, { userId: USERS.member });
+    expect(answer.via).toBe('chat.postMessage');
+    expect(answer.channel).toMatch(/^D/);
+    expect(textOf(answer)).toMatch(NOT_LINKED);
+    await eventually(() => logged('"deliveredBy":"dm"').length === 1);
+    expect(logged('chat.postEphemeral: not_in_channel')).toHaveLength(1);
+  });
+
+  it('is logged once as lost when every way fails', async () => {
+    h.slack.failNext('response_url', { error: 'expired_url' }, 1);
+    h.slack.failNext('chat.postEphemeral', { error: 'channel_not_found' }, 1);
+    h.slack.failNext('chat.postMessage', { error: 'cannot_dm_bot' }, 1);
+    await h.command('/estoque', 'almoxarifados');
+    await eventually(() => logged('answer lost').length === 1);
+    expect(logged('response_url post failed')).toHaveLength(0);
+    expect(h.slack.messages).toHaveLength(0);
+  });
+
+  it('the link confirmation too: it arrives as an ephemeral message when its response_url is dead', async () => {
+    h.slack.failNext('response_url', { error: 'expired_url' }, 1);
+    const since = Date.now();
+    const { login, password } = DEMO_FACTS.company1;
+    const result = await h.submitLink({ login, password, company: '1' }, { user: USERS.admin });
+    expect(JSON.parse(result.body)).toEqual({ response_action: 'clear' });
+    const confirmation = await h.nextMessage(since, { userId: USERS.admin });
+    expect(confirmation.via).toBe('chat.postEphemeral');
+    expect(textOf(confirmation)).toMatch(/vinculad/i);
+  });
+});

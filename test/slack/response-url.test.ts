@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { RESPONSE_URL_RETRY, retryAfterMs, retryingFetch } from '../../src/slack/response-url.js';
+
+/** The response_url retries, with a recorded sleep: the waits asked for are data, not time spent. */
+
+const WEB_API = 'https://slack.test/api/';
+const HOOK = 'https://hooks.slack.test/actions/T1/1/abc';
+
+function scripted(answers: (Response | Error)[]) {
+  const calls: string[] = [];
+  const fetch = (async (input: string | URL | Request) => {
+    calls.push(String(input));
+    const next = answers.shift();
+    if (next === undefined) throw new Error('no more answers scripted');
+    if (next instanceof Error) throw next;
+    return next;
+  }) as typeof globalThis.fetch;
+  return { fetch, calls };
+}
+
+const status = (code: number, headers: Record<string, string> = {}) =>
+  new Response(code === 200 ? 'ok' : 'fail', { status: code, headers });
+
+function subject(answers: (Response | Error)[]) {
+  const { fetch, calls } = scripted(answers);
+  const waits: number[] = [];
+  const post = retryingFetch({
+    webApiUrl: WEB_API,
+    fetch,
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+    random: () => 1,
+  });
+  return { post, calls, waits };
+}
+
+const body = { method: 'POST', body: '{"text":"oi"}' };
+
+describe('retryingFetch', () => {
+  it('honours a 429 Retry-After, then delivers', async () => {
+    const { post, calls, waits } = subject([status(429, { 'retry-after': '2' }), status(200)]);
+    expect((await post(HOOK, body)).status).toBe(200);
+    expect(calls).toHaveLength(2);
+    expect(waits).toEqual([2_000]);
+  });
+
+  it('does not wait for a Retry-After past the bound: the 429 is the answer', async () => {
+    const { post, calls, waits } = subject([status(429, { 'retry-after': '60' }), status(200)]);
+    expect((await post(HOOK, body)).status).toBe(429);
+    expect(calls).toHaveLength(1);
+    expect(waits).toEqual([]);
+  });
+
+  it('backs off on 5xx and network failures, at most the policy attempts', async () => {
+    const { post, calls, waits } = subject([
+      status(500),
+      new TypeError('fetch failed'),
+      status(503),
+      status(200),
+    ]);
+    expect((await post(HOOK, body)).status).toBe(503);
+    expect(calls).toHaveLength(RESPONSE_URL_RETRY.attempts);
+    expect(waits).toEqual([300, 600]);
+  });
+
+  it('throws the network failure of the last attempt', async () => {
+    const failure = new TypeError('fetch failed');
+    const { post, calls } = subject([failure, failure, failure]);
+    await expect(post(HOOK, body)).rejects.toBe(failure);
+    expect(calls).toHaveLength(3);
+  });
+
+  it('does not retry what will not change: 404 expired_url, 400', async () => {
+    for (const code of [404, 400]) {
+      const { post, calls } = subject([status(code), status(200)]);
+      expect((await post(HOOK, body)).status).toBe(code);
+      expect(calls).toHaveLength(1);
+    }
+  });
+
+  it('leaves Web API calls to the Web client', async () => {
+    const { post, calls } = subject([status(500), status(200)]);
+    expect((await post(`${WEB_API}chat.postMessage`, body)).status).toBe(500);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('reads Retry-After in seconds or as a date', () => {
+    expect(retryAfterMs('3')).toBe(3_000);
+    expect(retryAfterMs(null)).toBeNull();
+    expect(retryAfterMs('soon')).toBeNull();
+    expect(retryAfterMs('Mon, 23 Nov 2026 17:00:10 GMT', Date.parse('Mon, 23 Nov 2026 17:00:00 GMT'))).toBe(
+      10_000,
+    );
+  });
+});
