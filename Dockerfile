@@ -1,4 +1,5 @@
-# estoque-bot: build with `docker build -t estoque-bot .`, run with `docker run -p 3000:3000 --env-file .env estoque-bot`.
+# estoque-bot: `docker compose up -d --build` (docker-compose.yml: the bot and a Redis with AOF and noeviction), or
+# `docker build -t estoque-bot .` and run it with REDIS_URL pointing at your Redis.
 # Without Slack and upstream variables the container runs local mode (the sandbox and the playground page, bound
 # to 127.0.0.1 inside the container); set the variables of the README for a real deployment.
 

@@ -15,19 +15,15 @@ import { announceFailure, announceReady, serveParent, timeRequests } from './ipc
 async function main(): Promise<void> {
   const bench = readBenchEnv();
   const config = loadConfig();
-  if (!config.REDIS_URL || !config.CREDENTIALS_KEY)
-    throw new Error('REDIS_URL and CREDENTIALS_KEY are required');
+  // loadConfig gives a replica everything it needs (REDIS_URL, CREDENTIALS_KEY...) or throws naming what is missing.
+  if (config.mode !== 'replica') throw new Error('the bench replica needs the Slack and upstream variables');
   const logger = makeLogger({ level: config.LOG_LEVEL });
-  const { redis, container, app } = buildRedisBot(
-    { ...config, REDIS_URL: config.REDIS_URL, CREDENTIALS_KEY: config.CREDENTIALS_KEY },
-    logger,
-    {
-      keyPrefix: bench.keyPrefix,
-      features: bench.naive
-        ? { cache: false, coalesce: false }
-        : { ttlScale: bench.ttlScale, prefetch: bench.prefetch },
-    },
-  );
+  const { redis, container, app } = buildRedisBot(config, logger, {
+    keyPrefix: bench.keyPrefix,
+    features: bench.naive
+      ? { cache: false, coalesce: false }
+      : { ttlScale: bench.ttlScale, prefetch: bench.prefetch },
+  });
   const prefetch = container.prefetcher;
   const server = (await startSlackApp(app, container.slackDeps, config.PORT)) as Server;
   const timings = timeRequests(server);

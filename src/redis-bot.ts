@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { type App, webApi } from '@slack/bolt';
 import type { Redis } from 'ioredis';
-import type { Config, ReplicaConfig } from './config.js';
+import type { ReplicaConfig } from './config.js';
 import { buildContainer, type Container, type ContainerOptions } from './container.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { errFields, type Logger } from './lib/logger.js';
@@ -34,7 +34,7 @@ export interface RedisBot {
  * do: the sealed stores, the Redis budget, OAuth installations when configured, the Slack app. Not started.
  */
 export function buildRedisBot(
-  config: Config & { REDIS_URL: string; CREDENTIALS_KEY: string },
+  config: ReplicaConfig,
   logger: Logger,
   options: { keyPrefix?: string; features?: ContainerOptions['features']; redis?: Redis } = {},
 ): RedisBot {
@@ -54,7 +54,7 @@ export function buildRedisBot(
     : null;
   const container = buildContainer({
     config,
-    upstream: { baseUrl: config.UPSTREAM_BASE_URL ?? '', authUrl: config.UPSTREAM_AUTH_URL ?? '' },
+    upstream: { baseUrl: config.UPSTREAM_BASE_URL, authUrl: config.UPSTREAM_AUTH_URL },
     logger,
     kv,
     keys,
@@ -121,6 +121,7 @@ export async function startReplica(
     await reportDurability(redis, config.REDIS_URL, logger);
     if (!config.oauth && config.SLACK_BOT_TOKEN)
       await checkSlackToken(config, config.SLACK_BOT_TOKEN, logger);
+    if (config.slack.kind === 'socket') await checkAppToken(config, config.slack.appToken, logger);
     bot = buildRedisBot(config, logger, { redis });
     await checkCredentialsKey(bot, logger);
     await new Promise<void>((resolve) => waiting.close(() => resolve()));
@@ -247,6 +248,30 @@ async function checkSlackToken(config: ReplicaConfig, token: string, logger: Log
     logger.warn(
       { component: 'startup', ...errFields(error) },
       'could not reach the Slack Web API to check SLACK_BOT_TOKEN (SLACK_API_URL); starting anyway',
+    );
+  }
+}
+
+/**
+ * Socket Mode's client retries a refused app token forever inside `start()`: asked first (apps.connections.open,
+ * whose URL is left unused), a refused one stops start-up with the fix.
+ */
+async function checkAppToken(config: ReplicaConfig, appToken: string, logger: Logger): Promise<void> {
+  const client = new webApi.WebClient(appToken, {
+    slackApiUrl: config.SLACK_API_URL,
+    retryConfig: { retries: 2, minTimeout: 500, maxTimeout: 2_000 },
+    timeout: 10_000,
+    logLevel: webApi.LogLevel.ERROR,
+  });
+  try {
+    await client.apps.connections.open();
+    logger.info({ component: 'startup' }, 'Slack accepted SLACK_APP_TOKEN');
+  } catch (error) {
+    const failure = tokenRefusal(error, 'SLACK_APP_TOKEN');
+    if (failure) throw failure;
+    logger.warn(
+      { component: 'startup', ...errFields(error) },
+      'could not reach the Slack Web API to check SLACK_APP_TOKEN (SLACK_API_URL); starting anyway',
     );
   }
 }

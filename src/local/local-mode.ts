@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { buildContainer, type Container } from '../container.js';
 import { mountPlayground } from '../fake-slack/playground/routes.js';
@@ -16,11 +15,13 @@ import { SecretBox } from '../store/crypto.js';
 import { EmbeddedKeyValue } from '../store/embedded-kv.js';
 import { Keys } from '../store/keys.js';
 import { type KeyValue, RedisKeyValue } from '../store/kv.js';
+import { createRedis } from '../store/redis-connection.js';
 import type { Budget } from '../upstream/budget.js';
 import { createMemoryBudget } from '../upstream/budget-memory.js';
 import { createRedisBudget } from '../upstream/budget-redis.js';
 import { formatBanner, type LocalModeSummary } from './banner.js';
 import { localCredentialsKey } from './credentials-key.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { isAddressInUse, isPortFree, startOnPortOrFree } from './ports.js';
 
 /**
@@ -84,6 +85,9 @@ export async function startLocalMode(
   try {
     const dataDir = resolve(overrides.dataDir ?? config.DATA_DIR);
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    // One process per DATA_DIR: the embedded store is one file that a second process would overwrite.
+    const lock = await lockDataDir(dataDir);
+    stops.push({ name: 'DATA_DIR lock', stop: () => lock.release() });
     const credentialsKey = await localCredentialsKey(config.CREDENTIALS_KEY, dataDir);
     const previous = (config.CREDENTIALS_KEY_PREVIOUS ?? '')
       .split(',')
@@ -228,7 +232,7 @@ interface Storage {
 async function openStorage(config: Config, dataDir: string, keys: Keys, logger: Logger): Promise<Storage> {
   const budgetOptions = { limit: config.UPSTREAM_RATE_LIMIT, logger: logger.child({ component: 'budget' }) };
   if (config.REDIS_URL) {
-    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: true });
+    const redis = createRedis(config.REDIS_URL, logger, { lazyConnect: true });
     try {
       await redis.connect();
       await redis.ping();

@@ -10,6 +10,7 @@ import {
   LogLevel,
   type ReceiverEvent,
   type ReceiverProcessEventErrorHandlerArgs,
+  SocketModeReceiver,
 } from '@slack/bolt';
 import type { Config } from '../config.js';
 import { errFields, type Logger } from '../lib/logger.js';
@@ -53,8 +54,15 @@ export interface SlackAppOptions {
  */
 export function buildSlackApp(options: SlackAppOptions): App {
   const { config, deps } = options;
+  // Socket Mode: healthy only while the websocket is connected (HTTP mode: while the server serves, trivially).
+  const socket = { connected: false };
+  const socketMode = Boolean(config.SLACK_APP_TOKEN);
   const customRoutes: CustomRoute[] = [
-    { path: '/healthz', method: ['GET'], handler: healthHandler(options.kv) },
+    {
+      path: '/healthz',
+      method: ['GET'],
+      handler: healthHandler(options.kv, socketMode ? () => socket.connected : () => true),
+    },
   ];
   const logger = boltLogger(deps.logger);
   const oauthOptions = config.oauth
@@ -86,30 +94,48 @@ export function buildSlackApp(options: SlackAppOptions): App {
     ...(!config.oauth && { token: options.botToken ?? config.SLACK_BOT_TOKEN }),
   };
   const guard = new RequestGuard({ seen: deps.seenRequests, logger: deps.logger, now: Date.now });
-  const app = config.SLACK_APP_TOKEN
-    ? new GuardedApp(guard, {
-        ...common,
-        ...oauthOptions,
-        customRoutes,
-        socketMode: true,
-        appToken: config.SLACK_APP_TOKEN,
-        // Socket Mode serves /healthz (and OAuth, if configured) on its own HTTP server, on PORT.
-        ...(!config.oauth && { installerOptions: { port: config.PORT } }),
-      })
-    : new GuardedApp(guard, {
-        ...common,
-        // Built here rather than by Bolt: it hands the signature headers to the guard and answers its refusals 401.
-        receiver: new HTTPReceiver({
-          signingSecret: options.signingSecret ?? config.SLACK_SIGNING_SECRET ?? '',
-          endpoints: '/slack/events',
-          processBeforeResponse: false,
-          customRoutes,
-          logger,
-          ...oauthOptions,
-          customPropertiesExtractor: signedHeaders,
-          processEventErrorHandler: refuseOr401,
-        }),
+  let app: App;
+  if (config.SLACK_APP_TOKEN) {
+    // Built here rather than by Bolt so that /healthz can see the websocket's state.
+    const receiver = new SocketModeReceiver({
+      appToken: config.SLACK_APP_TOKEN,
+      logger,
+      customRoutes,
+      // Socket Mode serves /healthz (and OAuth, if configured) on its own HTTP server, on PORT.
+      installerOptions: { port: config.PORT },
+      ...(oauthOptions && {
+        clientId: oauthOptions.clientId,
+        clientSecret: oauthOptions.clientSecret,
+        stateSecret: oauthOptions.stateSecret,
+        scopes: oauthOptions.scopes,
+        installationStore: oauthOptions.installationStore,
+        installerOptions: oauthOptions.installerOptions,
+      }),
+    });
+    receiver.client.on('connected', () => {
+      socket.connected = true;
+    });
+    for (const state of ['disconnecting', 'disconnected', 'reconnecting', 'connecting'])
+      receiver.client.on(state, () => {
+        socket.connected = false;
       });
+    app = new GuardedApp(guard, { ...common, ...oauthOptions, receiver });
+  } else {
+    app = new GuardedApp(guard, {
+      ...common,
+      // Built here rather than by Bolt: it hands the signature headers to the guard and answers its refusals 401.
+      receiver: new HTTPReceiver({
+        signingSecret: options.signingSecret ?? config.SLACK_SIGNING_SECRET ?? '',
+        endpoints: '/slack/events',
+        processBeforeResponse: false,
+        customRoutes,
+        logger,
+        ...oauthOptions,
+        customPropertiesExtractor: signedHeaders,
+        processEventErrorHandler: refuseOr401,
+      }),
+    });
+  }
 
   registerCommands(app, deps);
   registerActions(app, deps);
@@ -161,34 +187,60 @@ export async function startSlackApp(
   return started;
 }
 
-function healthHandler(kv: KeyValue) {
+/** `200 {"ok":true,"store":"up"}` while the store answers (and, in Socket Mode, the websocket is connected). */
+export function healthHandler(kv: KeyValue, transportUp: () => boolean = () => true) {
   return (_req: IncomingMessage, res: ServerResponse) => {
-    kv.ping().then(
-      (up) => {
-        res.writeHead(up ? 200 : 503, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ ok: up, store: up ? 'up' : 'down' }));
-      },
-      () => {
-        res.writeHead(503, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ ok: false, store: 'down' }));
-      },
-    );
+    const answer = (store: boolean) => {
+      const socket = transportUp();
+      const ok = store && socket;
+      res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({ ok, store: store ? 'up' : 'down', ...(!socket && { socket: 'disconnected' }) }),
+      );
+    };
+    kv.ping().then(answer, () => answer(false));
   };
 }
 
-/** Bolt's logger interface over pino, so Bolt's own lines are structured too. */
-function boltLogger(logger: Logger): BoltLogger {
+/**
+ * Bolt's logger interface over pino, so Bolt's own lines are structured too: its text parts become `msg`, an Error
+ * becomes `err` (name, message, code; never a stack), other objects become `data` as JSON, not "[object Object]".
+ */
+export function boltLogger(logger: Logger): BoltLogger {
   const child = logger.child({ component: 'bolt' });
   let level: LogLevel = LogLevel.INFO;
+  const write =
+    (method: 'debug' | 'info' | 'warn' | 'error') =>
+    (...parts: unknown[]) => {
+      const { fields, msg } = boltLine(parts);
+      child[method](fields, msg);
+    };
   return {
-    debug: (...msg: unknown[]) => child.debug(msg.map(String).join(' ')),
-    info: (...msg: unknown[]) => child.info(msg.map(String).join(' ')),
-    warn: (...msg: unknown[]) => child.warn(msg.map(String).join(' ')),
-    error: (...msg: unknown[]) => child.error(msg.map(String).join(' ')),
+    debug: write('debug'),
+    info: write('info'),
+    warn: write('warn'),
+    error: write('error'),
     setLevel: (next: LogLevel) => {
       level = next;
     },
     getLevel: () => level,
     setName: () => undefined,
   };
+}
+
+function boltLine(parts: unknown[]): { fields: Record<string, unknown>; msg: string } {
+  const text: string[] = [];
+  const data: unknown[] = [];
+  let err: ReturnType<typeof errFields>['err'] | undefined;
+  for (const part of parts) {
+    if (part instanceof Error && err === undefined) err = errFields(part).err;
+    else if (part instanceof Error) data.push(errFields(part).err);
+    else if (part !== null && typeof part === 'object') data.push(part);
+    else text.push(String(part));
+  }
+  const fields: Record<string, unknown> = {
+    ...(err && { err }),
+    ...(data.length === 1 ? { data: data[0] } : data.length > 1 ? { data } : {}),
+  };
+  return { fields, msg: text.join(' ').trim() || (err ? err.message : 'bolt') };
 }

@@ -167,11 +167,13 @@ export function failureMessage(
 ): Message {
   const at: FailureContext = { route, correlationId, render, budget };
   const { level, message } = isShown(error) ? describe(error, at) : unexpected(at);
+  // A caller's child logger may carry correlationId and route already: pino would write them twice.
+  const bound = logger.bindings();
   logger[level](
     {
-      correlationId,
+      ...(bound.correlationId === undefined && { correlationId }),
+      ...(bound.route === undefined && route && { route: route.view }),
       code: isShown(error) ? error.code : 'unexpected',
-      route: route?.view,
       ...errFields(error),
     },
     'answer failed',

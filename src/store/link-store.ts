@@ -107,8 +107,9 @@ export class LinkStore {
   }
 
   async delete(workspaceId: string): Promise<void> {
-    await this.kv.del(this.keys.link(workspaceId), this.keys.brokenLinkNotice(workspaceId));
+    // Forgotten first: between the two, a link check must not find it remembered and gone ("vanished").
     await this.kv.hdel(this.keys.linkedWorkspaces(), workspaceId);
+    await this.kv.del(this.keys.link(workspaceId), this.keys.brokenLinkNotice(workspaceId));
   }
 
   /**

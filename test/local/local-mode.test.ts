@@ -53,6 +53,14 @@ describe('local mode', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
+  it('a second local mode on the same DATA_DIR is refused while the first runs', async () => {
+    const first = await start();
+    await expect(start()).rejects.toThrow(`DATA_DIR ${dataDir} is in use by another estoque-bot`);
+    await first.local.close();
+    const again = await start();
+    expect(again.printed).toContain('linked');
+  });
+
   it('starts everything, prints where, links the demo login, and keeps it all across a restart', async () => {
     const first = await start();
     expect(first.local.url).toMatch(/^http:\/\/localhost:\d+\/$/);
