@@ -57,6 +57,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const clients: Redis[] = [];
 
   const start = async () => {
+    if (child && child.exitCode === null) return;
     const started = spawn(
       binary,
       [
