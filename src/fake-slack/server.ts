@@ -73,6 +73,8 @@ export interface FakeSlack {
    * an HTTP error.
    */
   failNext(method: string, failure: FakeFailure, times?: number): void;
+  /** Drops the failures still queued (of one method, or all), leaving everything else as it is. */
+  clearFailures(method?: string): void;
   /** Forgets calls, messages, views, violations, failures and tokens; restores the seed data. */
   reset(): void;
   on(event: 'message', listener: (message: FakeMessage) => void): () => void;
@@ -135,8 +137,9 @@ class FailureQueue {
     return next.failure;
   }
 
-  clear(): void {
-    this.queued.clear();
+  clear(method?: string): void {
+    if (method === undefined) this.queued.clear();
+    else this.queued.delete(method);
   }
 }
 
@@ -311,6 +314,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     addTeam: (team) => workspace.addTeam(team),
     visibleMessages: (filter) => state.log.visible(filter),
     failNext: (method, failure, times = 1) => failures.add(method, failure, times),
+    clearFailures: (method) => failures.clear(method),
     reset: () => {
       calls.length = 0;
       state.log.clear();
