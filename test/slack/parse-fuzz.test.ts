@@ -40,8 +40,22 @@ const ESTOQUE_KINDS = new Set([
   'digest-cancel',
   'digest-list',
   'digest-now',
+  'feed-subscribe',
+  'feed-cancel',
+  'feed-list',
+  'sandbox-advance',
 ]);
-const SOLICITACAO_KINDS = new Set(['request-detail', 'request-history', 'request-list', 'request-mine']);
+const SOLICITACAO_KINDS = new Set([
+  'request-detail',
+  'request-history',
+  'request-list',
+  'request-mine',
+  'request-follow',
+  'request-unfollow',
+  'request-following',
+  'request-own-follow',
+  'request-own-unfollow',
+]);
 const COMPRAS_KINDS = new Set(['purchases-pending', 'purchase-requests', 'purchase-list', 'receipt-list']);
 
 const PARSERS = [
