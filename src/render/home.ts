@@ -8,7 +8,7 @@ import { escapeMrkdwn, formatAge, formatDateTime, mentionUser, plural, safeText 
 import { ActionIds } from './ids.js';
 import { Limits } from './limits.js';
 import { statusText } from './requests.js';
-import { budgetText } from './status.js';
+import { budgetText, feedText } from './status.js';
 import type { RenderContext } from './types.js';
 
 /** Digest subscriptions listed on the Home; a workspace with more gets "e mais N" (the Home holds 100 blocks). */
@@ -101,6 +101,7 @@ function linkBlocks(view: HomeView, ctx: RenderContext): KnownBlock[] {
   }
   if (view.isAdmin) {
     if (status.budget) blocks.push(context(`Consultas ao sistema: ${budgetText(status.budget)}.`));
+    if (status.feed) blocks.push(context(`Alertas: ${feedText(status.feed)}.`));
     const admin = actions([
       linkButton,
       button({

@@ -85,6 +85,8 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     const text = viewText(home);
     expect(text).toMatch(/Vinculado\* à empresa 1 por <@U00ADMIN1> em \d\d\/\d\d\/\d{4} \d\d:\d\d/);
     expect(text).toMatch(/consultas usadas/);
+    // The change feed's state, as `/estoque status` shows it (no listener yet: it asks nothing).
+    expect(text).toMatch(/Alertas: sem assinantes \(nenhuma consulta\)/);
     expect(buttonsOfView(home).map((b) => b.text?.text)).toEqual(
       expect.arrayContaining(['Vincular de novo', 'Desvincular']),
     );
@@ -96,6 +98,7 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     await homeOpened(h, USERS.member);
     const member = await publishedHome(h, USERS.member, memberSince);
     expect(viewText(member)).not.toMatch(/consultas usadas/);
+    expect(viewText(member)).not.toMatch(/Alertas:/);
     expect(buttonsOfView(member).map((b) => b.text?.text)).not.toContain('Desvincular');
   });
 
