@@ -84,6 +84,17 @@ export async function deliverOutbox(
       await giveBack();
       break;
     }
+    // What `/solicitacao acompanhando` and the Home show: the status the follower is being told about. Kept before
+    // the post, so that the Home the poster republishes after a DM already shows it (a post that fails is retried
+    // with the same status).
+    if (delivery.target.kind === 'dm') {
+      for (const event of claimed) {
+        if (event.kind !== 'status') continue;
+        await deps.listeners
+          .updateLastSeen(workspaceId, delivery.target.userId, event.requestId, event.toStatus)
+          .catch((error: unknown) => logger.warn({ workspaceId, ...errFields(error) }, 'last seen not kept'));
+      }
+    }
     let result: Awaited<ReturnType<FeedPoster['post']>>;
     try {
       result = await poster.post(workspaceId, delivery.target, claimed, { lateSince });
@@ -96,17 +107,6 @@ export async function deliverOutbox(
       const at = deps.now();
       for (const event of claimed) await snapshots.markDelivered(workspaceId, delivery.key, event.id, at);
       outcome.delivered += claimed.length;
-      // What `/solicitacao acompanhando` shows: the status the follower was last told about.
-      if (delivery.target.kind === 'dm') {
-        for (const event of claimed) {
-          if (event.kind !== 'status') continue;
-          await deps.listeners
-            .updateLastSeen(workspaceId, delivery.target.userId, event.requestId, event.toStatus)
-            .catch((error: unknown) =>
-              logger.warn({ workspaceId, ...errFields(error) }, 'last seen not kept'),
-            );
-        }
-      }
       continue;
     }
     if (!result.lost) {
