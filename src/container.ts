@@ -388,7 +388,9 @@ export function buildContainer(options: ContainerOptions): Container {
           tasks.shutdown(closeOptions.graceMs ?? 5_000, closeOptions.clock),
         ]);
         await budget.close();
-        if (ownsDispatcher) await dispatcher.close();
+        // The grace is over: an upstream call still running serves an answer already given up (its user told),
+        // so it is cut rather than awaited (close() would wait for it, past the orchestrator's SIGKILL).
+        if (ownsDispatcher) await dispatcher.destroy();
       })();
       return closing;
     },

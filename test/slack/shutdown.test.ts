@@ -62,6 +62,26 @@ describe('SIGTERM: answers in flight', () => {
     expect(shown.map((m) => textOf(m))).toEqual([expect.stringMatching(/o bot está reiniciando/i)]);
   });
 
+  it('upstream calls still hanging when the grace ends do not hold the stop (they are cut, their users told)', async () => {
+    await h.close();
+    h = await startHarness({ timeoutMs: 60_000 });
+    await h.link(TEAM);
+    const sentAt = await askSlowly(60_000);
+    const clock = new ManualClock(Date.now());
+    const closing = h.container.close({ graceMs: 10_000, clock });
+    await eventually(() => (clock.pending > 0 ? true : null));
+    clock.advance(10_000);
+    clock.runDue();
+    // Without the fix the stop waits for the 60 s upstream call: far past this.
+    const outcome = await Promise.race([
+      closing.then(() => 'stopped'),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting on upstream'), 5_000)),
+    ]);
+    expect(outcome).toBe('stopped');
+    const message = await h.nextMessage(sentAt, { userId: USERS.member });
+    expect(textOf(message)).toMatch(/o bot está reiniciando/i);
+  });
+
   it('an answer that finishes within the grace is delivered, and nobody is told of a restart', async () => {
     const sentAt = await askSlowly(200);
     const clock = new ManualClock(Date.now());
