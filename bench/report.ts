@@ -256,11 +256,11 @@ const mb = (bytes: number) => fmt(bytes / 1024 / 1024);
 export function burstText(burst: BurstResult | null): string {
   if (!burst) return 'Burst: not run.';
   const row = (label: string, side: BurstResult['bare']) =>
-    `| ${label} | ${ms(side.cold)} | ${ms(side.warm)} | ${side.failed} | ${side.kind === 'bare' ? '–' : side.unanswered} | ${mb(side.peakRss)} |`;
+    `| ${label} | ${ms(side.cold)} | ${ms(side.coldInBot)} | ${ms(side.warm)} | ${ms(side.warmInBot)} | ${side.failed} | ${side.kind === 'bare' ? '–' : side.unanswered} | ${mb(side.peakRss)} |`;
   return [
     `Burst: ${burst.commands} commands sent at one instant by ${burst.users} users of ${burst.workspaces} workspaces, to a process that has just started (cold) and again once it answered them (warm); bare Bolt and the bot take turns, ${burst.rounds} fresh processes each, acks pooled.`,
-    '| process | cold ack p50 / p95 / p99 (ms) | warm ack p50 / p95 / p99 (ms) | failed acks | unanswered | peak RSS (MB) |',
-    '|---|---|---|---|---|---|',
+    '| process | cold ack p50 / p95 / p99 (ms) | of which in the process | warm ack p50 / p95 / p99 (ms) | of which in the process | failed acks | unanswered | peak RSS (MB) |',
+    '|---|---|---|---|---|---|---|---|',
     row('bare Bolt (ack only)', burst.bare),
     row('as built, 1 replica', burst.bot),
     `Ack p99, bot ÷ bare: cold ${fmt(burst.coldP99Ratio, 2)}×, warm ${fmt(burst.warmP99Ratio, 2)}×.`,
