@@ -32,6 +32,12 @@ export interface BurstSide {
   /** Acks of every round's cold burst, pooled. */
   cold: Percentiles;
   warm: Percentiles;
+  /**
+   * The same acks timed inside the process, from its HTTP server's 'request' event to the answer's last byte
+   * handed to the socket: what is left of `cold` once the sender, the loopback and the accept queue are out.
+   */
+  coldInBot: Percentiles;
+  warmInBot: Percentiles;
   /** Non-200 acks and transport errors. */
   failed: number;
   /** Answers that had not arrived when the drain gave up (the bot only). */
@@ -55,10 +61,18 @@ export interface BurstResult {
 export async function runBurst(options: BurstOptions): Promise<BurstResult> {
   const acks: Record<
     BotKind,
-    { cold: number[]; warm: number[]; failed: number; unanswered: number; rss: number }
+    {
+      cold: number[];
+      warm: number[];
+      coldInBot: number[];
+      warmInBot: number[];
+      failed: number;
+      unanswered: number;
+      rss: number;
+    }
   > = {
-    bare: { cold: [], warm: [], failed: 0, unanswered: 0, rss: 0 },
-    replica: { cold: [], warm: [], failed: 0, unanswered: 0, rss: 0 },
+    bare: { cold: [], warm: [], coldInBot: [], warmInBot: [], failed: 0, unanswered: 0, rss: 0 },
+    replica: { cold: [], warm: [], coldInBot: [], warmInBot: [], failed: 0, unanswered: 0, rss: 0 },
   };
   for (let round = 1; round <= options.rounds; round += 1) {
     for (const kind of ['bare', 'replica'] as const) {
@@ -66,6 +80,8 @@ export async function runBurst(options: BurstOptions): Promise<BurstResult> {
       const figures = await oneTurn(kind, round, options);
       side.cold.push(...figures.cold);
       side.warm.push(...figures.warm);
+      side.coldInBot.push(...figures.coldInBot);
+      side.warmInBot.push(...figures.warmInBot);
       side.failed += figures.failed;
       side.unanswered += figures.unanswered;
       side.rss = Math.max(side.rss, figures.peakRss);
@@ -75,6 +91,8 @@ export async function runBurst(options: BurstOptions): Promise<BurstResult> {
     kind,
     cold: percentiles(acks[kind].cold),
     warm: percentiles(acks[kind].warm),
+    coldInBot: percentiles(acks[kind].coldInBot),
+    warmInBot: percentiles(acks[kind].warmInBot),
     failed: acks[kind].failed,
     unanswered: acks[kind].unanswered,
     peakRss: acks[kind].rss,
@@ -117,7 +135,15 @@ async function oneTurn(
   kind: BotKind,
   round: number,
   options: BurstOptions,
-): Promise<{ cold: number[]; warm: number[]; failed: number; unanswered: number; peakRss: number }> {
+): Promise<{
+  cold: number[];
+  warm: number[];
+  coldInBot: number[];
+  warmInBot: number[];
+  failed: number;
+  unanswered: number;
+  peakRss: number;
+}> {
   const stage = await openStage(`burst-${kind}-${round}`, { rateLimit: options.limit });
   const worker = startSenderWorker();
   try {
@@ -132,9 +158,13 @@ async function oneTurn(
     try {
       const cold = await fire(stage, worker, bot.eventsUrl, teams, options, 1_000 * round + 1);
       const coldLeft = kind === 'bare' ? 0 : await cold.answered(options.drainMs);
+      const warmFrom = preciseNow();
       const warm = await fire(stage, worker, bot.eventsUrl, teams, options, 1_000 * round + 2);
       const warmLeft = kind === 'bare' ? 0 : await warm.answered(options.drainMs);
+      const inBot = (await bot.stop())?.timings?.acks ?? [];
       return {
+        coldInBot: inBot.filter((a) => a.at < warmFrom).map((a) => a.ms),
+        warmInBot: inBot.filter((a) => a.at >= warmFrom).map((a) => a.ms),
         cold: cold.acks.filter((a) => a.status === 200).map((a) => a.ackMs),
         warm: warm.acks.filter((a) => a.status === 200).map((a) => a.ackMs),
         failed: [...cold.acks, ...warm.acks].filter((a) => a.status !== 200).length,

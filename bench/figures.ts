@@ -39,8 +39,16 @@ export interface StepFigures {
   ack: Percentiles;
   /** The same inside the bot processes: from their 'request' event to the answer handed to the socket, ms. */
   ackInBot: Percentiles;
-  /** Time from sending to the answer on the response_url, ms. */
+  /** Time from sending to the final answer on the response_url, ms. */
   answer: Percentiles;
+  /**
+   * Time from sending to the first message the user saw (see `firstMessageMs`), ms, over the commands that
+   * got one; `noFirstMessage` counts the measured commands that got none (unanswered, failed acks).
+   */
+  firstMessage: Percentiles;
+  noFirstMessage: number;
+  /** Measured commands whose first message came within FIRST_MESSAGE_TARGET_MS (those with none count as late). */
+  firstMessageInTime: number;
   /** Largest sum of the bot processes' VmRSS sampled in the step, MB. */
   peakRssMb: number | null;
 }
@@ -94,8 +102,62 @@ export function stepFigures(
     answer: percentiles(
       answered.filter((r) => r.sentAt !== null).map((r) => (r.answeredAt as number) - (r.sentAt as number)),
     ),
+    ...firstMessages(mine),
     peakRssMb: peakRss > 0 ? peakRss / MB : null,
   };
+}
+
+type FirstMessageFields = Pick<
+  CommandRecord,
+  'sentAt' | 'ackMs' | 'ackStatus' | 'ackMessage' | 'firstMessageAt' | 'answeredAt'
+>;
+
+/**
+ * When the user first saw something of a command, ms after it was sent: the ack when it carried a message (an
+ * ephemeral answer at ack time), a first message on the response_url ("consultando…", saved data
+ * "atualizando…", the place in the queue), or the final answer, whichever came first. Null when they saw
+ * nothing (never answered, a failed ack, or no send time).
+ */
+export function firstMessageMs(record: FirstMessageFields): number | null {
+  if (record.sentAt === null) return null;
+  const sentAt = record.sentAt;
+  const seen: number[] = [];
+  if (record.ackMessage && record.ackStatus === 200 && record.ackMs !== null) seen.push(record.ackMs);
+  if (record.firstMessageAt !== null) seen.push(record.firstMessageAt - sentAt);
+  if (record.answeredAt !== null) seen.push(record.answeredAt - sentAt);
+  return seen.length === 0 ? null : Math.min(...seen);
+}
+
+/** The goal of issue 17: a user sees a first message within this long (at p95, every rate). */
+export const FIRST_MESSAGE_TARGET_MS = 1_000;
+
+/**
+ * First-message latency over some commands, how many showed the user nothing, and how many showed something
+ * within FIRST_MESSAGE_TARGET_MS.
+ */
+export function firstMessages(records: readonly FirstMessageFields[]): {
+  firstMessage: Percentiles;
+  noFirstMessage: number;
+  firstMessageInTime: number;
+} {
+  const values = records.map(firstMessageMs);
+  const seen = values.filter((v): v is number => v !== null);
+  return {
+    firstMessage: percentiles(seen),
+    noFirstMessage: values.length - seen.length,
+    firstMessageInTime: seen.filter((v) => v <= FIRST_MESSAGE_TARGET_MS).length,
+  };
+}
+
+/**
+ * Whether at least `share` of the sent commands showed a first message within FIRST_MESSAGE_TARGET_MS: the p95
+ * goal, with a command that showed nothing counted as late (a p95 over the answered ones alone would hide them).
+ */
+export function firstMessageGoalMet(
+  step: Pick<StepFigures, 'sent' | 'firstMessageInTime'>,
+  share = 0.95,
+): boolean {
+  return step.sent > 0 && step.firstMessageInTime >= share * step.sent;
 }
 
 /** Figures over the whole configuration run. */

@@ -23,6 +23,8 @@ export interface CommandRecord {
   sentAt: number | null;
   ackMs: number | null;
   ackStatus: number | null;
+  /** Whether the ack itself carried a message (an ephemeral answer in the HTTP body): the user saw it then. */
+  ackMessage: boolean;
   answeredAt: number | null;
   /**
    * When a first message ("consultando…", saved data "atualizando…", the place in the queue) came before the
@@ -171,6 +173,7 @@ export class LoadDriver {
       sentAt: null,
       ackMs: null,
       ackStatus: null,
+      ackMessage: false,
       answeredAt: null,
       firstMessageAt: null,
       kind: null,
@@ -191,6 +194,7 @@ export class LoadDriver {
     record.sentAt = reply.sentAt;
     record.ackMs = reply.ackMs;
     record.ackStatus = reply.status;
+    record.ackMessage = reply.ackMessage;
     if (reply.status !== 200 || !record.followed) this.settle(record);
     else if (record.answeredAt !== null) this.age(record);
   }

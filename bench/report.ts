@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { BurstResult } from './burst.js';
 import type { DigestResult } from './digest.js';
 import type { FeedBenchResult } from './feed.js';
-import type { StepFigures } from './figures.js';
+import { FIRST_MESSAGE_TARGET_MS, firstMessageGoalMet, type StepFigures } from './figures.js';
 import { type Percentiles, percentileRatioInterval, ratio } from './measure.js';
 import type { ConfigResult } from './scenario.js';
 import type { SoakResult } from './soak.js';
@@ -68,7 +68,7 @@ function multipleOf(step: StepFigures, limit: RateLimit): string {
 export function stepsTable(result: BenchResult): string {
   const { limit } = result.parameters;
   const head =
-    '| configuration | rate | sent | data ≤ TTL | fresh / cache / saved | budget msg | data age p50 / p95 (s) | upstream calls | max in any window (limit) | 429s | ack p50 / p95 / p99 (ms) | answer p50 / p95 / p99 (ms) | peak RSS (MB) |\n' +
+    '| configuration | rate | sent | data ≤ TTL | fresh / cache / saved | budget msg | data age p50 / p95 (s) | upstream calls | max in any window (limit) | 429s | ack p50 / p95 / p99 (ms) | final answer p50 / p95 / p99 (ms) | peak RSS (MB) |\n' +
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|';
   const rows: string[] = [];
   for (const config of result.configs) {
@@ -94,6 +94,53 @@ export function stepsTable(result: BenchResult): string {
     }
   }
   return `${head}\n${rows.map((r) => `| ${r} |`).join('\n')}`;
+}
+
+/**
+ * First message and final answer, per configuration and rate (not the bare app: it answers nothing): what a
+ * person sees first (an ephemeral ack, a first message on the response_url, or the answer itself) and when the
+ * final answer replaced it.
+ */
+export function firstMessageTable(result: BenchResult): string {
+  const { limit } = result.parameters;
+  const within = `within ${fmt(FIRST_MESSAGE_TARGET_MS / 1000)} s`;
+  const rows = [
+    `| configuration | rate | sent | first message p50 / p95 / p99 (ms) | first message ${within} | saw nothing | final answer p50 / p95 / p99 (ms) |`,
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const config of result.configs) {
+    if (config.name === 'bare') continue;
+    for (const s of config.steps) {
+      rows.push(
+        `| ${config.label} | ${multipleOf(s, limit)} | ${s.sent} | ${ms(s.firstMessage)} | ${s.firstMessageInTime} (${pct(s.firstMessageInTime, s.sent)}) | ${s.noFirstMessage} | ${ms(s.answer)} |`,
+      );
+    }
+  }
+  return rows.join('\n');
+}
+
+/**
+ * "First message within 1 s at p95 at every rate, 8× included" for the bot as built (1 and 3 replicas), with the
+ * same figure of the bot with the first message off beside it when that configuration ran.
+ */
+export function firstMessageTargets(configs: readonly ConfigResult[]): Target[] {
+  const byName = new Map(configs.map((c) => [c.name, c]));
+  const off = byName.get('built-1-nofirst');
+  const perRate = (c: ConfigResult) =>
+    c.steps
+      .map(
+        (s) =>
+          `${s.step} p95 ${fmt(s.firstMessage.p95)} ms (${s.firstMessageInTime} of ${s.sent} within ${fmt(FIRST_MESSAGE_TARGET_MS / 1000)} s)`,
+      )
+      .join(', ');
+  return ['built-1', 'built-3'].map((name) => {
+    const c = byName.get(name);
+    return {
+      name: `first message within ${fmt(FIRST_MESSAGE_TARGET_MS / 1000)} s at p95 at every rate, 8× included (${c?.label ?? name})`,
+      met: c && c.steps.length > 0 ? c.steps.every((s) => firstMessageGoalMet(s)) : null,
+      detail: c ? `${perRate(c)}.${off ? ` First message off: ${perRate(off)}.` : ''}` : 'not run.',
+    };
+  });
 }
 
 function pct(part: number, whole: number): string {
@@ -209,11 +256,11 @@ const mb = (bytes: number) => fmt(bytes / 1024 / 1024);
 export function burstText(burst: BurstResult | null): string {
   if (!burst) return 'Burst: not run.';
   const row = (label: string, side: BurstResult['bare']) =>
-    `| ${label} | ${ms(side.cold)} | ${ms(side.warm)} | ${side.failed} | ${side.kind === 'bare' ? '–' : side.unanswered} | ${mb(side.peakRss)} |`;
+    `| ${label} | ${ms(side.cold)} | ${ms(side.coldInBot)} | ${ms(side.warm)} | ${ms(side.warmInBot)} | ${side.failed} | ${side.kind === 'bare' ? '–' : side.unanswered} | ${mb(side.peakRss)} |`;
   return [
     `Burst: ${burst.commands} commands sent at one instant by ${burst.users} users of ${burst.workspaces} workspaces, to a process that has just started (cold) and again once it answered them (warm); bare Bolt and the bot take turns, ${burst.rounds} fresh processes each, acks pooled.`,
-    '| process | cold ack p50 / p95 / p99 (ms) | warm ack p50 / p95 / p99 (ms) | failed acks | unanswered | peak RSS (MB) |',
-    '|---|---|---|---|---|---|',
+    '| process | cold ack p50 / p95 / p99 (ms) | of which in the process | warm ack p50 / p95 / p99 (ms) | of which in the process | failed acks | unanswered | peak RSS (MB) |',
+    '|---|---|---|---|---|---|---|---|',
     row('bare Bolt (ack only)', burst.bare),
     row('as built, 1 replica', burst.bot),
     `Ack p99, bot ÷ bare: cold ${fmt(burst.coldP99Ratio, 2)}×, warm ${fmt(burst.warmP99Ratio, 2)}×.`,
@@ -244,6 +291,8 @@ export function fullReport(result: BenchResult): string {
     `Budget UPSTREAM_RATE_LIMIT=${p.limit.count}/${p.limit.windowMs / 1000}s (sandbox limit the same); ${p.users} users; ${Math.round(p.hotShare * 100)} % of commands on a hot set of 10; each rate: ${p.warmupMs / 1000} s warm-up + ${p.measureMs / 1000} s measured.`,
     '',
     stepsTable(result),
+    '',
+    firstMessageTable(result),
     '',
     ratiosTable(result),
     '',

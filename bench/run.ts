@@ -26,6 +26,7 @@ import {
   ackRatio,
   ackRatioText,
   type BenchResult,
+  firstMessageTargets,
   fullReport,
   type Machine,
   type Parameters,
@@ -41,6 +42,14 @@ const RESULTS_DIR = join(BENCH_DIR, 'results');
 
 const CONFIGS: ConfigSpec[] = [
   { name: 'built-1', label: 'as built, 1 replica', kind: 'replica', replicas: 1 },
+  {
+    name: 'built-1-nofirst',
+    label: 'as built, 1 replica, first message off',
+    kind: 'replica',
+    replicas: 1,
+    // The bot as it was before the first message: both notices later than the answer's deadline (25 s).
+    env: { ANSWER_BUDGET_NOTICE: '600s', ANSWER_PENDING_NOTICE: '600s' },
+  },
   { name: 'built-3', label: 'as built, 3 replicas', kind: 'replica', replicas: 3 },
   {
     name: 'built-1-ttl',
@@ -193,6 +202,7 @@ function targets(
           : 'not run.',
     });
   }
+  out.push(...firstMessageTargets(configs));
   const naive = byName.get('naive');
   for (const name of ['built-1', 'built-3', 'built-1-ttl', 'prefetch-1']) {
     const c = byName.get(name);

@@ -18,6 +18,8 @@ export interface ConfigSpec {
   prefetch?: boolean;
   /** Cache TTLs scaled like the budget window (see run.ts): freshness as at the real budget. */
   realTtls?: boolean;
+  /** Bot variables set on top of the stage's (src/config.ts reads them as in production). */
+  env?: Record<string, string>;
 }
 
 export interface ConfigResult {
@@ -59,7 +61,10 @@ export async function runConfig(spec: ConfigSpec, options: ScenarioOptions): Pro
     await stage.install(BENCH_TEAM);
     await stage.link(BENCH_TEAM);
     const ttlScale = spec.realTtls ? options.ttlScale : 1;
-    const env = stage.botEnv({ naive: spec.naive ?? false, prefetch: spec.prefetch ?? false, ttlScale });
+    const env = {
+      ...stage.botEnv({ naive: spec.naive ?? false, prefetch: spec.prefetch ?? false, ttlScale }),
+      ...spec.env,
+    };
     for (let i = 0; i < spec.replicas; i += 1) {
       bots.push(
         await spawnBot(

@@ -26,7 +26,22 @@ export interface SenderReply {
   /** From sending to the whole HTTP answer, ms. */
   ackMs: number;
   status: number;
+  /** Whether the ack itself carried a message for the user (an ephemeral answer in the HTTP body). */
+  ackMessage: boolean;
   error?: string;
+}
+
+/** Whether an ack's HTTP body is a message the user sees (Bolt's bare `ack()` answers with an empty body). */
+export function ackCarriesMessage(body: string): boolean {
+  if (body.trim() === '') return false;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (!parsed || typeof parsed !== 'object') return false;
+    const { text, blocks } = parsed as { text?: unknown; blocks?: unknown };
+    return (typeof text === 'string' && text !== '') || (Array.isArray(blocks) && blocks.length > 0);
+  } catch {
+    return false;
+  }
 }
 
 parentPort?.on('message', (message: SenderRequest) => {
@@ -45,7 +60,14 @@ async function fire(signingSecret: string, send: PlannedSend): Promise<void> {
       send.body,
       send.contentType,
     );
-    reply = { type: 'acked', id: send.id, sentAt, ackMs: result.ms, status: result.status };
+    reply = {
+      type: 'acked',
+      id: send.id,
+      sentAt,
+      ackMs: result.ms,
+      status: result.status,
+      ackMessage: result.status === 200 && ackCarriesMessage(result.body),
+    };
   } catch (error) {
     reply = {
       type: 'acked',
@@ -53,6 +75,7 @@ async function fire(signingSecret: string, send: PlannedSend): Promise<void> {
       sentAt,
       ackMs: preciseNow() - sentAt,
       status: 0,
+      ackMessage: false,
       error: error instanceof Error ? error.message : String(error),
     };
   }

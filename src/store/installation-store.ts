@@ -8,6 +8,14 @@ import type { KeyValue } from './kv.js';
  * under the enterprise id, other installs under the team id, as Bolt's own stores do.
  */
 export class SlackInstallationStore implements InstallationStore {
+  /**
+   * Reads under way, by installation id: Bolt looks the installation up before every ack, so a burst of
+   * commands from one workspace would read and decrypt the same value once per command. Concurrent lookups
+   * share one read; nothing is kept once it settles (a later lookup reads again, so an uninstall or a new
+   * token is seen at once, by every replica), and a write or delete drops the read under way.
+   */
+  private readonly reading = new Map<string, Promise<string | null>>();
+
   constructor(
     private readonly kv: KeyValue,
     private readonly keys: Keys,
@@ -35,10 +43,12 @@ export class SlackInstallationStore implements InstallationStore {
       enterpriseId: installation.enterprise?.id,
       teamId: installation.team?.id,
     });
+    this.reading.delete(id);
     await this.kv.set(
       this.keys.installation(id),
       this.box.seal(JSON.stringify(installation), `installation:${id}`),
     );
+    this.reading.delete(id);
     const workspaceId = installation.team?.id ?? installation.enterprise?.id;
     if (workspaceId && this.onStored) await this.onStored(workspaceId);
   }
@@ -48,14 +58,31 @@ export class SlackInstallationStore implements InstallationStore {
     const candidates = [this.idOf(query)];
     if (!query.isEnterpriseInstall && query.enterpriseId) candidates.push(`E-${query.enterpriseId}`);
     for (const id of candidates) {
-      const sealed = await this.kv.get(this.keys.installation(id));
-      if (sealed !== null)
-        return JSON.parse(this.box.open(sealed, `installation:${id}`)) as Installation<'v1' | 'v2', boolean>;
+      const opened = await this.read(id);
+      // Each caller gets its own object: Bolt's authorize may keep or change what it is handed.
+      if (opened !== null) return JSON.parse(opened) as Installation<'v1' | 'v2', boolean>;
     }
     throw new Error('no installation for this workspace');
   }
 
   async deleteInstallation(query: InstallationQuery<boolean>): Promise<void> {
-    await this.kv.del(this.keys.installation(this.idOf(query)));
+    const id = this.idOf(query);
+    this.reading.delete(id);
+    await this.kv.del(this.keys.installation(id));
+    this.reading.delete(id);
+  }
+
+  /** The installation's JSON, decrypted, or null; one read at a time per id (see `reading`). */
+  private read(id: string): Promise<string | null> {
+    const under = this.reading.get(id);
+    if (under) return under;
+    const read = this.kv
+      .get(this.keys.installation(id))
+      .then((sealed) => (sealed === null ? null : this.box.open(sealed, `installation:${id}`)))
+      .finally(() => {
+        if (this.reading.get(id) === read) this.reading.delete(id);
+      });
+    this.reading.set(id, read);
+    return read;
   }
 }

@@ -67,3 +67,45 @@ it('keeps team installs apart', async () => {
       ?.token,
   ).toBe('xoxb-a');
 });
+
+it('shares one read among concurrent lookups of a burst, and reads again afterwards', async () => {
+  const kv = new RedisKeyValue(redis.redis);
+  const reads: string[] = [];
+  const get = kv.get.bind(kv);
+  kv.get = (key: string) => {
+    reads.push(key);
+    return get(key);
+  };
+  const counted = new SlackInstallationStore(kv, redis.keys, new SecretBox(randomBytes(32)));
+  const teamInstall = (token: string) =>
+    ({
+      ...orgInstall,
+      enterprise: undefined,
+      isEnterpriseInstall: false,
+      team: { id: 'TA' },
+      bot: { ...orgInstall.bot!, token },
+    }) as Installation<'v2', false>;
+  await counted.storeInstallation(teamInstall('xoxb-first'));
+  const query = { teamId: 'TA', enterpriseId: undefined, isEnterpriseInstall: false };
+
+  const burst = await Promise.all(Array.from({ length: 50 }, () => counted.fetchInstallation(query)));
+  expect(reads).toEqual([redis.keys.installation('T-TA')]);
+  expect(burst.every((i) => i.bot?.token === 'xoxb-first')).toBe(true);
+  // Each caller has its own object.
+  expect(new Set(burst).size).toBe(50);
+
+  // Nothing is kept once the read settled: a new token is seen at once.
+  await counted.storeInstallation(teamInstall('xoxb-second'));
+  expect((await counted.fetchInstallation(query)).bot?.token).toBe('xoxb-second');
+  expect(reads).toHaveLength(2);
+
+  // A write while a read is under way: lookups after the write do not join the older read.
+  const before = counted.fetchInstallation(query);
+  await counted.storeInstallation(teamInstall('xoxb-third'));
+  const after = await counted.fetchInstallation(query);
+  expect(after.bot?.token).toBe('xoxb-third');
+  await before;
+
+  await counted.deleteInstallation(query);
+  await expect(counted.fetchInstallation(query)).rejects.toThrow();
+});

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createRedis, redisTarget } from '../../src/store/redis-connection.js';
 import { eventually } from '../helpers/bot-harness.js';
 import { startOwnRedis } from '../helpers/bot-process.js';
+import { TEST_REDIS_URL } from '../helpers/env.js';
 import { captureLogger } from '../helpers/upstream-stack.js';
 
 let dir: string;
@@ -50,4 +52,34 @@ it('an outage is one structured error line and one reconnection line, with no pa
 it('redisTarget keeps host, port and database, never the password', () => {
   expect(redisTarget('redis://user:pw@redis:6380/2')).toBe('redis://redis:6380/2');
   expect(redisTarget('rediss://:pw@cache.example.com')).toBe('rediss://cache.example.com:6379');
+});
+
+it('sends the commands of one turn of the event loop in one write (a burst of acks, one system call)', async () => {
+  const { logger } = captureLogger('info');
+  const redis = createRedis(TEST_REDIS_URL, logger);
+  const prefix = `test:${randomBytes(6).toString('hex')}:pipeline:`;
+  try {
+    await redis.ping();
+    const stream = (redis as unknown as { stream: { write: (...args: unknown[]) => boolean } }).stream;
+    const write = stream.write.bind(stream);
+    let writes = 0;
+    stream.write = (...args: unknown[]) => {
+      writes += 1;
+      return write(...args);
+    };
+    // What 50 replay checks of a burst do, issued together.
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => redis.set(`${prefix}${i}`, '1', 'PX', 10_000, 'NX')),
+    );
+    expect(results.every((r) => r === 'OK')).toBe(true);
+    expect(writes).toBe(1);
+    // Order and answers per command are kept: the second sighting of each is refused.
+    const again = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => redis.set(`${prefix}${i}`, '1', 'PX', 10_000, 'NX')),
+    );
+    expect(again.every((r) => r === null)).toBe(true);
+  } finally {
+    await redis.del(...Array.from({ length: 50 }, (_, i) => `${prefix}${i}`));
+    redis.disconnect();
+  }
 });
