@@ -1,6 +1,11 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, onTestFailed } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { makeLogger } from '../../src/lib/logger.js';
+import { type LocalMode, startLocalMode } from '../../src/local/local-mode.js';
 import { SCREENSHOTS_TO_DOCS } from '../helpers/env.js';
 
 /** Debian's chromium (`apt-get install -y chromium`); .ci/run installs it. No browser is downloaded. */
@@ -85,4 +90,64 @@ export async function typeCommand(page: Page, line: string): Promise<void> {
 /** What a person reads in the element: the rendered text, with its line breaks and without hidden parts. */
 export function visibleText(locator: Locator): Promise<string> {
   return locator.innerText();
+}
+
+/** The page's size in the playground tests, and the README screenshots' (docs/*.png). */
+export const VIEWPORT = { width: 1280, height: 1000 };
+export const README_VIEWPORT = { width: 1100, height: 820 };
+
+export interface PlaygroundSession {
+  /** Set once the suite's beforeAll ran. */
+  page: Page;
+  /** Errors the page threw: a walkthrough ends by asserting there were none. */
+  pageErrors: string[];
+  /** Takes a screenshot named `<name>-<step>` if the current test fails. */
+  screenshotOnFailure(step: string): void;
+}
+
+/**
+ * Registers, in the calling describe, the whole bot in local mode (its own DATA_DIR) and one Chromium page on its
+ * playground, connected; closed after the suite, with a final screenshot `<name>-final`.
+ */
+export function usePlaygroundSession(name: string): PlaygroundSession {
+  let dataDir: string | undefined;
+  let local: LocalMode | undefined;
+  let browser: Browser | undefined;
+  const session = {
+    pageErrors: [] as string[],
+    screenshotOnFailure(step: string) {
+      onTestFailed(async () => {
+        await screenshot(session.page, `${name}-${step}`);
+      });
+    },
+  } as PlaygroundSession;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), `estoque-${name}-browser-`));
+    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    local = await startLocalMode(config, makeLogger({ level: 'silent' }), {
+      port: 0,
+      sandboxPort: 0,
+      dataDir,
+      print: () => undefined,
+    });
+    browser = await launchChromium();
+    // The bot shows times in DIGEST_TZ; the page draws message times in the browser's zone: the same one.
+    session.page = await browser.newPage({
+      viewport: VIEWPORT,
+      locale: 'pt-BR',
+      timezoneId: 'America/Sao_Paulo',
+    });
+    session.page.on('pageerror', (error) => session.pageErrors.push(error.message));
+    await session.page.goto(local.url);
+    await session.page.getByRole('status').filter({ hasText: 'conectado' }).waitFor({ timeout: 15_000 });
+  }, 60_000);
+
+  afterAll(async () => {
+    if (session.page) await screenshot(session.page, `${name}-final`);
+    await browser?.close();
+    await local?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+  return session;
 }

@@ -1,18 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { makeLogger } from '../../src/lib/logger.js';
-import { type LocalMode, startLocalMode } from '../../src/local/local-mode.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import {
   documentationScreenshot,
-  launchChromium,
   messageWith,
-  screenshot,
+  README_VIEWPORT,
   typeCommand,
+  usePlaygroundSession,
+  VIEWPORT,
   visibleText,
 } from './browser.js';
 
@@ -25,43 +20,14 @@ import {
 const C1 = DEMO_FACTS.company1;
 const REQUEST_ID = C1.requestsWithItemsBelowMinimum[0];
 const WAIT = { timeout: 15_000 };
-const VIEWPORT = { width: 1280, height: 1000 };
-const README_VIEWPORT = { width: 1100, height: 820 };
 
 describe('playground: App Home and shortcuts in a real browser', { shuffle: false }, () => {
-  let dataDir: string;
-  let local: LocalMode;
-  let browser: Browser;
+  const session = usePlaygroundSession('home');
+  const { pageErrors, screenshotOnFailure } = session;
   let page: Page;
-  const pageErrors: string[] = [];
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'estoque-home-browser-'));
-    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-    local = await startLocalMode(config, makeLogger({ level: 'silent' }), {
-      port: 0,
-      sandboxPort: 0,
-      dataDir,
-      print: () => undefined,
-    });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: VIEWPORT, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    await page.goto(local.url);
-    await page.getByRole('status').filter({ hasText: 'conectado' }).waitFor(WAIT);
-  }, 60_000);
-
-  afterAll(async () => {
-    if (page) await screenshot(page, 'home-final');
-    await browser?.close();
-    await local?.close();
-    await rm(dataDir, { recursive: true, force: true });
+  beforeAll(() => {
+    page = session.page;
   });
-
-  const screenshotOnFailure = (name: string) =>
-    onTestFailed(async () => {
-      await screenshot(page, `home-${name}`);
-    });
 
   const home = () => page.locator('#home');
 
