@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { CachedReader } from '../../src/domain/cached-reader.js';
 import type { DomainDeps } from '../../src/domain/deps.js';
 import { DigestClaims } from '../../src/domain/digest/claims.js';
@@ -50,14 +51,15 @@ export interface ReplicaOptions {
   leaseMs?: number;
   /**
    * Off: the poster does not wait for a channel's one-second slot, and its waits (Retry-After) are recorded in
-   * `sleeps` instead of slept. The pacing is digest-poster.test.ts's subject, not the scheduler's.
+   * `sleeps` instead of slept. The pacing is digest-poster.test.ts's subject, not the scheduler's. On (the
+   * default), waits are slept and recorded.
    */
   pacing?: boolean;
 }
 
 /** One process of the bot as far as digests go: its own Redis connection, budget queue, client and scheduler. */
 export interface Replica {
-  /** The poster's waits, when pacing is off. */
+  /** The poster's waits (slot polls and Retry-After), in ms, in the order it waited. */
   sleeps: number[];
   scheduler: DigestScheduler;
   digestSubscriptions: DigestSubscriptions;
@@ -197,12 +199,19 @@ export async function startDigestHarness(
         kv,
         keys,
         logger,
-        ...(options.pacing === false && {
-          maxSlotWaitMs: 0,
-          sleep: async (ms: number) => {
-            sleeps.push(ms);
-          },
-        }),
+        ...(options.pacing === false
+          ? {
+              maxSlotWaitMs: 0,
+              sleep: async (ms: number) => {
+                sleeps.push(ms);
+              },
+            }
+          : {
+              sleep: async (ms: number) => {
+                sleeps.push(ms);
+                await delay(ms);
+              },
+            }),
       });
       const scheduler = new DigestScheduler({
         subscriptions: store,
