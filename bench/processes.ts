@@ -53,6 +53,8 @@ export interface BotProcess {
   stop(): Promise<Extract<ChildMessage, { type: 'stopped' }> | null>;
   /** VmHWM read just before it stopped (bytes), 0 if never read. */
   peakRss(): number;
+  /** kill -9, as a crashed replica: no shutdown, nothing released. Resolves when it has exited. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -99,18 +101,27 @@ export async function spawnBot(
     async stop() {
       readHwm();
       const stopped = await request(child, { type: 'stop' }, 'stopped', 15_000);
-      if (child.exitCode === null) {
+      // A process killed by a signal has a signalCode and no exitCode.
+      const running = () => child.exitCode === null && child.signalCode === null;
+      if (running()) {
         await Promise.race([
           new Promise((resolve) => child.once('exit', resolve)),
           new Promise((resolve) => setTimeout(resolve, 5_000)),
         ]);
       }
-      if (child.exitCode === null) child.kill('SIGKILL');
+      if (running()) child.kill('SIGKILL');
       return stopped;
     },
     peakRss: () => {
       readHwm();
       return lastHwm;
+    },
+    async kill() {
+      readHwm();
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }
