@@ -5,7 +5,7 @@ import { FeedListenerStore } from '../src/store/feed-listeners.js';
 import { FeedSnapshotStore } from '../src/store/feed-snapshot-store.js';
 import { credentialIdOf } from '../src/upstream/credential.js';
 import { callTimesByLogin, reportableNews } from './feed.js';
-import { sleep, type StepPlan } from './load.js';
+import { type StepPlan, sleep } from './load.js';
 import { maxInSlidingWindow, type Percentiles, percentiles } from './measure.js';
 import type { BotProcess, RunMode } from './processes.js';
 import { type ConfigResult, type ConfigSpec, runConfig, type ScenarioHooks } from './scenario.js';
@@ -97,7 +97,11 @@ function feedWorkspaces(count: number): FeedWorkspace[] {
     { workspaceId: BENCH_TEAM, empresa: load.empresa, login: load.login },
     ...Array.from({ length: Math.max(0, count - 1) }, (_, i) => {
       const empresa = FIRST_GENERATED_EMPRESA + i;
-      return { workspaceId: `T0FL${String(i + 1).padStart(5, '0')}`, empresa, login: generatedLogin(empresa) };
+      return {
+        workspaceId: `T0FL${String(i + 1).padStart(5, '0')}`,
+        empresa,
+        login: generatedLogin(empresa),
+      };
     }),
   ];
 }
@@ -154,7 +158,11 @@ interface SeenEvent {
 export function eventsOfPost(blocks: readonly unknown[]): { events: SeenEvent[]; hidden: number } {
   const events: SeenEvent[] = [];
   let hidden = 0;
-  for (const block of blocks as { type?: string; text?: { text?: string }; elements?: { text?: string }[] }[]) {
+  for (const block of blocks as {
+    type?: string;
+    text?: { text?: string };
+    elements?: { text?: string }[];
+  }[]) {
     if (block.type === 'section') {
       const text = block.text?.text ?? '';
       const novas = /^Nova solicitação \*(\d+)\*/.exec(text);
@@ -214,16 +222,19 @@ export async function runFeedLoad(o: FeedLoadOptions): Promise<FeedLoadResult> {
 
   const noop = () => undefined;
   let stopMover: () => void = noop;
-  const baseline = await runConfig(spec('feed-off', 'feed beside the load: no listeners (baseline), 2 replicas'), {
-    ...common,
-    hooks: {
-      prepare: (stage) => prepareWorkspaces(stage, all, false),
-      started: (stage) => {
-        stopMover = startMover(stage, all, o.advanceEveryMs);
+  const baseline = await runConfig(
+    spec('feed-off', 'feed beside the load: no listeners (baseline), 2 replicas'),
+    {
+      ...common,
+      hooks: {
+        prepare: (stage) => prepareWorkspaces(stage, all, false),
+        started: (stage) => {
+          stopMover = startMover(stage, all, o.advanceEveryMs);
+        },
+        finish: async () => stopMover(),
       },
-      finish: async () => stopMover(),
     },
-  });
+  );
 
   let figures: FeedLoadFigures | null = null;
   const posts: { at: number; channel: string; events: SeenEvent[]; hidden: number }[] = [];
@@ -299,7 +310,8 @@ async function countFeed(
   const changes = stage.sandbox.changes.filter((c) => c.at >= startedAt);
   // Keyed by company too: each generated company numbers its requests in its own range, which may overlap.
   const newRequest = new Map<string, SandboxChange>();
-  for (const c of changes) if (c.kind === 'novas') newRequest.set(`${c.empresa}:${c.solicitacaoMaterialId}`, c);
+  for (const c of changes)
+    if (c.kind === 'novas') newRequest.set(`${c.empresa}:${c.solicitacaoMaterialId}`, c);
   const latency: number[] = [];
   const latencyLoad: number[] = [];
   let missed = 0;

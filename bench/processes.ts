@@ -19,6 +19,8 @@ export type BotKind = 'replica' | 'bare';
 export type RunMode = 'compiled' | 'tsx';
 
 const BUILD_DIR = join(BENCH_DIR, 'results', 'build');
+/** How long a bot process may take to listen: on the shared 2-core machine at load 13, 30 s was not enough. */
+const START_TIMEOUT_MS = 90_000;
 
 /** Builds bench/ and src/ into bench/results/build (bench/tsconfig.build.json), for `compiled` mode. */
 export async function buildBotScripts(): Promise<void> {
@@ -130,8 +132,8 @@ function waitReady(child: ChildProcess, kind: BotKind, logFile: string): Promise
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`bench/${kind}.ts did not start within 30 s (see ${logFile})`));
-    }, 30_000);
+      reject(new Error(`bench/${kind}.ts did not start within ${START_TIMEOUT_MS / 1000} s (see ${logFile})`));
+    }, START_TIMEOUT_MS);
     const onMessage = (message: ChildMessage) => {
       if (message.type === 'ready') {
         cleanup();
