@@ -62,9 +62,10 @@ export interface FeedLoadFigures {
   delivered: number;
   hidden: number;
   posts: number;
-  /** Change-to-post latency of new requests, every workspace; and in the load's workspace alone. */
+  /** Change-to-post latency of new requests: every workspace, the load's alone, and the others (feed only). */
   latency: Percentiles;
   latencyLoadWorkspace: Percentiles;
+  latencyOtherWorkspaces: Percentiles;
   /** The interval in force at the end, per workspace; and the load's workspace's. */
   effectiveIntervalMs: Percentiles;
   loadWorkspaceIntervalMs: number | null;
@@ -314,6 +315,7 @@ async function countFeed(
     if (c.kind === 'novas') newRequest.set(`${c.empresa}:${c.solicitacaoMaterialId}`, c);
   const latency: number[] = [];
   const latencyLoad: number[] = [];
+  const latencyOthers: number[] = [];
   let missed = 0;
   let expected = 0;
   let doubled = 0;
@@ -328,8 +330,9 @@ async function countFeed(
         const change = event.novas ? newRequest.get(`${ws.empresa}:${event.requestId}`) : undefined;
         // The first post of an event is its latency; a second one is counted as doubled.
         if (!change || (seen.get(event.key) ?? 0) > 1) continue;
-        latency.push(Math.max(0, post.at - change.at));
-        if (ws.workspaceId === BENCH_TEAM) latencyLoad.push(Math.max(0, post.at - change.at));
+        const ms = Math.max(0, post.at - change.at);
+        latency.push(ms);
+        (ws.workspaceId === BENCH_TEAM ? latencyLoad : latencyOthers).push(ms);
       }
     }
     doubled += [...seen.values()].filter((n) => n > 1).length;
@@ -360,6 +363,7 @@ async function countFeed(
     posts: posts.length,
     latency: percentiles(latency),
     latencyLoadWorkspace: percentiles(latencyLoad),
+    latencyOtherWorkspaces: percentiles(latencyOthers),
     effectiveIntervalMs: percentiles(intervals),
     loadWorkspaceIntervalMs: loadInterval,
     maxFeedCallsInWindow: Math.max(0, ...all.map((ws) => feedMax(ws.login))),

@@ -309,7 +309,7 @@ export function feedLoadText(result: Pick<BenchResult, 'feedLoad' | 'parameters'
     `| sandbox changes / new requests to report | ${feed.changes} / ${feed.expected} |`,
     `| missed / doubled | ${feed.missed} / ${feed.doubled} (${feed.posts} posts in the fake Slack, ${feed.delivered} rows, ${feed.hidden} more only counted as "e mais N") |`,
     `| change-to-post latency of new requests p50 / p95, every workspace | ${s(feed.latency.p50)} / ${s(feed.latency.p95)} s (${feed.latency.n}) |`,
-    `| the same, the load's workspace | ${s(feed.latencyLoadWorkspace.p50)} / ${s(feed.latencyLoadWorkspace.p95)} s (${feed.latencyLoadWorkspace.n}) |`,
+    `| the same, the load's workspace; the others (feed only) | ${s(feed.latencyLoadWorkspace.p50)} / ${s(feed.latencyLoadWorkspace.p95)} s (${feed.latencyLoadWorkspace.n}); ${s(feed.latencyOtherWorkspaces.p50)} / ${s(feed.latencyOtherWorkspaces.p95)} s (${feed.latencyOtherWorkspaces.n}) |`,
     `| interval in force at the end p50 / p95; the load's workspace | ${s(feed.effectiveIntervalMs.p50)} / ${s(feed.effectiveIntervalMs.p95)} s; ${s(feed.loadWorkspaceIntervalMs)} s |`,
     `| most feed calls in any ${feed.limit.windowMs / 1000} s window (share): any credential; the load's | ${feed.maxFeedCallsInWindow}; ${feed.loadCredentialFeedMax} (${feed.shareCalls}) |`,
     `| most calls of the load's credential in any window (limit) | ${feed.loadCredentialMax} (${feed.limit.count}) |`,
