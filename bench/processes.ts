@@ -132,7 +132,9 @@ function waitReady(child: ChildProcess, kind: BotKind, logFile: string): Promise
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`bench/${kind}.ts did not start within ${START_TIMEOUT_MS / 1000} s (see ${logFile})`));
+      reject(
+        new Error(`bench/${kind}.ts did not start within ${START_TIMEOUT_MS / 1000} s (see ${logFile})`),
+      );
     }, START_TIMEOUT_MS);
     const onMessage = (message: ChildMessage) => {
       if (message.type === 'ready') {
