@@ -12,6 +12,8 @@ export interface BenchProcessEnv {
   prefetch: boolean;
   /** Multiplies the cache TTLs (1: as built). */
   ttlScale: number;
+  /** The change feed's round lease, ms, compressed like the window; null: as built (3 minutes). */
+  feedLeaseMs?: number | null;
 }
 
 export const BENCH_VARS = {
@@ -19,6 +21,7 @@ export const BENCH_VARS = {
   naive: 'BENCH_NAIVE',
   prefetch: 'BENCH_PREFETCH',
   ttlScale: 'BENCH_TTL_SCALE',
+  feedLeaseMs: 'BENCH_FEED_LEASE_MS',
 } as const;
 
 export function readBenchEnv(env: NodeJS.ProcessEnv = process.env): BenchProcessEnv {
@@ -29,6 +32,7 @@ export function readBenchEnv(env: NodeJS.ProcessEnv = process.env): BenchProcess
     naive: env[BENCH_VARS.naive] === '1',
     prefetch: env[BENCH_VARS.prefetch] === '1',
     ttlScale: Number(env[BENCH_VARS.ttlScale] ?? '1'),
+    feedLeaseMs: env[BENCH_VARS.feedLeaseMs] ? Number(env[BENCH_VARS.feedLeaseMs]) : null,
   };
 }
 
@@ -38,6 +42,7 @@ export function benchEnvVars(options: BenchProcessEnv): Record<string, string> {
     [BENCH_VARS.naive]: options.naive ? '1' : '0',
     [BENCH_VARS.prefetch]: options.prefetch ? '1' : '0',
     [BENCH_VARS.ttlScale]: String(options.ttlScale),
+    ...(options.feedLeaseMs && { [BENCH_VARS.feedLeaseMs]: String(options.feedLeaseMs) }),
   };
 }
 

@@ -6,11 +6,11 @@ import { FeedEngine } from '../src/domain/feed/engine.js';
 import type { FeedEvent, FeedPoster, FeedPostResult, FeedTarget } from '../src/domain/feed/types.js';
 import { Workspaces } from '../src/domain/workspace.js';
 import { makeLogger } from '../src/lib/logger.js';
-import { type SandboxChange, startSandbox } from '../src/sandbox/server.js';
+import { type SandboxCall, type SandboxChange, startSandbox } from '../src/sandbox/server.js';
 import { CacheStore } from '../src/store/cache-store.js';
 import { SecretBox } from '../src/store/crypto.js';
 import { FeedListenerStore } from '../src/store/feed-listeners.js';
-import { FeedSnapshotStore } from '../src/store/feed-snapshot-store.js';
+import { type FeedRoundState, FeedSnapshotStore } from '../src/store/feed-snapshot-store.js';
 import { Keys } from '../src/store/keys.js';
 import { RedisKeyValue } from '../src/store/kv.js';
 import { LinkStore } from '../src/store/link-store.js';
@@ -77,6 +77,34 @@ class Recorder implements FeedPoster {
     return { ok: true };
   }
   async tellFeedLost(): Promise<void> {}
+}
+
+/**
+ * The new requests a workspace's feed had to report: made after its first round recorded what existed, and
+ * before its last round read (by more than a second: the sandbox dates changes to the second).
+ */
+export function reportableNews(
+  changes: readonly SandboxChange[],
+  empresa: number,
+  state: Pick<FeedRoundState, 'recordedAt' | 'readUntil'>,
+): SandboxChange[] {
+  const from = state.recordedAt ?? Number.POSITIVE_INFINITY;
+  const to = state.readUntil ?? 0;
+  return changes.filter(
+    (c) => c.empresa === empresa && c.kind === 'novas' && c.at > from && c.at + 1_000 < to,
+  );
+}
+
+/** The times of the upstream calls the sandbox logged since `since`, per login (token calls included). */
+export function callTimesByLogin(calls: readonly SandboxCall[], since: number): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const call of calls) {
+    if (call.at < since || call.login === null) continue;
+    const times = out.get(call.login) ?? [];
+    times.push(call.at);
+    out.set(call.login, times);
+  }
+  return out;
 }
 
 export async function runFeed(options: FeedBenchOptions): Promise<FeedBenchResult> {
@@ -223,13 +251,7 @@ export async function runFeed(options: FeedBenchOptions): Promise<FeedBenchResul
   for (const empresa of empresaIds) {
     const state = await snapshots.state(workspaceOf(empresa));
     if (state.intervalMs !== null) intervals.push(state.intervalMs);
-    const from = state.recordedAt ?? Number.POSITIVE_INFINITY;
-    const to = state.readUntil ?? 0;
-    expectedChanges.push(
-      ...changes.filter(
-        (c) => c.empresa === empresa && c.kind === 'novas' && c.at > from && c.at + 1_000 < to,
-      ),
-    );
+    expectedChanges.push(...reportableNews(changes, empresa, state));
   }
   const seen = new Map<string, number>();
   const latency: number[] = [];
@@ -245,11 +267,7 @@ export async function runFeed(options: FeedBenchOptions): Promise<FeedBenchResul
   const expectedIds = expectedChanges.map((c) =>
     c.kind === 'novas' ? `${workspaceOf(c.empresa)}:novas:${c.solicitacaoMaterialId}` : '',
   );
-  const calls = new Map<string, number[]>();
-  for (const call of sandbox.calls) {
-    if (call.at < startedAt || call.login === null) continue;
-    calls.set(call.login, [...(calls.get(call.login) ?? []), call.at]);
-  }
+  const calls = callTimesByLogin(sandbox.calls, startedAt);
   const result: FeedBenchResult = {
     workspaces: options.workspaces,
     replicas: replicas.length,

@@ -19,6 +19,8 @@ export type BotKind = 'replica' | 'bare';
 export type RunMode = 'compiled' | 'tsx';
 
 const BUILD_DIR = join(BENCH_DIR, 'results', 'build');
+/** How long a bot process may take to listen: on the shared 2-core machine at load 13, 30 s was not enough. */
+const START_TIMEOUT_MS = 90_000;
 
 /** Builds bench/ and src/ into bench/results/build (bench/tsconfig.build.json), for `compiled` mode. */
 export async function buildBotScripts(): Promise<void> {
@@ -53,6 +55,8 @@ export interface BotProcess {
   stop(): Promise<Extract<ChildMessage, { type: 'stopped' }> | null>;
   /** VmHWM read just before it stopped (bytes), 0 if never read. */
   peakRss(): number;
+  /** kill -9, as a crashed replica: no shutdown, nothing released. Resolves when it has exited. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -99,18 +103,27 @@ export async function spawnBot(
     async stop() {
       readHwm();
       const stopped = await request(child, { type: 'stop' }, 'stopped', 15_000);
-      if (child.exitCode === null) {
+      // A process killed by a signal has a signalCode and no exitCode.
+      const running = () => child.exitCode === null && child.signalCode === null;
+      if (running()) {
         await Promise.race([
           new Promise((resolve) => child.once('exit', resolve)),
           new Promise((resolve) => setTimeout(resolve, 5_000)),
         ]);
       }
-      if (child.exitCode === null) child.kill('SIGKILL');
+      if (running()) child.kill('SIGKILL');
       return stopped;
     },
     peakRss: () => {
       readHwm();
       return lastHwm;
+    },
+    async kill() {
+      readHwm();
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }
@@ -119,8 +132,10 @@ function waitReady(child: ChildProcess, kind: BotKind, logFile: string): Promise
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`bench/${kind}.ts did not start within 30 s (see ${logFile})`));
-    }, 30_000);
+      reject(
+        new Error(`bench/${kind}.ts did not start within ${START_TIMEOUT_MS / 1000} s (see ${logFile})`),
+      );
+    }, START_TIMEOUT_MS);
     const onMessage = (message: ChildMessage) => {
       if (message.type === 'ready') {
         cleanup();

@@ -18,17 +18,20 @@ async function main(): Promise<void> {
   // loadConfig gives a replica everything it needs (REDIS_URL, CREDENTIALS_KEY...) or throws naming what is missing.
   if (config.mode !== 'replica') throw new Error('the bench replica needs the Slack and upstream variables');
   const logger = makeLogger({ level: config.LOG_LEVEL });
+  const feedLease = bench.feedLeaseMs ? { feedLeaseMs: bench.feedLeaseMs } : {};
   const { redis, container, app } = buildRedisBot(config, logger, {
     keyPrefix: bench.keyPrefix,
     features: bench.naive
-      ? { cache: false, coalesce: false }
-      : { ttlScale: bench.ttlScale, prefetch: bench.prefetch },
+      ? { cache: false, coalesce: false, ...feedLease }
+      : { ttlScale: bench.ttlScale, prefetch: bench.prefetch, ...feedLease },
   });
   const prefetch = container.prefetcher;
   const server = (await startSlackApp(app, container.slackDeps, config.PORT)) as Server;
   const timings = timeRequests(server);
   container.keeper.start();
   container.scheduler.start();
+  // As main.ts does: the feed runs on every replica and costs nothing where no workspace has a listener.
+  container.feed.start();
   prefetch?.start();
 
   serveParent(async () => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { BurstResult } from './burst.js';
 import type { DigestResult } from './digest.js';
 import type { FeedBenchResult } from './feed.js';
+import type { FeedLoadResult } from './feed-load.js';
 import { FIRST_MESSAGE_TARGET_MS, firstMessageGoalMet, type StepFigures } from './figures.js';
 import { type Percentiles, percentileRatioInterval, ratio } from './measure.js';
 import type { ConfigResult } from './scenario.js';
@@ -47,6 +48,8 @@ export interface BenchResult {
   soak: SoakResult | null;
   digest: DigestResult | null;
   feed?: FeedBenchResult | null;
+  /** The feed on the bot as built, beside the interactive load, with the same load without it (bench/feed-load.ts). */
+  feedLoad?: FeedLoadResult | null;
   /** The same fan-out at ten times the scale (each workspace its own company), 3 scheduler instances. */
   digestLarge: DigestResult | null;
   burst: BurstResult | null;
@@ -65,7 +68,7 @@ function multipleOf(step: StepFigures, limit: RateLimit): string {
 }
 
 /** The main table: one row per configuration and rate. */
-export function stepsTable(result: BenchResult): string {
+export function stepsTable(result: Pick<BenchResult, 'configs' | 'parameters'>): string {
   const { limit } = result.parameters;
   const head =
     '| configuration | rate | sent | data ≤ TTL | fresh / cache / saved | budget msg | data age p50 / p95 (s) | upstream calls | max in any window (limit) | 429s | ack p50 / p95 / p99 (ms) | final answer p50 / p95 / p99 (ms) | peak RSS (MB) |\n' +
@@ -101,7 +104,7 @@ export function stepsTable(result: BenchResult): string {
  * person sees first (an ephemeral ack, a first message on the response_url, or the answer itself) and when the
  * final answer replaced it.
  */
-export function firstMessageTable(result: BenchResult): string {
+export function firstMessageTable(result: Pick<BenchResult, 'configs' | 'parameters'>): string {
   const { limit } = result.parameters;
   const within = `within ${fmt(FIRST_MESSAGE_TARGET_MS / 1000)} s`;
   const rows = [
@@ -283,6 +286,37 @@ export function feedText(feed: FeedBenchResult | null | undefined): string {
   ].join('\n');
 }
 
+/**
+ * The feed beside the load: the interactive steps without and with the feed (the same table as the
+ * configurations'), then the feed's own figures.
+ */
+export function feedLoadText(result: Pick<BenchResult, 'feedLoad' | 'parameters'>): string {
+  const run = result.feedLoad;
+  if (!run) return 'Change feed beside the load: not run.';
+  const { feed } = run;
+  const s = (ms: number | null) => fmt(ms === null ? null : ms / 1000, 1);
+  const configs = { configs: [run.baseline, run.withFeed], parameters: result.parameters };
+  const killed = feed.kill.midRound
+    ? `killed (SIGKILL) ${s(feed.kill.atMs)} s in, while it held the round lease of ${feed.kill.workspaceId}`
+    : `killed (SIGKILL) ${s(feed.kill.atMs)} s in, NOT seen mid-round (no lease of its own within 20 s)`;
+  return [
+    `Change feed beside the load: ${feed.workspaces} workspaces with a channel feed (the load's own on the demo credential, the others a company each), ${feed.replicas} replica processes, FEED_INTERVAL ${s(feed.intervalMs)} s, round lease ${s(feed.leaseMs)} s, share ${feed.sharePercent} % (${feed.shareCalls} calls a window); after the load, one replica ${killed}.`,
+    '',
+    stepsTable(configs),
+    '',
+    '| feed figure | value |',
+    '|---|---|',
+    `| sandbox changes / new requests to report | ${feed.changes} / ${feed.expected} |`,
+    `| missed / doubled | ${feed.missed} / ${feed.doubled} (${feed.posts} posts in the fake Slack, ${feed.delivered} rows, ${feed.hidden} more only counted as "e mais N") |`,
+    `| change-to-post latency of new requests p50 / p95, every workspace | ${s(feed.latency.p50)} / ${s(feed.latency.p95)} s (${feed.latency.n}) |`,
+    `| the same, the load's workspace; the others (feed only) | ${s(feed.latencyLoadWorkspace.p50)} / ${s(feed.latencyLoadWorkspace.p95)} s (${feed.latencyLoadWorkspace.n}); ${s(feed.latencyOtherWorkspaces.p50)} / ${s(feed.latencyOtherWorkspaces.p95)} s (${feed.latencyOtherWorkspaces.n}) |`,
+    `| interval in force at the end p50 / p95; the load's workspace | ${s(feed.effectiveIntervalMs.p50)} / ${s(feed.effectiveIntervalMs.p95)} s; ${s(feed.loadWorkspaceIntervalMs)} s |`,
+    `| most feed calls in any ${feed.limit.windowMs / 1000} s window (share): any credential; the load's | ${feed.maxFeedCallsInWindow}; ${feed.loadCredentialFeedMax} (${feed.shareCalls}) |`,
+    `| most calls of the load's credential in any window (limit) | ${feed.loadCredentialMax} (${feed.limit.count}) |`,
+    `| upstream 429s | ${feed.upstream429} |`,
+  ].join('\n');
+}
+
 export function fullReport(result: BenchResult): string {
   const { parameters: p, machine: m } = result;
   return [
@@ -303,6 +337,8 @@ export function fullReport(result: BenchResult): string {
     digestText(result.digest),
     '',
     feedText(result.feed),
+    '',
+    feedLoadText(result),
     '',
     result.digestLarge
       ? `At ten times the scale:\n${digestText(result.digestLarge)}`

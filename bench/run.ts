@@ -9,6 +9,7 @@
  *   npm run bench -- --tsx              bot processes under tsx instead of tsc-built JavaScript
  *   npm run bench -- --with-prefetch    adds the bot with src/domain/prefetch.ts on (about 5 minutes more)
  *   npm run bench -- --cpu-prof         bot processes write CPU profiles into the run's log directory
+ *   npm run bench -- --only= --skip-soak --skip-digest --skip-burst --skip-feed   the feed beside the load alone
  */
 import { cpus, platform, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -19,6 +20,7 @@ import { formatRateLimit, parseRateLimit } from '../src/lib/rate-limit-spec.js';
 import { type BurstResult, runBurst } from './burst.js';
 import { type DigestOptions, type DigestResult, runDigest } from './digest.js';
 import { type FeedBenchResult, runFeed } from './feed.js';
+import { type FeedLoadResult, runFeedLoad } from './feed-load.js';
 import type { StepPlan } from './load.js';
 import { ratio } from './measure.js';
 import { buildBotScripts, type RunMode, removeBotScripts } from './processes.js';
@@ -72,6 +74,10 @@ const PREFETCH_CONFIG: ConfigSpec = {
 };
 
 const MULTIPLES = [0.5, 1, 2, 8];
+/** The rates the feed is measured beside (issue 15): at the budget and four times it. */
+const FEED_LOAD_MULTIPLES = [1, 4];
+/** The feed's share of each window (FEED_BUDGET_SHARE's default). */
+const FEED_SHARE_PERCENT = 20;
 const USERS = 40;
 const HOT_SHARE = 0.8;
 
@@ -87,6 +93,7 @@ function options() {
       'skip-soak': { type: 'boolean', default: false },
       'skip-digest': { type: 'boolean', default: false },
       'skip-feed': { type: 'boolean', default: false },
+      'skip-feed-load': { type: 'boolean', default: false },
       'skip-burst': { type: 'boolean', default: false },
       tsx: { type: 'boolean', default: false },
       'with-prefetch': { type: 'boolean', default: false },
@@ -117,13 +124,19 @@ function options() {
     soak: !(values['skip-soak'] ?? false),
     digest: !(values['skip-digest'] ?? false),
     feed: !(values['skip-feed'] ?? false),
+    feedLoad: !(values['skip-feed-load'] ?? false),
     burst: !(values['skip-burst'] ?? false),
     mode: (values.tsx ? 'tsx' : 'compiled') as RunMode,
     cpuProf: values['cpu-prof'] ?? false,
   };
 }
 
-function plans(limit: RateLimit, warmupMs: number, measureMs: number): StepPlan[] {
+function plans(
+  limit: RateLimit,
+  warmupMs: number,
+  measureMs: number,
+  multiples: readonly number[] = MULTIPLES,
+): StepPlan[] {
   const perSecondAtBudget = limit.count / (limit.windowMs / 1_000);
   return [
     // Warms every process's JIT on the request path (about 100 requests per process even with 3 replicas)
@@ -132,7 +145,7 @@ function plans(limit: RateLimit, warmupMs: number, measureMs: number): StepPlan[
     { name: 'jit', perSecond: 30, warmupMs: 10_000, measureMs: 0, seed: 2, mix: 'help' as const },
     // Wakes the data path up (first connections, the first token); never measured.
     { name: 'prime', perSecond: 1, warmupMs: 5_000, measureMs: 0, seed: 1 },
-    ...MULTIPLES.map((multiple, i) => ({
+    ...multiples.map((multiple, i) => ({
       name: `${multiple}x`,
       perSecond: multiple * perSecondAtBudget,
       warmupMs,
@@ -152,6 +165,65 @@ const REAL_BUDGET: RateLimit = { count: 250, windowMs: 3_600_000 };
  */
 function ttlScaleOf(limit: RateLimit): number {
   return Math.min(1, limit.windowMs / limit.count / (REAL_BUDGET.windowMs / REAL_BUDGET.count));
+}
+
+/** FEED_INTERVAL's default (2 m of a 1 h window) compressed like the budget (25/30s: 1 h -> 30 s), at least 1 s. */
+function feedIntervalOf(limit: RateLimit): number {
+  return Math.max(1_000, Math.round((120_000 * limit.windowMs) / 3_600_000));
+}
+
+/**
+ * Issue 15's goals for the feed beside the load. "No worse than the share explains" is read as: with the feed
+ * taking at most `share` of each window, interactive answers with data ≤ TTL keep at least (1 − share) of the
+ * baseline's, and the answer p95 grows by at most 1 / (1 − share).
+ */
+function feedLoadTargets(run: FeedLoadResult | null): Target[] {
+  const notRun = (name: string): Target => ({ name, met: null, detail: 'not run.' });
+  const names = [
+    'feed beside the load: none missed, none doubled, 2 replicas, one killed mid-round',
+    'feed beside the load: change-to-post p95 within 2 × the effective interval',
+    'feed beside the load: the feed never above its share of any window',
+    'feed beside the load: interactive answers no worse than the share explains',
+  ] as const;
+  if (!run) return names.map(notRun);
+  const { feed, baseline, withFeed } = run;
+  const share = feed.sharePercent / 100;
+  const s = (ms: number | null) => (ms === null ? '–' : (ms / 1000).toFixed(1));
+  const limitP95 = feed.effectiveIntervalMs.p95 === null ? null : 2 * feed.effectiveIntervalMs.p95;
+  const rates = withFeed.steps.map((on, i) => {
+    const off = baseline.steps[i];
+    const ttlOk = off ? on.withinTtl >= Math.floor((1 - share) * off.withinTtl) : false;
+    const p95Ok =
+      off && on.answer.p95 !== null && off.answer.p95 !== null
+        ? on.answer.p95 <= off.answer.p95 / (1 - share)
+        : false;
+    return {
+      ok: ttlOk && p95Ok,
+      text: `${on.step}: data ≤ TTL ${on.withinTtl} of ${on.sent} vs ${off?.withinTtl ?? '–'} of ${off?.sent ?? '–'} without the feed, answer p95 ${on.answer.p95?.toFixed(0) ?? '–'} vs ${off?.answer.p95?.toFixed(0) ?? '–'} ms`,
+    };
+  });
+  return [
+    {
+      name: names[0],
+      met: feed.missed === 0 && feed.doubled === 0 && feed.kill.midRound,
+      detail: `${feed.expected} new requests to report: missed ${feed.missed}, doubled ${feed.doubled}; killed mid-round: ${feed.kill.midRound ? 'yes' : 'no'}.`,
+    },
+    {
+      name: names[1],
+      met: feed.latency.p95 !== null && limitP95 !== null ? feed.latency.p95 <= limitP95 : null,
+      detail: `p95 ${s(feed.latency.p95)} s vs 2 × the interval in force at the end (p95 over workspaces ${s(feed.effectiveIntervalMs.p95)} s); the load's workspace ${s(feed.latencyLoadWorkspace.p95)} s vs 2 × ${s(feed.loadWorkspaceIntervalMs)} s; the others ${s(feed.latencyOtherWorkspaces.p95)} s.`,
+    },
+    {
+      name: names[2],
+      met: feed.maxFeedCallsInWindow <= feed.shareCalls,
+      detail: `most feed calls in any window ${feed.maxFeedCallsInWindow} (load's credential ${feed.loadCredentialFeedMax}), share ${feed.shareCalls} of ${feed.limit.count}.`,
+    },
+    {
+      name: names[3],
+      met: rates.length > 0 && rates.every((r) => r.ok),
+      detail: `${rates.map((r) => r.text).join('; ')}.`,
+    },
+  ];
 }
 
 async function machine(): Promise<Machine> {
@@ -353,13 +425,37 @@ async function main(): Promise<void> {
     feed = await runFeed({
       workspaces: o.quick ? 5 : 20,
       durationMs: o.quick ? 20_000 : 120_000,
-      // FEED_INTERVAL 2m on a 1 h window, compressed like the budget (25/30s: 1 h -> 30 s).
-      intervalMs: Math.max(1_000, Math.round((120_000 * o.limit.windowMs) / 3_600_000)),
+      intervalMs: feedIntervalOf(o.limit),
       limit: o.limit,
-      sharePercent: 20,
+      sharePercent: FEED_SHARE_PERCENT,
       advanceEveryMs: 500,
       leaseMs: 5_000,
     });
+  }
+  let feedLoad: FeedLoadResult | null = null;
+  if (o.feedLoad) {
+    say(
+      `change feed beside the load: ${FEED_LOAD_MULTIPLES.join('× and ')}× the budget, without then with listeners, 2 replica processes, one killed mid-round…`,
+    );
+    feedLoad = await runFeedLoad({
+      limit: o.limit,
+      users: USERS,
+      plans: plans(o.limit, o.warmupMs, o.measureMs, FEED_LOAD_MULTIPLES),
+      workspaces: o.quick ? 4 : 10,
+      intervalMs: feedIntervalOf(o.limit),
+      // The bot's 3-minute lease compressed like the window is under a second: 5 s, as bench/feed.ts uses.
+      leaseMs: 5_000,
+      sharePercent: FEED_SHARE_PERCENT,
+      // Each company changes every 10 s (20 s quick): a few changes a minute of the compressed window.
+      advanceEveryMs: 1_000 * (o.quick ? 5 : 1),
+      tailMs: o.quick ? 10_000 : o.limit.windowMs,
+      logDir,
+      drainMs: 20_000,
+      mode: o.mode,
+    });
+    say(
+      `  missed ${feedLoad.feed.missed}, doubled ${feedLoad.feed.doubled}, change-to-post p95 ${((feedLoad.feed.latency.p95 ?? 0) / 1000).toFixed(1)} s`,
+    );
   }
   const finished = new Date();
   const result: BenchResult = {
@@ -372,9 +468,13 @@ async function main(): Promise<void> {
     soak,
     digest,
     feed,
+    feedLoad,
     digestLarge,
     burst,
-    targets: targets(configs, soak, { digest, digestLarge }, burst, o.limit),
+    targets: [
+      ...targets(configs, soak, { digest, digestLarge }, burst, o.limit),
+      ...feedLoadTargets(feedLoad),
+    ],
   };
   const files = writeResults(result, RESULTS_DIR);
   process.stdout.write(`\n${fullReport(result)}\n\nWritten ${files.latest} and ${files.stamped}\n`);

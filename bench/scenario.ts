@@ -5,7 +5,7 @@ import type { LoopDelay, PrefetchCounters, UpstreamCounters } from './ipc.js';
 import { LoadDriver, type StepPlan, type StepWindow } from './load.js';
 import { RssSampler } from './measure.js';
 import { type BotKind, type BotProcess, type RunMode, spawnBot } from './processes.js';
-import { BENCH_TEAM, openStage, type RateLimit } from './stage.js';
+import { BENCH_TEAM, openStage, type RateLimit, type Stage } from './stage.js';
 import { benchUsers } from './workload.js';
 
 /** One way of running the bot that the benchmark compares. */
@@ -20,6 +20,8 @@ export interface ConfigSpec {
   realTtls?: boolean;
   /** Bot variables set on top of the stage's (src/config.ts reads them as in production). */
   env?: Record<string, string>;
+  /** The change feed's round lease, ms, compressed like the window (bench/feed-load.ts); default the bot's. */
+  feedLeaseMs?: number;
 }
 
 export interface ConfigResult {
@@ -50,19 +52,41 @@ export interface ScenarioOptions {
   mode: RunMode;
   /** Where bot processes write CPU profiles (`--cpu-prof`), or none. */
   cpuProfileDir?: string;
+  /** Generated sandbox companies (`empresaN` logins) besides the demo ones, for workspaces a hook links. */
+  extraCompanies?: number;
+  hooks?: ScenarioHooks;
+}
+
+/** What a scenario built on this one (the feed beside the load, bench/feed-load.ts) adds around the steps. */
+export interface ScenarioHooks {
+  /** After the load's workspace is installed and linked, before the bots start: more workspaces, listeners. */
+  prepare?(stage: Stage): Promise<void>;
+  /** Once every bot listens, before the first step. */
+  started?(stage: Stage, bots: readonly BotProcess[]): Promise<void> | void;
+  /** After the last step's answers came in (or the drain gave up), before the bots stop. */
+  finish?(stage: Stage, bots: readonly BotProcess[]): Promise<void>;
 }
 
 /** Runs every step of `plans` against a fresh sandbox, fake Slack and Redis prefix, on fresh bot processes. */
 export async function runConfig(spec: ConfigSpec, options: ScenarioOptions): Promise<ConfigResult> {
   const started = Date.now();
-  const stage = await openStage(spec.name, { rateLimit: options.limit });
+  const stage = await openStage(spec.name, {
+    rateLimit: options.limit,
+    extraCompanies: options.extraCompanies ?? 0,
+  });
   const bots: BotProcess[] = [];
   try {
     await stage.install(BENCH_TEAM);
     await stage.link(BENCH_TEAM);
+    await options.hooks?.prepare?.(stage);
     const ttlScale = spec.realTtls ? options.ttlScale : 1;
     const env = {
-      ...stage.botEnv({ naive: spec.naive ?? false, prefetch: spec.prefetch ?? false, ttlScale }),
+      ...stage.botEnv({
+        naive: spec.naive ?? false,
+        prefetch: spec.prefetch ?? false,
+        ttlScale,
+        ...(spec.feedLeaseMs !== undefined && { feedLeaseMs: spec.feedLeaseMs }),
+      }),
       ...spec.env,
     };
     for (let i = 0; i < spec.replicas; i += 1) {
@@ -76,6 +100,7 @@ export async function runConfig(spec: ConfigSpec, options: ScenarioOptions): Pro
         ),
       );
     }
+    await options.hooks?.started?.(stage, bots);
     const sampler = new RssSampler(bots.map((b) => b.pid));
     const driver = new LoadDriver(
       stage,
@@ -89,6 +114,7 @@ export async function runConfig(spec: ConfigSpec, options: ScenarioOptions): Pro
     }
     // The bare app answers nothing on response_url: nothing to wait for.
     const leftover = spec.kind === 'bare' ? 0 : await driver.drain(options.drainMs);
+    await options.hooks?.finish?.(stage, bots);
     sampler.stop();
     const hwm = bots.map((b) => b.peakRss());
     const stopped = await Promise.all(bots.map((b) => b.stop()));

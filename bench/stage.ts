@@ -40,6 +40,8 @@ export interface Stage {
     prefetch?: boolean;
     ttlScale?: number;
     logLevel?: string;
+    /** The change feed's round lease, ms (compressed like the window); default the bot's. */
+    feedLeaseMs?: number;
   }): Record<string, string>;
   /** Installs the app in a workspace of the fake Slack (OAuth installation in the store). */
   install(teamId: string): Promise<void>;
@@ -84,6 +86,7 @@ export async function openStage(
         naive: env.naive ?? false,
         prefetch: env.prefetch ?? false,
         ttlScale: env.ttlScale ?? 1,
+        feedLeaseMs: env.feedLeaseMs ?? null,
       };
       return {
         SLACK_SIGNING_SECRET: SIGNING_SECRET,
