@@ -67,6 +67,9 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
     workspaceId: delivery.workspaceId,
     route: delivery.route.view,
   });
+  const clock = deps.clock ?? systemClock;
+  // The first message's notice times count from here (the ack is sent just before).
+  const arrivedAt = clock.monotonic();
   const started = deps.now();
   const timer = performance.now();
   let outcome = answerOutcome(undefined);
@@ -139,9 +142,10 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
   }
 
   const { notices } = await firstMessageThenAnswer({
-    clock: deps.clock ?? systemClock,
+    clock,
     timing,
     progress,
+    arrivedAt,
     logger,
     answer,
     saved: async () => {
