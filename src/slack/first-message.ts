@@ -1,7 +1,7 @@
 import type { Clock, TimerHandle } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { type Message, renderPending, renderQueued } from '../render/index.js';
-import type { CallObserver } from '../upstream/client.js';
+import type { CallObserver } from '../upstream/call-observer.js';
 
 /**
  * "First message, then replace it in place": how an answer that takes a while reaches the user. Whatever makes it
