@@ -147,7 +147,11 @@ export async function firstMessageThenAnswer(run: FirstMessageRun): Promise<{ no
     noticing = true;
     void enqueue(make, false);
   };
-  const queueNotice = () => notice('queue', savedOr(() => renderQueued(progress.position ?? 1), 'queue'));
+  const queueNotice = () =>
+    notice(
+      'queue',
+      savedOr(() => renderQueued(progress.position ?? 1), 'queue'),
+    );
 
   let noticeTime = false;
   progress.onQueued(() => {

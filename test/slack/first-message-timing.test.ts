@@ -46,7 +46,7 @@ function scenario(options: { saved?: string | null; timing?: AnswerTiming; arriv
   return { clock, progress, sent, answer, done, pass };
 }
 
-describe('the first message counts from the command\'s arrival', () => {
+describe("the first message counts from the command's arrival", () => {
   it('a call queued after part of the notice time was spent shows its place when the notice time from arrival ends', async () => {
     const s = scenario();
     await s.pass(600);

@@ -195,7 +195,7 @@ describe('waiting for a budget slot: saved data or the place in the queue, then 
   /** Cache misses counted so far: a command that reaches the read of an entry counts one before it waits. */
   const misses = async () => Number((await h.redis.redis.hget(h.redis.keys.cacheStats(TEAM), 'misses')) ?? 0);
 
-  it('a command that joins another one\'s read in flight gets the queue notice too, then its answer', async () => {
+  it("a command that joins another one's read in flight gets the queue notice too, then its answer", async () => {
     await startHeld();
     budget.open = false;
     const before = await misses();
@@ -216,7 +216,9 @@ describe('waiting for a budget slot: saved data or the place in the queue, then 
     for (const message of [first, second])
       expect(textOf(versionsOf(message)[1] as FakeMessage)).toContain(C1.activeStockrooms[0]?.nome ?? '?');
     // One call upstream for both.
-    expect(h.sandbox.calls.filter((c) => c.path === '/v1/almoxarifados' && c.at >= one.sentAt)).toHaveLength(1);
+    expect(h.sandbox.calls.filter((c) => c.path === '/v1/almoxarifados' && c.at >= one.sentAt)).toHaveLength(
+      1,
+    );
   });
 
   it('when the budget stays spent, the saved data stays, now saying the limit was reached', async () => {

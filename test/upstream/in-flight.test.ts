@@ -58,7 +58,7 @@ describe('InFlight: callers that join a job in flight hear where it stands', () 
     expect(log).toEqual(['late started']);
   });
 
-  it('a caller that does not share (a command behind a digest\'s job) hears only its own job', () => {
+  it("a caller that does not share (a command behind a digest's job) hears only its own job", () => {
     const inflight = new InFlight<string>();
     const log: string[] = [];
     const digest = heldJob();
