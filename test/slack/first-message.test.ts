@@ -146,8 +146,8 @@ describe('waiting for a budget slot: saved data or the place in the queue, then 
   }
 
   /**
-   * Waits until the command waits for its slot: the answer's two timers (notice, deadline), the queue's two
-   * (the command's longest wait, the sleep until the slot frees) and the budget notice's.
+   * Waits until the command waits for its slot: the answer's three timers (the two notices, the deadline) and
+   * the queue's two (the command's longest wait, the sleep until the slot frees, set once it was refused).
    */
   const queued = () => eventually(() => clock.pending >= 5);
 
