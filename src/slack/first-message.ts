@@ -126,6 +126,7 @@ export async function firstMessageThenAnswer(run: FirstMessageRun): Promise<{ no
     return saved ?? otherwise();
   };
   const pendingOnly = async (): Promise<Message | null> => {
+    if (answered) return null;
     shown.push('pending');
     return renderPending();
   };
