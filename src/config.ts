@@ -185,10 +185,13 @@ const envSchema = z.object({
   UPSTREAM_TIMEOUT: duration('10s', 100, 120_000),
   /** From the command to its final answer (data, or the timeout with `Tentar de novo`). */
   ANSWER_DEADLINE: duration('25s', 1_000, 600_000),
-  /** With no answer yet after this, the user sees "consultando…", replaced in place by the answer. */
+  /** From the command's arrival, its call out at upstream and no answer yet: "consultando…", replaced in place. */
   ANSWER_PENDING_NOTICE: duration('3s', 0, 600_000),
-  /** A command waiting this long for a budget slot shows saved data (or its place in the queue) meanwhile. */
-  ANSWER_BUDGET_NOTICE: duration('1s', 0, 600_000),
+  /**
+   * From the command's arrival, no answer yet and its call not out at upstream (waiting for a budget slot, or for
+   * a read it joined): saved data, its place in the queue or "consultando…" meanwhile (README, configuration).
+   */
+  ANSWER_BUDGET_NOTICE: duration('700ms', 0, 600_000),
 });
 
 export type Env = z.infer<typeof envSchema>;

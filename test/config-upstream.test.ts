@@ -9,7 +9,7 @@ describe('upstream caps and answer timing', () => {
     expect(config.UPSTREAM_TIMEOUT).toBe(10_000);
     expect(config.ANSWER_DEADLINE).toBe(25_000);
     expect(config.ANSWER_PENDING_NOTICE).toBe(3_000);
-    expect(config.ANSWER_BUDGET_NOTICE).toBe(1_000);
+    expect(config.ANSWER_BUDGET_NOTICE).toBe(700);
   });
 
   it('read sizes and durations with their units', () => {

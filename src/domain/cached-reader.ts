@@ -5,6 +5,8 @@ import type { CacheEntry, CacheStore } from '../store/cache-store.js';
 import type { Priority } from '../upstream/budget.js';
 import { BudgetExhaustedError } from '../upstream/budget-errors.js';
 import { mayShare, PRIORITIES } from '../upstream/budget-policy.js';
+import type { CallObserver } from '../upstream/call-observer.js';
+import type { CallContext } from '../upstream/client.js';
 import { UpstreamError, UpstreamRateLimitedError } from '../upstream/errors.js';
 import { InFlight } from '../upstream/in-flight.js';
 import type { Answer } from './views.js';
@@ -148,6 +150,9 @@ export class CachedReader implements AnswerReader {
     options: ReadOptions = {},
   ): Promise<Answer<T>> {
     const ask = () => this.workspaces.run(ws, fetch);
+    // The refresh's calls tell every reader that shares it where they stand (its place in the budget queue).
+    const askObserved = (observer: CallObserver) =>
+      this.workspaces.run({ ...ws, call: { ...ws.call, observer } }, fetch);
     const savedOnly = options.savedOnly === true || ws.savedOnly === true;
     if (!this.enabled) {
       if (savedOnly) throw new NoSavedDataError(endpoint);
@@ -180,9 +185,9 @@ export class CachedReader implements AnswerReader {
     try {
       const fetched = (await this.refresh(
         { workspaceId, endpoint, paramsKey },
-        ws.call.priority,
+        ws.call,
         entry,
-        ask,
+        askObserved,
       )) as CacheEntry<T>;
       return {
         data: fetched.value,
@@ -207,17 +212,23 @@ export class CachedReader implements AnswerReader {
   }
 
   /**
-   * One refresh of an entry at a time in this process; readers that come meanwhile share it, unless it waits for
-   * budget at a lower priority than theirs: then they make their own, which later readers share instead.
+   * One refresh of an entry at a time in this process; readers that come meanwhile share it (and hear where its
+   * calls stand), unless it waits for budget at a lower priority than theirs: then they make their own, which
+   * later readers share instead.
    */
   private refresh(
     entry: EntryRef,
-    priority: Priority,
+    { priority, observer }: Pick<CallContext, 'priority' | 'observer'>,
     stale: CacheEntry<unknown> | null,
-    fetch: () => Promise<unknown>,
+    fetch: (observer: CallObserver) => Promise<unknown>,
   ): Promise<CacheEntry<unknown>> {
     const id = `${entry.workspaceId}\u0000${entry.endpoint}\u0000${entry.paramsKey}`;
-    return this.fills.run(id, priority, () => this.refreshOnce(entry, priority, stale, fetch)).job;
+    return this.fills.run(
+      id,
+      priority,
+      (shared) => this.refreshOnce(entry, priority, stale, () => fetch(shared)),
+      observer,
+    ).job;
   }
 
   /**

@@ -100,7 +100,12 @@ export function buildSlackApp(options: SlackAppOptions): App {
     },
     ...(oauthOptions ?? { token: options.botToken ?? config.SLACK_BOT_TOKEN }),
   };
-  const guard = new RequestGuard({ seen: deps.seenRequests, logger: deps.logger, now: Date.now });
+  const guard = new RequestGuard({
+    seen: deps.seenRequests,
+    logger: deps.logger,
+    now: Date.now,
+    ...(deps.clock && { clock: deps.clock }),
+  });
   let app: App;
   if (config.SLACK_APP_TOKEN) {
     // Built here rather than by Bolt so that /healthz can see the websocket's state.

@@ -42,6 +42,8 @@ export interface Delivery {
   channelId?: string | undefined;
   /** Set once a first message ("consultando…", saved data) is on screen: a restart notice then replaces it. */
   shown?: ShownState;
+  /** When the command or click reached the app (monotonic ms of deps.clock); default: when this delivery starts. */
+  receivedAt?: number | undefined;
 }
 
 export interface ShownState {
@@ -67,6 +69,9 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
     workspaceId: delivery.workspaceId,
     route: delivery.route.view,
   });
+  const clock = deps.clock ?? systemClock;
+  // The first message's notice times count from the request's arrival, before the checks and the ack.
+  const arrivedAt = delivery.receivedAt ?? clock.monotonic();
   const started = deps.now();
   const timer = performance.now();
   let outcome = answerOutcome(undefined);
@@ -139,9 +144,10 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
   }
 
   const { notices } = await firstMessageThenAnswer({
-    clock: deps.clock ?? systemClock,
+    clock,
     timing,
     progress,
+    arrivedAt,
     logger,
     answer,
     saved: async () => {

@@ -1,17 +1,21 @@
 import type { Clock, TimerHandle } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { type Message, renderPending, renderQueued } from '../render/index.js';
-import type { CallObserver } from '../upstream/client.js';
+import type { CallObserver } from '../upstream/call-observer.js';
 
 /**
  * "First message, then replace it in place": how an answer that takes a while reaches the user. Whatever makes it
- * slow, the person never looks at nothing:
+ * slow, the person never looks at nothing. Both notice times count from the command's arrival (`arrivedAt`), not
+ * from when a call was queued, so a notice due at `budgetNoticeMs` is on screen within about that:
  *
- * - waiting for a budget slot longer than `budgetNoticeMs`: the saved data, marked "atualizando…", or, with
- *   nothing saved, the command's place in the queue;
- * - no answer after `pendingNoticeMs` (upstream slow, hanging): "consultando…";
+ * - no answer by `budgetNoticeMs` and a call waiting for a budget slot (its own, or the one it joined, see
+ *   upstream/call-observer.ts): the saved data, marked "atualizando…", or, with nothing saved, the command's place
+ *   in the queue. A call queued later than that shows it at once;
+ * - no answer by `budgetNoticeMs`, nothing queued and no call out at upstream (it waits for a read another
+ *   replica makes, or for something before any call): the saved data, or "consultando…";
+ * - a call out at upstream (slow, hanging) and no answer by `pendingNoticeMs`: "consultando…";
  * - then the answer (data or failure) replaces that first message; one that waits for the budget may replace a
- *   "consultando…" first.
+ *   "consultando…" first (never saved data: that is already the best there is to show).
  * - at `deadlineMs + HARD_STOP_GRACE_MS` without an answer (the client cuts its calls at the deadline; this is
  *   the net under it) the timeout message, with `Tentar de novo`, is the answer; a later one is dropped.
  *
@@ -21,16 +25,16 @@ import type { CallObserver } from '../upstream/client.js';
 export interface AnswerTiming {
   /** From the command to its final answer. */
   deadlineMs: number;
-  /** No answer after this: "consultando…". */
+  /** From the command, no answer yet and its call out at upstream: "consultando…". */
   pendingNoticeMs: number;
-  /** Waiting this long for a budget slot: saved data or the place in the queue. */
+  /** From the command, no answer yet and not at upstream: saved data, the place in the queue or "consultando…". */
   budgetNoticeMs: number;
 }
 
 export const DEFAULT_ANSWER_TIMING: AnswerTiming = Object.freeze({
   deadlineMs: 25_000,
   pendingNoticeMs: 3_000,
-  budgetNoticeMs: 1_000,
+  budgetNoticeMs: 700,
 });
 
 /** How long past the deadline the net waits for an answer the client should already have cut. */
@@ -40,6 +44,8 @@ export const HARD_STOP_GRACE_MS = 2_000;
 export class AnswerProgress implements CallObserver {
   /** Place in the budget queue while a call waits for a slot; null otherwise. */
   position: number | null = null;
+  /** A call of this answer went out to upstream (an answer that is slow then is slow upstream). */
+  calling = false;
   private listener: (() => void) | null = null;
 
   readonly queued = (position: number): void => {
@@ -49,6 +55,7 @@ export class AnswerProgress implements CallObserver {
 
   readonly started = (): void => {
     this.position = null;
+    this.calling = true;
   };
 
   onQueued(listener: () => void): void {
@@ -60,6 +67,8 @@ export interface FirstMessageRun {
   clock: Clock;
   timing: AnswerTiming;
   progress: AnswerProgress;
+  /** When the command arrived, on `clock.monotonic()`; default: now. The notice times count from it. */
+  arrivedAt?: number;
   logger: Logger;
   /** The answer; a failure is already its message. */
   answer: Promise<Message>;
@@ -71,17 +80,23 @@ export interface FirstMessageRun {
   send: (message: Message, replacing: boolean) => Promise<void>;
 }
 
-type Notice = 'pending' | 'budget';
+/** What a first message showed: saved data, the place in the queue, "consultando…". */
+type Notice = 'saved' | 'queue' | 'pending';
 
 /** Sends the answer, preceded by a first message when it is slow; resolves once the answer is sent. */
 export async function firstMessageThenAnswer(run: FirstMessageRun): Promise<{ notices: Notice[] }> {
   const { clock, timing, progress } = run;
+  const arrivedAt = run.arrivedAt ?? clock.monotonic();
   const timers = new Set<TimerHandle>();
-  const after = (ms: number, fn: () => void) => {
-    const timer = clock.setTimeout(() => {
-      timers.delete(timer);
-      fn();
-    }, ms);
+  /** Runs `fn` `ms` after the command arrived (at once when that is past). */
+  const afterArrival = (ms: number, fn: () => void) => {
+    const timer = clock.setTimeout(
+      () => {
+        timers.delete(timer);
+        fn();
+      },
+      Math.max(0, arrivedAt + ms - clock.monotonic()),
+    );
     timers.add(timer);
   };
   const shown: Notice[] = [];
@@ -103,27 +118,57 @@ export async function firstMessageThenAnswer(run: FirstMessageRun): Promise<{ no
     return chain;
   };
 
+  /** The saved data when there is some, else `otherwise`; recorded as what it showed. */
+  const savedOr = (otherwise: () => Message, kind: Notice) => async (): Promise<Message | null> => {
+    const saved = await run.saved();
+    if (answered) return null;
+    shown.push(saved === null ? kind : 'saved');
+    return saved ?? otherwise();
+  };
+  const pendingOnly = async (): Promise<Message | null> => {
+    if (answered) return null;
+    shown.push('pending');
+    return renderPending();
+  };
+  // One first message, which a place in the queue may then replace once when it was "consultando…" (it says
+  // more); saved data is never replaced by a notice.
+  let noticing = false;
+  let queueNoticed = false;
   const notice = (kind: Notice, make: () => Promise<Message | null>) => {
-    if (answered || shown.includes(kind) || (kind === 'pending' && shown.length > 0)) return;
-    shown.push(kind);
+    if (answered) return;
+    if (kind === 'queue') {
+      if (queueNoticed) return;
+      queueNoticed = true;
+      noticing = true;
+      // Decided when its turn comes: the notice before it may still be being built.
+      void enqueue(async () => (shown.every((k) => k === 'pending') ? make() : null), false);
+      return;
+    }
+    if (noticing) return;
+    noticing = true;
     void enqueue(make, false);
   };
-  const budgetNotice = () =>
-    notice('budget', async () => (await run.saved()) ?? renderQueued(progress.position ?? 1));
+  const queueNotice = () =>
+    notice(
+      'queue',
+      savedOr(() => renderQueued(progress.position ?? 1), 'queue'),
+    );
 
-  let budgetArmed = false;
+  let noticeTime = false;
   progress.onQueued(() => {
-    if (budgetArmed || answered) return;
-    budgetArmed = true;
-    after(timing.budgetNoticeMs, () => {
-      if (progress.position !== null) budgetNotice();
-    });
+    if (noticeTime && progress.position !== null) queueNotice();
   });
-  after(timing.pendingNoticeMs, () => notice('pending', async () => renderPending()));
+  afterArrival(timing.budgetNoticeMs, () => {
+    noticeTime = true;
+    if (progress.position !== null) queueNotice();
+    // Nothing queued and nothing at upstream: whatever it waits for, the saved data or "consultando…" beats nothing.
+    else if (!progress.calling) notice('pending', savedOr(renderPending, 'pending'));
+  });
+  afterArrival(timing.pendingNoticeMs, () => notice('pending', pendingOnly));
 
   const final = new Promise<Message>((resolve) => {
     run.answer.then(resolve, () => resolve(run.timedOut()));
-    after(timing.deadlineMs + HARD_STOP_GRACE_MS, () => {
+    afterArrival(timing.deadlineMs + HARD_STOP_GRACE_MS, () => {
       if (!answered) run.logger.warn({ deadlineMs: timing.deadlineMs }, 'answer past its deadline');
       resolve(run.timedOut());
     });

@@ -1,4 +1,5 @@
 import type { BufferedIncomingMessage, ReceiverEvent } from '@slack/bolt';
+import { type Clock, systemClock } from '../lib/clock.js';
 import { errFields, type Logger } from '../lib/logger.js';
 import { renderFormUnreadable, renderNotProcessed } from '../render/index.js';
 import type { SeenRequests } from '../store/seen-requests.js';
@@ -57,9 +58,20 @@ export interface RequestGuardOptions {
   /** Wall clock in ms (the signature's timestamp is wall-clock seconds). */
   now: () => number;
   ackDeadlineMs?: number;
+  /** The clock of answers' first messages: the request's arrival is stamped on its monotonic time. */
+  clock?: Clock;
 }
 
 type Body = Record<string, unknown>;
+
+/** The context property (Bolt copies an event's customProperties into its context) the guard stamps. */
+const RECEIVED_AT = 'receivedAt';
+
+/** When the request behind a listener's context reached the app (monotonic ms of deps.clock), if the guard saw it. */
+export function receivedAtOf(context: Record<string, unknown>): number | undefined {
+  const value = context[RECEIVED_AT];
+  return typeof value === 'number' ? value : undefined;
+}
 
 export class RequestGuard {
   private readonly logger: Logger;
@@ -71,6 +83,9 @@ export class RequestGuard {
 
   /** Runs `process` (Bolt's own processEvent) for `event` behind the checks and the fallback ack. */
   async process(event: ReceiverEvent, process: (event: ReceiverEvent) => Promise<void>): Promise<void> {
+    // When the request reached the app (the clock's monotonic ms): listeners read it with receivedAtOf, and an
+    // answer's first message counts from it.
+    const receivedAt = (this.options.clock ?? systemClock).monotonic();
     const body = (event.body ?? {}) as Body;
     let acked = false;
     const ack = async (response?: unknown) => {
@@ -104,7 +119,11 @@ export class RequestGuard {
       }
       if (!(await this.firstDelivery({ ...event, ack }, body))) return;
       try {
-        await process({ ...event, ack });
+        await process({
+          ...event,
+          ack,
+          customProperties: { ...event.customProperties, [RECEIVED_AT]: receivedAt },
+        });
       } catch (error) {
         await fallback('listener failed', error);
         throw error;

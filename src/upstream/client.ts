@@ -5,6 +5,7 @@ import type { Metrics } from '../lib/metrics.js';
 import type { TokenManager } from './auth.js';
 import type { Budget, Priority, ScheduleOptions } from './budget.js';
 import { DEFAULT_MAX_WAIT_MS } from './budget-policy.js';
+import type { CallObserver } from './call-observer.js';
 import type { UpstreamCredential } from './credential.js';
 import {
   errorFromResponse,
@@ -69,10 +70,7 @@ export interface CallContext {
   observer?: CallObserver;
 }
 
-export interface CallObserver {
-  queued?(position: number): void;
-  started?(): void;
-}
+export type { CallObserver } from './call-observer.js';
 
 /** One page of a paginated list; `totalRows` comes from the rows themselves (0 when the page is empty). */
 export interface Page<T> {
@@ -303,8 +301,12 @@ export class UpstreamClient {
     const url = this.urlOf(endpoint);
     const key = `${ctx.credential.id} ${ctx.credential.empresaId ?? ''}/${ctx.credential.unidadeId ?? ''} ${url}`;
     if (this.options.coalesce === false) return this.callWithRetries(ctx, endpoint, url);
-    const { job, shared } = this.inflight.run(key, ctx.priority, () =>
-      this.callWithRetries(ctx, endpoint, url),
+    // Callers that join this call in flight hear its place in the budget queue as its first caller does.
+    const { job, shared } = this.inflight.run(
+      key,
+      ctx.priority,
+      (observer) => this.callWithRetries({ ...ctx, observer }, endpoint, url),
+      ctx.observer,
     );
     if (shared) this.counters.coalesced += 1;
     return job as Promise<T>;

@@ -1,21 +1,36 @@
 import type { Priority } from './budget.js';
 import { mayShare } from './budget-policy.js';
+import { type CallObserver, SharedCallObserver } from './call-observer.js';
 
 /**
  * Work in flight by key, in one process. A caller of a key that is running shares that job when its priority
  * may wait for it (mayShare: never a command behind a digest's or a prefetch's job); otherwise it starts its
- * own, which later callers of the key share instead.
+ * own, which later callers of the key share instead. Every caller that shares a job hears its events (its place
+ * in the budget queue, that it went out): the job gets one observer that tells them all.
  */
 export class InFlight<T> {
-  private readonly running = new Map<string, { priority: Priority; job: Promise<T> }>();
+  private readonly running = new Map<
+    string,
+    { priority: Priority; job: Promise<T>; observers: SharedCallObserver }
+  >();
 
-  run(key: string, priority: Priority, start: () => Promise<T>): { job: Promise<T>; shared: boolean } {
+  run(
+    key: string,
+    priority: Priority,
+    start: (observer: SharedCallObserver) => Promise<T>,
+    observer?: CallObserver,
+  ): { job: Promise<T>; shared: boolean } {
     const running = this.running.get(key);
-    if (running && mayShare(running.priority, priority)) return { job: running.job, shared: true };
-    const job = start().finally(() => {
+    if (running && mayShare(running.priority, priority)) {
+      running.observers.add(observer);
+      return { job: running.job, shared: true };
+    }
+    const observers = new SharedCallObserver();
+    observers.add(observer);
+    const job = start(observers).finally(() => {
       if (this.running.get(key)?.job === job) this.running.delete(key);
     });
-    this.running.set(key, { priority, job });
+    this.running.set(key, { priority, job, observers });
     return { job, shared: false };
   }
 }

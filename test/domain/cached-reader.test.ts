@@ -15,6 +15,7 @@ import { RedisKeyValue } from '../../src/store/kv.js';
 import { LinkStore } from '../../src/store/link-store.js';
 import type { Priority } from '../../src/upstream/budget.js';
 import { BudgetExhaustedError } from '../../src/upstream/budget-errors.js';
+import { SharedCallObserver } from '../../src/upstream/call-observer.js';
 import { CredentialsExpiredError } from '../../src/upstream/errors.js';
 import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
 import { testWorkspace } from '../helpers/workspace.js';
@@ -261,7 +262,12 @@ describe('CachedReader calls', () => {
     };
     await reader.read(ws('T1', 'digest'), 'requestItems', { id: 1 }, fetch);
     await reader.read(ws('T1', 'background'), 'requestItems', { id: 1 }, fetch, { bypassCache: true });
-    expect(seen).toEqual([ws('T1', 'digest').call, ws('T1', 'background').call]);
+    // Its own context, with the observer that tells every reader sharing this refresh where its calls stand.
+    const observer = expect.any(SharedCallObserver);
+    expect(seen).toEqual([
+      { ...ws('T1', 'digest').call, observer },
+      { ...ws('T1', 'background').call, observer },
+    ]);
   });
 
   it('turns credentials that cannot be renewed into a broken link, noticed once across replicas', async () => {

@@ -146,8 +146,8 @@ describe('waiting for a budget slot: saved data or the place in the queue, then 
   }
 
   /**
-   * Waits until the command waits for its slot: the answer's two timers (notice, deadline), the queue's two
-   * (the command's longest wait, the sleep until the slot frees) and the budget notice's.
+   * Waits until the command waits for its slot: the answer's three timers (the two notices, the deadline) and
+   * the queue's two (the command's longest wait, the sleep until the slot frees, set once it was refused).
    */
   const queued = () => eventually(() => clock.pending >= 5);
 
@@ -190,6 +190,35 @@ describe('waiting for a budget slot: saved data or the place in the queue, then 
     pass(5_000);
     await eventually(() => versionsOf(first).length === 2);
     expect(textOf(versionsOf(first)[1] as FakeMessage)).toContain(C1.activeStockrooms[0]?.nome ?? '?');
+  });
+
+  /** Cache misses counted so far: a command that reaches the read of an entry counts one before it waits. */
+  const misses = async () => Number((await h.redis.redis.hget(h.redis.keys.cacheStats(TEAM), 'misses')) ?? 0);
+
+  it("a command that joins another one's read in flight gets the queue notice too, then its answer", async () => {
+    await startHeld();
+    budget.open = false;
+    const before = await misses();
+    const one = await h.command('/estoque', 'almoxarifados', { user: USERS.member });
+    await queued();
+    const two = await h.command('/estoque', 'almoxarifados', { user: USERS.admin });
+    // Both read the same entry: the second shares the first one's refresh, whose call waits for a slot.
+    await eventually(async () => (await misses()) === before + 2);
+    pass(1_000);
+    const first = await h.nextMessage(one.sentAt, { userId: USERS.member });
+    const second = await h.nextMessage(two.sentAt, { userId: USERS.admin });
+    expect(textOf(first)).toContain('Sua consulta é a próxima da fila');
+    expect(textOf(second)).toContain('Sua consulta é a próxima da fila');
+
+    budget.open = true;
+    pass(5_000);
+    await eventually(() => versionsOf(first).length === 2 && versionsOf(second).length === 2);
+    for (const message of [first, second])
+      expect(textOf(versionsOf(message)[1] as FakeMessage)).toContain(C1.activeStockrooms[0]?.nome ?? '?');
+    // One call upstream for both.
+    expect(h.sandbox.calls.filter((c) => c.path === '/v1/almoxarifados' && c.at >= one.sentAt)).toHaveLength(
+      1,
+    );
   });
 
   it('when the budget stays spent, the saved data stays, now saying the limit was reached', async () => {

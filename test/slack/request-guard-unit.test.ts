@@ -1,7 +1,13 @@
 import type { ReceiverEvent } from '@slack/bolt';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { RejectedRequestError, RequestGuard, STORE_CHECK_MS } from '../../src/slack/request-guard.js';
+import {
+  RejectedRequestError,
+  RequestGuard,
+  receivedAtOf,
+  STORE_CHECK_MS,
+} from '../../src/slack/request-guard.js';
 import type { SeenRequests } from '../../src/store/seen-requests.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { captureLogger } from '../helpers/upstream-stack.js';
 
 /**
@@ -157,5 +163,38 @@ describe('RequestGuard', () => {
       async (e) => e.ack(),
     );
     expect(ttls).toEqual([leftMs + 1_000]);
+  });
+});
+
+describe('RequestGuard: when the request arrived', () => {
+  it("hands listeners the arrival on the answers' clock, taken before the store checks, beside the receiver's properties", async () => {
+    const clock = new ManualClock(5_000);
+    const { logger } = captureLogger('debug');
+    const seen = {
+      // The replay check takes 300 ms of the answers' clock: the arrival is before it.
+      firstSighting: async () => {
+        clock.advance(300);
+        return true;
+      },
+      firstDelivery: async () => true,
+    } as unknown as SeenRequests;
+    const guard = new RequestGuard({ seen, logger, now: () => Date.now(), clock });
+    const nowSec = Math.floor(Date.now() / 1000);
+    const seenByListener: Record<string, unknown>[] = [];
+    await guard.process(
+      {
+        body: { command: '/estoque', text: 'x' },
+        customProperties: { slackSignature: 'v0=abc', slackRequestTimestamp: String(nowSec) },
+        ack: async () => undefined,
+      },
+      async (e) => {
+        seenByListener.push(e.customProperties ?? {});
+        await e.ack();
+      },
+    );
+    expect(seenByListener).toHaveLength(1);
+    const context = seenByListener[0] as Record<string, unknown>;
+    expect(receivedAtOf(context)).toBe(5_000);
+    expect(context.slackSignature).toBe('v0=abc');
   });
 });

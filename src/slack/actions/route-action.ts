@@ -9,6 +9,7 @@ import {
   sendResponse,
 } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
+import { receivedAtOf } from '../request-guard.js';
 import { workspaceIdOf } from '../slack-users.js';
 
 export type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
@@ -52,6 +53,7 @@ export async function answerButton(
         source: 'button',
         shown,
         channelId: args.body.channel?.id,
+        receivedAt: receivedAtOf(args.context),
       }),
     { onAbandon: () => respondRestarting(deps, args.respond, route, shown) },
   );

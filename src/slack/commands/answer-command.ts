@@ -3,6 +3,7 @@ import type { Route } from '../../domain/routes.js';
 import { renderNoWorkspace, type SuggestionView } from '../../render/index.js';
 import { deliverRoute, respondRestarting, type ShownState } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
+import { receivedAtOf } from '../request-guard.js';
 import { workspaceIdOf } from '../slack-users.js';
 import { respondWithSuggestion } from './suggestion.js';
 
@@ -37,6 +38,7 @@ export async function ackAndAnswer(
         mode: 'new',
         shown,
         channelId: args.command.channel_id,
+        receivedAt: receivedAtOf(args.context),
       }),
     { onAbandon: () => respondRestarting(deps, args.respond, route, shown) },
   );
