@@ -122,7 +122,9 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
       if (error instanceof LinkBrokenError && error.firstNotice)
         await notifyLinkingAdmin(deps, delivery.client, error);
     }
-    // The message is built; requests that came in meanwhile get their ack before it is sent.
+    // The message is built; requests that came in meanwhile get their ack before it is sent (and no first message
+    // goes out for it while it waits).
+    progress.built();
     await deps.tasks.checkpoint();
     return message;
   })();

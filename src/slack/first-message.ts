@@ -46,6 +46,11 @@ export class AnswerProgress implements CallObserver {
   position: number | null = null;
   /** A call of this answer went out to upstream (an answer that is slow then is slow upstream). */
   calling = false;
+  /**
+   * The answer is built and only waits to be sent (behind other requests' acks, see deliver.ts): a notice now
+   * would be a second post of nothing new.
+   */
+  isBuilt = false;
   private listener: (() => void) | null = null;
 
   readonly queued = (position: number): void => {
@@ -56,6 +61,10 @@ export class AnswerProgress implements CallObserver {
   readonly started = (): void => {
     this.position = null;
     this.calling = true;
+  };
+
+  readonly built = (): void => {
+    this.isBuilt = true;
   };
 
   onQueued(listener: () => void): void {
@@ -135,7 +144,7 @@ export async function firstMessageThenAnswer(run: FirstMessageRun): Promise<{ no
   let noticing = false;
   let queueNoticed = false;
   const notice = (kind: Notice, make: () => Promise<Message | null>) => {
-    if (answered) return;
+    if (answered || progress.isBuilt) return;
     if (kind === 'queue') {
       if (queueNoticed) return;
       queueNoticed = true;

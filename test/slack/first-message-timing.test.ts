@@ -101,6 +101,17 @@ describe("the first message counts from the command's arrival", () => {
 });
 
 describe('what the first message says at the notice time', () => {
+  it('an answer built before the notice time but sent after it (the process busy with acks) is the only message', async () => {
+    const s = scenario({ saved: 'saved data' });
+    await s.pass(100);
+    s.progress.built();
+    await s.pass(5_000);
+    expect(s.sent).toEqual([]);
+    s.answer('the data');
+    expect(await s.done).toEqual({ notices: [] });
+    expect(s.sent).toEqual([{ text: 'the data', replacing: false }]);
+  });
+
   it('nothing out at upstream and nothing queued (waiting for a read made elsewhere): the saved data', async () => {
     const s = scenario({ saved: 'saved data, atualizando' });
     await s.pass(700);
