@@ -157,6 +157,8 @@ export function buildSlackApp(options: SlackAppOptions): App {
   registerChatHelp(app, deps);
   registerHome(app, deps);
   app.error(async (error) => {
+    // A replay's ack, refused in the listener: the guard logged it and the receiver answers 401.
+    if (error instanceof RejectedRequestError) return;
     deps.logger.error(errFields(error), 'bolt error');
   });
   return app;

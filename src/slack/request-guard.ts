@@ -81,17 +81,29 @@ export class RequestGuard {
     this.logger = options.logger.child({ component: 'request-guard' });
   }
 
-  /** Runs `process` (Bolt's own processEvent) for `event` behind the checks and the fallback ack. */
+  /**
+   * Runs `process` (Bolt's own processEvent) for `event` behind the checks and the fallback ack.
+   *
+   * The replay check's store round trip starts at once but, for the kinds whose listeners ack before any I/O
+   * (commands, clicks, shortcuts), Bolt's processing (authorize, the listener up to its `ack()`) runs beside it:
+   * only the ack waits for the verdict, and since those listeners do everything else after `await ack()`,
+   * nothing of a replay's leaves either: its ack throws, the receiver answers 401. The other kinds (forms,
+   * option lists, Events API events) may act before or without an ack, so they wait for the verdict first.
+   */
   async process(event: ReceiverEvent, process: (event: ReceiverEvent) => Promise<void>): Promise<void> {
     // When the request reached the app (the clock's monotonic ms): listeners read it with receivedAtOf, and an
     // answer's first message counts from it.
     const receivedAt = (this.options.clock ?? systemClock).monotonic();
     const body = (event.body ?? {}) as Body;
+    // Throws for a timestamp in the future (no store needed); otherwise the store's answer, started now.
+    const verdict = this.replayVerdict(event);
     let acked = false;
+    // Claimed before the verdict is known, so that the listener's ack and the fallback never both go out.
     const ack = async (response?: unknown) => {
       // A listener that acks after the fallback did: Slack has its answer already.
       if (acked) return;
       acked = true;
+      if (!(await verdict)) throw new RejectedRequestError('replayed');
       clearTimeout(timer);
       await event.ack(response);
     };
@@ -101,7 +113,11 @@ export class RequestGuard {
         { why, kind: kindOf(body), ...(error !== undefined && errFields(error)) },
         'request acked by the fallback',
       );
-      await ack(fallbackResponse(body)).catch(() => undefined);
+      try {
+        await ack(fallbackResponse(body));
+      } catch (ackError) {
+        if (ackError instanceof RejectedRequestError) return;
+      }
       await tellUser(body, this.logger);
     };
     // Slack's 3 s run from the request's arrival: the checks below count against them too.
@@ -110,14 +126,21 @@ export class RequestGuard {
     }, this.options.ackDeadlineMs ?? ACK_DEADLINE_MS);
     timer.unref?.();
     try {
-      try {
-        await this.refuseReplays(event);
-      } catch (error) {
-        // Refused: the receiver answers 401; nothing to ack.
-        acked = true;
-        throw error;
+      if (!ackBeforeAnything(body)) {
+        const [first, fresh] = await Promise.all([verdict, this.firstDelivery(body)]);
+        if (!first) {
+          acked = true;
+          throw this.refused(body);
+        }
+        if (!fresh) {
+          this.logger.info(
+            { eventId: body.event_id, retryNum: event.retryNum, retryReason: event.retryReason },
+            'event already taken in: acked, not processed again',
+          );
+          await ack();
+          return;
+        }
       }
-      if (!(await this.firstDelivery({ ...event, ack }, body))) return;
       try {
         await process({
           ...event,
@@ -125,8 +148,15 @@ export class RequestGuard {
           customProperties: { ...event.customProperties, [RECEIVED_AT]: receivedAt },
         });
       } catch (error) {
-        await fallback('listener failed', error);
-        throw error;
+        // A replay's ack threw inside the listener: answered below.
+        if (!(error instanceof RejectedRequestError)) {
+          await fallback('listener failed', error);
+          throw error;
+        }
+      }
+      if (!(await verdict)) {
+        acked = true;
+        throw this.refused(body);
       }
     } finally {
       clearTimeout(timer);
@@ -134,10 +164,17 @@ export class RequestGuard {
     await fallback('no listener acked');
   }
 
-  private async refuseReplays(event: ReceiverEvent): Promise<void> {
+  /** A replay, refused: the receiver answers 401; nothing was or will be acked. */
+  private refused(body: Body): RejectedRequestError {
+    this.logger.warn({ kind: kindOf(body) }, 'signed request refused: replayed');
+    return new RejectedRequestError('replayed');
+  }
+
+  /** False for a replay; true for a first sighting, an unsigned request (Socket Mode) or a store that cannot tell. */
+  private replayVerdict(event: ReceiverEvent): Promise<boolean> {
     const { slackSignature, slackRequestTimestamp } = (event.customProperties ?? {}) as SignedHeaders;
     // Socket Mode requests are not signed: the socket is the app's own.
-    if (slackSignature === undefined || slackRequestTimestamp === undefined) return;
+    if (slackSignature === undefined || slackRequestTimestamp === undefined) return Promise.resolve(true);
     const timestampSec = Number(slackRequestTimestamp);
     const nowSec = Math.floor(this.options.now() / 1000);
     if (timestampSec > nowSec + TIMESTAMP_WINDOW_SEC) {
@@ -148,24 +185,14 @@ export class RequestGuard {
       throw new RejectedRequestError('future-timestamp');
     }
     const acceptableForMs = (timestampSec + TIMESTAMP_WINDOW_SEC) * 1000 - this.options.now() + 1_000;
-    const first = await this.stored(() => this.options.seen.firstSighting(slackSignature, acceptableForMs));
-    if (!first) {
-      this.logger.warn({ kind: kindOf((event.body ?? {}) as Body) }, 'signed request refused: replayed');
-      throw new RejectedRequestError('replayed');
-    }
+    return this.stored(() => this.options.seen.firstSighting(slackSignature, acceptableForMs));
   }
 
-  /** False for an event already taken in (acked here, nothing else done). */
-  private async firstDelivery(event: ReceiverEvent, body: Body): Promise<boolean> {
+  /** False for an Events API event already taken in (Slack's retry); true for anything else. */
+  private async firstDelivery(body: Body): Promise<boolean> {
     if (body.type !== 'event_callback' || typeof body.event_id !== 'string') return true;
     const eventId = body.event_id;
-    if (await this.stored(() => this.options.seen.firstDelivery(eventId))) return true;
-    this.logger.info(
-      { eventId, retryNum: event.retryNum, retryReason: event.retryReason },
-      'event already taken in: acked, not processed again',
-    );
-    await event.ack();
-    return false;
+    return this.stored(() => this.options.seen.firstDelivery(eventId));
   }
 
   /**
@@ -196,6 +223,15 @@ export class RequestGuard {
       clearTimeout(timer);
     }
   }
+}
+
+/**
+ * The kinds whose listeners all ack before any I/O (see commands/, actions/, the shortcuts): their processing may
+ * run while the replay check is out, since everything they send waits behind their ack.
+ */
+function ackBeforeAnything(body: Body): boolean {
+  if (typeof body.command === 'string') return true;
+  return body.type === 'block_actions' || body.type === 'shortcut' || body.type === 'message_action';
 }
 
 function kindOf(body: Body): string {

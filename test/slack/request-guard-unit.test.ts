@@ -164,6 +164,136 @@ describe('RequestGuard', () => {
     );
     expect(ttls).toEqual([leftMs + 1_000]);
   });
+  describe('the replay check beside the processing', () => {
+    const nowSec = () => Math.floor(Date.now() / 1000);
+    const signed = () => ({ slackSignature: 'v0=abc', slackRequestTimestamp: String(nowSec()) });
+    /** A store check that answers when the test says so. */
+    function pending() {
+      let answer: (first: boolean) => void = () => undefined;
+      const calls: string[] = [];
+      const check = (name: string) => () => {
+        calls.push(name);
+        return new Promise<boolean>((resolve) => {
+          answer = resolve;
+        });
+      };
+      return { calls, check, answer: (first: boolean) => answer(first) };
+    }
+
+    it("a command's listener runs while the check is out; only its ack waits for the verdict", async () => {
+      const store = pending();
+      const { guard, acks, event } = setup({ firstSighting: store.check('sighting') });
+      const steps: string[] = [];
+      const run = guard.process(event({ command: '/estoque', text: 'x' }, signed()), async (e) => {
+        steps.push('listener');
+        await e.ack();
+        steps.push('after ack');
+      });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(store.calls).toEqual(['sighting']);
+      expect(steps).toEqual(['listener']);
+      expect(acks).toHaveLength(0);
+      store.answer(true);
+      await run;
+      expect(acks).toEqual([undefined]);
+      expect(steps).toEqual(['listener', 'after ack']);
+    });
+
+    it('the ack goes as soon as the listener gives it when the verdict came first', async () => {
+      const store = pending();
+      const { guard, acks, event } = setup({ firstSighting: store.check('sighting') });
+      let reachAck: () => void = () => undefined;
+      const listenerSlow = new Promise<void>((resolve) => {
+        reachAck = resolve;
+      });
+      const run = guard.process(event({ command: '/estoque', text: 'x' }, signed()), async (e) => {
+        await listenerSlow;
+        await e.ack();
+      });
+      await vi.advanceTimersByTimeAsync(0);
+      store.answer(true);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(acks).toHaveLength(0);
+      reachAck();
+      await run;
+      expect(acks).toEqual([undefined]);
+    });
+
+    it("a replay whose check answers late: no ack, nothing after the listener's ack, refused", async () => {
+      const store = pending();
+      const { guard, acks, event, lines } = setup({ firstSighting: store.check('sighting') });
+      const steps: string[] = [];
+      const run = guard.process(event({ type: 'block_actions', actions: [] }, signed()), async (e) => {
+        steps.push('listener');
+        await e.ack();
+        steps.push('after ack');
+      });
+      const refused = expect(run).rejects.toMatchObject({ reason: 'replayed' });
+      await vi.advanceTimersByTimeAsync(100);
+      expect(steps).toEqual(['listener']);
+      store.answer(false);
+      await refused;
+      // Past the deadline too: the fallback sends nothing for a refused request.
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(acks).toHaveLength(0);
+      expect(steps).toEqual(['listener']);
+      expect(lines.filter((l) => l.includes('signed request refused: replayed'))).toHaveLength(1);
+      expect(lines.some((l) => l.includes('acked by the fallback'))).toBe(false);
+    });
+
+    it('a replay whose listener never acks is refused, not acked by the fallback', async () => {
+      const store = pending();
+      const { guard, acks, event } = setup({ firstSighting: store.check('sighting') });
+      const run = guard.process(event({ command: '/estoque', text: 'x' }, signed()), async () => undefined);
+      const refused = expect(run).rejects.toMatchObject({ reason: 'replayed' });
+      await vi.advanceTimersByTimeAsync(10);
+      store.answer(false);
+      await refused;
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(acks).toHaveLength(0);
+    });
+
+    it('a form submission waits for the verdict before its listener runs (it may act before acking)', async () => {
+      const store = pending();
+      const { guard, acks, event } = setup({ firstSighting: store.check('sighting') });
+      const steps: string[] = [];
+      const run = guard.process(event({ type: 'view_submission', view: {} }, signed()), async (e) => {
+        steps.push('listener');
+        await e.ack();
+      });
+      await vi.advanceTimersByTimeAsync(50);
+      expect(steps).toEqual([]);
+      store.answer(true);
+      await run;
+      expect(steps).toEqual(['listener']);
+      expect(acks).toEqual([undefined]);
+    });
+
+    it("an event's replay and retry checks go out together, before its processing", async () => {
+      const sighting = pending();
+      const delivery = pending();
+      const { guard, event } = setup({
+        firstSighting: sighting.check('sighting'),
+        firstDelivery: delivery.check('delivery'),
+      });
+      const steps: string[] = [];
+      const run = guard.process(
+        event({ type: 'event_callback', event_id: 'Ev1', event: { type: 'app_mention' } }, signed()),
+        async () => {
+          steps.push('processed');
+        },
+      );
+      await vi.advanceTimersByTimeAsync(0);
+      expect([...sighting.calls, ...delivery.calls]).toEqual(['sighting', 'delivery']);
+      expect(steps).toEqual([]);
+      sighting.answer(true);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(steps).toEqual([]);
+      delivery.answer(true);
+      await run;
+      expect(steps).toEqual(['processed']);
+    });
+  });
 });
 
 describe('RequestGuard: when the request arrived', () => {

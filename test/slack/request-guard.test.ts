@@ -153,6 +153,25 @@ describe('replays and Slack retries', () => {
     expect(replay.body).toBe('');
   });
 
+  it('the same signed command twice at once (both processed while their checks are out): one 200, one 401, one answer', async () => {
+    await h.link(TEAM);
+    const body = commandBody('/solicitacao', '1');
+    const timestampSec = Math.floor(Date.now() / 1000);
+    const since = Date.now();
+    const both = await Promise.all([
+      sendSigned(h.target, body, FORM, { timestampSec }),
+      sendSigned(h.target, body, FORM, { timestampSec }),
+    ]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 401]);
+    const answer = await h.nextMessage(since, { userId: USERS.member });
+    expect(textOf(answer)).toContain('Solicitação 1');
+    // The refused one's listener stopped at its ack: no task of its own was started, nothing else is on its way.
+    await h.container.tasks.drain(5_000);
+    expect(h.slack.messages.filter((m) => m.visibleTo === USERS.member && !m.replaced)).toHaveLength(1);
+    expect(h.logs.filter((l) => l.includes('signed request refused: replayed'))).toHaveLength(1);
+    expect(h.logs.some((l) => l.includes('bolt error'))).toBe(false);
+  });
+
   it('refuses a timestamp more than 5 minutes in the future, and takes one within the window', async () => {
     const nowSec = Math.floor(Date.now() / 1000);
     const ahead = await sendSigned(h.target, commandBody('/estoque', 'ajuda'), FORM, {
