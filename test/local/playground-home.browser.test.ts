@@ -31,17 +31,25 @@ describe('playground: App Home and shortcuts in a real browser', { shuffle: fals
 
   const home = () => page.locator('#home');
 
-  it('opens the Home tab: the link, Minhas solicitações, the digests and the buttons', async () => {
+  it('opens the Home tab: the link, Minhas solicitações, Acompanhando, alerts, digests and the buttons', async () => {
     screenshotOnFailure('open');
     await typeCommand(page, '/estoque resumo assinar 07:30 dias:uteis');
     await page
       .locator('article.message[data-ephemeral="false"]', { hasText: 'assinou o resumo diário' })
       .waitFor(WAIT);
+    await typeCommand(page, '/estoque alertas assinar eventos:status');
+    await page
+      .locator('article.message[data-ephemeral="false"]', { hasText: 'assinou os alertas do estoque' })
+      .waitFor(WAIT);
+    await typeCommand(page, `/solicitacao ${REQUEST_ID} acompanhar`);
+    await messageWith(page, `Você passou a acompanhar a solicitação ${REQUEST_ID}`).waitFor(WAIT);
     await page.getByRole('button', { name: 'estoque-bot · Início' }).click();
     await home().getByText('Vinculado', { exact: false }).waitFor(WAIT);
     const text = await visibleText(home());
     expect(text).toContain(`Vinculado à empresa ${C1.empresa}`);
     expect(text).toContain('Minhas solicitações');
+    expect(text).toContain('Acompanhando');
+    expect(text).toContain(`${REQUEST_ID} · último status visto:`);
     expect(text).toContain('Resumos diários');
     expect(text).toContain('#almoxarifado · de segunda a sexta às 07:30');
     for (const name of ['Buscar material', 'Consultar solicitação', 'Ajuda', 'Desvincular']) {
