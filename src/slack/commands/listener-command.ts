@@ -1,12 +1,11 @@
 import { LinkBrokenError } from '../../domain/errors.js';
 import { type Logger, newCorrelationId } from '../../lib/logger.js';
-import { type Message, renderNoWorkspace } from '../../render/index.js';
+import type { Message } from '../../render/index.js';
 import type { RenderContext } from '../../render/types.js';
 import { notifyLinkingAdmin, sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
-import { workspaceIdOf } from '../slack-users.js';
-import type { CommandArgs } from './answer-command.js';
+import { ackInWorkspace, type CommandArgs } from './answer-command.js';
 
 /** What a listener command's answer is built from. */
 export interface ListenerCommandContext {
@@ -30,12 +29,8 @@ export async function runListenerCommand(
   names: { kind: string; task: string },
   answer: (ctx: ListenerCommandContext, logger: Logger) => Promise<Message | null>,
 ): Promise<void> {
-  const workspaceId = workspaceIdOf(args.context);
-  if (!workspaceId) {
-    await args.ack({ response_type: 'ephemeral', ...renderNoWorkspace() });
-    return;
-  }
-  await args.ack();
+  const workspaceId = await ackInWorkspace(args);
+  if (!workspaceId) return;
   const channelId = args.command.channel_id;
   const userId = args.command.user_id;
   const correlationId = newCorrelationId();
