@@ -119,6 +119,8 @@ export interface Container {
   /** The change feed's listeners, and the poster the delivery loop hands each round's messages to. */
   feedListeners: FeedListenerStore;
   feedPoster: SlackFeedPoster;
+  /** What the feed's rounds saw and plan (local mode runs a round at once after a sandbox advance). */
+  feedSnapshots: FeedSnapshotStore;
   /** The change feed's rounds (domain/feed/engine.ts). Built, not started: main and local mode start it. */
   feed: FeedEngine;
   /** Null unless features.prefetch. Built, not started: the benchmark's replica starts it. */
@@ -294,9 +296,10 @@ export function buildContainer(options: ContainerOptions): Container {
     },
   });
   const { count, windowMs } = options.config.UPSTREAM_RATE_LIMIT;
+  const feedSnapshots = new FeedSnapshotStore(kv, keys);
   const feed = new FeedEngine({
     domain,
-    snapshots: new FeedSnapshotStore(kv, keys),
+    snapshots: feedSnapshots,
     listeners: feedListeners,
     poster: feedPoster,
     logger: feedLogger,
@@ -376,6 +379,7 @@ export function buildContainer(options: ContainerOptions): Container {
     digestSubscriptions,
     feedListeners,
     feedPoster,
+    feedSnapshots,
     feed,
     prefetcher,
     answers,

@@ -22,6 +22,7 @@ import { createRedisBudget } from '../upstream/budget-redis.js';
 import { formatBanner, type LocalModeSummary } from './banner.js';
 import { localCredentialsKey } from './credentials-key.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { localFeedRounds } from './local-feed.js';
 import { isAddressInUse, isPortFree, startOnPortOrFree } from './ports.js';
 import { sandboxMotion } from './sandbox-motion.js';
 
@@ -148,6 +149,14 @@ export async function startLocalMode(
       sandboxMotion: sandboxMotion(
         sandbox,
         async (workspaceId) => (await container.links.get(workspaceId))?.empresaId ?? null,
+        // Built with the container, used once it is.
+        () =>
+          localFeedRounds(
+            container.feed,
+            container.feedSnapshots,
+            container.feedListeners,
+            container.domain.now,
+          ),
       ),
     });
     // Closes the budget too (container.close does).

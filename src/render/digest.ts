@@ -6,6 +6,7 @@ import type { Route } from '../domain/routes.js';
 import type { Subscription } from '../store/subscription-store.js';
 import { cacheLine, degradedWarning } from './answer.js';
 import { actions, context, finalizeMessage, header, routeButton, section } from './blocks.js';
+import { pausedNote, renderChannelList } from './channel-list.js';
 import {
   escapeMrkdwn,
   formatAt,
@@ -13,6 +14,7 @@ import {
   formatDateTime,
   formatLocalDate,
   formatNumber,
+  mentionChannel,
   mentionUser,
   plural,
   safeText,
@@ -30,7 +32,6 @@ import type { Message, RenderContext } from './types.js';
 export const LATE_NOTE_AFTER_MS = 5 * 60_000;
 const SUBSCRIBE_USAGE = '`/estoque resumo assinar [HH:MM] [almox:ID] [dias:uteis]`';
 const CANCEL_HINT = 'Para parar: `/estoque resumo cancelar`.';
-const LIST_SECTION_CHARS = 2_800;
 
 export interface DigestRenderOptions {
   /** How late the post is against its scheduled time; a note shows from LATE_NOTE_AFTER_MS on. */
@@ -251,10 +252,6 @@ export function describeSubscription(sub: Subscription): string {
   return `${days} às ${pad(sub.hour)}:${pad(sub.minute)} (${escapeMrkdwn(sub.timeZone)}) · ${where}`;
 }
 
-function mentionChannel(channelId: string): string {
-  return /^[CGD][A-Z0-9]{2,}$/.test(channelId) ? `<#${channelId}>` : escapeMrkdwn(channelId);
-}
-
 /** Posted in the channel when it subscribes: everyone there sees it, and it proves the bot can post there. */
 export function renderSubscribed(sub: Subscription, options: { updated?: boolean } = {}): Message {
   const verb = options.updated ? 'atualizou' : 'assinou';
@@ -263,11 +260,6 @@ export function renderSubscribed(sub: Subscription, options: { updated?: boolean
     `${describeSubscription(sub)}. ${CANCEL_HINT}`;
   return finalizeMessage({ text, blocks: [section(text)] });
 }
-
-const PAUSE_TEXT: Record<NonNullable<Subscription['paused']>, string> = {
-  unlinked: 'pausado: o workspace foi desvinculado do sistema de estoque',
-  tokens_revoked: 'pausado: o app perdeu o acesso a este workspace',
-};
 
 /** `/estoque resumo listar`: every subscription of the workspace. */
 export function renderSubscriptionList(subs: Subscription[], ctx: RenderContext): Message {
@@ -280,31 +272,12 @@ export function renderSubscriptionList(subs: Subscription[], ctx: RenderContext)
       sub.lastPostedAt === null
         ? 'ainda não enviado'
         : `último envio em ${formatDateTime(sub.lastPostedAt, ctx.timeZone)}`;
-    const paused = sub.paused ? ` · :double_vertical_bar: ${PAUSE_TEXT[sub.paused]}` : '';
     return (
       `${mentionChannel(sub.channelId)} · ${describeSubscription(sub)}\n` +
-      `Assinado por ${mentionUser(sub.subscribedBy)} · ${last}${paused}`
+      `Assinado por ${mentionUser(sub.subscribedBy)} · ${last}${pausedNote(sub.paused)}`
     );
   });
-  const blocks: KnownBlock[] = [header('Resumos diários assinados')];
-  let chunk = '';
-  for (const entry of entries) {
-    if (chunk !== '' && chunk.length + entry.length + 2 > LIST_SECTION_CHARS) {
-      blocks.push(section(chunk));
-      chunk = '';
-    }
-    chunk = chunk === '' ? entry : `${chunk}\n\n${entry}`;
-  }
-  if (chunk !== '') blocks.push(section(chunk));
-  blocks.push(
-    context(
-      `${plural(subs.length, 'canal', 'canais')} · Para cancelar, use \`/estoque resumo cancelar\` no canal.`,
-    ),
-  );
-  return finalizeMessage({
-    text: `Resumos diários assinados: ${plural(subs.length, 'canal', 'canais')}`,
-    blocks,
-  });
+  return renderChannelList('Resumos diários assinados', entries, '/estoque resumo cancelar');
 }
 
 export function renderUnsubscribed(): Message {

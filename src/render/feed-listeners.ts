@@ -1,15 +1,15 @@
 import type { KnownBlock } from '@slack/types';
 import type { ChannelFeed, FeedEventKind, Follow } from '../domain/feed/types.js';
 import { actions, context, finalizeMessage, header, section } from './blocks.js';
+import { packSections, pausedNote, renderChannelList } from './channel-list.js';
 import { followButton, unfollowButton } from './follow-buttons.js';
-import { escapeMrkdwn, formatDateTime, mentionUser, plural } from './format.js';
+import { escapeMrkdwn, formatDateTime, mentionChannel, mentionUser, plural } from './format.js';
 import { statusText } from './requests.js';
 import type { Message, RenderContext } from './types.js';
 
 /** The answers of `/estoque alertas …` and of following requests (`Acompanhar`, `/solicitacao … acompanhar`). */
 
 const SUBSCRIBE_USAGE = '`/estoque alertas assinar [almox:ID] [eventos:novas,status,recebimentos]`';
-const LIST_SECTION_CHARS = 2_800;
 /** Rows of `/solicitacao acompanhando` in one message; the rest is counted. */
 export const FOLLOWING_MAX_ROWS = 40;
 
@@ -18,15 +18,6 @@ const KIND_TEXT: Record<FeedEventKind, string> = {
   status: 'mudanças de status',
   recebimentos: 'recebimentos de compras',
 };
-
-const PAUSE_TEXT: Record<NonNullable<ChannelFeed['paused']>, string> = {
-  unlinked: 'pausado: o workspace foi desvinculado do sistema de estoque',
-  tokens_revoked: 'pausado: o app perdeu o acesso a este workspace',
-};
-
-function mentionChannel(channelId: string): string {
-  return /^[CGD][A-Z0-9]{2,}$/.test(channelId) ? `<#${channelId}>` : escapeMrkdwn(channelId);
-}
 
 /** "novas solicitações e mudanças de status · almoxarifado 2" */
 export function describeChannelFeed(feed: Pick<ChannelFeed, 'kinds' | 'stockroomId'>): string {
@@ -64,32 +55,12 @@ export function renderFeedList(feeds: ChannelFeed[], ctx: RenderContext): Messag
     const text = `Nenhum canal deste workspace recebe alertas do estoque. Para assinar, use ${SUBSCRIBE_USAGE} no canal.`;
     return finalizeMessage({ text, blocks: [section(text)] });
   }
-  const entries = feeds.map((feed) => {
-    const paused = feed.paused ? ` · :double_vertical_bar: ${PAUSE_TEXT[feed.paused]}` : '';
-    return (
+  const entries = feeds.map(
+    (feed) =>
       `${mentionChannel(feed.channelId)} · ${describeChannelFeed(feed)}\n` +
-      `Assinado por ${mentionUser(feed.subscribedBy)} em ${formatDateTime(feed.createdAt, ctx.timeZone)}${paused}`
-    );
-  });
-  const blocks: KnownBlock[] = [header('Alertas do estoque assinados')];
-  let chunk = '';
-  for (const entry of entries) {
-    if (chunk !== '' && chunk.length + entry.length + 2 > LIST_SECTION_CHARS) {
-      blocks.push(section(chunk));
-      chunk = '';
-    }
-    chunk = chunk === '' ? entry : `${chunk}\n\n${entry}`;
-  }
-  if (chunk !== '') blocks.push(section(chunk));
-  blocks.push(
-    context(
-      `${plural(feeds.length, 'canal', 'canais')} · Para cancelar, use \`/estoque alertas cancelar\` no canal.`,
-    ),
+      `Assinado por ${mentionUser(feed.subscribedBy)} em ${formatDateTime(feed.createdAt, ctx.timeZone)}${pausedNote(feed.paused)}`,
   );
-  return finalizeMessage({
-    text: `Alertas do estoque assinados: ${plural(feeds.length, 'canal', 'canais')}`,
-    blocks,
-  });
+  return renderChannelList('Alertas do estoque assinados', entries, '/estoque alertas cancelar');
 }
 
 export function renderFollowing(follow: Follow, options: { already: boolean }): Message {
@@ -133,16 +104,7 @@ export function renderFollowList(
       follow.lastSeenStatus === null ? 'status ainda não visto' : statusText(follow.lastSeenStatus, null);
     return `• *${follow.requestId}* — ${status} · desde ${formatDateTime(follow.createdAt, ctx.timeZone)}`;
   });
-  const blocks: KnownBlock[] = [header('Solicitações que você acompanha')];
-  let chunk = '';
-  for (const line of lines) {
-    if (chunk !== '' && chunk.length + line.length + 1 > LIST_SECTION_CHARS) {
-      blocks.push(section(chunk));
-      chunk = '';
-    }
-    chunk = chunk === '' ? line : `${chunk}\n${line}`;
-  }
-  if (chunk !== '') blocks.push(section(chunk));
+  const blocks: KnownBlock[] = [header('Solicitações que você acompanha'), ...packSections(lines, '\n')];
   const left = follows.length - FOLLOWING_MAX_ROWS;
   const notes = [
     left > 0 ? `E mais ${plural(left, 'solicitação', 'solicitações')}.` : null,

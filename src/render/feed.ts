@@ -2,7 +2,7 @@ import type { Button, KnownBlock, SectionBlock } from '@slack/types';
 import type { FeedEvent, FeedTarget } from '../domain/feed/types.js';
 import { context, finalizeMessage, header, routeButton, section } from './blocks.js';
 import { formatDelay } from './digest.js';
-import { escapeMrkdwn, formatAt, plural, safeText, truncate } from './format.js';
+import { formatAt, mentionChannel, plural, safeText, truncate } from './format.js';
 import { statusText } from './requests.js';
 import type { Message, RenderContext } from './types.js';
 
@@ -104,10 +104,6 @@ export function renderFeedPost(
   const text =
     events.length === 1 ? first : `${plural(events.length, 'mudança', 'mudanças')} no estoque: ${first} …`;
   return finalizeMessage({ text, blocks });
-}
-
-function mentionChannel(channelId: string): string {
-  return /^[CGD][A-Z0-9]{2,}$/.test(channelId) ? `<#${channelId}>` : escapeMrkdwn(channelId);
 }
 
 /** The DM to who subscribed a channel, when the bot could no longer post there and the feed was removed. */

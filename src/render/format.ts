@@ -206,6 +206,11 @@ export function joinAnd(parts: readonly string[]): string {
   return `${parts.slice(0, -1).join(', ')} e ${parts.at(-1)}`;
 }
 
+/** A Slack channel mention when the id looks like one, escaped text otherwise. */
+export function mentionChannel(channelId: string): string {
+  return /^[CGD][A-Z0-9]{2,}$/.test(channelId) ? `<#${channelId}>` : escapeMrkdwn(channelId);
+}
+
 /** A Slack user mention when the id looks like one, escaped text otherwise. */
 export function mentionUser(userId: string): string {
   return /^[UW][A-Z0-9]{2,}$/.test(userId) ? `<@${userId}>` : escapeMrkdwn(userId);

@@ -44,7 +44,7 @@ export function renderSandboxAdvanced(changes: readonly SandboxChangeView[]): Me
     blocks: [
       section([title, ...changes.map(line)].join('\n')),
       context(
-        'Os canais com `/estoque alertas assinar` e quem acompanha essas solicitações recebem o aviso na próxima verificação do bot.',
+        'Os canais com `/estoque alertas assinar` e quem acompanha essas solicitações recebem o aviso em seguida: o bot verifica agora.',
       ),
     ],
   });

@@ -34,8 +34,16 @@ export class CompanyMotion {
     this.ids = new IdAllocator(company);
   }
 
-  /** Makes up to `count` changes of the given kinds at time `now`; a change may bring others along. */
-  advance(count: number, kinds: readonly ChangeKind[] = CHANGE_KINDS, now: number): UnloggedChange[] {
+  /**
+   * Makes up to `count` changes of the given kinds at time `now`; a change may bring others along. The requests of
+   * `first` that can move by themselves move first (one step each), when `status` is among the kinds.
+   */
+  advance(
+    count: number,
+    kinds: readonly ChangeKind[] = CHANGE_KINDS,
+    now: number,
+    first: readonly number[] = [],
+  ): UnloggedChange[] {
     const step: Step = {
       company: this.company,
       rng: this.rng,
@@ -45,7 +53,18 @@ export class CompanyMotion {
       touchedPurchases: new Set(),
     };
     const out: UnloggedChange[] = [];
-    for (let n = 0; n < count; n++) {
+    let n = 0;
+    if (kinds.includes('status')) {
+      const wanted = new Set(first);
+      for (const request of movableRequests(step)) {
+        if (n >= count || ID_KINDS.some((kind) => this.ids.room(kind) < IDS_PER_CHANGE)) break;
+        const id = request.record.solicitacaoMaterialId;
+        if (!wanted.has(id) || step.touchedRequests.has(id)) continue;
+        out.push(moveByItself(step, request));
+        n += 1;
+      }
+    }
+    for (; n < count; n++) {
       if (ID_KINDS.some((kind) => this.ids.room(kind) < IDS_PER_CHANGE)) break;
       const options = kinds.map((kind) => this.option(step, kind)).filter((o) => o !== null);
       if (options.length === 0) break;

@@ -17,6 +17,11 @@ export interface AdvanceRequest {
   changes?: number;
   /** Kinds to choose from (default all); the choice among them is seeded. */
   kinds?: readonly ChangeKind[];
+  /**
+   * Requests to move first, one step each, when `status` is among the kinds and they can move by themselves (the
+   * playground moves the requests someone follows, so the follower sees a DM); the rest of `changes` as usual.
+   */
+  requestIds?: readonly number[];
 }
 
 interface ChangeBase {

@@ -25,6 +25,10 @@ export const ADVANCE_SCHEMA = z
     empresaId: z.number().int().positive().max(2_147_483_647).optional(),
     changes: z.number().int().min(1).max(MAX_CHANGES_PER_ADVANCE).optional(),
     kinds: z.array(z.enum(CHANGE_KINDS)).min(1).max(CHANGE_KINDS.length).optional(),
+    requestIds: z
+      .array(z.number().int().positive().max(2_147_483_647))
+      .max(MAX_CHANGES_PER_ADVANCE)
+      .optional(),
   })
   .strict();
 
@@ -68,7 +72,7 @@ export class SandboxControl {
       const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`);
       throw new SandboxControlError(400, problems.join('; '));
     }
-    const { login, empresaId, changes = 1, kinds = CHANGE_KINDS } = parsed.data;
+    const { login, empresaId, changes = 1, kinds = CHANGE_KINDS, requestIds = [] } = parsed.data;
     const empresa = this.companyOf(login, empresaId);
     const company = this.data.company(empresa);
     if (!company) throw new SandboxControlError(404, `company ${empresa} is not served`);
@@ -77,7 +81,7 @@ export class SandboxControl {
       motion = new CompanyMotion(company, this.seed);
       this.motions.set(empresa, motion);
     }
-    const made = motion.advance(changes, [...new Set(kinds)], this.now());
+    const made = motion.advance(changes, [...new Set(kinds)], this.now(), requestIds);
     return made.map((change) => {
       const logged = { seq: this.log.length + 1, ...change } as SandboxChange;
       this.log.push(logged);

@@ -19,6 +19,8 @@ import type { AnswerTiming } from './first-message.js';
 /** Local mode only: moves the linked company's sandbox data along (`/estoque sandbox avancar`). */
 export interface SandboxMotion {
   advance(workspaceId: string, changes: number): Promise<SandboxChangeView[]>;
+  /** After the reply: the change feed reports the advance's changes now (its round runs at once). */
+  announce(workspaceId: string, changes: readonly SandboxChangeView[]): Promise<void>;
 }
 
 /** What the Slack listeners are built from (factories, no module globals: a test builds the app in one call). */

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
-import { afterAll, beforeAll, onTestFailed } from 'vitest';
+import { afterAll, beforeAll, expect, onTestFailed } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { makeLogger } from '../../src/lib/logger.js';
 import { type LocalMode, startLocalMode } from '../../src/local/local-mode.js';
@@ -66,6 +66,33 @@ export async function documentationScreenshot(
     paths.push(path);
   }
   return { png, paths };
+}
+
+/**
+ * The README's screenshot `name`: the page at README_VIEWPORT once `arrange` (scrolling, waiting) has run, checked to
+ * be a PNG of that size, small enough for the README; the viewport is put back after.
+ */
+export async function readmeScreenshot(
+  page: Page,
+  name: string,
+  arrange: () => Promise<void> = async () => undefined,
+): Promise<{ png: Buffer; paths: string[] }> {
+  await page.setViewportSize(README_VIEWPORT);
+  try {
+    await arrange();
+    const shot = await documentationScreenshot(page, name);
+    const { png } = shot;
+    // The PNG signature, then the IHDR's width and height.
+    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([
+      README_VIEWPORT.width,
+      README_VIEWPORT.height,
+    ]);
+    expect(png.length).toBeLessThan(300 * 1024);
+    return shot;
+  } finally {
+    await page.setViewportSize(VIEWPORT);
+  }
 }
 
 export async function screenshot(page: Page, name: string): Promise<string> {

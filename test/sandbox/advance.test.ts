@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import { formatLocal } from '../../src/sandbox/query.js';
 import {
   type ReceiptChange,
@@ -181,6 +182,40 @@ describe('an advance that moves a request by itself', () => {
       expect(bought.every((i) => i.statusCompraMaterial_Nome === 'Comprado')).toBe(true);
     }
     expect([...seen].sort()).toEqual(expect.arrayContaining([2, 3, 4, 5]));
+  });
+});
+
+describe('an advance asked to move some requests first', () => {
+  it('moves those that can move, one step each, before its other changes; the list row shows it', async () => {
+    // Two requests still Aberta (status 1, which can always move by itself), the newest last.
+    const open = (sandbox.data.companies.get(1)?.requests ?? [])
+      .filter((r) => r.record.statusAndamentoSolicitacao === 1)
+      .map((r) => r.record.solicitacaoMaterialId)
+      .sort((a, b) => a - b)
+      .slice(-2);
+    expect(open).toHaveLength(2);
+    const before = await Promise.all(open.map((id) => requestRow(id)));
+    clock += 60_000;
+    // 999 is no request: asked for, nothing happens to it.
+    const made = sandbox.advance({ changes: 3, requestIds: [...open, 999] });
+    const moved = made.filter((c): c is StatusChange => c.kind === 'status' && c.causedBy === null);
+    expect(moved.slice(0, 2).map((c) => c.solicitacaoMaterialId)).toEqual(open);
+    for (const [i, id] of open.entries()) {
+      const row = await requestRow(id);
+      expect(row.statusAndamentoSolicitacao).toBe(moved[i]?.to);
+      expect(row.statusAndamentoSolicitacao).not.toBe(before[i]?.statusAndamentoSolicitacao);
+    }
+    expect(made.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('an advance without status moves none of them', () => {
+    clock += 60_000;
+    const made = sandbox.advance({
+      changes: 2,
+      kinds: ['novas'],
+      requestIds: [DEMO_FACTS.company1.requestsWithItemsBelowMinimum[2]],
+    });
+    expect(made.map((c) => c.kind)).toEqual(['novas', 'novas']);
   });
 });
 

@@ -75,6 +75,15 @@ describe('an answer whose response_url post fails', () => {
     expect(h.slack.messages).toHaveLength(0);
   });
 
+  it('the answer of a feed command too (/solicitacao acompanhando), as the digest commands’ answers', async () => {
+    h.slack.failNext('response_url', { error: 'expired_url' }, 1);
+    const result = await h.command('/solicitacao', 'acompanhando');
+    const answer = await h.nextMessage(result.sentAt, { userId: USERS.member });
+    expect(answer.via).toBe('chat.postEphemeral');
+    expect(answer.visibleTo).toBe(USERS.member);
+    expect(textOf(answer)).toMatch(/Você não acompanha nenhuma solicitação/);
+  });
+
   it('the link confirmation too: it arrives as an ephemeral message when its response_url is dead', async () => {
     h.slack.failNext('response_url', { error: 'expired_url' }, 1);
     const since = Date.now();

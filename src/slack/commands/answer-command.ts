@@ -9,6 +9,17 @@ import { respondWithSuggestion } from './suggestion.js';
 
 export type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 
+/** Acks the command: empty when it comes from a workspace (whose id it returns), with the reason why not otherwise. */
+export async function ackInWorkspace(args: CommandArgs): Promise<string | null> {
+  const workspaceId = workspaceIdOf(args.context);
+  if (!workspaceId) {
+    await args.ack({ response_type: 'ephemeral', ...renderNoWorkspace() });
+    return null;
+  }
+  await args.ack();
+  return workspaceId;
+}
+
 /**
  * Acks at once, then answers the route in the background through response_url; with a suggestion ("você quis
  * dizer"), on top of that answer.
@@ -19,12 +30,8 @@ export async function ackAndAnswer(
   route: Route,
   suggestion?: SuggestionView,
 ): Promise<void> {
-  const workspaceId = workspaceIdOf(args.context);
-  if (!workspaceId) {
-    await args.ack({ response_type: 'ephemeral', ...renderNoWorkspace() });
-    return;
-  }
-  await args.ack();
+  const workspaceId = await ackInWorkspace(args);
+  if (!workspaceId) return;
   const shown: ShownState = { firstMessage: false };
   await deps.tasks.run(
     `command ${args.command.command}`,

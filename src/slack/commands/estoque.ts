@@ -7,7 +7,11 @@ import {
   renderUnlinkConfirm,
   renderUsage,
 } from '../../render/index.js';
-import { renderSandboxAdvanced, renderSandboxUnavailable } from '../../render/sandbox.js';
+import {
+  renderSandboxAdvanced,
+  renderSandboxUnavailable,
+  type SandboxChangeView,
+} from '../../render/sandbox.js';
 import { sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { parseEstoque } from '../parse/commands.js';
@@ -108,13 +112,17 @@ async function advanceSandbox(deps: SlackDeps, args: CommandArgs, changes: numbe
   await args.ack();
   await deps.tasks.run('sandbox advance', async () => {
     let reply: Message;
+    let made: SandboxChangeView[] = [];
     try {
-      reply = renderSandboxAdvanced(await sandbox.advance(workspaceId, changes));
+      made = await sandbox.advance(workspaceId, changes);
+      reply = renderSandboxAdvanced(made);
     } catch (error) {
       deps.logger.warn({ workspaceId, ...errFields(error) }, 'sandbox advance failed');
       reply = renderUsage('estoque', 'o sandbox não conseguiu avançar agora; tente de novo.');
     }
     await sendResponse(deps, args.respond, reply, { response_type: 'ephemeral', replace_original: false });
+    // The alerts and DMs come after the reply that says what changed.
+    await sandbox.announce(workspaceId, made);
   });
 }
 

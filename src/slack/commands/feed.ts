@@ -1,12 +1,8 @@
-import { LinkBrokenError } from '../../domain/errors.js';
-import { newCorrelationId } from '../../lib/logger.js';
-import { type Message, renderNoWorkspace } from '../../render/index.js';
-import { notifyLinkingAdmin, sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
-import { failureMessage } from '../failures.js';
 import type { EstoqueCommand, SolicitacaoCommand } from '../parse/commands.js';
-import { emailOf, workspaceIdOf } from '../slack-users.js';
+import { emailOf } from '../slack-users.js';
 import type { CommandArgs } from './answer-command.js';
+import { runListenerCommand } from './listener-command.js';
 
 export type FeedCommand =
   | Extract<EstoqueCommand, { kind: `feed-${string}` }>
@@ -37,72 +33,39 @@ export function isFeedCommand(command: EstoqueCommand | SolicitacaoCommand): com
  * `/estoque alertas assinar|cancelar|listar` and `/solicitacao <id> acompanhar|parar`, `acompanhando`,
  * `minhas acompanhar|parar`: acked at once, answered through response_url (ephemeral).
  */
-export async function handleFeedCommand(
-  deps: SlackDeps,
-  args: CommandArgs,
-  command: FeedCommand,
-): Promise<void> {
-  const workspaceId = workspaceIdOf(args.context);
-  if (!workspaceId) {
-    await args.ack({ response_type: 'ephemeral', ...renderNoWorkspace() });
-    return;
-  }
-  await args.ack();
-  const channelId = args.command.channel_id;
-  const userId = args.command.user_id;
-  const correlationId = newCorrelationId();
-  const logger = deps.logger.child({ correlationId, workspaceId, command: command.kind });
+export function handleFeedCommand(deps: SlackDeps, args: CommandArgs, command: FeedCommand): Promise<void> {
   const feed = deps.feedSubscriptions;
-  await deps.tasks.run(`feed ${command.kind}`, async () => {
-    const render = { timeZone: deps.config.DIGEST_TZ, now: deps.now() };
-    let reply: Message | null = null;
-    try {
+  const names = { kind: command.kind, task: `feed ${command.kind}` };
+  return runListenerCommand(
+    deps,
+    args,
+    names,
+    async ({ workspaceId, channelId, userId, correlationId, render }) => {
       switch (command.kind) {
         case 'feed-subscribe':
-          reply = await feed.subscribe(
+          return feed.subscribe(
             { workspaceId, channelId, userId, stockroomId: command.stockroomId, kinds: command.kinds },
             args.client,
           );
-          break;
         case 'feed-cancel':
-          reply = await feed.unsubscribe(workspaceId, channelId);
-          break;
+          return feed.unsubscribe(workspaceId, channelId);
         case 'feed-list':
-          reply = await feed.list(workspaceId, render);
-          break;
+          return feed.list(workspaceId, render);
         case 'request-follow':
-          reply = await feed.follow(workspaceId, userId, command.id, correlationId);
-          break;
+          return feed.follow(workspaceId, userId, command.id, correlationId);
         case 'request-unfollow':
-          reply = await feed.unfollow(workspaceId, userId, command.id);
-          break;
+          return feed.unfollow(workspaceId, userId, command.id);
         case 'request-following':
-          reply = await feed.following(workspaceId, userId, render);
-          break;
+          return feed.following(workspaceId, userId, render);
         case 'request-own-follow':
-          reply = await feed.followOwn(
+          return feed.followOwn(
             workspaceId,
             { id: userId, email: () => emailOf(args.client, userId) },
             correlationId,
           );
-          break;
         case 'request-own-unfollow':
-          reply = await feed.unfollowOwn(workspaceId, userId);
-          break;
+          return feed.unfollowOwn(workspaceId, userId);
       }
-    } catch (error) {
-      const { count, windowMs } = deps.config.UPSTREAM_RATE_LIMIT;
-      reply = failureMessage(error, null, correlationId, render, logger, { limit: count, windowMs });
-      if (error instanceof LinkBrokenError && error.firstNotice)
-        await notifyLinkingAdmin(deps, args.client, error);
-    }
-    if (reply)
-      await sendResponse(
-        deps,
-        args.respond,
-        reply,
-        { response_type: 'ephemeral', replace_original: false },
-        logger,
-      );
-  });
+    },
+  );
 }

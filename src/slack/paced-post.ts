@@ -1,0 +1,139 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../lib/logger.js';
+import type { Message } from '../render/types.js';
+import type { Keys } from '../store/keys.js';
+import type { KeyValue } from '../store/kv.js';
+
+/**
+ * Posting a bot message in a channel (or a DM, by user id) Slack's way, for the digest and the change feed: one
+ * message per second per channel across replicas (a one-second key per channel, `set onlyIfAbsent`, shared by
+ * both so they space out in one channel), a 429 waited for as its Retry-After says. What a refusal means (a
+ * channel gone, a person lost, a token revoked) is each caller's.
+ *
+ * The clients from SlackClients reject rate-limited calls and do not retry (see slack-clients.ts), so every 429
+ * and 5xx comes back here; a client with built-in retries (Bolt's, for confirmations) works too.
+ */
+
+/** Slack refusals that mean the workspace's token no longer works. */
+export const UNAUTHORIZED_ERRORS: ReadonlySet<string> = new Set([
+  'invalid_auth',
+  'not_authed',
+  'account_inactive',
+  'token_revoked',
+  'token_expired',
+  'team_access_not_granted',
+]);
+/** Slack allows about one message per second per channel (DMs included). */
+const CHANNEL_SLOT_MS = 1_000;
+const SLOT_POLL_MS = 100;
+/** 429s waited for in one post before the post is given back to a later tick or round. */
+const MAX_RATE_LIMIT_WAITS = 3;
+
+/** A WebClient error, by its documented `code` (no class import needed). */
+export type SlackCallFailure =
+  | { kind: 'rate_limited'; error: string; retryAfterMs: number }
+  /** Slack answered `ok: false` with this error code. */
+  | { kind: 'platform'; error: string }
+  /** A 5xx, the network, anything else. */
+  | { kind: 'transport'; error: string };
+
+export function slackCallFailure(error: unknown): SlackCallFailure {
+  const e = error as { code?: string; data?: { error?: string }; retryAfter?: number; statusCode?: number };
+  if (e?.code === 'slack_webapi_rate_limited_error') {
+    return {
+      kind: 'rate_limited',
+      error: 'ratelimited',
+      retryAfterMs: Math.max(0, (e.retryAfter ?? 1) * 1000),
+    };
+  }
+  if (e?.code === 'slack_webapi_platform_error') {
+    const code = e.data?.error ?? 'unknown_error';
+    if (code === 'ratelimited') return { kind: 'rate_limited', error: code, retryAfterMs: 1_000 };
+    return { kind: 'platform', error: code };
+  }
+  if (e?.code === 'slack_webapi_http_error')
+    return { kind: 'transport', error: `http_${e.statusCode ?? 'error'}` };
+  if (e?.code === 'slack_webapi_request_error') return { kind: 'transport', error: 'request_error' };
+  return { kind: 'transport', error: error instanceof Error ? error.name : 'unknown' };
+}
+
+export type PacedPostResult =
+  | { ok: true; ts: string }
+  /** The guard said no before a try: nothing was posted. */
+  | { ok: false; stopped: true }
+  /** Refused, or rate limited longer than this post waits. */
+  | { ok: false; stopped: false; failure: SlackCallFailure };
+
+export interface PacedPosterDeps {
+  kv: KeyValue;
+  keys: Keys;
+  sleep?: (ms: number) => Promise<void>;
+  /** A 429 asking for a longer wait is not waited for: the post is given back. Default 60 s (within a lease). */
+  maxRetryAfterMs?: number;
+  /** How long to wait for the channel's one-second slot before sending anyway (a 429 is handled). Default 5 s. */
+  maxSlotWaitMs?: number;
+}
+
+export class PacedPoster {
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly maxRetryAfterMs: number;
+  private readonly maxSlotWaitMs: number;
+
+  constructor(private readonly deps: PacedPosterDeps) {
+    this.sleep = deps.sleep ?? ((ms) => delay(ms));
+    this.maxRetryAfterMs = deps.maxRetryAfterMs ?? 60_000;
+    this.maxSlotWaitMs = deps.maxSlotWaitMs ?? 5_000;
+  }
+
+  /** chat.postMessage to `channel` (a channel id, or a user id for a DM) in its slot; `guard` is asked before each try. */
+  async post(
+    client: WebClient,
+    workspaceId: string,
+    channel: string,
+    message: Message,
+    logger: Logger,
+    guard?: () => Promise<boolean>,
+  ): Promise<PacedPostResult> {
+    for (let waits = 0; ; waits += 1) {
+      await this.waitForSlot(workspaceId, channel);
+      if (guard && !(await guard())) return { ok: false, stopped: true };
+      try {
+        const answer = await client.chat.postMessage({
+          channel,
+          text: message.text,
+          blocks: message.blocks,
+          unfurl_links: false,
+          unfurl_media: false,
+        });
+        return { ok: true, ts: answer.ts ?? '' };
+      } catch (error) {
+        const failure = slackCallFailure(error);
+        if (
+          failure.kind === 'rate_limited' &&
+          waits < MAX_RATE_LIMIT_WAITS &&
+          failure.retryAfterMs <= this.maxRetryAfterMs
+        ) {
+          logger.info({ retryAfterMs: failure.retryAfterMs }, 'Slack rate limited the post; waiting');
+          await this.sleep(failure.retryAfterMs);
+          continue;
+        }
+        return { ok: false, stopped: false, failure };
+      }
+    }
+  }
+
+  /** Takes the channel's one-second slot, waiting a little for it; posts anyway after maxSlotWaitMs. */
+  private async waitForSlot(workspaceId: string, channel: string): Promise<void> {
+    const key = this.deps.keys.digestPostSlot(workspaceId, channel);
+    let waited = 0;
+    for (;;) {
+      const taken = await this.deps.kv
+        .set(key, '1', { ttlMs: CHANNEL_SLOT_MS, onlyIfAbsent: true })
+        .catch(() => true);
+      if (taken || waited >= this.maxSlotWaitMs) return;
+      await this.sleep(SLOT_POLL_MS);
+      waited += SLOT_POLL_MS;
+    }
+  }
+}
