@@ -8,6 +8,7 @@
  *   npm run bench -- --only=built-1,bare --skip-soak --skip-digest --skip-burst
  *   npm run bench -- --tsx              bot processes under tsx instead of tsc-built JavaScript
  *   npm run bench -- --with-prefetch    adds the bot with src/domain/prefetch.ts on (about 5 minutes more)
+ *   npm run bench -- --skip-feed-scale  without the feed's scale line (1,000 workspaces, 3 processes; about 5 min)
  *   npm run bench -- --cpu-prof         bot processes write CPU profiles into the run's log directory
  */
 import { cpus, platform, release, totalmem } from 'node:os';
@@ -19,6 +20,7 @@ import { formatRateLimit, parseRateLimit } from '../src/lib/rate-limit-spec.js';
 import { type BurstResult, runBurst } from './burst.js';
 import { type DigestOptions, type DigestResult, runDigest } from './digest.js';
 import { type FeedBenchResult, runFeed } from './feed.js';
+import { type FeedScaleResult, feedScaleDefaults, runFeedScale } from './feed-scale.js';
 import type { StepPlan } from './load.js';
 import { ratio } from './measure.js';
 import { buildBotScripts, type RunMode, removeBotScripts } from './processes.js';
@@ -87,6 +89,7 @@ function options() {
       'skip-soak': { type: 'boolean', default: false },
       'skip-digest': { type: 'boolean', default: false },
       'skip-feed': { type: 'boolean', default: false },
+      'skip-feed-scale': { type: 'boolean', default: false },
       'skip-burst': { type: 'boolean', default: false },
       tsx: { type: 'boolean', default: false },
       'with-prefetch': { type: 'boolean', default: false },
@@ -117,6 +120,7 @@ function options() {
     soak: !(values['skip-soak'] ?? false),
     digest: !(values['skip-digest'] ?? false),
     feed: !(values['skip-feed'] ?? false),
+    feedScale: !(values['skip-feed-scale'] ?? false),
     burst: !(values['skip-burst'] ?? false),
     mode: (values.tsx ? 'tsx' : 'compiled') as RunMode,
     cpuProf: values['cpu-prof'] ?? false,
@@ -361,6 +365,18 @@ async function main(): Promise<void> {
       leaseMs: 5_000,
     });
   }
+  let feedScale: FeedScaleResult | null = null;
+  if (o.feedScale) {
+    say('change feed scale line: 1,000 workspaces, 3 replica processes, one Redis…');
+    feedScale = await runFeedScale(
+      feedScaleDefaults(o.limit, {
+        workspaces: o.quick ? 100 : 1_000,
+        replicas: 3,
+        durationMs: o.quick ? 30_000 : 180_000,
+        logDir,
+      }),
+    );
+  }
   const finished = new Date();
   const result: BenchResult = {
     startedAt: started.toISOString(),
@@ -372,6 +388,7 @@ async function main(): Promise<void> {
     soak,
     digest,
     feed,
+    feedScale,
     digestLarge,
     burst,
     targets: targets(configs, soak, { digest, digestLarge }, burst, o.limit),

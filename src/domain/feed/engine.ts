@@ -47,7 +47,16 @@ export interface FeedEngineOptions {
 }
 
 export type RoundReport =
-  | { ran: true; workspaceId: string; round: RoundOutcome; delivery: DeliveryOutcome; intervalMs: number }
+  | {
+      ran: true;
+      workspaceId: string;
+      round: RoundOutcome;
+      delivery: DeliveryOutcome;
+      intervalMs: number;
+      /** When the round was due (its plan) and when it started: how late the scheduler ran it. */
+      plannedAt: number | null;
+      startedAt: number;
+    }
   | {
       ran: false;
       workspaceId: string;
@@ -234,7 +243,15 @@ export class FeedEngine {
       { workspaceId, ...round, ...delivery, intervalMs: nextInterval, correlationId: ws.call.correlationId },
       'feed round',
     );
-    return { ran: true, workspaceId, round, delivery, intervalMs: nextInterval };
+    return {
+      ran: true,
+      workspaceId,
+      round,
+      delivery,
+      intervalMs: nextInterval,
+      plannedAt: state.nextRoundAt,
+      startedAt,
+    };
   }
 
   async status(workspaceId: string): Promise<FeedStatus> {
