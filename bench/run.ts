@@ -367,9 +367,9 @@ async function main(): Promise<void> {
   }
   let feedScale: FeedScaleResult | null = null;
   if (o.feedScale) {
-    say('change feed scale line: 1,000 workspaces, 3 replica processes, one Redis…');
+    say('change feed scale line: 1,000 workspaces, 3 replica processes, one Redis (budget compressed 3×)…');
     feedScale = await runFeedScale(
-      feedScaleDefaults(o.limit, {
+      feedScaleDefaults({
         workspaces: o.quick ? 100 : 1_000,
         replicas: 3,
         durationMs: o.quick ? 30_000 : 180_000,
