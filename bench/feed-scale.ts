@@ -12,7 +12,6 @@ import { inheritedEnv } from './bench-env.js';
 import type { FeedScaleChildMessage, FeedScaleReplicaOptions } from './feed-scale-replica.js';
 import { FIRST_GENERATED_COMPANY, linkFeedWorkspaces } from './feed-setup.js';
 import { MB, type Percentiles, percentiles, readProcMemory } from './measure.js';
-import { feedScaleText } from './report.js';
 import { deletePrefix, type RateLimit, REDIS_URL } from './stage.js';
 
 /**
@@ -214,6 +213,19 @@ export async function runFeedScale(options: FeedScaleOptions): Promise<FeedScale
     await deletePrefix(main, prefix);
     await main.quit().catch(() => main.disconnect());
   }
+}
+
+/** The scale line's report, one paragraph. */
+export function feedScaleText(r: FeedScaleResult | null | undefined): string {
+  if (!r) return 'Feed scale line: not run.';
+  const num = (value: number | null, digits = 0) => (value === null ? '–' : value.toFixed(digits));
+  const pct = (v: number | null) => (v === null ? 'n/a' : `${num(v * 100, 1)} %`);
+  return [
+    `Feed scale line: ${r.workspaces} workspaces, ${r.replicas} replica processes, ${(r.durationMs / 1000).toFixed(0)} s, FEED_INTERVAL ${r.intervalMs} ms, limit ${r.limit.count}/${r.limit.windowMs / 1000}s, share ${r.sharePercent} %`,
+    `  rounds run: ${r.rounds}; on time (≤ ${r.toleranceMs} ms late, one tick): ${pct(r.onTime)}; lateness p50 ${num(r.latenessMs.p50)} ms, p95 ${num(r.latenessMs.p95)} ms, max ${num(r.latenessMs.max)} ms`,
+    `  Redis commands sent by the replicas: ${r.redisCommands} (${num(r.commandsPerRound, 1)} per round, ${num(r.commandsPerSecond, 1)}/s); shared server's total_commands_processed: +${r.serverCommands} (${num(r.serverCommandsPerRound, 1)} per round, others' traffic included)`,
+    `  peak RSS per replica: ${r.peakRssMb.map((mb) => `${mb} MB`).join(', ')}; ticks ${r.ticks}; reports ${JSON.stringify(r.reasons)}; tick errors ${r.errors}`,
+  ].join('\n');
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

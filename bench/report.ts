@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { BurstResult } from './burst.js';
 import type { DigestResult } from './digest.js';
 import type { FeedBenchResult } from './feed.js';
-import type { FeedScaleResult } from './feed-scale.js';
+import { type FeedScaleResult, feedScaleText } from './feed-scale.js';
 import { FIRST_MESSAGE_TARGET_MS, firstMessageGoalMet, type StepFigures } from './figures.js';
 import { type Percentiles, percentileRatioInterval, ratio } from './measure.js';
 import type { ConfigResult } from './scenario.js';
@@ -274,18 +274,6 @@ export function targetsText(targets: Target[]): string {
   return targets
     .map((t) => `- ${t.met === null ? 'n/a' : t.met ? 'MET' : 'NOT MET'}: ${t.name}. ${t.detail}`)
     .join('\n');
-}
-
-/** The scale line's report, one paragraph. */
-export function feedScaleText(r: FeedScaleResult | null | undefined): string {
-  if (!r) return 'Feed scale line: not run.';
-  const pct = (v: number | null) => (v === null ? 'n/a' : `${fmt(v * 100, 1)} %`);
-  return [
-    `Feed scale line: ${r.workspaces} workspaces, ${r.replicas} replica processes, ${(r.durationMs / 1000).toFixed(0)} s, FEED_INTERVAL ${r.intervalMs} ms, limit ${r.limit.count}/${r.limit.windowMs / 1000}s, share ${r.sharePercent} %`,
-    `  rounds run: ${r.rounds}; on time (≤ ${r.toleranceMs} ms late, one tick): ${pct(r.onTime)}; lateness p50 ${fmt(r.latenessMs.p50)} ms, p95 ${fmt(r.latenessMs.p95)} ms, max ${fmt(r.latenessMs.max)} ms`,
-    `  Redis commands sent by the replicas: ${r.redisCommands} (${fmt(r.commandsPerRound, 1)} per round, ${fmt(r.commandsPerSecond, 1)}/s); shared server's total_commands_processed: +${r.serverCommands} (${fmt(r.serverCommandsPerRound, 1)} per round, others' traffic included)`,
-    `  peak RSS per replica: ${r.peakRssMb.map((mb) => `${mb} MB`).join(', ')}; ticks ${r.ticks}; reports ${JSON.stringify(r.reasons)}; tick errors ${r.errors}`,
-  ].join('\n');
 }
 
 export function feedText(feed: FeedBenchResult | null | undefined): string {
