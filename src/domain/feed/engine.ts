@@ -12,10 +12,11 @@ import type { FeedPoster } from './types.js';
 /**
  * The change feed's scheduler, one per replica. The workspaces with listeners wait in one sorted set in the store,
  * scored by when their next round is due (`Keys.feedSchedule`); every tick asks it for the due ones only and runs
- * the round of each, under a lease in the store so that one round of a workspace runs at a time across replicas. A workspace is first planned at an offset of the interval derived from its id, and each round
- * plans the next one interval later, so the rounds of many workspaces spread over the interval instead of firing
- * together. A replica that dies mid-round leaves its lease to expire and the round's `nextRoundAt` unchanged: the
- * next tick of any replica runs it, and the snapshot and the outbox make it report everything since.
+ * the round of each, under a lease in the store so that one round of a workspace runs at a time across replicas.
+ * A workspace is first planned at an offset of the interval derived from its id, and each round plans the next one
+ * interval later, so the rounds of many workspaces spread over the interval instead of firing together. A replica
+ * that dies mid-round leaves its lease to expire and the workspace's score (and `nextRoundAt`) unchanged: the next
+ * tick of any replica runs it, and the snapshot and the outbox make it report everything since.
  *
  * The interval stretches when the feed's share of the budget cannot pay for it: a round that cost C calls, with a
  * share of S calls per window W, may run at most every C × W / S.
