@@ -178,12 +178,13 @@ export class EmbeddedKeyValue implements KeyValue {
     key: string,
     max: number,
     limit?: number,
+    offset = 0,
   ): Promise<{ member: string; score: number }[]> {
     // Redis orders equal scores by member, bytewise.
     return Object.entries(this.zset(key)?.members ?? {})
       .filter(([, score]) => score <= max)
       .sort(([a, x], [b, y]) => x - y || (a < b ? -1 : a > b ? 1 : 0))
-      .slice(0, limit ?? Number.POSITIVE_INFINITY)
+      .slice(offset, offset + (limit ?? Number.POSITIVE_INFINITY))
       .map(([member, score]) => ({ member, score }));
   }
 

@@ -130,9 +130,10 @@ export class FeedSnapshotStore {
 
   // The schedule: when each workspace with listeners is due (sorted set, score = nextRoundAt).
 
-  /** The workspaces due at `now`, most overdue first, at most `limit`. */
-  async due(now: number, limit: number): Promise<string[]> {
-    return (await this.kv.zrangeByScore(this.keys.feedSchedule(), now, limit)).map((entry) => entry.member);
+  /** The workspaces due at `now`, most overdue first, the first `offset` skipped, at most `limit`. */
+  async due(now: number, limit: number, offset = 0): Promise<string[]> {
+    const entries = await this.kv.zrangeByScore(this.keys.feedSchedule(), now, limit, offset);
+    return entries.map((entry) => entry.member);
   }
 
   /** Every workspace in the schedule. */

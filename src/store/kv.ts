@@ -24,8 +24,13 @@ export interface KeyValue {
    */
   zadd(key: string, member: string, score: number, mode?: 'nx' | 'xx'): Promise<void>;
   zrem(key: string, member: string): Promise<void>;
-  /** Members with a score ≤ `max` (+Infinity: all), lowest score first, at most `limit` of them. */
-  zrangeByScore(key: string, max: number, limit?: number): Promise<{ member: string; score: number }[]>;
+  /** Members with a score ≤ `max` (+Infinity: all), lowest score first, `offset` skipped, at most `limit`. */
+  zrangeByScore(
+    key: string,
+    max: number,
+    limit?: number,
+    offset?: number,
+  ): Promise<{ member: string; score: number }[]>;
   /** Every key that starts with `prefix`. */
   keysWithPrefix(prefix: string): Promise<string[]>;
   ping(): Promise<boolean>;
@@ -99,12 +104,13 @@ export class RedisKeyValue implements KeyValue {
     key: string,
     max: number,
     limit?: number,
+    offset = 0,
   ): Promise<{ member: string; score: number }[]> {
     const upper = max === Number.POSITIVE_INFINITY ? '+inf' : max;
     const flat =
       limit === undefined
         ? await this.redis.zrangebyscore(key, '-inf', upper, 'WITHSCORES')
-        : await this.redis.zrangebyscore(key, '-inf', upper, 'WITHSCORES', 'LIMIT', 0, limit);
+        : await this.redis.zrangebyscore(key, '-inf', upper, 'WITHSCORES', 'LIMIT', offset, limit);
     const out: { member: string; score: number }[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2)
       out.push({ member: flat[i] ?? '', score: Number(flat[i + 1]) });

@@ -155,6 +155,7 @@ export function runKeyValueContract(name: string, open: () => Promise<KeyValueUn
         { member: 'T2', score: 200 },
       ]);
       expect((await kv.zrangeByScore(z, 1_000, 2)).map((e) => e.member)).toEqual(['T1', 'T3']);
+      expect((await kv.zrangeByScore(z, 1_000, 2, 3)).map((e) => e.member)).toEqual(['T2', 'T4']);
       await kv.zrem(z, 'T1');
       await kv.zrem(z, 'absent');
       expect((await kv.zrangeByScore(z, Number.POSITIVE_INFINITY)).map((e) => e.member)).toEqual([

@@ -46,7 +46,7 @@ export interface FeedEngineOptions {
   owner?: string;
   leaseMs?: number;
   tickMs?: number;
-  /** At most this many due workspaces per tick (the rest wait for the next tick). */
+  /** How many due workspaces one read of the schedule asks for (a tick reads again while a batch comes back full). */
   batch?: number;
 }
 
@@ -142,8 +142,8 @@ export class FeedEngine {
   }
 
   /**
-   * One pass: asks the schedule for the workspaces due now (at most `batch`, most overdue first) and runs the round
-   * of each one no other replica runs. A workspace not due costs this replica nothing. Once an interval, and on the
+   * One pass: asks the schedule for the workspaces due now (`batch` at a time, most overdue first) and runs the
+   * round of each one no other replica runs. A workspace not due costs this replica nothing. Once an interval, and on the
    * first tick, it also enters in the schedule the indexed workspaces that are not in it (see `reconcile`).
    */
   async tick(): Promise<RoundReport[]> {
@@ -153,12 +153,22 @@ export class FeedEngine {
       this.reconcileAt = this.now() + this.options.intervalMs;
       await this.reconcile();
     }
-    for (const workspaceId of await this.options.snapshots.due(this.now(), this.batch)) {
-      try {
-        reports.push(await this.runLeased(workspaceId));
-      } catch (error) {
-        this.options.logger.error({ workspaceId, ...errFields(error) }, 'feed round failed');
+    // Batch after batch until fewer than a batch are due. A round run, planned or dropped leaves the due range; one
+    // another replica holds stays in it, so the next batch skips as many as were left behind.
+    let behind = 0;
+    for (;;) {
+      const due = await this.options.snapshots.due(this.now(), this.batch, behind);
+      for (const workspaceId of due) {
+        try {
+          const report = await this.runLeased(workspaceId);
+          reports.push(report);
+          if (!report.ran && (report.reason === 'leased' || report.reason === 'lease-lost')) behind += 1;
+        } catch (error) {
+          behind += 1;
+          this.options.logger.error({ workspaceId, ...errFields(error) }, 'feed round failed');
+        }
       }
+      if (due.length < this.batch) break;
     }
     return reports;
   }

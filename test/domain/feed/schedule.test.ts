@@ -66,6 +66,30 @@ describe('FeedEngine: the schedule', () => {
     expect(second.map((r) => r.workspaceId)).toEqual([late[0]]);
   });
 
+  it('reads the schedule batch after batch within one tick, past the workspaces another replica holds', async () => {
+    const h = await start();
+    const a = h.feedReplica({ batch: 1 });
+    // Three due at once (OTHER, WS and a third), one of them held by another replica.
+    await h.listeners.upsertChannel({
+      workspaceId: 'T0THIRD',
+      channelId: 'C1',
+      stockroomId: null,
+      subscribedBy: 'U1',
+    });
+    const first = await a.engine.tick();
+    expect(first.map((r) => r.workspaceId).sort()).toEqual([OTHER, 'T0THIRD', WS].sort());
+    h.clock.advance(INTERVAL_MS);
+    expect(await a.snapshots.takeRound(OTHER, 'another-replica', 60_000)).toBe(true);
+    const second = await a.engine.tick();
+    expect(second.map((r) => [r.workspaceId, r.ran ? 'ran' : r.reason]).sort()).toEqual(
+      [
+        [OTHER, 'leased'],
+        ['T0THIRD', 'not-linked'],
+        [WS, 'ran'],
+      ].sort(),
+    );
+  });
+
   it('takes a workspace out when its listeners are removed (app_uninstalled), and one left without listeners', async () => {
     const h = await start();
     const a = h.feedReplica();
