@@ -91,7 +91,8 @@ function spawnReplica(options: FeedScaleReplicaOptions, logFile: string): Promis
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`feed-scale replica did not start (see ${logFile})`)),
-      60_000,
+      // Three minutes: on the shared 2 cores a tsx start has taken more than one.
+      180_000,
     );
     child.on('message', (m: FeedScaleChildMessage) => {
       if (m.type !== 'ready') return;
