@@ -1,30 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { CachedReader } from '../src/domain/cached-reader.js';
-import type { DomainDeps } from '../src/domain/deps.js';
-import { FeedEngine } from '../src/domain/feed/engine.js';
 import type { FeedEvent, FeedPoster, FeedPostResult, FeedTarget } from '../src/domain/feed/types.js';
-import { Workspaces } from '../src/domain/workspace.js';
 import { makeLogger } from '../src/lib/logger.js';
 import { type SandboxCall, type SandboxChange, startSandbox } from '../src/sandbox/server.js';
-import { CacheStore } from '../src/store/cache-store.js';
 import { SecretBox } from '../src/store/crypto.js';
-import { FeedListenerStore } from '../src/store/feed-listeners.js';
 import { type FeedRoundState, FeedSnapshotStore } from '../src/store/feed-snapshot-store.js';
 import { Keys } from '../src/store/keys.js';
 import { RedisKeyValue } from '../src/store/kv.js';
-import { LinkStore } from '../src/store/link-store.js';
-import { StockStore } from '../src/store/stock-store.js';
-import { TokenStore } from '../src/store/token-store.js';
-import { UserMatchStore } from '../src/store/user-match-store.js';
-import { TokenManager } from '../src/upstream/auth.js';
-import type { Budget } from '../src/upstream/budget.js';
-import { createRedisBudget } from '../src/upstream/budget-redis.js';
-import { UpstreamClient } from '../src/upstream/client.js';
-import { credentialIdOf } from '../src/upstream/credential.js';
-import { createDispatcher } from '../src/upstream/http.js';
+import {
+  buildFeedReplica,
+  type FeedReplica,
+  FIRST_GENERATED_COMPANY,
+  feedWorkspaceOf,
+  linkFeedWorkspaces,
+} from './feed-setup.js';
 import { maxInSlidingWindow, type Percentiles, percentiles } from './measure.js';
-import { BENCH_TZ, type RateLimit, REDIS_URL } from './stage.js';
+import { type RateLimit, REDIS_URL } from './stage.js';
 
 /**
  * The change feed on a compressed window: N workspaces (each linked to its own generated sandbox company, so each
@@ -108,7 +99,7 @@ export function callTimesByLogin(calls: readonly SandboxCall[], since: number): 
 }
 
 export async function runFeed(options: FeedBenchOptions): Promise<FeedBenchResult> {
-  const firstCompany = 3;
+  const firstCompany = FIRST_GENERATED_COMPANY;
   const empresaIds = Array.from({ length: options.workspaces }, (_, i) => firstCompany + i);
   const sandbox = await startSandbox({
     port: 0,
@@ -127,96 +118,28 @@ export async function runFeed(options: FeedBenchOptions): Promise<FeedBenchResul
   };
   const main = connect();
   const mainKv = new RedisKeyValue(main);
-  const listeners = new FeedListenerStore(mainKv, keys);
-  const workspaceOf = (empresa: number) => `T0FEED${String(empresa).padStart(5, '0')}`;
-  for (const empresa of empresaIds) {
-    const workspaceId = workspaceOf(empresa);
-    const login = `empresa${empresa}`;
-    await new LinkStore(mainKv, keys, box).save({
-      workspaceId,
-      credentialId: credentialIdOf(sandbox.authUrl, login),
-      login,
-      password: login,
-      empresaId: empresa,
-      unidadeId: null,
-      linkedBy: 'U0BENCH',
-      linkedAt: Date.now(),
-      brokenAt: null,
-    });
-    await listeners.upsertChannel({
-      workspaceId,
-      channelId: 'C0FEED',
-      stockroomId: null,
-      subscribedBy: 'U0BENCH',
-    });
-  }
+  const workspaceOf = feedWorkspaceOf;
+  await linkFeedWorkspaces({ kv: mainKv, keys, box, authUrl: sandbox.authUrl, empresaIds });
 
   const posts: { at: number; target: FeedTarget; events: FeedEvent[] }[] = [];
   const shareCalls = Math.floor((options.limit.count * options.sharePercent) / 100);
-  const replicas: { engine: FeedEngine; poster: Recorder; budget: Budget; close(): Promise<void> }[] = [];
+  const replicas: (FeedReplica & { poster: Recorder })[] = [];
   for (const name of ['A', 'B']) {
-    const redis = connect();
-    const kv = new RedisKeyValue(redis);
-    const dispatcher = createDispatcher();
-    const budget = createRedisBudget(redis, keys, {
-      limit: options.limit,
-      feedSharePercent: options.sharePercent,
-      logger,
-    });
-    const tokens = new TokenManager({
-      authUrl: sandbox.authUrl,
-      dispatcher,
-      budget,
-      store: new TokenStore(kv, keys, box),
-      logger,
-    });
-    const client = new UpstreamClient({
-      baseUrl: sandbox.baseUrl,
-      tokens,
-      budget,
-      dispatcher,
-      logger,
-      rateWindowMs: options.limit.windowMs,
-    });
-    const workspaces = new Workspaces(new LinkStore(kv, keys, box));
-    const domain: DomainDeps = {
-      client,
-      // TTLs scaled like the window (1 h -> the bench's), as the bench's scaled configuration does.
-      reader: new CachedReader({
-        cache: new CacheStore(kv, keys),
-        workspaces,
-        logger,
-        ttlScale: Math.min(1, options.limit.windowMs / 3_600_000),
-      }),
-      workspaces,
-      stock: new StockStore(kv, keys),
-      userMatches: new UserMatchStore(kv, keys),
-      logger,
-      now: Date.now,
-      timeZone: BENCH_TZ,
-    };
     const poster = new Recorder(posts);
-    const engine = new FeedEngine({
-      domain,
-      snapshots: new FeedSnapshotStore(kv, keys),
-      listeners: new FeedListenerStore(kv, keys),
+    const replica = buildFeedReplica({
+      redis: connect(),
+      keys,
+      box,
+      sandbox,
+      limit: options.limit,
+      sharePercent: options.sharePercent,
+      intervalMs: options.intervalMs,
+      leaseMs: options.leaseMs,
       poster,
       logger,
-      intervalMs: options.intervalMs,
-      share: { windowMs: options.limit.windowMs, calls: shareCalls },
       owner: `replica-${name}`,
-      leaseMs: options.leaseMs,
-      tickMs: Math.max(100, Math.floor(options.intervalMs / 4)),
     });
-    replicas.push({
-      engine,
-      poster,
-      budget,
-      async close() {
-        await budget.close();
-        await dispatcher.close();
-      },
-    });
+    replicas.push({ ...replica, poster });
   }
 
   const startedAt = Date.now();

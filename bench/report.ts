@@ -4,6 +4,7 @@ import type { BurstResult } from './burst.js';
 import type { DigestResult } from './digest.js';
 import type { FeedBenchResult } from './feed.js';
 import type { FeedLoadResult } from './feed-load.js';
+import { type FeedScaleResult, feedScaleText } from './feed-scale.js';
 import { FIRST_MESSAGE_TARGET_MS, firstMessageGoalMet, type StepFigures } from './figures.js';
 import { type Percentiles, percentileRatioInterval, ratio } from './measure.js';
 import type { ConfigResult } from './scenario.js';
@@ -50,6 +51,8 @@ export interface BenchResult {
   feed?: FeedBenchResult | null;
   /** The feed on the bot as built, beside the interactive load, with the same load without it (bench/feed-load.ts). */
   feedLoad?: FeedLoadResult | null;
+  /** The feed's scale line: 1,000 workspaces on 3 replica processes (bench/feed-scale.ts). */
+  feedScale?: FeedScaleResult | null;
   /** The same fan-out at ten times the scale (each workspace its own company), 3 scheduler instances. */
   digestLarge: DigestResult | null;
   burst: BurstResult | null;
@@ -339,6 +342,7 @@ export function fullReport(result: BenchResult): string {
     feedText(result.feed),
     '',
     feedLoadText(result),
+    feedScaleText(result.feedScale),
     '',
     result.digestLarge
       ? `At ten times the scale:\n${digestText(result.digestLarge)}`

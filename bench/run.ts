@@ -8,6 +8,7 @@
  *   npm run bench -- --only=built-1,bare --skip-soak --skip-digest --skip-burst
  *   npm run bench -- --tsx              bot processes under tsx instead of tsc-built JavaScript
  *   npm run bench -- --with-prefetch    adds the bot with src/domain/prefetch.ts on (about 5 minutes more)
+ *   npm run bench -- --skip-feed-scale  without the feed's scale line (1,000 workspaces, 3 processes; about 5 min)
  *   npm run bench -- --cpu-prof         bot processes write CPU profiles into the run's log directory
  *   npm run bench -- --only= --skip-soak --skip-digest --skip-burst --skip-feed   the feed beside the load alone
  */
@@ -21,6 +22,7 @@ import { type BurstResult, runBurst } from './burst.js';
 import { type DigestOptions, type DigestResult, runDigest } from './digest.js';
 import { type FeedBenchResult, runFeed } from './feed.js';
 import { type FeedLoadResult, runFeedLoad } from './feed-load.js';
+import { type FeedScaleResult, feedScaleDefaults, runFeedScale } from './feed-scale.js';
 import type { StepPlan } from './load.js';
 import { ratio } from './measure.js';
 import { buildBotScripts, type RunMode, removeBotScripts } from './processes.js';
@@ -94,6 +96,7 @@ function options() {
       'skip-digest': { type: 'boolean', default: false },
       'skip-feed': { type: 'boolean', default: false },
       'skip-feed-load': { type: 'boolean', default: false },
+      'skip-feed-scale': { type: 'boolean', default: false },
       'skip-burst': { type: 'boolean', default: false },
       tsx: { type: 'boolean', default: false },
       'with-prefetch': { type: 'boolean', default: false },
@@ -125,6 +128,7 @@ function options() {
     digest: !(values['skip-digest'] ?? false),
     feed: !(values['skip-feed'] ?? false),
     feedLoad: !(values['skip-feed-load'] ?? false),
+    feedScale: !(values['skip-feed-scale'] ?? false),
     burst: !(values['skip-burst'] ?? false),
     mode: (values.tsx ? 'tsx' : 'compiled') as RunMode,
     cpuProf: values['cpu-prof'] ?? false,
@@ -457,6 +461,18 @@ async function main(): Promise<void> {
       `  missed ${feedLoad.feed.missed}, doubled ${feedLoad.feed.doubled}, change-to-post p95 ${((feedLoad.feed.latency.p95 ?? 0) / 1000).toFixed(1)} s`,
     );
   }
+  let feedScale: FeedScaleResult | null = null;
+  if (o.feedScale) {
+    say('change feed scale line: 1,000 workspaces, 3 replica processes, one Redis (budget compressed 3×)…');
+    feedScale = await runFeedScale(
+      feedScaleDefaults({
+        workspaces: o.quick ? 100 : 1_000,
+        replicas: 3,
+        durationMs: o.quick ? 30_000 : 180_000,
+        logDir,
+      }),
+    );
+  }
   const finished = new Date();
   const result: BenchResult = {
     startedAt: started.toISOString(),
@@ -469,6 +485,7 @@ async function main(): Promise<void> {
     digest,
     feed,
     feedLoad,
+    feedScale,
     digestLarge,
     burst,
     targets: [

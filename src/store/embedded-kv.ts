@@ -15,7 +15,8 @@ import type { KeyValue } from './kv.js';
 
 type Entry =
   | { kind: 'string'; value: string; expiresAt: number | null }
-  | { kind: 'hash'; fields: Record<string, string>; expiresAt: number | null };
+  | { kind: 'hash'; fields: Record<string, string>; expiresAt: number | null }
+  | { kind: 'zset'; members: Record<string, number>; expiresAt: number | null };
 
 interface FileShape {
   version: 1;
@@ -152,6 +153,41 @@ export class EmbeddedKeyValue implements KeyValue {
     return next;
   }
 
+  async zadd(key: string, member: string, score: number, mode?: 'nx' | 'xx'): Promise<void> {
+    const present = Object.hasOwn(this.zset(key)?.members ?? {}, member);
+    if ((mode === 'nx' && present) || (mode === 'xx' && !present)) return;
+    let entry = this.zset(key);
+    if (entry === undefined) {
+      entry = { kind: 'zset', members: {}, expiresAt: null };
+      this.entries.set(key, entry);
+    }
+    entry.members[member] = score;
+    this.changed();
+  }
+
+  async zrem(key: string, member: string): Promise<void> {
+    const entry = this.zset(key);
+    if (entry === undefined || !Object.hasOwn(entry.members, member)) return;
+    delete entry.members[member];
+    // Like Redis, a sorted set without members does not exist.
+    if (Object.keys(entry.members).length === 0) this.entries.delete(key);
+    this.changed();
+  }
+
+  async zrangeByScore(
+    key: string,
+    max: number,
+    limit?: number,
+    offset = 0,
+  ): Promise<{ member: string; score: number }[]> {
+    // Redis orders equal scores by member, bytewise.
+    return Object.entries(this.zset(key)?.members ?? {})
+      .filter(([, score]) => score <= max)
+      .sort(([a, x], [b, y]) => x - y || (a < b ? -1 : a > b ? 1 : 0))
+      .slice(offset, offset + (limit ?? Number.POSITIVE_INFINITY))
+      .map(([member, score]) => ({ member, score }));
+  }
+
   async keysWithPrefix(prefix: string): Promise<string[]> {
     const found: string[] = [];
     for (const key of this.entries.keys()) {
@@ -207,6 +243,13 @@ export class EmbeddedKeyValue implements KeyValue {
     const entry = this.live(key);
     if (entry === undefined) return undefined;
     if (entry.kind !== 'hash') throw new StoreTypeError(key, 'hash');
+    return entry;
+  }
+
+  private zset(key: string): Extract<Entry, { kind: 'zset' }> | undefined {
+    const entry = this.live(key);
+    if (entry === undefined) return undefined;
+    if (entry.kind !== 'zset') throw new StoreTypeError(key, 'zset');
     return entry;
   }
 
@@ -294,7 +337,8 @@ function parseFile(raw: string): FileShape {
     const entry = Array.isArray(item) ? (item[1] as Partial<Entry> | undefined) : undefined;
     const validKind =
       (entry?.kind === 'string' && typeof entry.value === 'string') ||
-      (entry?.kind === 'hash' && typeof entry.fields === 'object' && entry.fields !== null);
+      (entry?.kind === 'hash' && typeof entry.fields === 'object' && entry.fields !== null) ||
+      (entry?.kind === 'zset' && typeof entry.members === 'object' && entry.members !== null);
     if (typeof item[0] !== 'string' || !validKind) throw new Error('malformed entry');
     if (entry?.expiresAt !== null && typeof entry?.expiresAt !== 'number')
       throw new Error('malformed expiry');

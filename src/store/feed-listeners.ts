@@ -287,8 +287,13 @@ export class FeedListenerStore {
     return count;
   }
 
+  /**
+   * Indexes the workspace and enters it in the feed's schedule, due now unless it is there already (the engine
+   * plans its first round on first sight).
+   */
   private async index(workspaceId: string): Promise<void> {
     await this.kv.hset(this.keys.feedListenerIndex(), workspaceId, '1');
+    await this.kv.zadd(this.keys.feedSchedule(), workspaceId, this.now(), 'nx');
   }
 
   private async isEmpty(workspaceId: string): Promise<boolean> {
@@ -303,12 +308,13 @@ export class FeedListenerStore {
   }
 
   /**
-   * Removes the workspace from the index when it has no listener left. A listener added meanwhile is written
+   * Removes the workspace from the index and the schedule when it has no listener left. A listener added meanwhile is written
    * before the index, so the second look puts the index back if one arrived.
    */
   private async dropFromIndexIfEmpty(workspaceId: string): Promise<void> {
     if (!(await this.isEmpty(workspaceId))) return;
     await this.kv.hdel(this.keys.feedListenerIndex(), workspaceId);
+    await this.kv.zrem(this.keys.feedSchedule(), workspaceId);
     if (!(await this.isEmpty(workspaceId))) await this.index(workspaceId);
   }
 }

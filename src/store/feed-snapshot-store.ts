@@ -113,12 +113,42 @@ export class FeedSnapshotStore {
     return Object.fromEntries(STATE_FIELDS.map((field) => [field, read(field)])) as unknown as FeedRoundState;
   }
 
+  /**
+   * Writes the round state. A new `nextRoundAt` also moves the workspace in the schedule, first (the schedule
+   * decides when a round is looked at; the hash is read under the lease): only when the workspace is in it, so a
+   * workspace whose last listener left mid-round stays out.
+   */
   async updateState(workspaceId: string, changes: Partial<FeedRoundState>): Promise<void> {
     const fields: Record<string, string> = {};
     for (const [field, value] of Object.entries(changes)) {
       if (typeof value === 'number' && Number.isFinite(value)) fields[field] = String(value);
     }
+    if (fields.nextRoundAt !== undefined)
+      await this.kv.zadd(this.keys.feedSchedule(), workspaceId, Number(fields.nextRoundAt), 'xx');
     await this.kv.hsetMany(this.keys.feedRoundState(workspaceId), fields);
+  }
+
+  // The schedule: when each workspace with listeners is due (sorted set, score = nextRoundAt).
+
+  /** The workspaces due at `now`, most overdue first, the first `offset` skipped, at most `limit`. */
+  async due(now: number, limit: number, offset = 0): Promise<string[]> {
+    const entries = await this.kv.zrangeByScore(this.keys.feedSchedule(), now, limit, offset);
+    return entries.map((entry) => entry.member);
+  }
+
+  /** Every workspace in the schedule. */
+  async scheduled(): Promise<Set<string>> {
+    const entries = await this.kv.zrangeByScore(this.keys.feedSchedule(), Number.POSITIVE_INFINITY);
+    return new Set(entries.map((entry) => entry.member));
+  }
+
+  /** Enters the workspace at `at` unless it is in the schedule already. */
+  async enter(workspaceId: string, at: number): Promise<void> {
+    await this.kv.zadd(this.keys.feedSchedule(), workspaceId, at, 'nx');
+  }
+
+  async leave(workspaceId: string): Promise<void> {
+    await this.kv.zrem(this.keys.feedSchedule(), workspaceId);
   }
 
   // The round lease.

@@ -159,6 +159,13 @@ export class Keys {
   feedRoundState(workspaceId: string): string {
     return `${this.prefix}feed:${workspaceId}:rounds`;
   }
+  /**
+   * Sorted set, member = workspace id, score = when its next round is due (epoch ms): a tick asks only for the
+   * due ones. The listener store enters a workspace with its first listener and takes it out with its last.
+   */
+  feedSchedule(): string {
+    return `${this.prefix}feed:schedule`;
+  }
   /** String with a TTL: the replica running the workspace's round now (a lease). */
   feedRoundLease(workspaceId: string): string {
     return `${this.prefix}feed:${workspaceId}:round-lease`;

@@ -19,6 +19,18 @@ export interface KeyValue {
   hdel(key: string, field: string): Promise<void>;
   hgetall(key: string): Promise<Record<string, string>>;
   hincrby(key: string, field: string, by: number): Promise<number>;
+  /**
+   * Sets a sorted-set member's score: `nx` only adds a member that is absent, `xx` only moves one that is there.
+   */
+  zadd(key: string, member: string, score: number, mode?: 'nx' | 'xx'): Promise<void>;
+  zrem(key: string, member: string): Promise<void>;
+  /** Members with a score ≤ `max` (+Infinity: all), lowest score first, `offset` skipped, at most `limit`. */
+  zrangeByScore(
+    key: string,
+    max: number,
+    limit?: number,
+    offset?: number,
+  ): Promise<{ member: string; score: number }[]>;
   /** Every key that starts with `prefix`. */
   keysWithPrefix(prefix: string): Promise<string[]>;
   ping(): Promise<boolean>;
@@ -76,6 +88,33 @@ export class RedisKeyValue implements KeyValue {
 
   hincrby(key: string, field: string, by: number): Promise<number> {
     return this.redis.hincrby(key, field, by);
+  }
+
+  async zadd(key: string, member: string, score: number, mode?: 'nx' | 'xx'): Promise<void> {
+    if (mode === 'nx') await this.redis.zadd(key, 'NX', score, member);
+    else if (mode === 'xx') await this.redis.zadd(key, 'XX', score, member);
+    else await this.redis.zadd(key, score, member);
+  }
+
+  async zrem(key: string, member: string): Promise<void> {
+    await this.redis.zrem(key, member);
+  }
+
+  async zrangeByScore(
+    key: string,
+    max: number,
+    limit?: number,
+    offset = 0,
+  ): Promise<{ member: string; score: number }[]> {
+    const upper = max === Number.POSITIVE_INFINITY ? '+inf' : max;
+    const flat =
+      limit === undefined
+        ? await this.redis.zrangebyscore(key, '-inf', upper, 'WITHSCORES')
+        : await this.redis.zrangebyscore(key, '-inf', upper, 'WITHSCORES', 'LIMIT', offset, limit);
+    const out: { member: string; score: number }[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2)
+      out.push({ member: flat[i] ?? '', score: Number(flat[i + 1]) });
+    return out;
   }
 
   async keysWithPrefix(prefix: string): Promise<string[]> {

@@ -88,6 +88,7 @@ export interface FeedHarness extends Harness {
     budget?: Pick<BudgetOptions, 'limit' | 'feedSharePercent' | 'maxWaitMs'> & { onTestClock?: boolean };
     intervalMs?: number;
     leaseMs?: number;
+    batch?: number;
   }): FeedReplica;
 }
 
@@ -133,6 +134,7 @@ export async function startFeedHarness(startAt: number): Promise<FeedHarness> {
         clock: harness.clock,
         owner: name,
         ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
+        ...(options.batch !== undefined && { batch: options.batch }),
       });
       return { name, engine, poster, replica, snapshots };
     },

@@ -136,6 +136,40 @@ export function runKeyValueContract(name: string, open: () => Promise<KeyValueUn
       expect(await kv.keysWithPrefix(k('nothing:'))).toEqual([]);
     });
 
+    it('keeps a sorted set: adds, moves (nx / xx), ranges by score in order with a limit, removes', async () => {
+      const z = k('schedule');
+      expect(await kv.zrangeByScore(z, Number.POSITIVE_INFINITY)).toEqual([]);
+      await kv.zadd(z, 'T2', 200);
+      await kv.zadd(z, 'T1', 100);
+      await kv.zadd(z, 'T3', 300);
+      await kv.zadd(z, 'T0', 200);
+      // nx leaves a member that is there; xx does not add one that is not.
+      await kv.zadd(z, 'T1', 999, 'nx');
+      await kv.zadd(z, 'T9', 50, 'xx');
+      await kv.zadd(z, 'T3', 150, 'xx');
+      await kv.zadd(z, 'T4', 400, 'nx');
+      expect(await kv.zrangeByScore(z, 200)).toEqual([
+        { member: 'T1', score: 100 },
+        { member: 'T3', score: 150 },
+        { member: 'T0', score: 200 },
+        { member: 'T2', score: 200 },
+      ]);
+      expect((await kv.zrangeByScore(z, 1_000, 2)).map((e) => e.member)).toEqual(['T1', 'T3']);
+      expect((await kv.zrangeByScore(z, 1_000, 2, 3)).map((e) => e.member)).toEqual(['T2', 'T4']);
+      await kv.zrem(z, 'T1');
+      await kv.zrem(z, 'absent');
+      expect((await kv.zrangeByScore(z, Number.POSITIVE_INFINITY)).map((e) => e.member)).toEqual([
+        'T3',
+        'T0',
+        'T2',
+        'T4',
+      ]);
+      for (const member of ['T3', 'T0', 'T2', 'T4']) await kv.zrem(z, member);
+      expect(await kv.keysWithPrefix(z)).toEqual([]);
+      await kv.set(k('s'), 'v');
+      await expect(kv.zadd(k('s'), 'm', 1)).rejects.toThrow(/WRONGTYPE/);
+    });
+
     it('answers ping', async () => {
       expect(await kv.ping()).toBe(true);
     });

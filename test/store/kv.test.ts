@@ -56,13 +56,14 @@ describe('embedded store persistence', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('keeps strings, hashes and live TTLs across close and reopen; expired keys are gone', async () => {
+  it('keeps strings, hashes, sorted sets and live TTLs across close and reopen; expired keys are gone', async () => {
     let clock = 1_000_000;
     const now = () => clock;
     const first = await open({ now, flushDelayMs: 60_000 });
     await first.set('link:T1', '{"sealed":"v1.abc"}');
     await first.hset('digest:T1:subs', 'C1', '{"time":"08:00"}');
     await first.hincrby('cache-stats:T1', 'hits', 3);
+    await first.zadd('feed:schedule', 'T1', 1_500_000);
     await first.set('cache:T1:a', 'short', { ttlMs: 1_000 });
     await first.set('tokens:x', 'long', { ttlMs: 60_000 });
     await first.set('gone', 'soon');
@@ -75,6 +76,9 @@ describe('embedded store persistence', () => {
     expect(await second.get('link:T1')).toBe('{"sealed":"v1.abc"}');
     expect(await second.hgetall('digest:T1:subs')).toEqual({ C1: '{"time":"08:00"}' });
     expect(await second.hget('cache-stats:T1', 'hits')).toBe('3');
+    expect(await second.zrangeByScore('feed:schedule', Number.POSITIVE_INFINITY)).toEqual([
+      { member: 'T1', score: 1_500_000 },
+    ]);
     expect(await second.get('cache:T1:a')).toBeNull();
     expect(await second.get('gone')).toBeNull();
     expect(await second.get('tokens:x')).toBe('long');

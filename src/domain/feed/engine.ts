@@ -10,12 +10,13 @@ import { FeedRound, RECEIPTS_EVERY_INTERVALS, RoundLeaseLostError, type RoundOut
 import type { FeedPoster } from './types.js';
 
 /**
- * The change feed's scheduler, one per replica. Every tick it lists the workspaces that have listeners and runs
- * the round of each one that is due, under a lease in the store so that one round of a workspace runs at a time
- * across replicas. A workspace is first planned at an offset of the interval derived from its id, and each round
- * plans the next one interval later, so the rounds of many workspaces spread over the interval instead of firing
- * together. A replica that dies mid-round leaves its lease to expire and the round's `nextRoundAt` unchanged: the
- * next tick of any replica runs it, and the snapshot and the outbox make it report everything since.
+ * The change feed's scheduler, one per replica. The workspaces with listeners wait in one sorted set in the store,
+ * scored by when their next round is due (`Keys.feedSchedule`); every tick asks it for the due ones only and runs
+ * the round of each, under a lease in the store so that one round of a workspace runs at a time across replicas.
+ * A workspace is first planned at an offset of the interval derived from its id, and each round plans the next one
+ * interval later, so the rounds of many workspaces spread over the interval instead of firing together. A replica
+ * that dies mid-round leaves its lease to expire and the workspace's score (and `nextRoundAt`) unchanged: the next
+ * tick of any replica runs it, and the snapshot and the outbox make it report everything since.
  *
  * The interval stretches when the feed's share of the budget cannot pay for it: a round that cost C calls, with a
  * share of S calls per window W, may run at most every C × W / S.
@@ -23,6 +24,7 @@ import type { FeedPoster } from './types.js';
 
 export const ROUND_LEASE_MS = 3 * 60_000;
 const DEFAULT_TICK_MS = 5_000;
+const DEFAULT_BATCH = 200;
 
 export type FeedListenerSource = Pick<
   FeedListenerStore,
@@ -44,10 +46,21 @@ export interface FeedEngineOptions {
   owner?: string;
   leaseMs?: number;
   tickMs?: number;
+  /** How many due workspaces one read of the schedule asks for (a tick reads again while a batch comes back full). */
+  batch?: number;
 }
 
 export type RoundReport =
-  | { ran: true; workspaceId: string; round: RoundOutcome; delivery: DeliveryOutcome; intervalMs: number }
+  | {
+      ran: true;
+      workspaceId: string;
+      round: RoundOutcome;
+      delivery: DeliveryOutcome;
+      intervalMs: number;
+      /** When the round was due (its plan) and when it started: how late the scheduler ran it. */
+      plannedAt: number | null;
+      startedAt: number;
+    }
   | {
       ran: false;
       workspaceId: string;
@@ -80,6 +93,9 @@ export class FeedEngine {
   private timer: TimerHandle | null = null;
   private ticking: Promise<void> | null = null;
   private stopped = true;
+  /** When this replica next reconciles the schedule with the listener index (0: on its first tick). */
+  private reconcileAt = 0;
+  private readonly batch: number;
 
   constructor(private readonly options: FeedEngineOptions) {
     this.owner = options.owner ?? `p${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -87,6 +103,7 @@ export class FeedEngine {
     this.tickMs = options.tickMs ?? Math.min(DEFAULT_TICK_MS, Math.max(250, options.intervalMs / 4));
     this.clock = options.clock ?? systemClock;
     this.now = options.domain.now;
+    this.batch = options.batch ?? DEFAULT_BATCH;
   }
 
   /** The shortest interval the share pays for, for a round that cost `calls`. */
@@ -124,41 +141,87 @@ export class FeedEngine {
     }, ms);
   }
 
-  /** One pass: runs the round of every workspace that is due. */
+  /**
+   * One pass: asks the schedule for the workspaces due now (`batch` at a time, most overdue first) and runs the
+   * round of each one no other replica runs. A workspace not due costs this replica nothing. Once an interval, and on the
+   * first tick, it also enters in the schedule the indexed workspaces that are not in it (see `reconcile`).
+   */
   async tick(): Promise<RoundReport[]> {
     if (this.options.share.calls <= 0) return [];
     const reports: RoundReport[] = [];
-    for (const workspaceId of await this.options.listeners.listWorkspaces()) {
-      try {
-        reports.push(await this.runIfDue(workspaceId));
-      } catch (error) {
-        this.options.logger.error({ workspaceId, ...errFields(error) }, 'feed round failed');
+    if (this.now() >= this.reconcileAt) {
+      this.reconcileAt = this.now() + this.options.intervalMs;
+      await this.reconcile();
+    }
+    // Batch after batch until fewer than a batch are due. A round run, planned or dropped leaves the due range; one
+    // another replica holds stays in it, so the next batch skips as many as were left behind.
+    let behind = 0;
+    for (;;) {
+      const due = await this.options.snapshots.due(this.now(), this.batch, behind);
+      for (const workspaceId of due) {
+        try {
+          const report = await this.runLeased(workspaceId);
+          reports.push(report);
+          if (!report.ran && (report.reason === 'leased' || report.reason === 'lease-lost')) behind += 1;
+        } catch (error) {
+          behind += 1;
+          this.options.logger.error({ workspaceId, ...errFields(error) }, 'feed round failed');
+        }
       }
+      if (due.length < this.batch) break;
     }
     return reports;
   }
 
+  /**
+   * Enters in the schedule every workspace with listeners that is not in it, at its stored next round (or now: the
+   * round then plans it on first sight). The schedule is kept by the listener store as listeners come and go; this
+   * covers the state an earlier version left (rounds planned in the round state only) and a listener that arrived
+   * while a round took its workspace out. Returns how many were entered.
+   */
+  async reconcile(): Promise<number> {
+    const { snapshots, listeners } = this.options;
+    const scheduled = await snapshots.scheduled();
+    let entered = 0;
+    for (const workspaceId of await listeners.listWorkspaces()) {
+      if (scheduled.has(workspaceId)) continue;
+      const state = await snapshots.state(workspaceId);
+      await snapshots.enter(workspaceId, state.nextRoundAt ?? this.now());
+      entered += 1;
+    }
+    if (entered > 0) this.options.logger.info({ entered }, 'feed schedule: workspaces entered');
+    return entered;
+  }
+
   /** Runs the workspace's round if it is due and no other process runs it. */
   async runIfDue(workspaceId: string): Promise<RoundReport> {
-    const { snapshots, logger } = this.options;
     if (this.options.share.calls <= 0) return { ran: false, workspaceId, reason: 'feed-off' };
-    const planned = await snapshots.state(workspaceId);
-    const now = this.now();
-    if (planned.nextRoundAt === null) {
-      // First sight of the workspace: its place in the interval comes from its id.
-      await snapshots.updateState(workspaceId, {
-        nextRoundAt: now + spreadOffset(workspaceId, this.options.intervalMs),
-      });
-      return { ran: false, workspaceId, reason: 'planned' };
-    }
-    if (planned.nextRoundAt > now) return { ran: false, workspaceId, reason: 'not-due' };
+    const planned = await this.options.snapshots.state(workspaceId);
+    if (planned.nextRoundAt !== null && planned.nextRoundAt > this.now())
+      return { ran: false, workspaceId, reason: 'not-due' };
+    return this.runLeased(workspaceId);
+  }
+
+  /** Takes the round's lease, then plans (first sight) or runs the round if it is (still) due. */
+  private async runLeased(workspaceId: string): Promise<RoundReport> {
+    const { snapshots, logger } = this.options;
     if (!(await snapshots.takeRound(workspaceId, this.owner, this.leaseMs)))
       return { ran: false, workspaceId, reason: 'leased' };
     try {
-      // Another replica may have finished the round between the look and the lease.
       const state = await snapshots.state(workspaceId);
-      if (state.nextRoundAt !== null && state.nextRoundAt > this.now())
+      if (state.nextRoundAt === null) {
+        // First sight of the workspace: its place in the interval comes from its id.
+        await snapshots.updateState(workspaceId, {
+          nextRoundAt: this.now() + spreadOffset(workspaceId, this.options.intervalMs),
+        });
+        return { ran: false, workspaceId, reason: 'planned' };
+      }
+      if (state.nextRoundAt > this.now()) {
+        // Another replica finished the round between the look and the lease (the schedule has moved already), or
+        // the schedule was behind the round state (a listener came back within an interval): put it in step.
+        await snapshots.updateState(workspaceId, { nextRoundAt: state.nextRoundAt });
         return { ran: false, workspaceId, reason: 'not-due' };
+      }
       return await this.runRound(workspaceId, state);
     } catch (error) {
       // Another process holds the round now and will plan the next one.
@@ -184,6 +247,11 @@ export class FeedEngine {
       return { ran: false, workspaceId, reason: 'paused' };
     }
     if (!hasListeners(listeners)) {
+      // Out of the schedule; a second look puts it back if a listener arrived meanwhile (the listener store
+      // enters it only when it is not there, which it was until now).
+      await snapshots.leave(workspaceId);
+      const again = await this.options.listeners.listWorkspace(workspaceId);
+      if (again.paused !== null || hasListeners(again)) await snapshots.enter(workspaceId, startedAt);
       await later(this.options.intervalMs);
       return { ran: false, workspaceId, reason: 'no-listeners' };
     }
@@ -234,7 +302,15 @@ export class FeedEngine {
       { workspaceId, ...round, ...delivery, intervalMs: nextInterval, correlationId: ws.call.correlationId },
       'feed round',
     );
-    return { ran: true, workspaceId, round, delivery, intervalMs: nextInterval };
+    return {
+      ran: true,
+      workspaceId,
+      round,
+      delivery,
+      intervalMs: nextInterval,
+      plannedAt: state.nextRoundAt,
+      startedAt,
+    };
   }
 
   async status(workspaceId: string): Promise<FeedStatus> {
