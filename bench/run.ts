@@ -91,6 +91,7 @@ function options() {
       tsx: { type: 'boolean', default: false },
       'with-prefetch': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
+      rates: { type: 'string' },
     },
   });
   const limit = parseRateLimit(values.limit ?? '25/30s');
@@ -104,9 +105,13 @@ function options() {
   const all = [...CONFIGS, PREFETCH_CONFIG];
   const unknown = only?.filter((name) => !all.some((c) => c.name === name)) ?? [];
   if (unknown.length > 0) throw new Error(`--only: unknown configuration ${unknown.join(', ')}`);
+  const multiples = values.rates ? values.rates.split(',').map((r) => Number(r.trim())) : MULTIPLES;
+  if (multiples.some((m) => !(m > 0)))
+    throw new Error(`--rates: not a list of positive multiples: ${values.rates}`);
   return {
     limit,
     quick,
+    multiples,
     configs: only
       ? all.filter((c) => only.includes(c.name))
       : [...CONFIGS, ...(values['with-prefetch'] ? [PREFETCH_CONFIG] : [])],
@@ -123,7 +128,12 @@ function options() {
   };
 }
 
-function plans(limit: RateLimit, warmupMs: number, measureMs: number): StepPlan[] {
+function plans(
+  limit: RateLimit,
+  multiples: readonly number[],
+  warmupMs: number,
+  measureMs: number,
+): StepPlan[] {
   const perSecondAtBudget = limit.count / (limit.windowMs / 1_000);
   return [
     // Warms every process's JIT on the request path (about 100 requests per process even with 3 replicas)
@@ -132,12 +142,13 @@ function plans(limit: RateLimit, warmupMs: number, measureMs: number): StepPlan[
     { name: 'jit', perSecond: 30, warmupMs: 10_000, measureMs: 0, seed: 2, mix: 'help' as const },
     // Wakes the data path up (first connections, the first token); never measured.
     { name: 'prime', perSecond: 1, warmupMs: 5_000, measureMs: 0, seed: 1 },
-    ...MULTIPLES.map((multiple, i) => ({
+    ...multiples.map((multiple) => ({
       name: `${multiple}x`,
       perSecond: multiple * perSecondAtBudget,
       warmupMs,
       measureMs,
-      seed: 100 + i,
+      // The seed follows the multiple, not its place, so `--rates=8` sends what the full run sends at 8×.
+      seed: 100 + MULTIPLES.indexOf(multiple),
     })),
   ];
 }
@@ -267,7 +278,7 @@ async function main(): Promise<void> {
     mode: o.mode,
     limit: o.limit,
     users: USERS,
-    multiples: MULTIPLES,
+    multiples: o.multiples,
     warmupMs: o.warmupMs,
     measureMs: o.measureMs,
     hotShare: HOT_SHARE,
@@ -275,7 +286,7 @@ async function main(): Promise<void> {
   const say = (text: string) =>
     process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${text}\n`);
   say(
-    `budget ${formatRateLimit(o.limit)}; rates ${MULTIPLES.join('×, ')}× the budget; ${o.warmupMs / 1000} s warm-up + ${o.measureMs / 1000} s per rate; logs in ${logDir}`,
+    `budget ${formatRateLimit(o.limit)}; rates ${o.multiples.join('×, ')}× the budget; ${o.warmupMs / 1000} s warm-up + ${o.measureMs / 1000} s per rate; logs in ${logDir}`,
   );
   if (o.mode === 'compiled') {
     say('building src/ and bench/ with tsc (bench/tsconfig.build.json)…');
@@ -287,7 +298,7 @@ async function main(): Promise<void> {
     const result = await runConfig(spec, {
       limit: o.limit,
       users: USERS,
-      plans: plans(o.limit, o.warmupMs, o.measureMs),
+      plans: plans(o.limit, o.multiples, o.warmupMs, o.measureMs),
       logDir,
       drainMs: 20_000,
       mode: o.mode,

@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEMO_FACTS } from '../src/sandbox/facts.js';
 import { type RunTotals, runTotals, type StepFigures, stepFigures } from './figures.js';
@@ -97,6 +98,15 @@ export async function runConfig(spec: ConfigSpec, options: ScenarioOptions): Pro
     const login = DEMO_FACTS.company1.login;
     const calls = stage.sandbox.calls;
     const inBot = stopped.flatMap((s) => s?.timings?.acks ?? []);
+    // The upstream calls as the sandbox saw them, one JSON line each, with the measured steps' windows: where the
+    // budget went (which endpoints, which pages) is read from here.
+    await writeFile(
+      join(options.logDir, `${spec.name}-upstream.jsonl`),
+      [
+        ...windows.map((w) => JSON.stringify({ step: w.name, from: w.from, to: w.to })),
+        ...calls.map((c) => JSON.stringify(c)),
+      ].join('\n'),
+    );
     return {
       name: spec.name,
       label: spec.label,
