@@ -100,6 +100,22 @@ export async function runConfig(spec: ConfigSpec, options: ScenarioOptions): Pro
     const inBot = stopped.flatMap((s) => s?.timings?.acks ?? []);
     // The upstream calls as the sandbox saw them, one JSON line each, with the measured steps' windows: where the
     // budget went (which endpoints, which pages) is read from here.
+    // And what each measured command got (which answers the budget went to, which went without).
+    await writeFile(
+      join(options.logDir, `${spec.name}-answers.jsonl`),
+      driver.records
+        .filter((r) => r.measured)
+        .map((r) =>
+          JSON.stringify({
+            step: r.step,
+            label: r.item.label,
+            hot: r.item.hot,
+            kind: r.kind,
+            ageMs: r.ageMs,
+          }),
+        )
+        .join('\n'),
+    );
     await writeFile(
       join(options.logDir, `${spec.name}-upstream.jsonl`),
       [
