@@ -147,7 +147,9 @@ export class CachedReader implements AnswerReader {
     fetch: Fetch<T>,
     options: ReadOptions = {},
   ): Promise<Answer<T>> {
-    const ask = () => this.workspaces.run(ws, fetch);
+    // Told how many readers of this process wait on the refresh, so the budget can serve the most waited-on first.
+    const ask = (demand?: () => number) =>
+      this.workspaces.run(demand ? { ...ws, call: { ...ws.call, demand } } : ws, fetch);
     const savedOnly = options.savedOnly === true || ws.savedOnly === true;
     if (!this.enabled) {
       if (savedOnly) throw new NoSavedDataError(endpoint);
@@ -214,10 +216,12 @@ export class CachedReader implements AnswerReader {
     entry: EntryRef,
     priority: Priority,
     stale: CacheEntry<unknown> | null,
-    fetch: () => Promise<unknown>,
+    fetch: (demand?: () => number) => Promise<unknown>,
   ): Promise<CacheEntry<unknown>> {
     const id = `${entry.workspaceId}\u0000${entry.endpoint}\u0000${entry.paramsKey}`;
-    return this.fills.run(id, priority, () => this.refreshOnce(entry, priority, stale, fetch)).job;
+    return this.fills.run(id, priority, (readers) =>
+      this.refreshOnce(entry, priority, stale, () => fetch(readers)),
+    ).job;
   }
 
   /**

@@ -7,15 +7,28 @@ import { mayShare } from './budget-policy.js';
  * own, which later callers of the key share instead.
  */
 export class InFlight<T> {
-  private readonly running = new Map<string, { priority: Priority; job: Promise<T> }>();
+  private readonly running = new Map<string, { priority: Priority; job: Promise<T>; callers: number }>();
 
-  run(key: string, priority: Priority, start: () => Promise<T>): { job: Promise<T>; shared: boolean } {
+  /**
+   * `start` is handed how many callers share the job it starts, read when asked (it grows as callers join):
+   * the budget gives a slot first to the call the most answers wait on.
+   */
+  run(
+    key: string,
+    priority: Priority,
+    start: (callers: () => number) => Promise<T>,
+  ): { job: Promise<T>; shared: boolean } {
     const running = this.running.get(key);
-    if (running && mayShare(running.priority, priority)) return { job: running.job, shared: true };
-    const job = start().finally(() => {
+    if (running && mayShare(running.priority, priority)) {
+      running.callers += 1;
+      return { job: running.job, shared: true };
+    }
+    const entry = { priority, job: undefined as unknown as Promise<T>, callers: 1 };
+    const job = start(() => entry.callers).finally(() => {
       if (this.running.get(key)?.job === job) this.running.delete(key);
     });
-    this.running.set(key, { priority, job });
+    entry.job = job;
+    this.running.set(key, entry);
     return { job, shared: false };
   }
 }
