@@ -101,6 +101,7 @@ function options() {
       tsx: { type: 'boolean', default: false },
       'with-prefetch': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
+      rates: { type: 'string' },
     },
   });
   const limit = parseRateLimit(values.limit ?? '25/30s');
@@ -114,9 +115,13 @@ function options() {
   const all = [...CONFIGS, PREFETCH_CONFIG];
   const unknown = only?.filter((name) => !all.some((c) => c.name === name)) ?? [];
   if (unknown.length > 0) throw new Error(`--only: unknown configuration ${unknown.join(', ')}`);
+  const multiples = values.rates ? values.rates.split(',').map((r) => Number(r.trim())) : MULTIPLES;
+  if (multiples.some((m) => !(m > 0)))
+    throw new Error(`--rates: not a list of positive multiples: ${values.rates}`);
   return {
     limit,
     quick,
+    multiples,
     configs: only
       ? all.filter((c) => only.includes(c.name))
       : [...CONFIGS, ...(values['with-prefetch'] ? [PREFETCH_CONFIG] : [])],
@@ -137,9 +142,9 @@ function options() {
 
 function plans(
   limit: RateLimit,
+  multiples: readonly number[],
   warmupMs: number,
   measureMs: number,
-  multiples: readonly number[] = MULTIPLES,
 ): StepPlan[] {
   const perSecondAtBudget = limit.count / (limit.windowMs / 1_000);
   return [
@@ -149,12 +154,14 @@ function plans(
     { name: 'jit', perSecond: 30, warmupMs: 10_000, measureMs: 0, seed: 2, mix: 'help' as const },
     // Wakes the data path up (first connections, the first token); never measured.
     { name: 'prime', perSecond: 1, warmupMs: 5_000, measureMs: 0, seed: 1 },
-    ...multiples.map((multiple, i) => ({
+    ...multiples.map((multiple) => ({
       name: `${multiple}x`,
       perSecond: multiple * perSecondAtBudget,
       warmupMs,
       measureMs,
-      seed: 100 + i,
+      // The seed follows the multiple, not its place, so `--rates=8` sends what the full run sends at 8×; a
+      // multiple outside the main list (the feed beside the load's 4×) gets its own.
+      seed: MULTIPLES.includes(multiple) ? 100 + MULTIPLES.indexOf(multiple) : 200 + multiple,
     })),
   ];
 }
@@ -343,7 +350,7 @@ async function main(): Promise<void> {
     mode: o.mode,
     limit: o.limit,
     users: USERS,
-    multiples: MULTIPLES,
+    multiples: o.multiples,
     warmupMs: o.warmupMs,
     measureMs: o.measureMs,
     hotShare: HOT_SHARE,
@@ -351,7 +358,7 @@ async function main(): Promise<void> {
   const say = (text: string) =>
     process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${text}\n`);
   say(
-    `budget ${formatRateLimit(o.limit)}; rates ${MULTIPLES.join('×, ')}× the budget; ${o.warmupMs / 1000} s warm-up + ${o.measureMs / 1000} s per rate; logs in ${logDir}`,
+    `budget ${formatRateLimit(o.limit)}; rates ${o.multiples.join('×, ')}× the budget; ${o.warmupMs / 1000} s warm-up + ${o.measureMs / 1000} s per rate; logs in ${logDir}`,
   );
   if (o.mode === 'compiled') {
     say('building src/ and bench/ with tsc (bench/tsconfig.build.json)…');
@@ -363,7 +370,7 @@ async function main(): Promise<void> {
     const result = await runConfig(spec, {
       limit: o.limit,
       users: USERS,
-      plans: plans(o.limit, o.warmupMs, o.measureMs),
+      plans: plans(o.limit, o.multiples, o.warmupMs, o.measureMs),
       logDir,
       drainMs: 20_000,
       mode: o.mode,
@@ -444,7 +451,7 @@ async function main(): Promise<void> {
     feedLoad = await runFeedLoad({
       limit: o.limit,
       users: USERS,
-      plans: plans(o.limit, o.warmupMs, o.measureMs, FEED_LOAD_MULTIPLES),
+      plans: plans(o.limit, FEED_LOAD_MULTIPLES, o.warmupMs, o.measureMs),
       workspaces: o.quick ? 4 : 10,
       intervalMs: feedIntervalOf(o.limit),
       // The bot's 3-minute lease compressed like the window is under a second: 5 s, as bench/feed.ts uses.

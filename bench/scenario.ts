@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEMO_FACTS } from '../src/sandbox/facts.js';
 import { type RunTotals, runTotals, type StepFigures, stepFigures } from './figures.js';
@@ -123,6 +124,31 @@ export async function runConfig(spec: ConfigSpec, options: ScenarioOptions): Pro
     const login = DEMO_FACTS.company1.login;
     const calls = stage.sandbox.calls;
     const inBot = stopped.flatMap((s) => s?.timings?.acks ?? []);
+    // The upstream calls as the sandbox saw them, one JSON line each, with the measured steps' windows: where the
+    // budget went (which endpoints, which pages) is read from here.
+    // And what each measured command got (which answers the budget went to, which went without).
+    await writeFile(
+      join(options.logDir, `${spec.name}-answers.jsonl`),
+      driver.records
+        .filter((r) => r.measured)
+        .map((r) =>
+          JSON.stringify({
+            step: r.step,
+            label: r.item.label,
+            hot: r.item.hot,
+            kind: r.kind,
+            ageMs: r.ageMs,
+          }),
+        )
+        .join('\n'),
+    );
+    await writeFile(
+      join(options.logDir, `${spec.name}-upstream.jsonl`),
+      [
+        ...windows.map((w) => JSON.stringify({ step: w.name, from: w.from, to: w.to })),
+        ...calls.map((c) => JSON.stringify(c)),
+      ].join('\n'),
+    );
     return {
       name: spec.name,
       label: spec.label,

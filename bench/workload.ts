@@ -1,4 +1,10 @@
 import { CACHE_TTL_MS } from '../src/domain/cached-reader.js';
+import { blockOf } from '../src/domain/page-blocks.js';
+import {
+  HISTORY_BLOCK_SIZE,
+  LIST_BLOCK_SIZE,
+  LIST_PAGE_SIZE,
+} from '../src/domain/requests/request-service.js';
 import type { Route } from '../src/domain/routes.js';
 import { DEMO_FACTS } from '../src/sandbox/facts.js';
 
@@ -28,13 +34,21 @@ const C1 = DEMO_FACTS.company1;
 const REQUESTS = '/v1/solicitacoes-materiais';
 
 const itemsOf = (id: number) => (path: string) => path === `${REQUESTS}/${id}/itens`;
-const historyOf = (id: number, page: number) => (path: string, q: URLSearchParams) =>
-  path === `${REQUESTS}/${id}/historico` && q.get('page') === String(page);
+/** The read whose rows a page of 10 shows: the block of HISTORY_BLOCK_SIZE / LIST_BLOCK_SIZE rows that holds it. */
+const historyOf = (id: number, page: number) => (path: string, q: URLSearchParams) => {
+  const block = blockOf(page, LIST_PAGE_SIZE, HISTORY_BLOCK_SIZE);
+  return (
+    path === `${REQUESTS}/${id}/historico` &&
+    q.get('page') === String(block.page) &&
+    q.get('pageSize') === String(block.pageSize)
+  );
+};
 const requestList =
   (page: number, stockroomId: number | null) =>
   (path: string, q: URLSearchParams): boolean =>
     path === REQUESTS &&
-    q.get('Page') === String(page) &&
+    q.get('Page') === String(blockOf(page, LIST_PAGE_SIZE, LIST_BLOCK_SIZE).page) &&
+    q.get('PageSize') === String(LIST_BLOCK_SIZE) &&
     q.get('AlmoxarifadoId') === (stockroomId === null ? null : String(stockroomId)) &&
     !q.has('Status') &&
     !q.has('Search');

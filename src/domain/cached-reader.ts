@@ -150,9 +150,10 @@ export class CachedReader implements AnswerReader {
     options: ReadOptions = {},
   ): Promise<Answer<T>> {
     const ask = () => this.workspaces.run(ws, fetch);
-    // The refresh's calls tell every reader that shares it where they stand (its place in the budget queue).
-    const askObserved = (observer: CallObserver) =>
-      this.workspaces.run({ ...ws, call: { ...ws.call, observer } }, fetch);
+    // The refresh's calls tell every reader that shares it where they stand (its place in the budget queue), and
+    // the budget how many readers of this process wait on it, so that it serves the most waited-on first.
+    const askShared = (observer: CallObserver, demand: () => number) =>
+      this.workspaces.run({ ...ws, call: { ...ws.call, observer, demand } }, fetch);
     const savedOnly = options.savedOnly === true || ws.savedOnly === true;
     if (!this.enabled) {
       if (savedOnly) throw new NoSavedDataError(endpoint);
@@ -187,7 +188,7 @@ export class CachedReader implements AnswerReader {
         { workspaceId, endpoint, paramsKey },
         ws.call,
         entry,
-        askObserved,
+        askShared,
       )) as CacheEntry<T>;
       return {
         data: fetched.value,
@@ -220,13 +221,13 @@ export class CachedReader implements AnswerReader {
     entry: EntryRef,
     { priority, observer }: Pick<CallContext, 'priority' | 'observer'>,
     stale: CacheEntry<unknown> | null,
-    fetch: (observer: CallObserver) => Promise<unknown>,
+    fetch: (observer: CallObserver, demand: () => number) => Promise<unknown>,
   ): Promise<CacheEntry<unknown>> {
     const id = `${entry.workspaceId}\u0000${entry.endpoint}\u0000${entry.paramsKey}`;
     return this.fills.run(
       id,
       priority,
-      (shared) => this.refreshOnce(entry, priority, stale, () => fetch(shared)),
+      (shared, readers) => this.refreshOnce(entry, priority, stale, () => fetch(shared, readers)),
       observer,
     ).job;
   }

@@ -39,6 +39,7 @@ interface Job {
   timer: TimerHandle | null;
   detach: (() => void) | null;
   onQueued: ((position: number) => void) | null;
+  demand: (() => number) | null;
 }
 
 interface Lane {
@@ -149,6 +150,7 @@ export class BudgetQueue {
         timer: null,
         detach: null,
         onQueued: options.onQueued ?? null,
+        demand: options.demand ?? null,
       };
       // Jobs are waiting and the last refusal already says this one cannot make it.
       const knownFreeAt = lane.freeAt?.[priority];
@@ -227,7 +229,7 @@ export class BudgetQueue {
         if (answer.granted) {
           // The slot was taken at `head`'s capacity: it may go to `head` or to a job at least as urgent that
           // arrived meanwhile. If `head` left (abort, deadline) and nothing as urgent is queued, it stays spent.
-          const next = lane.jobs[0];
+          const next = mostWaitedOn(lane.jobs);
           if (next !== undefined && next.rank <= head.rank) this.start(lane, next);
           continue;
         }
@@ -306,5 +308,35 @@ export class BudgetQueue {
   private start(lane: Lane, job: Job): void {
     this.remove(lane, job);
     new Promise<unknown>((resolve) => resolve(job.fn())).then(job.resolve, job.reject);
+  }
+}
+
+/**
+ * Of the waiting jobs of the most urgent priority (the queue's first ones), the one the most answers wait on; the
+ * earliest among equals. A listener that throws counts as one answer.
+ */
+function mostWaitedOn(jobs: readonly Job[]): Job | undefined {
+  const first = jobs[0];
+  if (first === undefined) return undefined;
+  let best = first;
+  let bestDemand = demandOf(first);
+  for (const job of jobs) {
+    if (job.rank !== first.rank) break;
+    const demand = demandOf(job);
+    if (demand > bestDemand) {
+      best = job;
+      bestDemand = demand;
+    }
+  }
+  return best;
+}
+
+function demandOf(job: Job): number {
+  if (job.demand === null) return 1;
+  try {
+    const value = job.demand();
+    return Number.isFinite(value) ? value : 1;
+  } catch {
+    return 1;
   }
 }

@@ -32,6 +32,12 @@ export interface ScheduleOptions {
    * process (1 = next), and again whenever a refusal finds it still waiting.
    */
   onQueued?: (position: number) => void;
+  /**
+   * How many answers wait on this call now (the readers joined to it). When a slot frees, it goes to the waiting
+   * call of the highest priority that the most answers wait on, the earliest first among equals: one call then
+   * answers as many commands as it can. Read at each grant; 1 when not given.
+   */
+  demand?: () => number;
 }
 
 export interface Budget {

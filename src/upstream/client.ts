@@ -68,6 +68,8 @@ export interface CallContext {
   deadline?: number;
   /** Told where the call stands: waiting for a budget slot (and its place), then gone out. */
   observer?: CallObserver;
+  /** How many answers wait on this call (ScheduleOptions.demand): the cache's readers joined to its refresh. */
+  demand?: () => number;
 }
 
 export type { CallObserver } from './call-observer.js';
@@ -380,6 +382,7 @@ export class UpstreamClient {
         maxWaitMs: Math.min(DEFAULT_MAX_WAIT_MS[ctx.priority], remaining),
       }),
       ...(ctx.observer?.queued && { onQueued: (position: number) => ctx.observer?.queued?.(position) }),
+      ...(ctx.demand && { demand: ctx.demand }),
     };
     const result = await this.options.budget.schedule(
       ctx.credential.id,

@@ -11,26 +11,34 @@ import { type CallObserver, SharedCallObserver } from './call-observer.js';
 export class InFlight<T> {
   private readonly running = new Map<
     string,
-    { priority: Priority; job: Promise<T>; observers: SharedCallObserver }
+    { priority: Priority; job: Promise<T>; observers: SharedCallObserver; callers: number }
   >();
 
+  /**
+   * `start` is handed the observer that tells every caller sharing the job where it stands, and how many callers
+   * share it, read when asked (it grows as callers join): the budget gives a slot first to the call the most
+   * answers wait on.
+   */
   run(
     key: string,
     priority: Priority,
-    start: (observer: SharedCallObserver) => Promise<T>,
+    start: (observer: SharedCallObserver, callers: () => number) => Promise<T>,
     observer?: CallObserver,
   ): { job: Promise<T>; shared: boolean } {
     const running = this.running.get(key);
     if (running && mayShare(running.priority, priority)) {
       running.observers.add(observer);
+      running.callers += 1;
       return { job: running.job, shared: true };
     }
     const observers = new SharedCallObserver();
     observers.add(observer);
-    const job = start(observers).finally(() => {
+    const entry = { priority, job: undefined as unknown as Promise<T>, observers, callers: 1 };
+    const job = start(observers, () => entry.callers).finally(() => {
       if (this.running.get(key)?.job === job) this.running.delete(key);
     });
-    this.running.set(key, { priority, job, observers });
+    entry.job = job;
+    this.running.set(key, entry);
     return { job, shared: false };
   }
 }

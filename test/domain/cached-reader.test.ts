@@ -262,11 +262,12 @@ describe('CachedReader calls', () => {
     };
     await reader.read(ws('T1', 'digest'), 'requestItems', { id: 1 }, fetch);
     await reader.read(ws('T1', 'background'), 'requestItems', { id: 1 }, fetch, { bypassCache: true });
-    // Its own context, with the observer that tells every reader sharing this refresh where its calls stand.
+    // Its own context, with the observer that tells every reader sharing this refresh where its calls stand, and
+    // how many readers wait on the call (see the test of that below).
     const observer = expect.any(SharedCallObserver);
     expect(seen).toEqual([
-      { ...ws('T1', 'digest').call, observer },
-      { ...ws('T1', 'background').call, observer },
+      { ...ws('T1', 'digest').call, observer, demand: expect.any(Function) },
+      { ...ws('T1', 'background').call, observer, demand: expect.any(Function) },
     ]);
   });
 
@@ -298,5 +299,40 @@ describe('CachedReader calls', () => {
     expect(first).toMatchObject({ workspaceId: 'T1', linkedBy: context.link.linkedBy, firstNotice: true });
     expect(second).toMatchObject({ firstNotice: false });
     expect((await links.get('T1'))?.brokenAt).toBe(clock);
+  });
+});
+
+describe('CachedReader: how many answers wait on a refresh', () => {
+  let store: TestRedis;
+  beforeEach(async () => {
+    store = await makeTestRedis();
+  });
+  afterEach(async () => {
+    await store.cleanup();
+  });
+
+  it("tells the refresh's call how many readers of this process joined it, counting those that join while it waits", async () => {
+    const r = readerOn(store, Date.now);
+    const demands: (() => number)[] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const fetch = async (call: { demand?: () => number }) => {
+      if (call.demand) demands.push(call.demand);
+      await gate;
+      return { rows: 1 };
+    };
+    const first = r.read(ws('T1'), 'requestItems', { id: 7 }, fetch);
+    await expect.poll(() => demands.length).toBe(1);
+    expect(demands[0]?.()).toBe(1);
+    const others = [1, 2, 3].map(() => r.read(ws('T1'), 'requestItems', { id: 7 }, fetch));
+    // Another entry is another call, with its own count.
+    const other = r.read(ws('T1'), 'requestItems', { id: 8 }, fetch);
+    await expect.poll(() => demands.length).toBe(2);
+    expect(demands[0]?.()).toBe(4);
+    expect(demands[1]?.()).toBe(1);
+    release();
+    await Promise.all([first, ...others, other]);
   });
 });

@@ -180,3 +180,45 @@ describe('budget queue: where a waiting call stands', () => {
     await queue.close();
   });
 });
+
+describe('budget queue: the call the most answers wait on goes first', () => {
+  it('gives a freed slot to the most waited-on call of the most urgent priority, the earliest among equals', async () => {
+    const { acquire, asked } = scriptedStore([refused(1_000)]);
+    const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
+    const ran: string[] = [];
+    const job = (name: string) => async () => {
+      ran.push(name);
+      return name;
+    };
+    let hotReaders = 1;
+    const cold = queue.schedule('c', 'interactive', job('cold'));
+    await vi.waitFor(() => expect(asked).toHaveLength(1));
+    const hot = queue.schedule('c', 'interactive', job('hot'), { demand: () => hotReaders });
+    const warm = queue.schedule('c', 'interactive', job('warm'), { demand: () => 3 });
+    const digest = queue.schedule('c', 'digest', job('digest'), { demand: () => 50 });
+    // Readers join the hot call while it waits: read when the slot frees, not when it was queued.
+    hotReaders = 5;
+
+    await settle(Promise.all([cold, hot, warm, digest]));
+    expect(ran).toEqual(['hot', 'warm', 'cold', 'digest']);
+    await queue.close();
+  });
+
+  it('keeps arrival order when no call says how many wait on it', async () => {
+    const { acquire, asked } = scriptedStore([refused(1_000)]);
+    const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
+    const ran: string[] = [];
+    const job = (name: string) => async () => {
+      ran.push(name);
+      return name;
+    };
+    const first = queue.schedule('c', 'interactive', job('first'));
+    await vi.waitFor(() => expect(asked).toHaveLength(1));
+    const second = queue.schedule('c', 'interactive', job('second'), { demand: () => 1 });
+    const third = queue.schedule('c', 'interactive', job('third'));
+
+    await settle(Promise.all([first, second, third]));
+    expect(ran).toEqual(['first', 'second', 'third']);
+    await queue.close();
+  });
+});

@@ -9,6 +9,7 @@ import type { ReadOptions } from '../cached-reader.js';
 import { endOfLocalDay, localDateDaysAgo, startOfLocalDay } from '../dates.js';
 import type { DomainDeps } from '../deps.js';
 import { NotFoundError, UserNotMatchedError } from '../errors.js';
+import { blockOf, pageFromBlock } from '../page-blocks.js';
 import type {
   Answer,
   RequestDetailView,
@@ -27,11 +28,20 @@ export interface SlackUserRef {
 
 /** Rows per list page: one Slack message shows one upstream page. */
 export const LIST_PAGE_SIZE = 10;
-/** History rows read to build a request's header (its first and last entries). */
-const HEADER_HISTORY_PAGE_SIZE = 50;
+/**
+ * History rows read per call: the header's first and last entries, and `Histórico`'s pages of 10 cut out of the
+ * same read (page-blocks.ts), so a request's detail and its history share one upstream call.
+ */
+export const HISTORY_BLOCK_SIZE = 50;
+/**
+ * Rows read per call of the request list: a list's pages of 10 are cut out of one page of 100, the size the digest
+ * and the change feed read the 30-day list in (`recentPage`), so one read answers ten `Próxima` pages and, with the
+ * default filters, is the very cache entry those read.
+ */
+export const LIST_BLOCK_SIZE = 100;
 const DEFAULT_PERIOD_DAYS = 30;
 /** Rows per page when a service reads the whole 30-day list (the digest's counts, the change feed's rounds). */
-export const RECENT_PAGE_SIZE = 100;
+export const RECENT_PAGE_SIZE = LIST_BLOCK_SIZE;
 const USER_MATCH_TTL_MS = 24 * 3_600_000;
 const USER_NO_MATCH_TTL_MS = 3_600_000;
 
@@ -46,20 +56,18 @@ export class RequestService {
     options?: ReadOptions,
   ): Promise<Answer<RequestDetailView>> {
     const items = await this.items(ws, id, options);
-    const history = await this.historyPage(ws, id, 1, HEADER_HISTORY_PAGE_SIZE, options).catch(
-      (error: unknown) => {
-        // The header is a nicety; items already answered.
-        this.deps.logger.warn({ requestId: id, ...errFields(error) }, 'request history unavailable');
-        return null;
-      },
-    );
+    const history = await this.historyPage(ws, id, 1, HISTORY_BLOCK_SIZE, options).catch((error: unknown) => {
+      // The header is a nicety; items already answered.
+      this.deps.logger.warn({ requestId: id, ...errFields(error) }, 'request history unavailable');
+      return null;
+    });
     let last: HistoryEntry | undefined = history?.data.rows.at(-1);
     if (history && history.data.totalPages > 1) {
       const lastPage = await this.historyPage(
         ws,
         id,
         history.data.totalPages,
-        HEADER_HISTORY_PAGE_SIZE,
+        HISTORY_BLOCK_SIZE,
         options,
       ).catch(() => null);
       last = lastPage?.data.rows.at(-1) ?? last;
@@ -77,8 +85,12 @@ export class RequestService {
     page: number,
     options?: ReadOptions,
   ): Promise<Answer<RequestHistoryView>> {
-    const history = await this.historyPage(ws, id, page, LIST_PAGE_SIZE, options);
-    return { data: { id, history: history.data }, freshness: history.freshness };
+    const block = blockOf(page, LIST_PAGE_SIZE, HISTORY_BLOCK_SIZE);
+    const history = await this.historyPage(ws, id, block.page, block.pageSize, options);
+    return {
+      data: { id, history: pageFromBlock(history.data, block, page, LIST_PAGE_SIZE) },
+      freshness: history.freshness,
+    };
   }
 
   async list(
@@ -94,6 +106,8 @@ export class RequestService {
       (defaultPeriod
         ? localDateDaysAgo(this.deps.now(), this.deps.timeZone, DEFAULT_PERIOD_DAYS)
         : undefined);
+    const block = blockOf(page, LIST_PAGE_SIZE, LIST_BLOCK_SIZE);
+    // Same keys in the same order as `recentPage`: with the default filters both read one cache entry.
     const query = {
       almoxarifadoId: filters.stockroomId,
       status: filters.status,
@@ -102,8 +116,8 @@ export class RequestService {
       dataFinal: filters.to && endOfLocalDay(filters.to),
       search: filters.text,
       solicitanteId,
-      page,
-      pageSize: LIST_PAGE_SIZE,
+      page: block.page,
+      pageSize: block.pageSize,
     };
     const list = await this.deps.reader.read(
       ws,
@@ -112,7 +126,15 @@ export class RequestService {
       (call) => this.deps.client.listRequests(call, definedOnly(query)),
       options,
     );
-    return { data: { filters, mine: null, defaultPeriod, list: list.data }, freshness: list.freshness };
+    return {
+      data: {
+        filters,
+        mine: null,
+        defaultPeriod,
+        list: pageFromBlock(list.data, block, page, LIST_PAGE_SIZE),
+      },
+      freshness: list.freshness,
+    };
   }
 
   /**

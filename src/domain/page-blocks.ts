@@ -1,0 +1,39 @@
+import { type Page, toPage } from '../upstream/client.js';
+
+/**
+ * Small pages shown from large pages read. A Slack message shows 10 rows, but one upstream call costs the same
+ * budget whatever its page size, so the services read a block of `blockSize` rows (one cache entry) and cut the
+ * page asked for out of it: the next `Próxima` pages, and every other reader of the same block, cost nothing
+ * while the block is fresh. The rows shown are exactly those the block's read brought, with its fetch time.
+ *
+ * `blockSize` must be a multiple of `pageSize`, so a page never straddles two blocks.
+ */
+export interface BlockRef {
+  /** The upstream page (of `blockSize` rows) that holds the page asked for. */
+  page: number;
+  pageSize: number;
+  /** Rows of that block before the page asked for. */
+  offset: number;
+}
+
+export function blockOf(page: number, pageSize: number, blockSize: number): BlockRef {
+  if (!(Number.isInteger(page) && page >= 1)) throw new RangeError(`page must be >= 1, got ${page}`);
+  if (!(pageSize >= 1 && blockSize >= pageSize && blockSize % pageSize === 0)) {
+    throw new RangeError(`blockSize ${blockSize} must be a multiple of pageSize ${pageSize}`);
+  }
+  const first = (page - 1) * pageSize;
+  return { page: Math.floor(first / blockSize) + 1, pageSize: blockSize, offset: first % blockSize };
+}
+
+/**
+ * The page of `pageSize` rows cut out of its block, as upstream would have answered it: the same rows, and the
+ * total of rows carried by them (none when the page is past the end, as an empty upstream page says).
+ */
+export function pageFromBlock<T extends { totalRows?: number | null }>(
+  block: Page<T>,
+  ref: BlockRef,
+  page: number,
+  pageSize: number,
+): Page<T> {
+  return toPage(block.rows.slice(ref.offset, ref.offset + pageSize), page, pageSize);
+}

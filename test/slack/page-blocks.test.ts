@@ -1,0 +1,120 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RECENT_PAGE_SIZE } from '../../src/domain/requests/request-service.js';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
+import type { SandboxCall } from '../../src/sandbox/server.js';
+import { type Harness, startHarness, TEAM, textOf, USERS } from '../helpers/bot-harness.js';
+import { get, login } from '../sandbox/helpers.js';
+
+/*
+ * One upstream read of a block of rows answers several pages of 10 (src/domain/page-blocks.ts): the request
+ * list's pages come out of one page of 100, `Histórico`'s pages out of the page of 50 a request's detail reads
+ * for its header. The pages shown are the rows upstream gives for that page of 10, in its order.
+ */
+
+const C1 = DEMO_FACTS.company1;
+const REQUESTS = '/v1/solicitacoes-materiais';
+let h: Harness;
+
+beforeEach(async () => {
+  h = await startHarness();
+  await h.link(TEAM);
+});
+afterEach(async () => {
+  await h.close();
+});
+
+async function ask(command: string, text: string) {
+  const result = await h.command(command, text);
+  return h.nextMessage(result.sentAt, { userId: USERS.member });
+}
+
+async function click(message: Awaited<ReturnType<typeof ask>>, text: string) {
+  const since = Date.now();
+  const result = await h.click(message, { text });
+  expect(result.status).toBe(200);
+  return h.nextMessage(since, { userId: USERS.member });
+}
+
+const dataCalls = (path: (p: string) => boolean): SandboxCall[] =>
+  h.sandbox.calls.filter((c) => c.kind === 'data' && path(c.path));
+
+/** What upstream answers for `url` with its page and page size replaced (asked after the bot is done). */
+async function upstreamPage<T>(url: string, names: [string, string], page: number, pageSize: number) {
+  const query = new URL(url, 'http://sandbox.local');
+  query.searchParams.set(names[0], String(page));
+  query.searchParams.set(names[1], String(pageSize));
+  const { token } = await login(h.sandbox.authUrl);
+  const { status, body } = await get<T[]>(h.sandbox.baseUrl, `${query.pathname}${query.search}`, token, {
+    EmpresaId: String(C1.empresa),
+  });
+  expect(status).toBe(200);
+  return body;
+}
+
+/** The numbers in `text` of the ids given, in the order they appear there. */
+function orderIn(text: string, ids: readonly number[]): number[] {
+  return ids
+    .map((id) => ({ id, at: text.search(new RegExp(`\\b${id}\\b`)) }))
+    .filter((x) => x.at >= 0)
+    .sort((a, b) => a.at - b.at)
+    .map((x) => x.id);
+}
+
+describe('pages of 10 cut out of one upstream read', () => {
+  it('answers Próxima from the page of 100 the first page read, with the rows upstream gives for page 2', async () => {
+    const first = await ask('/solicitacao', '');
+    const listCalls = dataCalls((p) => p === REQUESTS);
+    expect(listCalls).toHaveLength(1);
+    const [call] = listCalls as [SandboxCall];
+    const read = new URL(call.url, 'http://sandbox.local').searchParams;
+    expect(read.get('Page')).toBe('1');
+    expect(read.get('PageSize')).toBe('100');
+
+    const second = await click(first, 'Próxima');
+    const third = await click(second, 'Próxima');
+    expect(dataCalls((p) => p === REQUESTS)).toHaveLength(1);
+
+    type Row = { solicitacaoMaterialId: number };
+    for (const [page, message] of [
+      [1, first],
+      [2, second],
+      [3, third],
+    ] as const) {
+      const expected = (await upstreamPage<Row>(call.url, ['Page', 'PageSize'], page, 10)).map(
+        (r) => r.solicitacaoMaterialId,
+      );
+      expect(expected).toHaveLength(10);
+      expect(orderIn(textOf(message), expected)).toEqual(expected);
+      expect(textOf(message)).toContain(`Página ${page} de`);
+    }
+    expect(textOf(second)).not.toContain(String(C1.requestIds.last));
+  });
+
+  it('shares the page of 100 with the digest and the change feed when the filters are the default', async () => {
+    await ask('/solicitacao', '');
+    const [call] = dataCalls((p) => p === REQUESTS) as [SandboxCall];
+    const query = new URL(call.url, 'http://sandbox.local').searchParams;
+    // recentPage's query: the 30-day start, the page and its size, nothing else.
+    expect([...query.keys()].sort()).toEqual(['DataInicial', 'Page', 'PageSize']);
+    expect(query.get('PageSize')).toBe(String(RECENT_PAGE_SIZE));
+  });
+
+  it("answers Histórico from the page of 50 the detail's header read, with upstream's rows of that page", async () => {
+    const id = C1.requestsWithItemsBelowMinimum[0];
+    const detail = await ask('/solicitacao', String(id));
+    const historyCalls = dataCalls((p) => p === `${REQUESTS}/${id}/historico`);
+    expect(historyCalls).toHaveLength(1);
+    const history = await click(detail, 'Histórico');
+    expect(dataCalls((p) => p === `${REQUESTS}/${id}/historico`)).toHaveLength(1);
+
+    type Entry = { andamentoSolicitacao: number; statusAndamentoSolicitacao_Nome: string | null };
+    const [call] = historyCalls as [SandboxCall];
+    const expected = await upstreamPage<Entry>(call.url, ['page', 'pageSize'], 1, 10);
+    expect(expected.length).toBeGreaterThan(0);
+    for (const entry of expected) {
+      if (entry.statusAndamentoSolicitacao_Nome)
+        expect(textOf(history)).toContain(entry.statusAndamentoSolicitacao_Nome);
+    }
+    expect(textOf(history)).toContain(`Histórico da solicitação ${id}`);
+  });
+});
