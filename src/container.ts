@@ -169,6 +169,7 @@ export function buildContainer(options: ContainerOptions): Container {
     metrics,
     maxResponseBytes,
     now,
+    timeZone: options.config.DIGEST_TZ,
     ...(options.retryPolicy && { retryPolicy: options.retryPolicy }),
     ...(timeoutMs !== undefined && { timeoutMs }),
   });

@@ -102,8 +102,13 @@ export interface UpstreamClientOptions {
   maxResponseBytes?: number;
   /** The most rows kept of one list answer; default MAX_ROWS_PER_LIST. */
   maxRows?: number;
-  /** The clock of deadlines (CallContext.deadline); default Date.now. */
+  /** The clock of deadlines (CallContext.deadline) and of the period checks; default Date.now. */
   now?: () => number;
+  /**
+   * The service's time zone (DIGEST_TZ), in which date-time parameters without a zone are wall times: the 12-month
+   * period check reads them there. Without it they are read in the process's zone.
+   */
+  timeZone?: string;
 }
 
 /** 4 MiB: about ten times the largest list the service documents (a whole material catalogue of a company). */
@@ -142,6 +147,7 @@ export class UpstreamClient {
   private readonly rateWindowMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
+  private readonly timeZone: string | undefined;
   private consecutive429 = 0;
   /** Attempts made, by outcome; the benchmark and the status command read it. */
   readonly counters = { calls: 0, retries: 0, coalesced: 0, rateLimited: 0, unauthorized: 0 };
@@ -155,6 +161,7 @@ export class UpstreamClient {
     this.rateWindowMs = options.rateWindowMs ?? 3_600_000;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = options.now ?? Date.now;
+    this.timeZone = options.timeZone;
   }
 
   async listUsers(ctx: CallContext, query: UserQuery = {}): Promise<User[]> {
@@ -213,7 +220,7 @@ export class UpstreamClient {
   }
 
   async listRequests(ctx: CallContext, query: RequestQuery = {}): Promise<Page<MaterialRequest>> {
-    const q = validateRequestQuery(query);
+    const q = validateRequestQuery(query, new Date(this.now()), this.timeZone);
     const rows = await this.call(ctx, {
       label: 'GET /v1/solicitacoes-materiais',
       path: '/v1/solicitacoes-materiais',
@@ -252,7 +259,7 @@ export class UpstreamClient {
   }
 
   async listPurchases(ctx: CallContext, query: PurchaseQuery = {}): Promise<Page<PurchaseOrder>> {
-    const q = validatePurchaseQuery(query);
+    const q = validatePurchaseQuery(query, new Date(this.now()), this.timeZone);
     const rows = await this.call(ctx, {
       label: 'GET /v1/compras-materiais',
       path: '/v1/compras-materiais',
@@ -276,7 +283,7 @@ export class UpstreamClient {
 
   /** The date filter applies to the date of the purchase, not of the receipt (documented). */
   async listReceipts(ctx: CallContext, query: ReceiptQuery = {}): Promise<Page<GoodsReceipt>> {
-    const q = validateReceiptQuery(query);
+    const q = validateReceiptQuery(query, new Date(this.now()), this.timeZone);
     const rows = await this.call(ctx, {
       label: 'GET /v1/entradas-materiais',
       path: '/v1/entradas-materiais',

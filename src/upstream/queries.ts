@@ -1,3 +1,4 @@
+import { TZDate } from '@date-fns/tz';
 import { addMonths } from 'date-fns';
 import { InvalidArgumentError } from './errors.js';
 
@@ -110,9 +111,31 @@ function paging(
   return { page, pageSize };
 }
 
-function toDate(value: DateInput | undefined, field: string): Date | undefined {
+/** `2025-11-24T00:00:00` (seconds and fraction optional): a wall time with no zone. */
+const WALL_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?$/;
+
+/**
+ * A date-time parameter as an instant. A string without a zone is the service's local wall time (that is how the
+ * bot sends them, src/domain/dates.ts), read in `timeZone` when given; JavaScript would read it in the process's
+ * own zone, UTC in a container, which moved a start 364 days back past the 12-month limit every evening after
+ * 21:00 in São Paulo.
+ */
+function toDate(value: DateInput | undefined, field: string, timeZone?: string): Date | undefined {
   if (value === undefined) return undefined;
-  const date = typeof value === 'string' ? new Date(value) : value;
+  const wall = typeof value === 'string' && timeZone !== undefined ? WALL_TIME.exec(value) : null;
+  const date = wall
+    ? TZDate.tz(
+        timeZone as string,
+        Number(wall[1]),
+        Number(wall[2]) - 1,
+        Number(wall[3]),
+        Number(wall[4] ?? 0),
+        Number(wall[5] ?? 0),
+        Number(wall[6] ?? 0),
+      )
+    : typeof value === 'string'
+      ? new Date(value)
+      : value;
   if (Number.isNaN(date.getTime()))
     throw new InvalidArgumentError(field, `${field} is not a valid date-time`);
   return date;
@@ -129,9 +152,10 @@ function period(
   end: DateInput | undefined,
   limitMonths: number | null,
   now: Date,
+  timeZone?: string,
 ) {
-  const from = toDate(start, 'dataInicial');
-  const to = toDate(end, 'dataFinal');
+  const from = toDate(start, 'dataInicial', timeZone);
+  const to = toDate(end, 'dataFinal', timeZone);
   if (from && to && from > to)
     throw new InvalidArgumentError('dataInicial', 'dataInicial is after dataFinal');
   if (limitMonths !== null && from && addMonths(from, limitMonths) < (to ?? now)) {
@@ -165,14 +189,15 @@ export function validateUserQuery(q: UserQuery) {
   };
 }
 
-export function validateRequestQuery(q: RequestQuery, now = new Date()) {
+/** `timeZone`: the service's, in which date-times without a zone are read (see toDate). */
+export function validateRequestQuery(q: RequestQuery, now = new Date(), timeZone?: string) {
   const { page, pageSize } = paging(q.page, q.pageSize);
   return {
     SiteId: optionalId(q.siteId, 'siteId'),
     AlmoxarifadoId: optionalId(q.almoxarifadoId, 'almoxarifadoId'),
     SolicitanteId: optionalId(q.solicitanteId, 'solicitanteId'),
     Status: statusList(q.status, 'status'),
-    ...period(q.dataInicial, q.dataFinal, MAX_PERIOD_MONTHS, now),
+    ...period(q.dataInicial, q.dataFinal, MAX_PERIOD_MONTHS, now, timeZone),
     ComCompraMaterial: q.comCompraMaterial,
     CompraMaterialId: optionalId(q.compraMaterialId, 'compraMaterialId'),
     Search: search(q.search),
@@ -186,25 +211,25 @@ export function validateHistoryQuery(q: HistoryQuery) {
   return { page, pageSize };
 }
 
-export function validatePurchaseQuery(q: PurchaseQuery, now = new Date()) {
+export function validatePurchaseQuery(q: PurchaseQuery, now = new Date(), timeZone?: string) {
   const { page, pageSize } = paging(q.page, q.pageSize);
   return {
     AlmoxarifadoId: optionalId(q.almoxarifadoId, 'almoxarifadoId'),
     FornecedorId: optionalId(q.fornecedorId, 'fornecedorId'),
     Status: statusList(q.status, 'status'),
-    ...period(q.dataInicial, q.dataFinal, null, now),
+    ...period(q.dataInicial, q.dataFinal, null, now, timeZone),
     Search: search(q.search),
     Page: page,
     PageSize: pageSize,
   };
 }
 
-export function validateReceiptQuery(q: ReceiptQuery, now = new Date()) {
+export function validateReceiptQuery(q: ReceiptQuery, now = new Date(), timeZone?: string) {
   const { page, pageSize } = paging(q.page, q.pageSize);
   return {
     AlmoxarifadoId: optionalId(q.almoxarifadoId, 'almoxarifadoId'),
     OrdemCompra: optionalId(q.ordemCompra, 'ordemCompra'),
-    ...period(q.dataInicial, q.dataFinal, null, now),
+    ...period(q.dataInicial, q.dataFinal, null, now, timeZone),
     Search: search(q.search),
     Page: page,
     PageSize: pageSize,

@@ -169,6 +169,9 @@ export async function startDigestHarness(
         logger,
         retryPolicy: FAST_RETRY_POLICY,
         timeoutMs: 5_000,
+        // The period checks on the test's clock and in the service's zone, as the container wires them.
+        now: clock.now,
+        timeZone: SP,
       });
       const workspaces = new Workspaces(new LinkStore(kv, keys, box), clock.now);
       const domain: DomainDeps = {
