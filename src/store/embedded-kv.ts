@@ -113,6 +113,14 @@ export class EmbeddedKeyValue implements KeyValue {
     return true;
   }
 
+  async expireIfEquals(key: string, value: string, ttlMs: number): Promise<boolean> {
+    const entry = this.live(key);
+    if (entry?.kind !== 'string' || entry.value !== value) return false;
+    entry.expiresAt = this.now() + Math.max(1, Math.round(ttlMs));
+    this.changed();
+    return true;
+  }
+
   async hget(key: string, field: string): Promise<string | null> {
     return this.hash(key)?.fields[field] ?? null;
   }

@@ -39,8 +39,18 @@ export interface FeedRoundState {
   receiptsReadAt: number | null;
   /** When the next round is due (epoch ms); null before the first round was planned. */
   nextRoundAt: number | null;
-  /** The interval in force: FEED_INTERVAL, stretched when the share cannot pay for it. */
+  /**
+   * The interval in force: how often the rounds really come. FEED_INTERVAL, stretched when the share cannot pay for
+   * it (`shareIntervalMs`), and further when complete rounds came later than that because the budget's slots went
+   * to interactive users (the spacing of the last two complete rounds, or the time since the last one).
+   */
   intervalMs: number | null;
+  /** The interval the feed's share pays for, from the last round's cost. */
+  shareIntervalMs: number | null;
+  /** When the last round that made every read it wanted started. */
+  lastCompleteAt: number | null;
+  /** How much later than planned the rounds came, as the last one ended (see intervalInForce). */
+  lateMs: number | null;
   /** Upstream calls the last round made (cache hits cost nothing). */
   lastRoundCalls: number | null;
   lastRoundAt: number | null;
@@ -54,6 +64,9 @@ const STATE_FIELDS = [
   'receiptsReadAt',
   'nextRoundAt',
   'intervalMs',
+  'shareIntervalMs',
+  'lastCompleteAt',
+  'lateMs',
   'lastRoundCalls',
   'lastRoundAt',
   'readUntil',
@@ -159,13 +172,11 @@ export class FeedSnapshotStore {
   }
 
   /**
-   * Extends a lease this process holds: delete-if-mine then set-if-absent, never an overwrite, so a lease that
-   * expired and went to another process is not taken back (as the digest claims renew).
+   * Extends a lease this process holds, in one step (compare and extend): a lease that expired and went to another
+   * process is not taken back, and no other process can take it in the middle of the renewal.
    */
-  async renewRound(workspaceId: string, owner: string, ms: number): Promise<boolean> {
-    const key = this.keys.feedRoundLease(workspaceId);
-    if (!(await this.kv.delIfEquals(key, owner))) return false;
-    return this.kv.set(key, owner, { ttlMs: ms, onlyIfAbsent: true });
+  renewRound(workspaceId: string, owner: string, ms: number): Promise<boolean> {
+    return this.kv.expireIfEquals(this.keys.feedRoundLease(workspaceId), owner, ms);
   }
 
   async releaseRound(workspaceId: string, owner: string): Promise<void> {

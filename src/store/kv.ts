@@ -12,6 +12,8 @@ export interface KeyValue {
   del(...keys: string[]): Promise<number>;
   /** Deletes the key only if it holds `value` (lock release). */
   delIfEquals(key: string, value: string): Promise<boolean>;
+  /** Gives the key a new time to live only if it holds `value`, in one step (a lease's holder extends it). */
+  expireIfEquals(key: string, value: string, ttlMs: number): Promise<boolean>;
   hget(key: string, field: string): Promise<string | null>;
   hset(key: string, field: string, value: string): Promise<void>;
   /** Sets every field given, in one command (nothing when `fields` is empty). */
@@ -37,6 +39,7 @@ export interface KeyValue {
 }
 
 const DEL_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+const EXPIRE_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 
 export class RedisKeyValue implements KeyValue {
   constructor(readonly redis: Redis) {}
@@ -63,6 +66,10 @@ export class RedisKeyValue implements KeyValue {
 
   async delIfEquals(key: string, value: string): Promise<boolean> {
     return (await this.redis.eval(DEL_IF_EQUALS, 1, key, value)) === 1;
+  }
+
+  async expireIfEquals(key: string, value: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.eval(EXPIRE_IF_EQUALS, 1, key, value, Math.max(1, Math.round(ttlMs)))) === 1;
   }
 
   hget(key: string, field: string): Promise<string | null> {

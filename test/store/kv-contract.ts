@@ -78,6 +78,21 @@ export function runKeyValueContract(name: string, open: () => Promise<KeyValueUn
       expect(await kv.delIfEquals(k('owner'), 'me')).toBe(false);
     });
 
+    it('expireIfEquals gives a new time to live only while the key holds that value', async () => {
+      expect(await kv.expireIfEquals(k('lease'), 'me', 60_000)).toBe(false);
+      expect(await kv.get(k('lease'))).toBeNull();
+      await kv.set(k('lease'), 'me', { ttlMs: 150 });
+      expect(await kv.expireIfEquals(k('lease'), 'someone-else', 60_000)).toBe(false);
+      expect(await kv.expireIfEquals(k('lease'), 'me', 60_000)).toBe(true);
+      // Past the first time to live, the key is still there (its new one runs).
+      await sleep(300);
+      expect(await kv.get(k('lease'))).toBe('me');
+      // And a short one makes it go.
+      expect(await kv.expireIfEquals(k('lease'), 'me', 50)).toBe(true);
+      await sleep(200);
+      expect(await kv.get(k('lease'))).toBeNull();
+    });
+
     it('keeps hash fields; a hash without fields is gone', async () => {
       expect(await kv.hget(k('h'), 'f')).toBeNull();
       expect(await kv.hgetall(k('h'))).toEqual({});
