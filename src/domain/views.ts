@@ -159,5 +159,12 @@ export interface LinkStatusView {
   } | null;
   cache: { hits: number; misses: number } | null;
   /** The change feed: its interval in force and its calls in the current window against its share. */
-  feed: { listening: boolean; intervalMs: number; used: number; cap: number } | null;
+  feed: {
+    listening: boolean;
+    intervalMs: number;
+    /** Why the interval is longer than FEED_INTERVAL (FeedStatus.stretchedBy). */
+    stretchedBy: 'share' | 'load' | null;
+    used: number;
+    cap: number;
+  } | null;
 }

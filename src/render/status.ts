@@ -41,12 +41,19 @@ export function cacheText(cache: NonNullable<LinkStatusView['cache']>): string {
   return `${percent}% de acertos (${formatNumber(cache.hits)} de ${formatNumber(total)} leituras)`;
 }
 
+/** Why the rounds come less often than FEED_INTERVAL asks. */
+const STRETCHED: Record<NonNullable<NonNullable<LinkStatusView['feed']>['stretchedBy']> | 'none', string> = {
+  none: '',
+  share: ' (mais espaçada que `FEED_INTERVAL`: a cota dos alertas não paga verificações mais frequentes)',
+  load: ' (mais espaçada que `FEED_INTERVAL`: as verificações esperaram por consultas livres na janela, e os comandos dos usuários vêm antes)',
+};
+
 /** "a cada 2m · 3 de 50 consultas da cota do alerta usadas nesta janela", or why it does not run. */
 export function feedText(feed: NonNullable<LinkStatusView['feed']>): string {
   if (feed.cap === 0) return 'desligados (`FEED_BUDGET_SHARE` é 0)';
   const share = `${formatNumber(feed.used)} de ${formatNumber(feed.cap)} consultas da cota dos alertas usadas na janela`;
   if (!feed.listening) return `sem assinantes (nenhuma consulta) · ${share}`;
-  return `verificação a cada ${formatDuration(feed.intervalMs)} · ${share}`;
+  return `verificação a cada ${formatDuration(feed.intervalMs)}${STRETCHED[feed.stretchedBy ?? 'none']} · ${share}`;
 }
 
 export function renderLinkStatus(view: LinkStatusView, ctx: RenderContext): Message {

@@ -253,7 +253,7 @@ describe('oversized data still fits', () => {
           refreshExpiresAt: NOW,
           budget: { limit: 1e9, windowMs: 1, used: 1e9, remaining: 0, pausedUntil: NOW + 1e10 },
           cache: { hits: 1e9, misses: 1 },
-          feed: { listening: true, intervalMs: 1e12, used: 1e9, cap: 1e9 },
+          feed: { listening: true, intervalMs: 1e12, stretchedBy: 'load', used: 1e9, cap: 1e9 },
         },
         ctx,
       ),

@@ -52,9 +52,16 @@ describe('link status', () => {
   });
 
   it('shows the change feed: its interval in force and its share of the window, or that it costs nothing', () => {
-    const feed = { listening: true, intervalMs: 300_000, used: 12, cap: 50 };
+    const feed = { listening: true, intervalMs: 300_000, stretchedBy: null, used: 12, cap: 50 };
     expect(allText(renderLinkStatus({ ...status, feed }, ctx))).toContain(
       '*Alertas*\nverificação a cada 5m · 12 de 50 consultas da cota dos alertas usadas na janela',
+    );
+    // Longer than FEED_INTERVAL: says why.
+    expect(allText(renderLinkStatus({ ...status, feed: { ...feed, stretchedBy: 'share' } }, ctx))).toContain(
+      'verificação a cada 5m (mais espaçada que `FEED_INTERVAL`: a cota dos alertas não paga',
+    );
+    expect(allText(renderLinkStatus({ ...status, feed: { ...feed, stretchedBy: 'load' } }, ctx))).toContain(
+      'as verificações esperaram por consultas livres na janela',
     );
     expect(
       allText(renderLinkStatus({ ...status, feed: { ...feed, listening: false, used: 0 } }, ctx)),

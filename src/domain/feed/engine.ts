@@ -56,7 +56,10 @@ export type RoundReport =
       workspaceId: string;
       round: RoundOutcome;
       delivery: DeliveryOutcome;
+      /** The interval the share pays for (the next round's plan). */
       intervalMs: number;
+      /** How often the rounds really come (the status's interval). */
+      intervalInForceMs: number;
       /** When the round was due (its plan) and when it started: how late the scheduler ran it. */
       plannedAt: number | null;
       startedAt: number;
@@ -78,8 +81,13 @@ export type RoundReport =
 /** What `/estoque status` shows of the feed. */
 export interface FeedStatus {
   listening: boolean;
-  /** The interval in force (FEED_INTERVAL, or longer when the share cannot pay for it). */
+  /** The interval in force: how often the rounds really come (see intervalInForce). */
   intervalMs: number;
+  /**
+   * Why it is longer than FEED_INTERVAL: `share`, the feed's share of the window cannot pay for rounds that often;
+   * `load`, complete rounds came later than planned (their reads waited for slots: interactive users come first).
+   */
+  stretchedBy: 'share' | 'load' | null;
   lastRoundAt: number | null;
   lastRoundCalls: number | null;
 }
@@ -290,16 +298,35 @@ export class FeedEngine {
       state.lastRoundAt !== null && startedAt - state.lastRoundAt > 2 * intervalMs ? state.lastRoundAt : null,
     );
     // The interval the share pays for, measured on this round; a spent budget puts the next round after its slot.
+    // The plan follows the share only: the interval in force (what the rounds really achieve, below) is reported,
+    // never planned with, or one slow stretch would keep the rounds apart after the load has gone.
     const nextInterval = this.intervalFor(round.calls);
     const nextRoundAt = Math.max(startedAt + nextInterval, round.budgetRetryAt ?? 0);
+    const { intervalMs: inForce, lateMs } = intervalInForce(
+      state,
+      round.complete,
+      startedAt,
+      this.now(),
+      nextInterval,
+    );
     await snapshots.updateState(workspaceId, {
       nextRoundAt,
-      intervalMs: nextInterval,
+      intervalMs: inForce,
+      shareIntervalMs: nextInterval,
+      lateMs,
       lastRoundCalls: round.calls,
       lastRoundAt: startedAt,
+      ...(round.complete && { lastCompleteAt: startedAt }),
     });
     logger.info(
-      { workspaceId, ...round, ...delivery, intervalMs: nextInterval, correlationId: ws.call.correlationId },
+      {
+        workspaceId,
+        ...round,
+        ...delivery,
+        intervalMs: nextInterval,
+        intervalInForceMs: inForce,
+        correlationId: ws.call.correlationId,
+      },
       'feed round',
     );
     return {
@@ -308,6 +335,7 @@ export class FeedEngine {
       round,
       delivery,
       intervalMs: nextInterval,
+      intervalInForceMs: inForce,
       plannedAt: state.nextRoundAt,
       startedAt,
     };
@@ -318,13 +346,38 @@ export class FeedEngine {
       this.options.snapshots.state(workspaceId),
       this.options.listeners.listWorkspace(workspaceId),
     ]);
+    const shareMs = state.shareIntervalMs ?? this.intervalFor(state.lastRoundCalls ?? 1);
+    const intervalMs = Math.max(state.intervalMs ?? shareMs, shareMs);
+    // Later than planned by more than the scheduler's tick: the wait for slots stretched it.
+    const late = (state.lateMs ?? 0) > this.tickMs;
     return {
       listening: listeners.paused === null && hasListeners(listeners),
-      intervalMs: state.intervalMs ?? this.intervalFor(state.lastRoundCalls ?? 1),
+      intervalMs,
+      stretchedBy: late ? 'load' : intervalMs > this.options.intervalMs ? 'share' : null,
       lastRoundAt: state.lastRoundAt,
       lastRoundCalls: state.lastRoundCalls,
     };
   }
+}
+
+/**
+ * How often the rounds really come, as a round ends: the interval the share pays for, or longer when complete rounds
+ * came further apart (the spacing of the last two complete rounds' starts; after an incomplete round, the time since
+ * the last complete one started). `lateMs`: how much longer that was than the rounds were planned (the previous
+ * round's share interval, or this one's): time lost waiting for slots that interactive users took, for a budget
+ * that was spent, or for a replica that was down: what the listeners saw either way.
+ */
+export function intervalInForce(
+  state: Pick<FeedRoundState, 'lastCompleteAt' | 'shareIntervalMs'>,
+  complete: boolean,
+  startedAt: number,
+  now: number,
+  shareIntervalMs: number,
+): { intervalMs: number; lateMs: number } {
+  if (state.lastCompleteAt === null) return { intervalMs: shareIntervalMs, lateMs: 0 };
+  const observed = complete ? startedAt - state.lastCompleteAt : now - state.lastCompleteAt;
+  const planned = Math.max(shareIntervalMs, state.shareIntervalMs ?? 0);
+  return { intervalMs: Math.max(shareIntervalMs, observed), lateMs: Math.max(0, observed - planned) };
 }
 
 function hasListeners(listeners: WorkspaceListeners): boolean {

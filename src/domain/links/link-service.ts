@@ -177,6 +177,7 @@ export class LinkService {
           ? {
               listening: feed.listening,
               intervalMs: feed.intervalMs,
+              stretchedBy: feed.stretchedBy,
               used: usage.feed.used,
               cap: usage.feed.cap,
             }

@@ -263,10 +263,34 @@ describe('FeedEngine and the budget', () => {
     // The next round is put after the share frees, not at the interval.
     expect(nextRoundAt).toBeGreaterThan(h.clock.now() + 10 * 60_000);
 
+    // The status tells the truth: the last complete round was half an hour ago, not the share's interval.
+    const waiting = await a.engine.status(WS);
+    expect(waiting.intervalMs).toBeGreaterThanOrEqual(HOUR / 2);
+    expect(waiting.stretchedBy).toBe('load');
+
     const more = h.sandbox.advance({ changes: 2, kinds: ['novas'] });
     h.clock.set(nextRoundAt ?? 0);
+    const lastComplete = (await a.snapshots.state(WS)).lastCompleteAt ?? 0;
     await a.engine.tick();
     expect(deliveredIds(h.allPosts).get('c-C1')?.sort()).toEqual(expectedIds([...made, ...more]).sort());
     noDuplicates(h);
+    // Complete again: the interval in force is the spacing of the two complete rounds.
+    const after = await a.snapshots.state(WS);
+    expect(after.lastCompleteAt).toBe(nextRoundAt);
+    expect(after.intervalMs).toBe((nextRoundAt ?? 0) - lastComplete);
+    expect((await a.engine.status(WS)).stretchedBy).toBe('load');
+
+    // Rounds at the planned interval again: back to the interval the share pays for (FEED_INTERVAL, or longer when
+    // a round's calls out of 20 an hour need it), no longer stretched by the wait.
+    h.clock.set(after.nextRoundAt ?? 0);
+    await a.engine.tick();
+    const back = await a.engine.status(WS);
+    const { shareIntervalMs, lastCompleteAt } = await a.snapshots.state(WS);
+    expect(lastCompleteAt).toBe(after.nextRoundAt);
+    expect(back.intervalMs).toBe(
+      Math.max(shareIntervalMs ?? 0, (after.nextRoundAt ?? 0) - (nextRoundAt ?? 0)),
+    );
+    expect(back.intervalMs).toBeLessThan(HOUR / 2);
+    expect(back.stretchedBy).not.toBe('load');
   });
 });
