@@ -69,6 +69,17 @@ export interface FeedLoadFigures {
   /** The interval in force at the end, per workspace; and the load's workspace's. */
   effectiveIntervalMs: Percentiles;
   loadWorkspaceIntervalMs: number | null;
+  /**
+   * Each new request's change-to-post latency over the interval in force when it was posted (as the round that
+   * posted it wrote it, the figure `/estoque status` shows): every workspace, the load's, the others. The goal is a
+   * p95 of at most 2.
+   */
+  latencyOverInterval: Percentiles;
+  latencyOverIntervalLoad: Percentiles;
+  latencyOverIntervalOthers: Percentiles;
+  /** The interval in force at each of those posts: the load's workspace, the others. */
+  intervalAtPostLoad: Percentiles;
+  intervalAtPostOthers: Percentiles;
   /** Most feed calls in any window, from the budget's own feed log: any credential, and the load's credential. */
   maxFeedCallsInWindow: number;
   loadCredentialFeedMax: number;
@@ -241,6 +252,9 @@ export async function runFeedLoad(o: FeedLoadOptions): Promise<FeedLoadResult> {
   const posts: { at: number; channel: string; events: SeenEvent[]; hidden: number }[] = [];
   const feedLog = new Map<string, Map<string, number>>();
   let sampler: NodeJS.Timeout | null = null;
+  // Each workspace's interval in force (the round state), read every second: a post's is the first read after it
+  // (the round that posted writes its state right after its delivery).
+  const intervalLog = new Map<string, { at: number; ms: number }[]>();
   let unsubscribe: () => void = noop;
   let startedAt = 0;
   const hooks: ScenarioHooks = {
@@ -252,8 +266,16 @@ export async function runFeedLoad(o: FeedLoadOptions): Promise<FeedLoadResult> {
         posts.push({ at: Date.now(), channel: message.channel, ...eventsOfPost(message.blocks) });
       });
       // The budget's feed log keeps a window of entries: read every second, it gives every feed call's time.
+      const stateStore = new FeedSnapshotStore(stage.kv, stage.keys);
       sampler = setInterval(() => {
+        const at = Date.now();
         for (const ws of all) {
+          void stateStore.state(ws.workspaceId).then((state) => {
+            if (state.intervalMs === null) return;
+            const log = intervalLog.get(ws.workspaceId) ?? [];
+            log.push({ at, ms: state.intervalMs });
+            intervalLog.set(ws.workspaceId, log);
+          });
           const key = stage.keys.budgetFeedLog(credentialIdOf(stage.sandbox.authUrl, ws.login));
           void stage.redis.zrange(key, 0, -1, 'WITHSCORES').then((flat) => {
             const log = feedLog.get(ws.login) ?? new Map<string, number>();
@@ -283,7 +305,7 @@ export async function runFeedLoad(o: FeedLoadOptions): Promise<FeedLoadResult> {
       }
       if (sampler) clearInterval(sampler);
       unsubscribe();
-      figures = await countFeed(stage, all, posts, feedLog, snapshots, {
+      figures = await countFeed(stage, all, posts, feedLog, intervalLog, snapshots, {
         o,
         shareCalls,
         startedAt,
@@ -304,6 +326,7 @@ async function countFeed(
   all: FeedWorkspace[],
   posts: { at: number; channel: string; events: SeenEvent[]; hidden: number }[],
   feedLog: Map<string, Map<string, number>>,
+  intervalLog: Map<string, { at: number; ms: number }[]>,
   snapshots: FeedSnapshotStore,
   run: { o: FeedLoadOptions; shareCalls: number; startedAt: number; kill: FeedLoadFigures['kill'] },
 ): Promise<FeedLoadFigures> {
@@ -321,9 +344,15 @@ async function countFeed(
   let doubled = 0;
   const intervals: number[] = [];
   let loadInterval: number | null = null;
+  const ratios = { load: [] as number[], others: [] as number[] };
+  const atPost = { load: [] as number[], others: [] as number[] };
   for (const ws of all) {
     const channel = `${FEED_CHANNEL}${ws.empresa}`;
     const seen = new Map<string, number>();
+    const state = await snapshots.state(ws.workspaceId);
+    const log = intervalLog.get(ws.workspaceId) ?? [];
+    const inForceAt = (at: number) => log.find((sample) => sample.at >= at)?.ms ?? state.intervalMs;
+    const group = ws.workspaceId === BENCH_TEAM ? 'load' : 'others';
     for (const post of posts.filter((p) => p.channel === channel)) {
       for (const event of post.events) {
         seen.set(event.key, (seen.get(event.key) ?? 0) + 1);
@@ -333,10 +362,14 @@ async function countFeed(
         const ms = Math.max(0, post.at - change.at);
         latency.push(ms);
         (ws.workspaceId === BENCH_TEAM ? latencyLoad : latencyOthers).push(ms);
+        const inForce = inForceAt(post.at);
+        if (inForce !== null && inForce > 0) {
+          ratios[group].push(ms / inForce);
+          atPost[group].push(inForce);
+        }
       }
     }
     doubled += [...seen.values()].filter((n) => n > 1).length;
-    const state = await snapshots.state(ws.workspaceId);
     if (state.intervalMs !== null) intervals.push(state.intervalMs);
     if (ws.workspaceId === BENCH_TEAM) loadInterval = state.intervalMs;
     const due = reportableNews(changes, ws.empresa, state);
@@ -366,6 +399,11 @@ async function countFeed(
     latencyOtherWorkspaces: percentiles(latencyOthers),
     effectiveIntervalMs: percentiles(intervals),
     loadWorkspaceIntervalMs: loadInterval,
+    latencyOverInterval: percentiles([...ratios.load, ...ratios.others]),
+    latencyOverIntervalLoad: percentiles(ratios.load),
+    latencyOverIntervalOthers: percentiles(ratios.others),
+    intervalAtPostLoad: percentiles(atPost.load),
+    intervalAtPostOthers: percentiles(atPost.others),
     maxFeedCallsInWindow: Math.max(0, ...all.map((ws) => feedMax(ws.login))),
     loadCredentialFeedMax: feedMax(loadLogin),
     loadCredentialMax: maxInSlidingWindow(

@@ -314,6 +314,8 @@ export function feedLoadText(result: Pick<BenchResult, 'feedLoad' | 'parameters'
     `| change-to-post latency of new requests p50 / p95, every workspace | ${s(feed.latency.p50)} / ${s(feed.latency.p95)} s (${feed.latency.n}) |`,
     `| the same, the load's workspace; the others (feed only) | ${s(feed.latencyLoadWorkspace.p50)} / ${s(feed.latencyLoadWorkspace.p95)} s (${feed.latencyLoadWorkspace.n}); ${s(feed.latencyOtherWorkspaces.p50)} / ${s(feed.latencyOtherWorkspaces.p95)} s (${feed.latencyOtherWorkspaces.n}) |`,
     `| interval in force at the end p50 / p95; the load's workspace | ${s(feed.effectiveIntervalMs.p50)} / ${s(feed.effectiveIntervalMs.p95)} s; ${s(feed.loadWorkspaceIntervalMs)} s |`,
+    `| interval in force at the posts p50 / p95: the load's workspace; the others | ${s(feed.intervalAtPostLoad.p50)} / ${s(feed.intervalAtPostLoad.p95)} s; ${s(feed.intervalAtPostOthers.p50)} / ${s(feed.intervalAtPostOthers.p95)} s |`,
+    `| latency ÷ interval in force at the post p50 / p95 (goal p95 ≤ 2): every workspace; the load's; the others | ${fmt(feed.latencyOverInterval.p50, 2)} / ${fmt(feed.latencyOverInterval.p95, 2)}; ${fmt(feed.latencyOverIntervalLoad.p50, 2)} / ${fmt(feed.latencyOverIntervalLoad.p95, 2)}; ${fmt(feed.latencyOverIntervalOthers.p50, 2)} / ${fmt(feed.latencyOverIntervalOthers.p95, 2)} |`,
     `| most feed calls in any ${feed.limit.windowMs / 1000} s window (share): any credential; the load's | ${feed.maxFeedCallsInWindow}; ${feed.loadCredentialFeedMax} (${feed.shareCalls}) |`,
     `| most calls of the load's credential in any window (limit) | ${feed.loadCredentialMax} (${feed.limit.count}) |`,
     `| upstream 429s | ${feed.upstream429} |`,

@@ -142,6 +142,19 @@ export async function runConfig(spec: ConfigSpec, options: ScenarioOptions): Pro
         )
         .join('\n'),
     );
+    // Every ack as the sender saw it and as the bot process timed it (one clock: epoch ms), to find what the slowest
+    // acks waited on.
+    await writeFile(
+      join(options.logDir, `${spec.name}-acks.jsonl`),
+      [
+        ...driver.records
+          .filter((r) => r.measured && r.ackMs !== null)
+          .map((r) =>
+            JSON.stringify({ side: 'sender', step: r.step, label: r.item.label, at: r.sentAt, ms: r.ackMs }),
+          ),
+        ...inBot.map((a) => JSON.stringify({ side: 'bot', at: a.at, ms: a.ms })),
+      ].join('\n'),
+    );
     await writeFile(
       join(options.logDir, `${spec.name}-upstream.jsonl`),
       [
