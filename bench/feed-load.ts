@@ -56,6 +56,8 @@ export interface FeedLoadFigures {
   /** New requests the feed had to report (made after a workspace's first round recorded, before its last read). */
   expected: number;
   missed: number;
+  /** Which (workspace, request, when it was made), to look up in the replicas' logs. */
+  missedEvents: string[];
   /** Events (new requests and status changes) posted more than once in the same channel. */
   doubled: number;
   /** Events shown as rows of the fake Slack's posts; plus those only counted in "e mais N". */
@@ -340,6 +342,7 @@ async function countFeed(
   const latencyLoad: number[] = [];
   const latencyOthers: number[] = [];
   let missed = 0;
+  const missedEvents: string[] = [];
   let expected = 0;
   let doubled = 0;
   const intervals: number[] = [];
@@ -374,7 +377,13 @@ async function countFeed(
     if (ws.workspaceId === BENCH_TEAM) loadInterval = state.intervalMs;
     const due = reportableNews(changes, ws.empresa, state);
     expected += due.length;
-    missed += due.filter((c) => c.kind === 'novas' && !seen.has(`novas:${c.solicitacaoMaterialId}`)).length;
+    const lost = due.filter((c) => c.kind === 'novas' && !seen.has(`novas:${c.solicitacaoMaterialId}`));
+    missed += lost.length;
+    for (const c of lost)
+      if (c.kind === 'novas')
+        missedEvents.push(
+          `${ws.workspaceId} request ${c.solicitacaoMaterialId} made ${((c.at - startedAt) / 1000).toFixed(1)} s in`,
+        );
   }
   const feedMax = (login: string) =>
     maxInSlidingWindow([...(feedLog.get(login)?.values() ?? [])], o.limit.windowMs);
@@ -390,6 +399,7 @@ async function countFeed(
     changes: changes.length,
     expected,
     missed,
+    missedEvents,
     doubled,
     delivered: posts.reduce((sum, p) => sum + p.events.length, 0),
     hidden: posts.reduce((sum, p) => sum + p.hidden, 0),

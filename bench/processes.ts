@@ -72,6 +72,8 @@ export async function spawnBot(
   mkdirSync(dirname(logFile), { recursive: true });
   const log = openSync(logFile, 'a');
   const flags = [
+    // Runtime flags to try on every bot process alike, bare Bolt included (e.g. a GC setting), space-separated.
+    ...(process.env.BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []),
     ...(options.exposeGc ? ['--expose-gc'] : []),
     // Written when the process exits (after `stop`), one .cpuprofile per process; open in Chrome DevTools.
     ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []),
