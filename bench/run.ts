@@ -123,7 +123,8 @@ function options() {
     quick,
     multiples,
     configs: only
-      ? all.filter((c) => only.includes(c.name))
+      ? // In the order given: `--only=bare,built-1` runs the bare app first (alternating runs cancel drift).
+        only.flatMap((name) => all.filter((c) => c.name === name))
       : [...CONFIGS, ...(values['with-prefetch'] ? [PREFETCH_CONFIG] : [])],
     warmupMs: quick ? 2_000 : Number(values.warmup) * 1_000,
     // At least one full window of the limit per rate.
