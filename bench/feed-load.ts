@@ -58,6 +58,8 @@ export interface FeedLoadFigures {
   missed: number;
   /** Which (workspace, request, when it was made), to look up in the replicas' logs. */
   missedEvents: string[];
+  /** Every workspace had two complete rounds after the changes stopped, and every outbox emptied, before counting. */
+  settled: boolean;
   /** Events (new requests and status changes) posted more than once in the same channel. */
   doubled: number;
   /** Events shown as rows of the fake Slack's posts; plus those only counted in "e mais N". */
@@ -236,6 +238,7 @@ export async function runFeedLoad(o: FeedLoadOptions): Promise<FeedLoadResult> {
 
   const noop = () => undefined;
   let stopMover: () => void = noop;
+  let settled = false;
   const baseline = await runConfig(
     spec('feed-off', 'feed beside the load: no listeners (baseline), 2 replicas'),
     {
@@ -295,14 +298,33 @@ export async function runFeedLoad(o: FeedLoadOptions): Promise<FeedLoadResult> {
       await victim?.kill();
       await sleep(o.tailMs);
       stopMover();
-      // Let the last changes be reported: the sandbox still, until every outbox is empty (at most two windows
-      // past the lease, which the killed replica's claims hold until it expires).
+      const stoppedAt = Date.now();
+      // Let the last changes be reported: the sandbox still, until every workspace has had two complete rounds
+      // since the changes stopped and every outbox is empty (at most four windows). Two, because a round may
+      // take a list page a command or the previous round fetched since that round read (FeedRound's
+      // `freshSince`), which can predate the last change: the round after it reads past it. Counting after one
+      // round, or after a fixed pause, took such a change for missed when it was only due in the next round.
       const snapshots = new FeedSnapshotStore(stage.kv, stage.keys);
       await sleep(o.leaseMs + 2 * o.intervalMs);
-      const until = Date.now() + 2 * o.limit.windowMs;
+      const firstRead = new Map<string, number>();
+      const until = Date.now() + 4 * o.limit.windowMs;
       while (Date.now() < until) {
+        let rounds = true;
+        for (const ws of all) {
+          const state = await snapshots.state(ws.workspaceId);
+          if (state.lastCompleteAt === null || state.lastCompleteAt <= stoppedAt) {
+            rounds = false;
+            continue;
+          }
+          const first = firstRead.get(ws.workspaceId);
+          if (first === undefined) {
+            firstRead.set(ws.workspaceId, state.readUntil ?? state.lastCompleteAt);
+            rounds = false;
+          } else if (state.lastCompleteAt <= first) rounds = false;
+        }
         const left = await Promise.all(all.map((ws) => snapshots.outbox(ws.workspaceId)));
-        if (left.every((events) => events.length === 0)) break;
+        settled = rounds && left.every((events) => events.length === 0);
+        if (settled) break;
         await sleep(500);
       }
       if (sampler) clearInterval(sampler);
@@ -312,6 +334,7 @@ export async function runFeedLoad(o: FeedLoadOptions): Promise<FeedLoadResult> {
         shareCalls,
         startedAt,
         kill: { atMs: killedAt - startedAt, midRound: killedIn !== null, workspaceId: killedIn },
+        settled,
       });
     },
   };
@@ -330,7 +353,13 @@ async function countFeed(
   feedLog: Map<string, Map<string, number>>,
   intervalLog: Map<string, { at: number; ms: number }[]>,
   snapshots: FeedSnapshotStore,
-  run: { o: FeedLoadOptions; shareCalls: number; startedAt: number; kill: FeedLoadFigures['kill'] },
+  run: {
+    o: FeedLoadOptions;
+    shareCalls: number;
+    startedAt: number;
+    kill: FeedLoadFigures['kill'];
+    settled: boolean;
+  },
 ): Promise<FeedLoadFigures> {
   const { o, startedAt } = run;
   const changes = stage.sandbox.changes.filter((c) => c.at >= startedAt);
@@ -400,6 +429,7 @@ async function countFeed(
     expected,
     missed,
     missedEvents,
+    settled: run.settled,
     doubled,
     delivered: posts.reduce((sum, p) => sum + p.events.length, 0),
     hidden: posts.reduce((sum, p) => sum + p.hidden, 0),

@@ -218,7 +218,7 @@ function feedLoadTargets(run: FeedLoadResult | null): Target[] {
     {
       name: names[0],
       met: feed.missed === 0 && feed.doubled === 0 && feed.kill.midRound,
-      detail: `${feed.expected} new requests to report: missed ${feed.missed}${feed.missedEvents.length > 0 ? ` (${feed.missedEvents.join('; ')})` : ''}, doubled ${feed.doubled}; killed mid-round: ${feed.kill.midRound ? 'yes' : 'no'}.`,
+      detail: `${feed.expected} new requests to report: missed ${feed.missed}${feed.missedEvents.length > 0 ? ` (${feed.missedEvents.join('; ')})` : ''}, doubled ${feed.doubled}; killed mid-round: ${feed.kill.midRound ? 'yes' : 'no'}${feed.settled ? '' : '; counted before every workspace had two complete rounds after the last change (4 windows)'}.`,
     },
     {
       name: names[1],
