@@ -55,3 +55,8 @@ export function benchRedisUrl(env: NodeJS.ProcessEnv = process.env): string {
 export function inheritedEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   return { PATH: env.PATH ?? '', HOME: env.HOME ?? '' };
 }
+
+/** Node flags to start every bot process with, bare Bolt included (`BENCH_NODE_FLAGS`, space-separated). */
+export function benchNodeFlags(env: NodeJS.ProcessEnv = process.env): string[] {
+  return env.BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
+}

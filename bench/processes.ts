@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { inheritedEnv } from './bench-env.js';
+import { benchNodeFlags, inheritedEnv } from './bench-env.js';
 import type { ChildMessage, ParentMessage, ProcessMemory } from './ipc.js';
 import { readProcMemory } from './measure.js';
 
@@ -73,7 +73,7 @@ export async function spawnBot(
   const log = openSync(logFile, 'a');
   const flags = [
     // Runtime flags to try on every bot process alike, bare Bolt included (e.g. a GC setting), space-separated.
-    ...(process.env.BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []),
+    ...benchNodeFlags(),
     ...(options.exposeGc ? ['--expose-gc'] : []),
     // Written when the process exits (after `stop`), one .cpuprofile per process; open in Chrome DevTools.
     ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []),
