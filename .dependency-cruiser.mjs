@@ -13,7 +13,7 @@
 
 /** Each layer: a name for messages and the paths it holds (relative to the repository). */
 const LAYERS = [
-  ['main', ['^src/main\\.ts$', '^src/answer-thread-main\\.ts$']],
+  ['main', ['^src/main\\.ts$']],
   ['local/ and replica start-up', ['^src/local/', '^src/redis-bot\\.ts$']],
   ['container', ['^src/container\\.ts$']],
   ['slack/', ['^src/slack/']],

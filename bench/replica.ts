@@ -19,15 +19,13 @@ async function main(): Promise<void> {
   if (config.mode !== 'replica') throw new Error('the bench replica needs the Slack and upstream variables');
   const logger = makeLogger({ level: config.LOG_LEVEL });
   const feedLease = bench.feedLeaseMs ? { feedLeaseMs: bench.feedLeaseMs } : {};
-  const { redis, container, app, answerThread } = buildRedisBot(config, logger, {
+  const { redis, container, app } = buildRedisBot(config, logger, {
     keyPrefix: bench.keyPrefix,
     features: bench.naive
       ? { cache: false, coalesce: false, ...feedLease }
       : { ttlScale: bench.ttlScale, prefetch: bench.prefetch, ...feedLease },
   });
   const prefetch = container.prefetcher;
-  // As startReplica does: the answer thread (ANSWER_THREAD, on unless the bench's environment turns it off).
-  await answerThread?.start();
   const server = (await startSlackApp(app, container.slackDeps, config.PORT)) as Server;
   const timings = timeRequests(server);
   container.keeper.start();
@@ -41,7 +39,6 @@ async function main(): Promise<void> {
     await app.stop().catch(() => undefined);
     const counters = { ...container.client.counters };
     await container.close();
-    await answerThread?.close();
     redis.disconnect();
     return {
       type: 'stopped',

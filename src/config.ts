@@ -192,11 +192,6 @@ const envSchema = z.object({
    * a read it joined): saved data, its place in the queue or "consultando…" meanwhile (README, configuration).
    */
   ANSWER_BUDGET_NOTICE: duration('700ms', 0, 600_000),
-  /**
-   * A replica builds answers on a worker thread of its own, so that acks never wait behind them (README,
-   * Operations); `off` builds them on the thread that acks. Local mode always builds them in its one thread.
-   */
-  ANSWER_THREAD: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
 });
 
 export type Env = z.infer<typeof envSchema>;

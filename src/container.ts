@@ -22,7 +22,6 @@ import type { Clock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
 import { PromMetrics } from './lib/prom-metrics.js';
 import { AckPriority } from './slack/ack-priority.js';
-import { type AnswerEngine, LocalAnswerEngine } from './slack/answer-engine.js';
 import { Answers } from './slack/answers.js';
 import { BackgroundTasks } from './slack/background.js';
 import type { SandboxMotion, SlackDeps } from './slack/deps.js';
@@ -87,11 +86,6 @@ export interface ContainerOptions {
   sandboxMotion?: SandboxMotion;
   /** This bot's metrics; default a new registry of its own (never prom-client's global one). */
   metrics?: PromMetrics;
-  /**
-   * What the Slack side answers with, made from this container's own engine: a replica hands answers to its
-   * answer thread (slack/answer-thread.ts) and keeps the local engine for when that thread is not there.
-   */
-  answerEngine?: (local: LocalAnswerEngine) => AnswerEngine;
   /** Timers of interactive answers' first messages (tests move it by hand); the system clock by default. */
   clock?: Clock;
   /** Benchmark switches: the naive bot (no cache, no coalescing of identical calls), scaled TTLs, prefetch. */
@@ -132,10 +126,6 @@ export interface Container {
   /** Null unless features.prefetch. Built, not started: the benchmark's replica starts it. */
   prefetcher: Prefetcher | null;
   answers: Answers;
-  /** What the Slack side answers with: `localAnswers` itself, or what `answerEngine` made of it. */
-  answerEngine: AnswerEngine;
-  /** Answers built in this thread with this container's services. */
-  localAnswers: LocalAnswerEngine;
   tasks: BackgroundTasks;
   slackDeps: SlackDeps;
   domain: DomainDeps;
@@ -254,12 +244,6 @@ export function buildContainer(options: ContainerOptions): Container {
     linkService,
     follows: feedListeners,
   });
-  const { count: rateCount, windowMs: rateWindowMs } = options.config.UPSTREAM_RATE_LIMIT;
-  const localAnswers = new LocalAnswerEngine(answers, {
-    logger,
-    budget: { limit: rateCount, windowMs: rateWindowMs },
-  });
-  const answerEngine = options.answerEngine?.(localAnswers) ?? localAnswers;
   const digestLogger = logger.child({ component: 'digest' });
   const slackClients = createSlackClients({
     slackApiUrl: options.config.SLACK_API_URL,
@@ -350,7 +334,7 @@ export function buildContainer(options: ContainerOptions): Container {
       UPSTREAM_RATE_LIMIT: options.config.UPSTREAM_RATE_LIMIT,
     },
     logger,
-    answers: answerEngine,
+    answers,
     linkService,
     digestSubscriptions,
     subscriptions,
@@ -400,8 +384,6 @@ export function buildContainer(options: ContainerOptions): Container {
     feed,
     prefetcher,
     answers,
-    answerEngine,
-    localAnswers,
     tasks,
     slackDeps,
     domain,

@@ -1,21 +1,11 @@
 import { createServer, type Server } from 'node:http';
-import { Worker } from 'node:worker_threads';
 import { type App, webApi } from '@slack/bolt';
 import type { Redis } from 'ioredis';
 import type { ReplicaConfig } from './config.js';
 import { buildContainer, type Container, type ContainerOptions } from './container.js';
 import { type Clock, systemClock } from './lib/clock.js';
-import { errFields, type Logger, makeLogger } from './lib/logger.js';
-import { PromMetrics } from './lib/prom-metrics.js';
+import { errFields, type Logger } from './lib/logger.js';
 import { renderVanishedLinkAdminNotice } from './render/index.js';
-import {
-  type ChannelEnd,
-  type FromAnswerThread,
-  serveAnswers,
-  type ToAnswerThread,
-} from './slack/answer-channel.js';
-import type { LocalAnswerEngine } from './slack/answer-engine.js';
-import { type AnswerWorker, ThreadedAnswerEngine } from './slack/answer-thread.js';
 import { buildSlackApp, startSlackApp } from './slack/app.js';
 import { ABANDON_NOTICE_MS } from './slack/background.js';
 import { createSlackClients } from './slack/slack-clients.js';
@@ -37,33 +27,26 @@ export interface RedisBot {
   installations: SlackInstallationStore | null;
   container: Container;
   app: App;
-  /**
-   * The answer thread (ANSWER_THREAD=on), not started: `start()` it before serving, `close()` it after the
-   * container. Until it is ready, answers are built on this thread.
-   */
-  answerThread: ThreadedAnswerEngine | null;
-}
-
-interface RedisBotOptions {
-  keyPrefix?: string;
-  features?: ContainerOptions['features'];
-  redis?: Redis;
 }
 
 /**
  * One replica of the bot over a shared Redis, as production runs it (startReplica) and as the benchmark's replicas
- * do: the sealed stores, the Redis budget, OAuth installations when configured, the Slack app, the answer thread.
- * Not started.
+ * do: the sealed stores, the Redis budget, OAuth installations when configured, the Slack app. Not started.
  */
 export function buildRedisBot(
   config: ReplicaConfig,
   logger: Logger,
-  options: RedisBotOptions = {},
+  options: { keyPrefix?: string; features?: ContainerOptions['features']; redis?: Redis } = {},
 ): RedisBot {
   const redis = options.redis ?? createRedis(config.REDIS_URL, logger);
   const keys = new Keys(options.keyPrefix ?? config.REDIS_KEY_PREFIX);
   const kv = new RedisKeyValue(redis);
   const box = SecretBox.fromBase64(config.CREDENTIALS_KEY, previousKeys(config.CREDENTIALS_KEY_PREVIOUS));
+  const budget = createRedisBudget(redis, keys, {
+    limit: config.UPSTREAM_RATE_LIMIT,
+    feedSharePercent: config.FEED_BUDGET_SHARE,
+    logger: logger.child({ component: 'budget' }),
+  });
   // A new install resumes the digests and alerts a revoked token paused (the container exists by the time one
   // arrives).
   const installations = config.oauth
@@ -72,113 +55,19 @@ export function buildRedisBot(
         await container.feedListeners.resumeWorkspace(workspaceId, 'tokens_revoked');
       })
     : null;
-  // Set by the container's answerEngine callback, inside buildContainer.
-  const made: { thread: ThreadedAnswerEngine | null } = { thread: null };
-  const container = buildRedisContainer(
-    config,
-    logger,
-    { redis, keys, kv, box },
-    {
-      ...(options.features && { features: options.features }),
-      installations,
-      ...(config.ANSWER_THREAD === 'on' && {
-        answerEngine: (local: LocalAnswerEngine) => {
-          const thread = new ThreadedAnswerEngine({
-            spawn: () =>
-              spawnAnswerThread({
-                config,
-                keyPrefix: keys.prefix,
-                ...(options.features && { features: options.features }),
-              }),
-            local,
-            logger: logger.child({ component: 'answer-thread' }),
-          });
-          made.thread = thread;
-          return thread;
-        },
-      }),
-    },
-  );
-  const answerThread = made.thread;
-  if (answerThread) container.metrics.include(() => answerThread.metrics());
-  const app = buildSlackApp({ config, deps: container.slackDeps, kv, installations });
-  return { redis, keys, kv, box, installations, container, app, answerThread };
-}
-
-/** The container of a replica (or of its answer thread) over its Redis connection and sealed stores. */
-function buildRedisContainer(
-  config: ReplicaConfig,
-  logger: Logger,
-  store: { redis: Redis; keys: Keys; kv: RedisKeyValue; box: SecretBox },
-  options: Pick<ContainerOptions, 'features' | 'installations' | 'answerEngine' | 'metrics'>,
-): Container {
-  const budget = createRedisBudget(store.redis, store.keys, {
-    limit: config.UPSTREAM_RATE_LIMIT,
-    feedSharePercent: config.FEED_BUDGET_SHARE,
-    logger: logger.child({ component: 'budget' }),
-  });
-  return buildContainer({
+  const container = buildContainer({
     config,
     upstream: { baseUrl: config.UPSTREAM_BASE_URL, authUrl: config.UPSTREAM_AUTH_URL },
     logger,
-    kv: store.kv,
-    keys: store.keys,
-    box: store.box,
+    kv,
+    keys,
+    box,
     budget,
-    ...options,
+    installations,
+    ...(options.features && { features: options.features }),
   });
-}
-
-/** What an answer thread is started with (structured clone: plain data). */
-export interface AnswerThreadData {
-  config: ReplicaConfig;
-  keyPrefix: string;
-  features?: ContainerOptions['features'];
-}
-
-/** The answer thread's entry (answer-thread-main.ts, beside this file), run under tsx when this file is. */
-export function spawnAnswerThread(data: AnswerThreadData): AnswerWorker {
-  const underTsx = import.meta.url.endsWith('.ts');
-  const entry = new URL(underTsx ? './answer-thread-main.ts' : './answer-thread-main.js', import.meta.url);
-  if (!underTsx) return new Worker(entry, { workerData: data }) as unknown as AnswerWorker;
-  // Under tsx (npm run dev, the tests) the thread registers tsx's loader before it imports the TypeScript entry.
-  const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: data }) as unknown as AnswerWorker;
-}
-
-/**
- * Inside the answer thread: its own Redis connection, budget client, upstream client and cache reader, built like
- * the replica's, answering what the replica's thread hands over (slack/answer-channel.ts). Nothing is started
- * here (no digest, feed or token keeper: the replica runs those).
- */
-export function runAnswerThread(
-  port: ChannelEnd<ToAnswerThread, FromAnswerThread>,
-  data: AnswerThreadData,
-): void {
-  const { config } = data;
-  const logger = makeLogger({ level: config.LOG_LEVEL }).child({ thread: 'answers' });
-  const redis = createRedis(config.REDIS_URL, logger);
-  const keys = new Keys(data.keyPrefix);
-  const kv = new RedisKeyValue(redis);
-  const box = SecretBox.fromBase64(config.CREDENTIALS_KEY, previousKeys(config.CREDENTIALS_KEY_PREVIOUS));
-  const metrics = new PromMetrics({ defaultMetrics: false });
-  const container = buildRedisContainer(
-    config,
-    logger,
-    { redis, keys, kv, box },
-    {
-      metrics,
-      ...(data.features && { features: data.features }),
-    },
-  );
-  serveAnswers(port, {
-    engine: container.localAnswers,
-    metrics: () => metrics.counts(),
-    async close() {
-      await container.close({ graceMs: 0 });
-      await redis.quit().catch(() => redis.disconnect());
-    },
-  });
+  const app = buildSlackApp({ config, deps: container.slackDeps, kv, installations });
+  return { redis, keys, kv, box, installations, container, app };
 }
 
 function previousKeys(value: string | undefined): string[] {
@@ -238,7 +127,6 @@ export async function startReplica(
     if (config.slack.kind === 'socket') await checkAppToken(config, config.slack.appToken, logger);
     bot = buildRedisBot(config, logger, { redis });
     await checkCredentialsKey(bot, logger);
-    await bot.answerThread?.start();
     await new Promise<void>((resolve) => waiting.close(() => resolve()));
     await startSlackApp(bot.app, bot.container.slackDeps, config.PORT).catch((error: unknown) => {
       throw slackStartFailure(error, config) ?? error;
@@ -246,7 +134,6 @@ export async function startReplica(
   } catch (error) {
     waiting.close();
     await bot?.container.close({ graceMs: 0 }).catch(() => undefined);
-    await bot?.answerThread?.close().catch(() => undefined);
     redis.disconnect();
     throw error;
   }
@@ -282,7 +169,6 @@ export async function startReplica(
         // Closing the server stops new requests at once; its promise waits for open connections: not awaited.
         const serverStopped = started.app.stop().catch(() => undefined);
         await started.container.close({ graceMs: config.SHUTDOWN_GRACE, clock });
-        await started.answerThread?.close();
         await Promise.race([serverStopped, new Promise((r) => setTimeout(r, 1_000).unref())]);
         await redis.quit().catch(() => redis.disconnect());
       })();

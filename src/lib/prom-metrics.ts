@@ -1,13 +1,4 @@
-import {
-  AggregatorRegistry,
-  Counter,
-  collectDefaultMetrics,
-  Gauge,
-  Histogram,
-  type MetricObjectWithValues,
-  type MetricValue,
-  Registry,
-} from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type {
   AnswerSource,
   BudgetWaitOutcome,
@@ -39,8 +30,6 @@ export function boundedLabel(value: string, pattern = /^[A-Za-z0-9_.]{1,60}$/): 
 export class PromMetrics implements Metrics, MetricsExposition {
   readonly registry = new Registry();
   private sources: MetricsSources | null = null;
-  /** Counters and histograms of other threads of this process (the answer thread), added in at each scrape. */
-  private readonly others: (() => Promise<unknown[]>)[] = [];
 
   private readonly acks = new Histogram({
     name: 'estoque_slack_ack_seconds',
@@ -173,25 +162,8 @@ export class PromMetrics implements Metrics, MetricsExposition {
     this.sources = sources;
   }
 
-  async render(): Promise<string> {
-    if (this.others.length === 0) return this.registry.metrics();
-    const own = await this.registry.getMetricsAsJSON();
-    const others = await Promise.all(this.others.map((read) => read().catch(() => [])));
-    // Same names and labels add up; the gauges (store, budget) and Node's own metrics are this thread's only.
-    return AggregatorRegistry.aggregate([
-      own,
-      ...others.map((metrics) => metrics.filter(isCount) as MetricObjectWithValues<MetricValue<string>>[]),
-    ]).metrics();
-  }
-
-  /** Adds another thread's `counts()` to every scrape of this registry. */
-  include(read: () => Promise<unknown[]>): void {
-    this.others.push(read);
-  }
-
-  /** This registry's counters and histograms as prom-client JSON, for the thread that serves the scrape. */
-  async counts(): Promise<unknown[]> {
-    return (await this.registry.getMetricsAsJSON()).filter(isCount);
+  render(): Promise<string> {
+    return this.registry.metrics();
   }
 
   slackAck(kind: SlackRequestKind, seconds: number): void {
@@ -232,9 +204,4 @@ export class PromMetrics implements Metrics, MetricsExposition {
   slackApiError(method: string, error: string): void {
     this.slackErrors.inc({ method: boundedLabel(method), error: boundedLabel(error) });
   }
-}
-
-function isCount(metric: unknown): boolean {
-  const type = (metric as { type?: unknown } | null)?.type;
-  return type === 'counter' || type === 'histogram';
 }

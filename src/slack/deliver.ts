@@ -1,5 +1,6 @@
 import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { LinkBrokenError } from '../domain/errors.js';
 import type { Route } from '../domain/routes.js';
 import { systemClock } from '../lib/clock.js';
 import { errFields, newCorrelationId } from '../lib/logger.js';
@@ -14,6 +15,7 @@ import {
 import { UpstreamErrorCode } from '../upstream/errors.js';
 import type { AnswerRequest } from './answers.js';
 import type { SlackDeps } from './deps.js';
+import { failureMessage } from './failures.js';
 import { AnswerProgress, DEFAULT_ANSWER_TIMING, firstMessageThenAnswer } from './first-message.js';
 import { answerOutcome } from './slack-metrics.js';
 import { emailOf } from './slack-users.js';
@@ -96,18 +98,35 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
   };
   let failed = false;
   const answer = (async (): Promise<Message> => {
-    const answered = await deps.answers.answer(delivery.route, {
-      ...request,
-      render: { ...render, now: deps.now() },
-    });
-    failed = answered.failed;
-    outcome = answered.outcome;
-    if (answered.brokenLink) await notifyLinkingAdmin(deps, delivery.client, answered.brokenLink);
+    let message: Message;
+    try {
+      message = await deps.answers.answer(delivery.route, {
+        ...request,
+        render: { ...render, now: deps.now() },
+      });
+    } catch (error) {
+      failed = true;
+      outcome = answerOutcome(error);
+      const { count, windowMs } = deps.config.UPSTREAM_RATE_LIMIT;
+      message = failureMessage(
+        error,
+        delivery.route,
+        correlationId,
+        { ...render, shared: undefined },
+        logger,
+        {
+          limit: count,
+          windowMs,
+        },
+      );
+      if (error instanceof LinkBrokenError && error.firstNotice)
+        await notifyLinkingAdmin(deps, delivery.client, error);
+    }
     // The message is built; requests that came in meanwhile get their ack before it is sent (and no first message
     // goes out for it while it waits).
     progress.built();
     await deps.tasks.checkpoint();
-    return answered.message;
+    return message;
   })();
 
   if (delivery.mode === 'share') {
@@ -133,7 +152,17 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
     arrivedAt,
     logger,
     answer,
-    saved: () => deps.answers.saved(delivery.route, { ...request, render: { ...render, now: deps.now() } }),
+    saved: async () => {
+      try {
+        return await deps.answers.answer(delivery.route, {
+          ...request,
+          render: { ...render, now: deps.now(), refreshing: true },
+          calls: { savedOnly: true },
+        });
+      } catch {
+        return null;
+      }
+    },
     timedOut: () => {
       failed = true;
       outcome = UpstreamErrorCode.Timeout;
@@ -240,15 +269,15 @@ function slackErrorCode(error: unknown): string {
 export async function notifyLinkingAdmin(
   deps: SlackDeps,
   client: WebClient,
-  link: { workspaceId: string; linkedBy: string },
+  error: LinkBrokenError,
 ): Promise<void> {
   const notice = renderBrokenLinkAdminNotice();
   try {
-    await client.chat.postMessage({ channel: link.linkedBy, text: notice.text, blocks: notice.blocks });
-    deps.logger.info({ workspaceId: link.workspaceId }, 'linking admin told the link is broken');
+    await client.chat.postMessage({ channel: error.linkedBy, text: notice.text, blocks: notice.blocks });
+    deps.logger.info({ workspaceId: error.workspaceId }, 'linking admin told the link is broken');
   } catch (dmError) {
     deps.logger.warn(
-      { workspaceId: link.workspaceId, ...errFields(dmError) },
+      { workspaceId: error.workspaceId, ...errFields(dmError) },
       'could not DM the linking admin',
     );
   }

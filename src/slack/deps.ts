@@ -10,7 +10,7 @@ import type { SandboxChangeView } from '../render/sandbox.js';
 import type { FeedListenerStore } from '../store/feed-listeners.js';
 import type { SeenRequests } from '../store/seen-requests.js';
 import type { SubscriptionStore } from '../store/subscription-store.js';
-import type { AnswerEngine } from './answer-engine.js';
+import type { Answers } from './answers.js';
 import type { BackgroundTasks } from './background.js';
 import type { DigestSubscriptions } from './digest-subscriptions.js';
 import type { FeedSubscriptions } from './feed-subscriptions.js';
@@ -27,8 +27,7 @@ export interface SandboxMotion {
 export interface SlackDeps {
   config: Pick<Config, 'BOT_ADMINS' | 'DIGEST_TZ' | 'UPSTREAM_RATE_LIMIT'>;
   logger: Logger;
-  /** Builds every answer (here, or on the answer thread); deliver.ts and the modals only send them. */
-  answers: AnswerEngine;
+  answers: Answers;
   linkService: LinkService;
   digestSubscriptions: DigestSubscriptions;
   subscriptions: SubscriptionStore;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { App } from '@slack/bolt';
-import { loadConfig, type ReplicaConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
 import { buildContainer, type Container } from '../../src/container.js';
 import {
   blockAction,
@@ -19,11 +19,8 @@ import {
 } from '../../src/fake-slack/index.js';
 import type { Clock } from '../../src/lib/clock.js';
 import type { Logger } from '../../src/lib/logger.js';
-import { spawnAnswerThread } from '../../src/redis-bot.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import type { LocalAnswerEngine } from '../../src/slack/answer-engine.js';
-import { ThreadedAnswerEngine } from '../../src/slack/answer-thread.js';
 import { BOT_SCOPES, buildSlackApp, startSlackApp } from '../../src/slack/app.js';
 import { SecretBox } from '../../src/store/crypto.js';
 import { SlackInstallationStore } from '../../src/store/installation-store.js';
@@ -51,11 +48,6 @@ export interface HarnessOptions {
   answerTiming?: { deadline?: string; pendingNotice?: string; budgetNotice?: string };
   /** More environment variables, as config.ts reads them (`UPSTREAM_MAX_RESPONSE_BYTES: '1MiB'`…). */
   env?: Record<string, string>;
-  /**
-   * Answers built on a real answer thread (redis-bot.ts's worker, its own Redis connection and upstream client),
-   * started before the first request, as a replica with ANSWER_THREAD=on does.
-   */
-  answerThread?: boolean;
   /** The budget, built over the test's Redis and logger; default the Redis budget of the configured limit. */
   budget?: (redis: TestRedis, logger: Logger) => Budget;
 }
@@ -66,8 +58,6 @@ export interface Harness {
   redis: TestRedis;
   container: Container;
   app: App;
-  /** Set with `answerThread`: the engine that hands answers to the thread. */
-  answerThread: ThreadedAnswerEngine | null;
   target: SlackRequestTarget;
   logs: string[];
   box: SecretBox;
@@ -155,8 +145,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     await container.subscriptions.resumeWorkspace(workspaceId, 'tokens_revoked');
     await container.feedListeners.resumeWorkspace(workspaceId, 'tokens_revoked');
   });
-  // Set by the container's answerEngine callback, inside buildContainer.
-  const made: { thread: ThreadedAnswerEngine | null } = { thread: null };
   const container: Container = buildContainer({
     config,
     upstream: { baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl },
@@ -170,20 +158,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     timeoutMs: options.timeoutMs ?? 5_000,
     installations,
     ...(options.clock && { clock: options.clock }),
-    ...(options.answerThread && {
-      answerEngine: (local: LocalAnswerEngine) => {
-        const thread = new ThreadedAnswerEngine({
-          spawn: () => spawnAnswerThread({ config: config as ReplicaConfig, keyPrefix: redis.prefix }),
-          local,
-          logger,
-        });
-        made.thread = thread;
-        return thread;
-      },
-    }),
   });
-  const thread = made.thread;
-  await thread?.start();
   for (const team of [TEAM, OTHER_TEAM]) {
     const fakeTeam = slack.teams.get(team);
     await installations.storeInstallation({
@@ -222,7 +197,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     redis,
     container,
     app,
-    answerThread: thread,
     target,
     logs: lines,
     box,
@@ -331,7 +305,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       const violations = [...slack.limitViolations];
       await app.stop().catch(() => undefined);
       await container.close();
-      await thread?.close();
       await slack.close();
       await sandbox.close();
       await redis.cleanup();

@@ -20,7 +20,9 @@ import {
   renderRequestLookupModal,
 } from '../../render/home-modals.js';
 import { ActionPatterns, BlockIds, InputActionIds, ShortcutIds, ViewIds } from '../../render/ids.js';
+import type { Message } from '../../render/index.js';
 import type { SlackDeps } from '../deps.js';
+import { failureMessage } from '../failures.js';
 import { workspaceIdOf } from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
 
@@ -61,14 +63,20 @@ async function showRequest(
   });
   const route: Route = { view: 'request', id, page: 1 };
   const render = { timeZone: deps.config.DIGEST_TZ, now: deps.now() };
-  const answered = await deps.answers.answer(route, {
-    workspaceId: where.workspaceId,
-    userId: where.userId,
-    correlationId,
-    render,
-  });
-  const { message } = answered;
-  const ok = !answered.failed;
+  let message: Message;
+  let ok = true;
+  try {
+    message = await deps.answers.answer(route, {
+      workspaceId: where.workspaceId,
+      userId: where.userId,
+      correlationId,
+      render,
+    });
+  } catch (error) {
+    ok = false;
+    const { count, windowMs } = deps.config.UPSTREAM_RATE_LIMIT;
+    message = failureMessage(error, route, correlationId, render, logger, { limit: count, windowMs });
+  }
   try {
     await client.views.update({
       view_id: where.viewId,
