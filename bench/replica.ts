@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   if (config.mode !== 'replica') throw new Error('the bench replica needs the Slack and upstream variables');
   const logger = makeLogger({ level: config.LOG_LEVEL });
   const feedLease = bench.feedLeaseMs ? { feedLeaseMs: bench.feedLeaseMs } : {};
-  const { redis, ackRedis, container, app } = buildRedisBot(config, logger, {
+  const { redis, container, app } = buildRedisBot(config, logger, {
     keyPrefix: bench.keyPrefix,
     features: bench.naive
       ? { cache: false, coalesce: false, ...feedLease }
@@ -40,7 +40,6 @@ async function main(): Promise<void> {
     const counters = { ...container.client.counters };
     await container.close();
     redis.disconnect();
-    ackRedis.disconnect();
     return {
       type: 'stopped',
       counters,

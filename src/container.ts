@@ -75,8 +75,6 @@ export interface ContainerOptions {
   upstream: { baseUrl: string; authUrl: string };
   logger: Logger;
   kv: KeyValue;
-  /** The store as the ack path reads it (the replay check): a connection of its own in a replica; default `kv`. */
-  ackKv?: KeyValue;
   keys: Keys;
   box: SecretBox;
   budget: Budget;
@@ -343,7 +341,7 @@ export function buildContainer(options: ContainerOptions): Container {
     feedListeners,
     feedSubscriptions,
     tasks,
-    seenRequests: new SeenRequests(options.ackKv ?? kv, keys),
+    seenRequests: new SeenRequests(kv, keys),
     now,
     home: new HomeService({ workspaces, linkService, requests, subscriptions, feedListeners, logger }),
     materials,

@@ -20,8 +20,6 @@ import { createRedisBudget } from './upstream/budget-redis.js';
 
 export interface RedisBot {
   redis: Redis;
-  /** The ack path's connection (replay check, installation reads): `redis` itself unless a second one was given. */
-  ackRedis: Redis;
   keys: Keys;
   kv: RedisKeyValue;
   box: SecretBox;
@@ -38,23 +36,11 @@ export interface RedisBot {
 export function buildRedisBot(
   config: ReplicaConfig,
   logger: Logger,
-  options: {
-    keyPrefix?: string;
-    features?: ContainerOptions['features'];
-    redis?: Redis;
-    /**
-     * The connection of what a request's ack waits for (see ackConnection); default a new one when this builds
-     * `redis` too, else `redis` itself.
-     */
-    ackRedis?: Redis;
-  } = {},
+  options: { keyPrefix?: string; features?: ContainerOptions['features']; redis?: Redis } = {},
 ): RedisBot {
   const redis = options.redis ?? createRedis(config.REDIS_URL, logger);
-  const ackRedis =
-    options.ackRedis ?? (options.redis ? options.redis : ackConnection(config.REDIS_URL, logger));
   const keys = new Keys(options.keyPrefix ?? config.REDIS_KEY_PREFIX);
   const kv = new RedisKeyValue(redis);
-  const ackKv = ackRedis === redis ? kv : new RedisKeyValue(ackRedis);
   const box = SecretBox.fromBase64(config.CREDENTIALS_KEY, previousKeys(config.CREDENTIALS_KEY_PREVIOUS));
   const budget = createRedisBudget(redis, keys, {
     limit: config.UPSTREAM_RATE_LIMIT,
@@ -64,7 +50,7 @@ export function buildRedisBot(
   // A new install resumes the digests and alerts a revoked token paused (the container exists by the time one
   // arrives).
   const installations = config.oauth
-    ? new SlackInstallationStore(ackKv, keys, box, async (workspaceId) => {
+    ? new SlackInstallationStore(kv, keys, box, async (workspaceId) => {
         await container.subscriptions.resumeWorkspace(workspaceId, 'tokens_revoked');
         await container.feedListeners.resumeWorkspace(workspaceId, 'tokens_revoked');
       })
@@ -78,25 +64,10 @@ export function buildRedisBot(
     box,
     budget,
     installations,
-    ackKv,
     ...(options.features && { features: options.features }),
   });
   const app = buildSlackApp({ config, deps: container.slackDeps, kv, installations });
-  return { redis, ackRedis, keys, kv, box, installations, container, app };
-}
-
-/**
- * A second connection for what a Slack request's ack waits for: the replay check's `SET NX` and the installation
- * read. Without auto-pipelining: ioredis holds an auto-pipelined command until the end of the event-loop turn
- * (setImmediate), behind whatever else the turn runs, and the main connection carries the answers' many commands
- * (where pipelining pays: a burst's answers made one write each per command). Measured at 8x the budget: the ack's
- * p50 inside the process 1.2 ms without pipelining against 1.46 ms with it (bare Bolt 1.0 ms).
- */
-function ackConnection(url: string, logger: Logger, clock?: Clock): Redis {
-  return createRedis(url, logger.child({ connection: 'acks' }), {
-    enableAutoPipelining: false,
-    ...(clock && { clock }),
-  });
+  return { redis, keys, kv, box, installations, container, app };
 }
 
 function previousKeys(value: string | undefined): string[] {
@@ -148,15 +119,13 @@ export async function startReplica(
   const redis = createRedis(config.REDIS_URL, logger, { clock });
   const waiting = await serveNotReady(config.PORT);
   let bot: RedisBot | null = null;
-  let ackRedis: Redis | null = null;
   try {
     await waitForRedis(redis, logger.child({ component: 'startup' }), { url: config.REDIS_URL, clock });
     await reportDurability(redis, config.REDIS_URL, logger);
     if (!config.oauth && config.SLACK_BOT_TOKEN)
       await checkSlackToken(config, config.SLACK_BOT_TOKEN, logger);
     if (config.slack.kind === 'socket') await checkAppToken(config, config.slack.appToken, logger);
-    ackRedis = ackConnection(config.REDIS_URL, logger, clock);
-    bot = buildRedisBot(config, logger, { redis, ackRedis });
+    bot = buildRedisBot(config, logger, { redis });
     await checkCredentialsKey(bot, logger);
     await new Promise<void>((resolve) => waiting.close(() => resolve()));
     await startSlackApp(bot.app, bot.container.slackDeps, config.PORT).catch((error: unknown) => {
@@ -166,7 +135,6 @@ export async function startReplica(
     waiting.close();
     await bot?.container.close({ graceMs: 0 }).catch(() => undefined);
     redis.disconnect();
-    ackRedis?.disconnect();
     throw error;
   }
   const started = bot;
@@ -203,7 +171,6 @@ export async function startReplica(
         await started.container.close({ graceMs: config.SHUTDOWN_GRACE, clock });
         await Promise.race([serverStopped, new Promise((r) => setTimeout(r, 1_000).unref())]);
         await redis.quit().catch(() => redis.disconnect());
-        await started.ackRedis.quit().catch(() => started.ackRedis.disconnect());
       })();
       return stopping;
     },
