@@ -21,6 +21,13 @@ export class Keys {
   budgetFeedLog(credentialId: string): string {
     return `${this.prefix}budget:{${credentialId}}:feed-log`;
   }
+  /**
+   * Set while an interactive call of any process waits for a slot of the credential: the feed and background calls
+   * leave the slots to it (same hash slot as the log).
+   */
+  budgetInteractiveWaiting(credentialId: string): string {
+    return `${this.prefix}budget:{${credentialId}}:interactive-waiting`;
+  }
 
   // Tokens, per credential.
   tokens(credentialId: string): string {

@@ -1,6 +1,6 @@
 import { systemClock } from '../lib/clock.js';
 import type { Budget, BudgetOptions, Priority } from './budget.js';
-import { mapPriorities, resolveBudgetPolicy } from './budget-policy.js';
+import { mapPriorities, resolveBudgetPolicy, yieldsToInteractive } from './budget-policy.js';
 import { type Acquire, budgetOverWindow } from './budget-queue.js';
 
 /**
@@ -16,6 +16,8 @@ export function createMemoryBudget(options: BudgetOptions): Budget {
   const feedLogs = new Map<string, number[]>();
   /** Per credential, the monotonic instant a pause ends. */
   const pauses = new Map<string, number>();
+  /** Per credential, until when an interactive call waits for a slot (feed and background calls leave it to it). */
+  const interactiveWaiting = new Map<string, number>();
 
   const liveLog = (credentialId: string, now: number, of = logs): number[] => {
     const log = of.get(credentialId) ?? [];
@@ -46,7 +48,9 @@ export function createMemoryBudget(options: BudgetOptions): Budget {
     const log = liveLog(credentialId, now);
     const feedLog = liveLog(credentialId, now, feedLogs);
     const shareFree = priority !== 'feed' || feedLog.length < policy.feedCap;
-    if (paused === 0 && log.length < policy.capacity[priority] && shareFree) {
+    const waiting = Math.max(0, (interactiveWaiting.get(credentialId) ?? 0) - now);
+    const yields = yieldsToInteractive(priority) && waiting > 0;
+    if (paused === 0 && !yields && log.length < policy.capacity[priority] && shareFree) {
       log.push(now);
       logs.set(credentialId, log);
       if (priority === 'feed') {
@@ -57,12 +61,19 @@ export function createMemoryBudget(options: BudgetOptions): Budget {
     }
     // The feed also waits for one of its own calls to leave the window when its share is full.
     const shareWait = policy.feedCap === 0 ? policy.spanMs : windowWait(feedLog, policy.feedCap, now);
-    return {
-      granted: false,
-      waitMs: mapPriorities((p) =>
-        Math.max(paused, windowWait(log, policy.capacity[p], now), p === 'feed' ? shareWait : 0),
+    const waitMs = mapPriorities((p) =>
+      Math.max(
+        paused,
+        windowWait(log, policy.capacity[p], now),
+        p === 'feed' ? shareWait : 0,
+        yieldsToInteractive(p) ? waiting : 0,
       ),
-    };
+    );
+    if (priority === 'interactive') {
+      const until = now + waitMs.interactive + policy.waitingMarginMs;
+      if (until > (interactiveWaiting.get(credentialId) ?? 0)) interactiveWaiting.set(credentialId, until);
+    }
+    return { granted: false, waitMs };
   };
 
   return budgetOverWindow(

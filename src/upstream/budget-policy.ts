@@ -24,6 +24,14 @@ export function mayShare(running: Priority, waiting: Priority): boolean {
   return PRIORITY_RANK[running] <= PRIORITY_RANK[waiting];
 }
 
+/**
+ * The feed and background calls never take a slot an interactive user of any process waits for (the feed: "never
+ * the slots interactive users need"); digests keep their own reserve and their hour.
+ */
+export function yieldsToInteractive(priority: Priority): boolean {
+  return PRIORITY_RANK[priority] >= PRIORITY_RANK.feed;
+}
+
 /** How long a job may wait for a slot unless `schedule` says otherwise; 0 = only if a slot is free now. */
 export const DEFAULT_MAX_WAIT_MS: Readonly<Record<Priority, number>> = {
   interactive: 10_000,
@@ -63,6 +71,11 @@ export interface BudgetPolicy {
   capacity: Readonly<Record<Priority, number>>;
   /** Most calls of the 'feed' priority that may count at once (its share of COUNT); 0: none. */
   feedCap: number;
+  /**
+   * How long past the slot it waits for a refused interactive call keeps feed and background calls off the
+   * credential: time for its retry to arrive and take that slot.
+   */
+  waitingMarginMs: number;
   maxWaitMs: Readonly<Record<Priority, number>>;
 }
 
@@ -111,5 +124,15 @@ export function resolveBudgetPolicy(options: BudgetOptions): BudgetPolicy {
     return value;
   });
 
-  return { count, windowMs, guardMs, spanMs: windowMs + guardMs, capacity, feedCap, maxWaitMs };
+  return {
+    count,
+    windowMs,
+    guardMs,
+    spanMs: windowMs + guardMs,
+    capacity,
+    feedCap,
+    // The window's guard plus 100 ms: a waiting caller retries when its slot frees, a few ms later in practice.
+    waitingMarginMs: guardMs + 100,
+    maxWaitMs,
+  };
 }

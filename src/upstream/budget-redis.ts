@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from '../store/keys.js';
-import type { Budget, BudgetOptions } from './budget.js';
-import { PRIORITIES, resolveBudgetPolicy } from './budget-policy.js';
+import type { Budget, BudgetOptions, Priority } from './budget.js';
+import { PRIORITIES, resolveBudgetPolicy, yieldsToInteractive } from './budget-policy.js';
 import { type Acquire, budgetOverWindow } from './budget-queue.js';
 
 /** Counters kept in `keys.budgetStats(id)` for the status command. */
@@ -30,6 +30,10 @@ export interface BudgetStats {
  * (FEED_BUDGET_SHARE): its calls are logged a second time in their own sorted set, and a feed call is granted only
  * while that set holds fewer than its cap. Both sets are written by the same script, so the two counts agree.
  *
+ * And the feed and background calls never take a slot an interactive user waits for, on whichever replica: an
+ * interactive call refused a slot marks the credential (KEYS[5]) until the slot it waits for frees, plus a margin
+ * for its retry to arrive; while the mark lives, feed and background calls are refused and told to wait it out.
+ *
  * If the keys vanish (Redis restarted without persistence, a FLUSH), the next call simply starts a new log.
  */
 const ACQUIRE_LUA = `
@@ -40,12 +44,16 @@ local capacity = tonumber(ARGV[3])
 local isFeed = ARGV[4] == '1'
 local feedCap = tonumber(ARGV[5])
 local feedIndex = tonumber(ARGV[6])
+local class = ARGV[7]
+local margin = tonumber(ARGV[8])
 local paused = redis.call('PTTL', KEYS[2])
+local waiting = redis.call('PTTL', KEYS[5])
+local yields = class == 'y' and waiting > 0
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - span)
 redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - span)
 local count = redis.call('ZCARD', KEYS[1])
 local feedCount = redis.call('ZCARD', KEYS[4])
-if paused <= 0 and count < capacity and ((not isFeed) or feedCount < feedCap) then
+if paused <= 0 and (not yields) and count < capacity and ((not isFeed) or feedCount < feedCap) then
   local member = now .. '-' .. ARGV[2]
   redis.call('ZADD', KEYS[1], now, member)
   redis.call('PEXPIRE', KEYS[1], span)
@@ -66,16 +74,21 @@ if feedCap > 0 then
   end
 end
 local reply = {0}
-for i = 7, #ARGV do
+for i = 9, #ARGV do
   local cap = tonumber(ARGV[i])
   local wait = 0
   if count >= cap then
     local leaving = redis.call('ZRANGE', KEYS[1], count - cap, count - cap, 'WITHSCORES')
     wait = tonumber(leaving[2]) + span - now
   end
-  if i - 6 == feedIndex and feedWait > wait then wait = feedWait end
+  if i - 8 == feedIndex and feedWait > wait then wait = feedWait end
+  if i - 8 >= feedIndex and waiting > wait then wait = waiting end
   if paused > wait then wait = paused end
   reply[#reply + 1] = wait
+end
+if class == 'i' then
+  local mark = reply[2] + margin
+  if mark > waiting then redis.call('SET', KEYS[5], '1', 'PX', mark) end
 end
 return reply
 `;
@@ -118,6 +131,7 @@ interface BudgetCommands {
     pause: string,
     stats: string,
     feedLog: string,
+    interactiveWaiting: string,
     ...args: ScriptArg[]
   ): Promise<unknown>;
   estoqueBudgetPause(pause: string, stats: string, ms: number): Promise<unknown>;
@@ -134,11 +148,17 @@ interface BudgetCommands {
 function withBudgetCommands(redis: Redis): Redis & BudgetCommands {
   const target = redis as Redis & Partial<BudgetCommands>;
   if (typeof target.estoqueBudgetAcquire !== 'function') {
-    redis.defineCommand('estoqueBudgetAcquire', { numberOfKeys: 4, lua: ACQUIRE_LUA });
+    redis.defineCommand('estoqueBudgetAcquire', { numberOfKeys: 5, lua: ACQUIRE_LUA });
     redis.defineCommand('estoqueBudgetPause', { numberOfKeys: 2, lua: PAUSE_LUA });
     redis.defineCommand('estoqueBudgetUsage', { numberOfKeys: 3, lua: USAGE_LUA, readOnly: true });
   }
   return redis as Redis & BudgetCommands;
+}
+
+/** `i`: an interactive call marks the credential when refused; `y`: feed and background yield to that mark. */
+function waitClass(priority: Priority): 'i' | 'y' | 'n' {
+  if (priority === 'interactive') return 'i';
+  return yieldsToInteractive(priority) ? 'y' : 'n';
 }
 
 function integers(reply: unknown, what: string): number[] {
@@ -164,12 +184,15 @@ export function createRedisBudget(redis: Redis, keys: Keys, options: BudgetOptio
         keys.budgetPause(credentialId),
         keys.budgetStats(credentialId),
         keys.budgetFeedLog(credentialId),
+        keys.budgetInteractiveWaiting(credentialId),
         policy.spanMs,
         `${processTag}-${sequence.toString(36)}`,
         policy.capacity[priority],
         priority === 'feed' ? 1 : 0,
         policy.feedCap,
         PRIORITIES.indexOf('feed') + 1,
+        waitClass(priority),
+        policy.waitingMarginMs,
         ...capacities,
       ),
       'acquire',

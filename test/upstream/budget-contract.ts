@@ -324,6 +324,38 @@ export function runBudgetContract(name: string, makePeers: () => Promise<BudgetP
       await expect(recorded(b, id, 'interactive', 'interactive', started, 0)).resolves.toBe('interactive');
     });
 
+    it('leaves the slot an interactive call of any peer waits for to it: feed and background wait, digests do not', async () => {
+      // 4 calls, share 100 %: interactive may use 4, digest 3, feed 3, background 2. The guard is 100 ms of 5 s,
+      // so a refused interactive call keeps feed and background off until its slot frees plus 200 ms.
+      const [a, b] = await peers.open({ limit: { count: 4, windowMs: 5_000 }, feedSharePercent: 100 });
+      await fill(a, id, 4);
+      const refusal = async (budget: Budget, priority: Priority) => {
+        const error = await budget
+          .schedule(id, priority, async () => 'ran', { maxWaitMs: 0 })
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(BudgetExhaustedError);
+        return (error as BudgetExhaustedError).retryAt;
+      };
+      // Before any interactive call waits, the feed and the digest are told the same instant: the window's.
+      const feedBefore = await refusal(b, 'feed');
+      const digestBefore = await refusal(b, 'digest');
+      expect(Math.abs(feedBefore - digestBefore)).toBeLessThanOrEqual(2 * roundingMs(time));
+
+      const interactiveAt = await refusal(b, 'interactive');
+      // Now the feed and background calls of the other peer wait past the interactive call's slot; digests do not.
+      expect(await refusal(a, 'feed')).toBeGreaterThanOrEqual(interactiveAt + 200 - roundingMs(time));
+      expect(await refusal(a, 'background')).toBeGreaterThanOrEqual(interactiveAt + 200 - roundingMs(time));
+      expect(await refusal(a, 'digest')).toBeLessThan(interactiveAt + 200 - roundingMs(time));
+
+      if (!time.exact) return;
+      // The slot frees: the feed still leaves it to the interactive call; once the margin is over, it gets one.
+      await time.sleep(interactiveAt - time.now() + 50);
+      expect(await refusal(a, 'feed')).toBeGreaterThanOrEqual(interactiveAt + 200);
+      await expect(recorded(b, id, 'interactive', 'interactive', [], 0)).resolves.toBe('interactive');
+      await time.sleep(200);
+      await expect(recorded(a, id, 'feed', 'feed', [], 0)).resolves.toBe('feed');
+    });
+
     it('grants the feed nothing when its share is 0', async () => {
       const [a] = await peers.open({ limit: { count: 10, windowMs: 30_000 }, feedSharePercent: 0 });
       const error = await a.schedule(id, 'feed', async () => 'x', { maxWaitMs: 0 }).catch((e: unknown) => e);
