@@ -28,11 +28,13 @@ export function createMemoryBudget(options: BudgetOptions): Budget {
     return log;
   };
 
-  const pausedMs = (credentialId: string, now: number): number => {
-    const until = pauses.get(credentialId);
-    if (until === undefined) return 0;
-    if (until > now) return until - now;
-    pauses.delete(credentialId);
+  /** How long until the instant `until` holds for the credential (a pause's end, a waiting call's slot); 0 once
+   * past, and the entry is dropped. */
+  const remainingMs = (until: Map<string, number>, credentialId: string, now: number): number => {
+    const end = until.get(credentialId);
+    if (end === undefined) return 0;
+    if (end > now) return end - now;
+    until.delete(credentialId);
     return 0;
   };
 
@@ -44,11 +46,11 @@ export function createMemoryBudget(options: BudgetOptions): Budget {
 
   const acquire: Acquire = async (credentialId: string, priority: Priority) => {
     const now = clock.monotonic();
-    const paused = pausedMs(credentialId, now);
+    const paused = remainingMs(pauses, credentialId, now);
     const log = liveLog(credentialId, now);
     const feedLog = liveLog(credentialId, now, feedLogs);
     const shareFree = priority !== 'feed' || feedLog.length < policy.feedCap;
-    const waiting = Math.max(0, (interactiveWaiting.get(credentialId) ?? 0) - now);
+    const waiting = remainingMs(interactiveWaiting, credentialId, now);
     const yields = yieldsToInteractive(priority) && waiting > 0;
     if (paused === 0 && !yields && log.length < policy.capacity[priority] && shareFree) {
       log.push(now);
@@ -90,7 +92,7 @@ export function createMemoryBudget(options: BudgetOptions): Budget {
         const log = liveLog(credentialId, now);
         return {
           used: log.length,
-          pausedMs: pausedMs(credentialId, now),
+          pausedMs: remainingMs(pauses, credentialId, now),
           waitMs: windowWait(log, policy.count, now),
           feedUsed: liveLog(credentialId, now, feedLogs).length,
         };

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from '../store/keys.js';
-import type { Budget, BudgetOptions, Priority } from './budget.js';
+import type { Budget, BudgetOptions } from './budget.js';
 import { PRIORITIES, resolveBudgetPolicy, yieldsToInteractive } from './budget-policy.js';
 import { type Acquire, budgetOverWindow } from './budget-queue.js';
 
@@ -40,15 +40,16 @@ const ACQUIRE_LUA = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local span = tonumber(ARGV[1])
-local capacity = tonumber(ARGV[3])
-local isFeed = ARGV[4] == '1'
-local feedCap = tonumber(ARGV[5])
-local feedIndex = tonumber(ARGV[6])
-local class = ARGV[7]
-local margin = tonumber(ARGV[8])
+local priority = tonumber(ARGV[3])
+local feedCap = tonumber(ARGV[4])
+local feedIndex = tonumber(ARGV[5])
+local yieldFrom = tonumber(ARGV[6])
+local margin = tonumber(ARGV[7])
+local capacity = tonumber(ARGV[7 + priority])
+local isFeed = priority == feedIndex
 local paused = redis.call('PTTL', KEYS[2])
 local waiting = redis.call('PTTL', KEYS[5])
-local yields = class == 'y' and waiting > 0
+local yields = priority >= yieldFrom and waiting > 0
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - span)
 redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - span)
 local count = redis.call('ZCARD', KEYS[1])
@@ -74,19 +75,21 @@ if feedCap > 0 then
   end
 end
 local reply = {0}
-for i = 9, #ARGV do
+for i = 8, #ARGV do
+  local p = i - 7
   local cap = tonumber(ARGV[i])
   local wait = 0
   if count >= cap then
     local leaving = redis.call('ZRANGE', KEYS[1], count - cap, count - cap, 'WITHSCORES')
     wait = tonumber(leaving[2]) + span - now
   end
-  if i - 8 == feedIndex and feedWait > wait then wait = feedWait end
-  if i - 8 >= feedIndex and waiting > wait then wait = waiting end
+  if p == feedIndex and feedWait > wait then wait = feedWait end
+  if p >= yieldFrom and waiting > wait then wait = waiting end
   if paused > wait then wait = paused end
   reply[#reply + 1] = wait
 end
-if class == 'i' then
+-- Priority 1 is interactive: refused, it marks the credential until its slot frees and its retry can take it.
+if priority == 1 then
   local mark = reply[2] + margin
   if mark > waiting then redis.call('SET', KEYS[5], '1', 'PX', mark) end
 end
@@ -155,11 +158,8 @@ function withBudgetCommands(redis: Redis): Redis & BudgetCommands {
   return redis as Redis & BudgetCommands;
 }
 
-/** `i`: an interactive call marks the credential when refused; `y`: feed and background yield to that mark. */
-function waitClass(priority: Priority): 'i' | 'y' | 'n' {
-  if (priority === 'interactive') return 'i';
-  return yieldsToInteractive(priority) ? 'y' : 'n';
-}
+/** The first priority (1-based, in PRIORITIES' order) whose calls leave slots to a waiting interactive call. */
+const YIELD_FROM = PRIORITIES.findIndex(yieldsToInteractive) + 1;
 
 function integers(reply: unknown, what: string): number[] {
   if (!Array.isArray(reply) || reply.some((value) => typeof value !== 'number')) {
@@ -187,11 +187,10 @@ export function createRedisBudget(redis: Redis, keys: Keys, options: BudgetOptio
         keys.budgetInteractiveWaiting(credentialId),
         policy.spanMs,
         `${processTag}-${sequence.toString(36)}`,
-        policy.capacity[priority],
-        priority === 'feed' ? 1 : 0,
+        PRIORITIES.indexOf(priority) + 1,
         policy.feedCap,
         PRIORITIES.indexOf('feed') + 1,
-        waitClass(priority),
+        YIELD_FROM,
         policy.waitingMarginMs,
         ...capacities,
       ),
