@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errFields, type Logger } from '../lib/logger.js';
 import type { CacheEntry, CacheStore } from '../store/cache-store.js';
-import type { Priority } from '../upstream/budget.js';
+import type { Demand, Priority } from '../upstream/budget.js';
 import { BudgetExhaustedError } from '../upstream/budget-errors.js';
 import { mayShare, PRIORITIES } from '../upstream/budget-policy.js';
 import type { CallObserver } from '../upstream/call-observer.js';
@@ -152,7 +152,7 @@ export class CachedReader implements AnswerReader {
     const ask = () => this.workspaces.run(ws, fetch);
     // The refresh's calls tell every reader that shares it where they stand (its place in the budget queue), and
     // the budget how many readers of this process wait on it, so that it serves the most waited-on first.
-    const askShared = (observer: CallObserver, demand: () => number) =>
+    const askShared = (observer: CallObserver, demand: () => Demand) =>
       this.workspaces.run({ ...ws, call: { ...ws.call, observer, demand } }, fetch);
     const savedOnly = options.savedOnly === true || ws.savedOnly === true;
     if (!this.enabled) {
@@ -221,7 +221,7 @@ export class CachedReader implements AnswerReader {
     entry: EntryRef,
     { priority, observer }: Pick<CallContext, 'priority' | 'observer'>,
     stale: CacheEntry<unknown> | null,
-    fetch: (observer: CallObserver, demand: () => number) => Promise<unknown>,
+    fetch: (observer: CallObserver, demand: () => Demand) => Promise<unknown>,
   ): Promise<CacheEntry<unknown>> {
     const id = `${entry.workspaceId}\u0000${entry.endpoint}\u0000${entry.paramsKey}`;
     return this.fills.run(

@@ -51,6 +51,11 @@ export class AnswerProgress implements CallObserver {
    * would be a second post of nothing new.
    */
   isBuilt = false;
+  /**
+   * Saved data is the first message, on screen while the answer waits: the budget gives a freed slot first to
+   * calls that people looking at nothing (a place in the queue, "consultando…") wait on.
+   */
+  savedShown = false;
   private listener: (() => void) | null = null;
 
   readonly queued = (position: number): void => {
@@ -66,6 +71,8 @@ export class AnswerProgress implements CallObserver {
   readonly built = (): void => {
     this.isBuilt = true;
   };
+
+  readonly showingData = (): boolean => this.savedShown;
 
   onQueued(listener: () => void): void {
     this.listener = listener;
@@ -132,6 +139,7 @@ export async function firstMessageThenAnswer(run: FirstMessageRun): Promise<{ no
     const saved = await run.saved();
     if (answered) return null;
     shown.push(saved === null ? kind : 'saved');
+    if (saved !== null) progress.savedShown = true;
     return saved ?? otherwise();
   };
   const pendingOnly = async (): Promise<Message | null> => {

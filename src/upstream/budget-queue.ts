@@ -1,6 +1,6 @@
 import { type Clock, systemClock, type TimerHandle } from '../lib/clock.js';
 import { errFields, type Logger } from '../lib/logger.js';
-import type { Budget, BudgetOptions, BudgetUsage, Priority, ScheduleOptions } from './budget.js';
+import type { Budget, BudgetOptions, BudgetUsage, Demand, Priority, ScheduleOptions } from './budget.js';
 import { BudgetClosedError, BudgetExhaustedError } from './budget-errors.js';
 import { type BudgetPolicy, mapPriorities, PRIORITY_RANK } from './budget-policy.js';
 
@@ -39,7 +39,9 @@ interface Job {
   timer: TimerHandle | null;
   detach: (() => void) | null;
   onQueued: ((position: number) => void) | null;
-  demand: (() => number) | null;
+  demand: (() => Demand) | null;
+  /** Arrival order in the process, the last tie-breaker. */
+  seq: number;
 }
 
 interface Lane {
@@ -110,7 +112,8 @@ function usageOf(
 
 /**
  * The in-process half of a budget: per credential a queue ordered by priority then arrival, and one pump that asks
- * `acquire` for its head. A grant starts the job at once (its fn is not awaited before the next one is tried); a
+ * `acquire` for its head. Within the head's priority a granted slot goes to the call the most people looking at
+ * nothing wait on, then the most answers (mostWaitedOn), and the places told to waiting calls follow that order. A grant starts the job at once (its fn is not awaited before the next one is tried); a
  * refusal puts the pump to sleep until the head's slot could free, and a higher-priority arrival wakes it. A job
  * is rejected with BudgetExhaustedError as soon as a refusal shows its slot frees after its deadline, or when its
  * deadline passes. Shared by the Redis and the memory budgets, which only differ in `acquire`.
@@ -119,6 +122,7 @@ export class BudgetQueue {
   private readonly lanes = new Map<string, Lane>();
   private readonly pumps = new Set<Promise<void>>();
   private closed = false;
+  private arrivals = 0;
 
   constructor(
     private readonly acquire: Acquire,
@@ -151,6 +155,7 @@ export class BudgetQueue {
         detach: null,
         onQueued: options.onQueued ?? null,
         demand: options.demand ?? null,
+        seq: this.arrivals++,
       };
       // Jobs are waiting and the last refusal already says this one cannot make it.
       const knownFreeAt = lane.freeAt?.[priority];
@@ -246,7 +251,7 @@ export class BudgetQueue {
           if (freeAt > job.deadline)
             this.drop(lane, job, new BudgetExhaustedError(toEpochMs(freeAt, this.clock), job.priority));
         }
-        for (const job of lane.jobs) this.tellQueued(lane, job);
+        this.tellAllQueued(lane);
       }
     } catch (error) {
       // A bug, not a store failure: do not leave callers hanging.
@@ -273,11 +278,27 @@ export class BudgetQueue {
     });
   }
 
-  /** A listener's failure is its own: the queue goes on. */
+  /** Tells `job` its place: how many waiting jobs a freed slot would go to before it, plus one. */
   private tellQueued(lane: Lane, job: Job): void {
     if (job.onQueued === null) return;
+    const mine = keyOf(job);
+    let before = 0;
+    for (const other of lane.jobs) if (other !== job && goesFirst(keyOf(other), mine)) before += 1;
+    this.notify(lane, job, before + 1);
+  }
+
+  /** Tells every waiting job its place, each demand read once. */
+  private tellAllQueued(lane: Lane): void {
+    if (!lane.jobs.some((job) => job.onQueued !== null)) return;
+    const order = lane.jobs.map(keyOf).sort((a, b) => (goesFirst(a, b) ? -1 : 1));
+    for (const [index, key] of order.entries()) this.notify(lane, key.job, index + 1);
+  }
+
+  /** A listener's failure is its own: the queue goes on. */
+  private notify(lane: Lane, job: Job, position: number): void {
+    if (job.onQueued === null) return;
     try {
-      job.onQueued(lane.jobs.indexOf(job) + 1);
+      job.onQueued(position);
     } catch (error) {
       this.logger?.warn({ ...errFields(error), credentialId: lane.credentialId }, 'onQueued listener failed');
     }
@@ -312,31 +333,53 @@ export class BudgetQueue {
 }
 
 /**
- * Of the waiting jobs of the most urgent priority (the queue's first ones), the one the most answers wait on; the
- * earliest among equals. A listener that throws counts as one answer.
+ * Of the waiting jobs of the most urgent priority (the queue's first ones), the one a freed slot goes to: the most
+ * people looking at nothing wait on it, then the most answers, then it came first.
  */
 function mostWaitedOn(jobs: readonly Job[]): Job | undefined {
   const first = jobs[0];
   if (first === undefined) return undefined;
-  let best = first;
-  let bestDemand = demandOf(first);
+  let best = keyOf(first);
   for (const job of jobs) {
     if (job.rank !== first.rank) break;
-    const demand = demandOf(job);
-    if (demand > bestDemand) {
-      best = job;
-      bestDemand = demand;
-    }
+    if (job === first) continue;
+    const key = keyOf(job);
+    if (goesFirst(key, best)) best = key;
   }
-  return best;
+  return best.job;
 }
 
-function demandOf(job: Job): number {
-  if (job.demand === null) return 1;
-  try {
-    const value = job.demand();
-    return Number.isFinite(value) ? value : 1;
-  } catch {
-    return 1;
+/** What a freed slot is given by, read once per decision. */
+interface GrantKey {
+  job: Job;
+  rank: number;
+  empty: number;
+  answers: number;
+  seq: number;
+}
+
+/** Whether `a` gets a freed slot before `b`: priority, people looking at nothing, answers, arrival. */
+function goesFirst(a: GrantKey, b: GrantKey): boolean {
+  if (a.rank !== b.rank) return a.rank < b.rank;
+  if (a.empty !== b.empty) return a.empty > b.empty;
+  if (a.answers !== b.answers) return a.answers > b.answers;
+  return a.seq < b.seq;
+}
+
+/** A demand that throws or is not a pair of counts counts as one answer that shows nothing. */
+function keyOf(job: Job): GrantKey {
+  let answers = 1;
+  let empty = 1;
+  if (job.demand !== null) {
+    try {
+      const demand = job.demand();
+      if (Number.isFinite(demand.answers) && Number.isFinite(demand.empty)) {
+        answers = demand.answers;
+        empty = Math.min(demand.empty, demand.answers);
+      }
+    } catch {
+      // counted as one answer showing nothing
+    }
   }
+  return { job, rank: job.rank, empty, answers, seq: job.seq };
 }

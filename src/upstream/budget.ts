@@ -33,11 +33,19 @@ export interface ScheduleOptions {
    */
   onQueued?: (position: number) => void;
   /**
-   * How many answers wait on this call now (the readers joined to it). When a slot frees, it goes to the waiting
-   * call of the highest priority that the most answers wait on, the earliest first among equals: one call then
-   * answers as many commands as it can. Read at each grant; 1 when not given.
+   * Who waits on this call now (the readers joined to it). When a slot frees, it goes to the waiting call of the
+   * highest priority that the most people looking at nothing wait on, then the one the most answers wait on, the
+   * earliest first among equals: someone shown only a place in the queue gets data before someone already
+   * shown saved data, and one call answers as many commands as it can. Read at each grant; one answer that
+   * shows nothing when not given.
    */
-  demand?: () => number;
+  demand?: () => Demand;
+}
+
+/** The answers that wait on one call: all of them, and those whose person sees no data yet (no saved data shown). */
+export interface Demand {
+  answers: number;
+  empty: number;
 }
 
 export interface Budget {

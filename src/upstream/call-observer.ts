@@ -2,6 +2,11 @@
 export interface CallObserver {
   queued?(position: number): void;
   started?(): void;
+  /**
+   * Whether the person this answer is for already sees data (saved data shown while the call waits). The budget
+   * gives a freed slot first to calls that people looking at nothing wait on.
+   */
+  showingData?(): boolean;
 }
 
 /**
@@ -19,6 +24,23 @@ export class SharedCallObserver implements CallObserver {
     this.observers.add(observer);
     if (this.position !== null) observer.queued?.(this.position);
     else if (this.out) observer.started?.();
+  }
+
+  /** As one caller: every caller sharing the call already sees data. */
+  readonly showingData = (): boolean =>
+    this.observers.size > 0 && this.countShowingData() === this.observers.size;
+
+  /** How many of the callers sharing the call already see data; the others wait with nothing on screen. */
+  countShowingData(): number {
+    let count = 0;
+    for (const observer of this.observers) {
+      try {
+        if (observer.showingData?.() === true) count += 1;
+      } catch {
+        // a caller that cannot say counts as one that sees nothing
+      }
+    }
+    return count;
   }
 
   readonly queued = (position: number): void => {

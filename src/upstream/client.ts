@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { errFields, type Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { TokenManager } from './auth.js';
-import type { Budget, Priority, ScheduleOptions } from './budget.js';
+import type { Budget, Demand, Priority, ScheduleOptions } from './budget.js';
 import { DEFAULT_MAX_WAIT_MS } from './budget-policy.js';
 import type { CallObserver } from './call-observer.js';
 import type { UpstreamCredential } from './credential.js';
@@ -68,8 +68,8 @@ export interface CallContext {
   deadline?: number;
   /** Told where the call stands: waiting for a budget slot (and its place), then gone out. */
   observer?: CallObserver;
-  /** How many answers wait on this call (ScheduleOptions.demand): the cache's readers joined to its refresh. */
-  demand?: () => number;
+  /** Who waits on this call (ScheduleOptions.demand): the cache's readers joined to its refresh. */
+  demand?: () => Demand;
 }
 
 export type { CallObserver } from './call-observer.js';

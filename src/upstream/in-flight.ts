@@ -1,4 +1,4 @@
-import type { Priority } from './budget.js';
+import type { Demand, Priority } from './budget.js';
 import { mayShare } from './budget-policy.js';
 import { type CallObserver, SharedCallObserver } from './call-observer.js';
 
@@ -15,14 +15,15 @@ export class InFlight<T> {
   >();
 
   /**
-   * `start` is handed the observer that tells every caller sharing the job where it stands, and how many callers
-   * share it, read when asked (it grows as callers join): the budget gives a slot first to the call the most
-   * answers wait on.
+   * `start` is handed the observer that tells every caller sharing the job where it stands, and who waits on it,
+   * read when asked (callers join, first messages show saved data): how many callers share it and how many of
+   * them show their person nothing yet. The budget gives a slot first to the call the most people looking at
+   * nothing wait on, then to the one the most answers wait on.
    */
   run(
     key: string,
     priority: Priority,
-    start: (observer: SharedCallObserver, callers: () => number) => Promise<T>,
+    start: (observer: SharedCallObserver, demand: () => Demand) => Promise<T>,
     observer?: CallObserver,
   ): { job: Promise<T>; shared: boolean } {
     const running = this.running.get(key);
@@ -34,7 +35,12 @@ export class InFlight<T> {
     const observers = new SharedCallObserver();
     observers.add(observer);
     const entry = { priority, job: undefined as unknown as Promise<T>, observers, callers: 1 };
-    const job = start(observers, () => entry.callers).finally(() => {
+    // A caller that came without an observer cannot show saved data: it counts as looking at nothing.
+    const demand = (): Demand => ({
+      answers: entry.callers,
+      empty: Math.max(0, entry.callers - observers.countShowingData()),
+    });
+    const job = start(observers, demand).finally(() => {
       if (this.running.get(key)?.job === job) this.running.delete(key);
     });
     entry.job = job;

@@ -13,7 +13,7 @@ import { CacheStore } from '../../src/store/cache-store.js';
 import { SecretBox } from '../../src/store/crypto.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
 import { LinkStore } from '../../src/store/link-store.js';
-import type { Priority } from '../../src/upstream/budget.js';
+import type { Demand, Priority } from '../../src/upstream/budget.js';
 import { BudgetExhaustedError } from '../../src/upstream/budget-errors.js';
 import { SharedCallObserver } from '../../src/upstream/call-observer.js';
 import { CredentialsExpiredError } from '../../src/upstream/errors.js';
@@ -313,26 +313,57 @@ describe('CachedReader: how many answers wait on a refresh', () => {
 
   it("tells the refresh's call how many readers of this process joined it, counting those that join while it waits", async () => {
     const r = readerOn(store, Date.now);
-    const demands: (() => number)[] = [];
+    const demands: (() => Demand)[] = [];
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const fetch = async (call: { demand?: () => number }) => {
+    const fetch = async (call: { demand?: () => Demand }) => {
       if (call.demand) demands.push(call.demand);
       await gate;
       return { rows: 1 };
     };
     const first = r.read(ws('T1'), 'requestItems', { id: 7 }, fetch);
     await expect.poll(() => demands.length).toBe(1);
-    expect(demands[0]?.()).toBe(1);
+    expect(demands[0]?.()).toEqual({ answers: 1, empty: 1 });
     const others = [1, 2, 3].map(() => r.read(ws('T1'), 'requestItems', { id: 7 }, fetch));
     // Another entry is another call, with its own count.
     const other = r.read(ws('T1'), 'requestItems', { id: 8 }, fetch);
     await expect.poll(() => demands.length).toBe(2);
-    expect(demands[0]?.()).toBe(4);
-    expect(demands[1]?.()).toBe(1);
+    expect(demands[0]?.()).toEqual({ answers: 4, empty: 4 });
+    expect(demands[1]?.()).toEqual({ answers: 1, empty: 1 });
     release();
     await Promise.all([first, ...others, other]);
+  });
+
+  it('tells it how many of those readers show their person nothing yet, as first messages show saved data', async () => {
+    const r = readerOn(store, Date.now);
+    const demands: (() => Demand)[] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const fetch = async (call: { demand?: () => Demand }) => {
+      if (call.demand) demands.push(call.demand);
+      await gate;
+      return { rows: 1 };
+    };
+    const shows = [false, false, false];
+    const reader = (index: number) => {
+      const call = { ...ws('T1').call, observer: { showingData: () => shows[index] === true } };
+      return r.read({ ...ws('T1'), call }, 'requestItems', { id: 7 }, fetch);
+    };
+    const reads = [reader(0), reader(1), reader(2)];
+    await expect.poll(() => demands.length).toBe(1);
+    expect(demands[0]?.()).toEqual({ answers: 3, empty: 3 });
+    shows[1] = true;
+    expect(demands[0]?.()).toEqual({ answers: 3, empty: 2 });
+    // A reader without an observer cannot show saved data: it looks at nothing.
+    const bare = r.read(ws('T1'), 'requestItems', { id: 7 }, fetch);
+    shows[0] = true;
+    shows[2] = true;
+    await expect.poll(() => demands[0]?.()).toEqual({ answers: 4, empty: 1 });
+    release();
+    await Promise.all([...reads, bare]);
   });
 });

@@ -111,13 +111,22 @@ describe('a slow upstream: "consultando…", then the answer in its place', () =
  * A budget whose window the test fills and frees: the real queue (priorities, deadlines, places in the queue)
  * over a window store that grants while `open`, on the test's clock.
  */
-function heldBudget(state: { open: boolean }) {
+/**
+ * A budget the test opens and closes; while closed, `slots` grants that many calls, one each, and a refusal says
+ * a slot frees in `waitMs` (default 5 s).
+ */
+function heldBudget(state: { open: boolean; slots?: number; waitMs?: number }) {
   return (_redis: unknown, logger: Parameters<typeof budgetOverWindow>[1]['logger']): Budget => {
     const store: WindowStore = {
-      acquire: async () =>
-        state.open
-          ? { granted: true }
-          : { granted: false, waitMs: { interactive: 5_000, digest: 5_000, feed: 5_000, background: 5_000 } },
+      acquire: async () => {
+        if (state.open) return { granted: true };
+        if ((state.slots ?? 0) > 0) {
+          state.slots = (state.slots ?? 0) - 1;
+          return { granted: true };
+        }
+        const ms = state.waitMs ?? 5_000;
+        return { granted: false, waitMs: { interactive: ms, digest: ms, feed: ms, background: ms } };
+      },
       pause: async () => {},
       usage: async () => ({ used: 0, pausedMs: 0, waitMs: 0, feedUsed: 0 }),
     };
@@ -130,10 +139,12 @@ function heldBudget(state: { open: boolean }) {
 }
 
 describe('waiting for a budget slot: saved data or the place in the queue, then the answer', () => {
-  const budget = { open: true };
+  const budget: { open: boolean; slots?: number; waitMs?: number } = { open: true };
 
   async function startHeld() {
     budget.open = true;
+    budget.slots = 0;
+    budget.waitMs = 5_000;
     await start({ answerTiming: { budgetNotice: '1s', pendingNotice: '30s' }, budget: heldBudget(budget) });
   }
 
@@ -239,5 +250,44 @@ describe('waiting for a budget slot: saved data or the place in the queue, then 
     const answer = textOf(versionsOf(first)[1] as FakeMessage);
     expect(answer).toContain('Limite de consultas ao sistema atingido');
     expect(answer).toContain(C1.activeStockrooms[0]?.nome ?? '?');
+  });
+
+  it('gives the next free slot to the command whose person sees nothing before the one already shown saved data', async () => {
+    await startHeld();
+    // A slot may free every 2 s: both commands wait well within their 10 s.
+    budget.waitMs = 2_000;
+    const warm = await h.command('/estoque', 'almoxarifados');
+    await h.nextMessage(warm.sentAt, { userId: USERS.member });
+    await ageSavedStockrooms();
+    budget.open = false;
+    const before = await misses();
+
+    // First in the queue, with saved data; then one with nothing saved.
+    const withSaved = await h.command('/estoque', 'almoxarifados', { user: USERS.member });
+    await queued();
+    const withNothing = await h.command('/estoque', 'tipos', { user: USERS.admin });
+    await eventually(async () => (await misses()) === before + 2);
+    await eventually(() => clock.pending >= 9);
+    pass(1_000);
+    const saved = await h.nextMessage(withSaved.sentAt, { userId: USERS.member });
+    const nothing = await h.nextMessage(withNothing.sentAt, { userId: USERS.admin });
+    expect(textOf(saved)).toContain('Atualizando');
+    // Its place as told when it was queued, before the other showed its saved data.
+    expect(textOf(nothing)).toContain('Sua consulta está na fila');
+
+    // One slot frees: it answers the person who saw nothing; the other keeps its saved data meanwhile.
+    budget.slots = 1;
+    pass(1_000);
+    await eventually(() => versionsOf(nothing).length === 2);
+    expect(textOf(versionsOf(nothing)[1] as FakeMessage)).not.toContain('fila');
+    expect(versionsOf(saved)).toHaveLength(1);
+    expect(h.sandbox.calls.filter((c) => c.at >= withSaved.sentAt).map((c) => c.path)).toEqual([
+      '/v1/materiais/tipos',
+    ]);
+
+    budget.open = true;
+    pass(2_000);
+    await eventually(() => versionsOf(saved).length === 2);
+    expect(textOf(versionsOf(saved)[1] as FakeMessage)).not.toContain('Atualizando');
   });
 });

@@ -181,6 +181,9 @@ describe('budget queue: where a waiting call stands', () => {
   });
 });
 
+/** `answers` answers wait on a call, `empty` of them (default: all) with nothing on screen. */
+const waiting = (answers: number, empty = answers) => ({ answers, empty });
+
 describe('budget queue: the call the most answers wait on goes first', () => {
   it('gives a freed slot to the most waited-on call of the most urgent priority, the earliest among equals', async () => {
     const { acquire, asked } = scriptedStore([refused(1_000)]);
@@ -193,9 +196,9 @@ describe('budget queue: the call the most answers wait on goes first', () => {
     let hotReaders = 1;
     const cold = queue.schedule('c', 'interactive', job('cold'));
     await vi.waitFor(() => expect(asked).toHaveLength(1));
-    const hot = queue.schedule('c', 'interactive', job('hot'), { demand: () => hotReaders });
-    const warm = queue.schedule('c', 'interactive', job('warm'), { demand: () => 3 });
-    const digest = queue.schedule('c', 'digest', job('digest'), { demand: () => 50 });
+    const hot = queue.schedule('c', 'interactive', job('hot'), { demand: () => waiting(hotReaders) });
+    const warm = queue.schedule('c', 'interactive', job('warm'), { demand: () => waiting(3) });
+    const digest = queue.schedule('c', 'digest', job('digest'), { demand: () => waiting(50) });
     // Readers join the hot call while it waits: read when the slot frees, not when it was queued.
     hotReaders = 5;
 
@@ -214,11 +217,91 @@ describe('budget queue: the call the most answers wait on goes first', () => {
     };
     const first = queue.schedule('c', 'interactive', job('first'));
     await vi.waitFor(() => expect(asked).toHaveLength(1));
-    const second = queue.schedule('c', 'interactive', job('second'), { demand: () => 1 });
+    const second = queue.schedule('c', 'interactive', job('second'), { demand: () => waiting(1) });
     const third = queue.schedule('c', 'interactive', job('third'));
 
     await settle(Promise.all([first, second, third]));
     expect(ran).toEqual(['first', 'second', 'third']);
+    await queue.close();
+  });
+});
+
+describe('budget queue: people looking at nothing go first', () => {
+  it('gives a freed slot to the call people shown nothing wait on before calls whose people see saved data', async () => {
+    const { acquire, asked } = scriptedStore([refused(1_000)]);
+    const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
+    const ran: string[] = [];
+    const job = (name: string) => async () => {
+      ran.push(name);
+      return name;
+    };
+    let firstEmpty = 1;
+    const first = queue.schedule('c', 'interactive', job('saved-shown'), {
+      demand: () => waiting(1, firstEmpty),
+    });
+    await vi.waitFor(() => expect(asked).toHaveLength(1));
+    // Many answers wait on this one, but every person already sees saved data.
+    const popular = queue.schedule('c', 'interactive', job('popular-saved'), { demand: () => waiting(6, 0) });
+    const empty = queue.schedule('c', 'interactive', job('empty'), { demand: () => waiting(1, 1) });
+    const twoEmpty = queue.schedule('c', 'interactive', job('two-empty'), { demand: () => waiting(3, 2) });
+    // The first message of the first command showed its saved data while it waited: read at the grant.
+    firstEmpty = 0;
+
+    await settle(Promise.all([first, popular, empty, twoEmpty]));
+    expect(ran).toEqual(['two-empty', 'empty', 'popular-saved', 'saved-shown']);
+    await queue.close();
+  });
+
+  it('tells each waiting call its place in the order a freed slot follows', async () => {
+    const { acquire, asked } = scriptedStore([refused(1_000), refused(1_000)]);
+    const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
+    const places: Record<string, number[]> = { saved: [], empty: [], digest: [] };
+    const first = queue.schedule('c', 'interactive', async () => 'saved', {
+      demand: () => waiting(1, 0),
+      onQueued: (position) => places.saved?.push(position),
+    });
+    await vi.waitFor(() => expect(asked).toHaveLength(1));
+    const digest = queue.schedule('c', 'digest', async () => 'digest', {
+      onQueued: (position) => places.digest?.push(position),
+    });
+    const empty = queue.schedule('c', 'interactive', async () => 'empty', {
+      demand: () => waiting(1, 1),
+      onQueued: (position) => places.empty?.push(position),
+    });
+    // Queued behind a refusal: told at once, counting the calls a freed slot goes to first.
+    expect(places).toEqual({ saved: [1], empty: [1], digest: [2] });
+    // Every one told again at the next refusal.
+    await vi.advanceTimersByTimeAsync(1_000);
+    await vi.waitFor(() => expect(asked).toHaveLength(2));
+
+    expect(places.empty?.at(-1)).toBe(1);
+    expect(places.saved?.at(-1)).toBe(2);
+    expect(places.digest?.at(-1)).toBe(3);
+    await settle(Promise.all([first, digest, empty]));
+    await queue.close();
+  });
+
+  it('counts a call whose demand cannot be read as one answer showing nothing', async () => {
+    const { acquire, asked } = scriptedStore([refused(1_000)]);
+    const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
+    const ran: string[] = [];
+    const job = (name: string) => async () => {
+      ran.push(name);
+      return name;
+    };
+    const saved = queue.schedule('c', 'interactive', job('saved'), { demand: () => waiting(1, 0) });
+    await vi.waitFor(() => expect(asked).toHaveLength(1));
+    const broken = queue.schedule('c', 'interactive', job('broken'), {
+      demand: () => {
+        throw new Error('listener gone');
+      },
+    });
+    const nonsense = queue.schedule('c', 'interactive', job('nonsense'), {
+      demand: () => ({ answers: Number.NaN, empty: 5 }),
+    });
+
+    await settle(Promise.all([saved, broken, nonsense]));
+    expect(ran).toEqual(['broken', 'nonsense', 'saved']);
     await queue.close();
   });
 });
