@@ -52,8 +52,9 @@ export class AnswerProgress implements CallObserver {
    */
   isBuilt = false;
   /**
-   * Saved data is the first message, on screen while the answer waits: the budget gives a freed slot first to
-   * calls that people looking at nothing (a place in the queue, "consultando…") wait on.
+   * Saved data is the first message, on screen while the answer waits: among calls as many answers wait on, the
+   * budget gives a freed slot first to one that people looking at nothing (a place in the queue, "consultando…")
+   * wait on.
    */
   savedShown = false;
   private listener: (() => void) | null = null;

@@ -112,8 +112,9 @@ function usageOf(
 
 /**
  * The in-process half of a budget: per credential a queue ordered by priority then arrival, and one pump that asks
- * `acquire` for its head. Within the head's priority a granted slot goes to the call the most people looking at
- * nothing wait on, then the most answers (mostWaitedOn), and the places told to waiting calls follow that order. A grant starts the job at once (its fn is not awaited before the next one is tried); a
+ * `acquire` for its head. Within the head's priority a granted slot goes to the call the most answers wait on, then
+ * the one the most people looking at nothing wait on (mostWaitedOn); the places told to waiting calls follow that
+ * order. A grant starts the job at once (its fn is not awaited before the next one is tried); a
  * refusal puts the pump to sleep until the head's slot could free, and a higher-priority arrival wakes it. A job
  * is rejected with BudgetExhaustedError as soon as a refusal shows its slot frees after its deadline, or when its
  * deadline passes. Shared by the Redis and the memory budgets, which only differ in `acquire`.
@@ -334,7 +335,7 @@ export class BudgetQueue {
 
 /**
  * Of the waiting jobs of the most urgent priority (the queue's first ones), the one a freed slot goes to: the most
- * people looking at nothing wait on it, then the most answers, then it came first.
+ * answers wait on it, then the most people looking at nothing, then it came first.
  */
 function mostWaitedOn(jobs: readonly Job[]): Job | undefined {
   const first = jobs[0];
@@ -358,11 +359,16 @@ interface GrantKey {
   seq: number;
 }
 
-/** Whether `a` gets a freed slot before `b`: priority, people looking at nothing, answers, arrival. */
+/**
+ * Whether `a` gets a freed slot before `b`: priority, then answers waiting, then people looking at nothing, then
+ * arrival. Answers come before people looking at nothing because one refresh of a hot entry answers every command
+ * joined to it: put first, the people looking at nothing cost the hot entries' readers more fresh answers than
+ * they gain (measured, bench/README.md, "Fresh answers with TTLs scaled").
+ */
 function goesFirst(a: GrantKey, b: GrantKey): boolean {
   if (a.rank !== b.rank) return a.rank < b.rank;
-  if (a.empty !== b.empty) return a.empty > b.empty;
   if (a.answers !== b.answers) return a.answers > b.answers;
+  if (a.empty !== b.empty) return a.empty > b.empty;
   return a.seq < b.seq;
 }
 

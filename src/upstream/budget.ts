@@ -34,10 +34,10 @@ export interface ScheduleOptions {
   onQueued?: (position: number) => void;
   /**
    * Who waits on this call now (the readers joined to it). When a slot frees, it goes to the waiting call of the
-   * highest priority that the most people looking at nothing wait on, then the one the most answers wait on, the
-   * earliest first among equals: someone shown only a place in the queue gets data before someone already
-   * shown saved data, and one call answers as many commands as it can. Read at each grant; one answer that
-   * shows nothing when not given.
+   * highest priority that the most answers wait on, then the one the most people looking at nothing wait on, the
+   * earliest first among equals: one call answers as many commands as it can, and among calls that answer as
+   * many, someone shown only a place in the queue gets data before someone already shown saved data. Read at
+   * each grant; one answer that shows nothing when not given.
    */
   demand?: () => Demand;
 }

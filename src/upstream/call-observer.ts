@@ -3,8 +3,8 @@ export interface CallObserver {
   queued?(position: number): void;
   started?(): void;
   /**
-   * Whether the person this answer is for already sees data (saved data shown while the call waits). The budget
-   * gives a freed slot first to calls that people looking at nothing wait on.
+   * Whether the person this answer is for already sees data (saved data shown while the call waits). Among calls
+   * that as many answers wait on, the budget gives a freed slot first to the one people looking at nothing wait on.
    */
   showingData?(): boolean;
 }

@@ -17,8 +17,8 @@ export class InFlight<T> {
   /**
    * `start` is handed the observer that tells every caller sharing the job where it stands, and who waits on it,
    * read when asked (callers join, first messages show saved data): how many callers share it and how many of
-   * them show their person nothing yet. The budget gives a slot first to the call the most people looking at
-   * nothing wait on, then to the one the most answers wait on.
+   * them show their person nothing yet. The budget gives a slot first to the call the most answers wait on, then
+   * to the one the most people looking at nothing wait on.
    */
   run(
     key: string,

@@ -226,8 +226,8 @@ describe('budget queue: the call the most answers wait on goes first', () => {
   });
 });
 
-describe('budget queue: people looking at nothing go first', () => {
-  it('gives a freed slot to the call people shown nothing wait on before calls whose people see saved data', async () => {
+describe('budget queue: among equals, people looking at nothing go first', () => {
+  it('among calls as many answers wait on, gives a freed slot first to the one people shown nothing wait on', async () => {
     const { acquire, asked } = scriptedStore([refused(1_000)]);
     const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
     const ran: string[] = [];
@@ -240,15 +240,19 @@ describe('budget queue: people looking at nothing go first', () => {
       demand: () => waiting(1, firstEmpty),
     });
     await vi.waitFor(() => expect(asked).toHaveLength(1));
-    // Many answers wait on this one, but every person already sees saved data.
-    const popular = queue.schedule('c', 'interactive', job('popular-saved'), { demand: () => waiting(6, 0) });
     const empty = queue.schedule('c', 'interactive', job('empty'), { demand: () => waiting(1, 1) });
-    const twoEmpty = queue.schedule('c', 'interactive', job('two-empty'), { demand: () => waiting(3, 2) });
+    // More answers wait on these: they go first whoever sees what (one call answers them all).
+    const popularSaved = queue.schedule('c', 'interactive', job('popular-saved'), {
+      demand: () => waiting(3, 0),
+    });
+    const popularEmpty = queue.schedule('c', 'interactive', job('popular-empty'), {
+      demand: () => waiting(3, 2),
+    });
     // The first message of the first command showed its saved data while it waited: read at the grant.
     firstEmpty = 0;
 
-    await settle(Promise.all([first, popular, empty, twoEmpty]));
-    expect(ran).toEqual(['two-empty', 'empty', 'popular-saved', 'saved-shown']);
+    await settle(Promise.all([first, empty, popularSaved, popularEmpty]));
+    expect(ran).toEqual(['popular-empty', 'popular-saved', 'empty', 'saved-shown']);
     await queue.close();
   });
 
