@@ -125,4 +125,55 @@ describe('AckPriority', () => {
     expect(order).toEqual(['ack', 'work']);
     await (await request).text();
   });
+
+  /** A server that acks each POST at once. */
+  async function answeringServer(): Promise<{ server: Server; url: string }> {
+    const answering = createServer((req, res) => {
+      req.resume();
+      res.end('acked');
+    });
+    await new Promise<void>((resolve) => answering.listen(0, '127.0.0.1', resolve));
+    const { port } = answering.address() as AddressInfo;
+    return { server: answering, url: `http://127.0.0.1:${port}/slack/events` };
+  }
+
+  it('holds background work after the acks while requests keep arriving, until none came for quietMs', async () => {
+    const answering = await answeringServer();
+    server = answering.server;
+    let now = 1_000;
+    const priority = new AckPriority(10_000, 5, () => now);
+    priority.watch(answering.server);
+    await (await fetch(answering.url, { method: 'POST', body: 'x' })).text();
+    expect(priority.waiting).toBe(0);
+
+    let passed = false;
+    const waiting = priority.yield().then(() => {
+      passed = true;
+    });
+    // Every ack went out, but a request arrived 0 ms ago (on this clock): the burst may go on.
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(passed).toBe(false);
+    // Another one arrives 4 ms later: the quiet period starts again from it.
+    now += 4;
+    await (await fetch(answering.url, { method: 'POST', body: 'x' })).text();
+    now += 4;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(passed).toBe(false);
+    now += 1;
+    await waiting;
+    expect(passed).toBe(true);
+  });
+
+  it('goes on after maxWaitMs even when requests keep arriving', async () => {
+    const answering = await answeringServer();
+    server = answering.server;
+    let now = 1_000;
+    const priority = new AckPriority(50, 100, () => now);
+    priority.watch(answering.server);
+    await (await fetch(answering.url, { method: 'POST', body: 'x' })).text();
+    const waiting = priority.yield();
+    now += 51;
+    await waiting;
+    expect(priority.waiting).toBe(0);
+  });
 });
