@@ -385,9 +385,7 @@ export class UpstreamClient {
     const remaining = this.remainingMs(ctx);
     if (remaining <= 0) throw new UpstreamTimeoutError(endpoint.label, 0);
     const scheduleOptions: ScheduleOptions = {
-      ...(Number.isFinite(remaining) && {
-        maxWaitMs: Math.min(DEFAULT_MAX_WAIT_MS[ctx.priority], remaining),
-      }),
+      ...(Number.isFinite(remaining) && { maxWaitMs: slotWaitMs(ctx.priority, remaining) }),
       ...(ctx.observer?.queued && { onQueued: (position: number) => ctx.observer?.queued?.(position) }),
       ...(ctx.demand && { demand: ctx.demand }),
     };
@@ -505,4 +503,21 @@ export async function fetchAllPages<T extends { totalRows?: number | null }>(
     rows.push(...next.rows);
   }
   return { rows, totalRows: first.totalRows, complete: rows.length >= first.totalRows };
+}
+
+/**
+ * Of an answer's deadline, what a call keeps for itself once it has its slot: the upstream answer (well under a
+ * second when upstream is well), rendering and the post that replaces the first message.
+ */
+export const AFTER_SLOT_MS = 5_000;
+
+/**
+ * How long a call under a deadline may wait for a budget slot: as long as the deadline leaves `AFTER_SLOT_MS` for
+ * the call itself, and at least the priority's usual wait cut to the deadline. An answer under a deadline has a
+ * first message on screen within a second (saved data or its place in the queue, slack/first-message.ts), so a
+ * longer wait costs nobody a blank screen, and a call that gets its slot at 15 s answers with fresh data where it
+ * used to give up at 10 s and answer "limite atingido" over saved data. With ANSWER_DEADLINE 25 s: 20 s.
+ */
+export function slotWaitMs(priority: Priority, remainingMs: number): number {
+  return Math.max(Math.min(DEFAULT_MAX_WAIT_MS[priority], remainingMs), remainingMs - AFTER_SLOT_MS);
 }

@@ -232,6 +232,30 @@ describe('waiting for a budget slot: saved data or the place in the queue, then 
     );
   });
 
+  it('a slot that frees after 10 s still brings the fresh answer in place of the saved data', async () => {
+    await startHeld();
+    const warm = await h.command('/estoque', 'almoxarifados');
+    await h.nextMessage(warm.sentAt, { userId: USERS.member });
+    await ageSavedStockrooms();
+    budget.open = false;
+
+    const { sentAt } = await h.command('/estoque', 'almoxarifados');
+    await queued();
+    pass(1_000);
+    const first = await h.nextMessage(sentAt, { userId: USERS.member });
+    expect(textOf(first)).toContain('Atualizando');
+    pass(10_000);
+    await eventually(() => clock.pending >= 4);
+    expect(versionsOf(first)).toHaveLength(1);
+    budget.open = true;
+    pass(5_000);
+    await eventually(() => versionsOf(first).length === 2);
+    const answer = textOf(versionsOf(first)[1] as FakeMessage);
+    expect(answer).not.toContain('Atualizando');
+    expect(answer).not.toContain('Limite de consultas');
+    expect(answer).toContain(C1.activeStockrooms[0]?.nome ?? '?');
+  });
+
   it('when the budget stays spent, the saved data stays, now saying the limit was reached', async () => {
     await startHeld();
     const warm = await h.command('/estoque', 'almoxarifados');
@@ -244,6 +268,11 @@ describe('waiting for a budget slot: saved data or the place in the queue, then 
     pass(1_000);
     const first = await h.nextMessage(sentAt, { userId: USERS.member });
     expect(textOf(first)).toContain('Atualizando');
+    // At 10 s it still waits: its deadline of 25 s leaves it 20 s for a slot.
+    pass(9_000);
+    // Still waiting: its two answer timers left (the "consultando…" notice, the deadline) and the queue's two.
+    await eventually(() => clock.pending >= 4);
+    expect(versionsOf(first)).toHaveLength(1);
     // The queue's wait for this command runs out; the slot would free after it.
     pass(10_000);
     await eventually(() => versionsOf(first).length === 2);

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import {
@@ -157,6 +157,29 @@ describe('a deadline instead of an attempt count', () => {
       UpstreamTimeoutError,
     );
     expect(dataCalls()).toHaveLength(0);
+  });
+
+  it('waits for a budget slot as long as the deadline leaves 5 s for the call, and at least the usual 10 s', async () => {
+    stack = stackOn();
+    await stack.client.listStockrooms(ctx());
+    const schedule = vi.spyOn(stack.budget, 'schedule');
+    const waitOf = async (deadlineInMs: number | null) => {
+      schedule.mockClear();
+      await stack.client.listStockrooms(
+        deadlineInMs === null ? ctx() : { ...ctx(), deadline: Date.now() + deadlineInMs },
+      );
+      return schedule.mock.calls[0]?.[3]?.maxWaitMs;
+    };
+    // An answer's deadline of 25 s: its call may wait 20 s, where it gave up at 10 s and answered with saved data.
+    const long = await waitOf(25_000);
+    expect(long).toBeGreaterThan(19_000);
+    expect(long).toBeLessThanOrEqual(20_000);
+    // A short deadline: the usual wait cut to it, as before.
+    const short = await waitOf(8_000);
+    expect(short).toBeGreaterThan(7_000);
+    expect(short).toBeLessThanOrEqual(8_000);
+    // No deadline: the budget's own default (10 s for an interactive call).
+    expect(await waitOf(null)).toBeUndefined();
   });
 
   it('tells its observer it waits for a budget slot, then that it went out', async () => {
