@@ -76,6 +76,11 @@ const PREFETCH_CONFIG: ConfigSpec = {
 };
 
 const MULTIPLES = [0.5, 1, 2, 8];
+/**
+ * How long a configuration waits after its last command for the answers still due: an answer comes at the latest
+ * at ANSWER_DEADLINE (25 s; its calls may wait for a slot until 5 s before it) plus the 2 s net under it.
+ */
+const DRAIN_MS = 30_000;
 /** The rates the feed is measured beside (issue 15): at the budget and four times it. */
 const FEED_LOAD_MULTIPLES = [1, 4];
 /** The feed's share of each window (FEED_BUDGET_SHARE's default). */
@@ -374,7 +379,7 @@ async function main(): Promise<void> {
       users: USERS,
       plans: plans(o.limit, o.multiples, o.warmupMs, o.measureMs),
       logDir,
-      drainMs: 20_000,
+      drainMs: DRAIN_MS,
       mode: o.mode,
       ttlScale: ttlScaleOf(o.limit),
       ...(o.cpuProf && { cpuProfileDir: join(logDir, 'profiles') }),
@@ -463,7 +468,7 @@ async function main(): Promise<void> {
       advanceEveryMs: 1_000 * (o.quick ? 5 : 1),
       tailMs: o.quick ? 10_000 : o.limit.windowMs,
       logDir,
-      drainMs: 20_000,
+      drainMs: DRAIN_MS,
       mode: o.mode,
     });
     say(
