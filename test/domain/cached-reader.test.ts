@@ -302,6 +302,21 @@ describe('CachedReader calls', () => {
   });
 });
 
+/** A fetch held until `release()`, recording the demand each call it makes is handed. */
+function heldFetch() {
+  const demands: (() => Demand)[] = [];
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const fetch = async (call: { demand?: () => Demand }) => {
+    if (call.demand) demands.push(call.demand);
+    await gate;
+    return { rows: 1 };
+  };
+  return { demands, release: () => release(), fetch };
+}
+
 describe('CachedReader: how many answers wait on a refresh', () => {
   let store: TestRedis;
   beforeEach(async () => {
@@ -313,16 +328,7 @@ describe('CachedReader: how many answers wait on a refresh', () => {
 
   it("tells the refresh's call how many readers of this process joined it, counting those that join while it waits", async () => {
     const r = readerOn(store, Date.now);
-    const demands: (() => Demand)[] = [];
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const fetch = async (call: { demand?: () => Demand }) => {
-      if (call.demand) demands.push(call.demand);
-      await gate;
-      return { rows: 1 };
-    };
+    const { demands, release, fetch } = heldFetch();
     const first = r.read(ws('T1'), 'requestItems', { id: 7 }, fetch);
     await expect.poll(() => demands.length).toBe(1);
     expect(demands[0]?.()).toEqual({ answers: 1, empty: 1 });
@@ -338,16 +344,7 @@ describe('CachedReader: how many answers wait on a refresh', () => {
 
   it('tells it how many of those readers show their person nothing yet, as first messages show saved data', async () => {
     const r = readerOn(store, Date.now);
-    const demands: (() => Demand)[] = [];
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const fetch = async (call: { demand?: () => Demand }) => {
-      if (call.demand) demands.push(call.demand);
-      await gate;
-      return { rows: 1 };
-    };
+    const { demands, release, fetch } = heldFetch();
     const shows = [false, false, false];
     const reader = (index: number) => {
       const call = { ...ws('T1').call, observer: { showingData: () => shows[index] === true } };

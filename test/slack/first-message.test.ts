@@ -232,18 +232,26 @@ describe('waiting for a budget slot: saved data or the place in the queue, then 
     );
   });
 
-  it('a slot that frees after 10 s still brings the fresh answer in place of the saved data', async () => {
+  /**
+   * Saved stockrooms six hours old and the budget closed: a `/estoque almoxarifados` then waits for its slot and
+   * shows the saved data after a second. Returns that first message.
+   */
+  async function savedShownWhileWaiting(): Promise<FakeMessage> {
     await startHeld();
     const warm = await h.command('/estoque', 'almoxarifados');
     await h.nextMessage(warm.sentAt, { userId: USERS.member });
     await ageSavedStockrooms();
     budget.open = false;
-
     const { sentAt } = await h.command('/estoque', 'almoxarifados');
     await queued();
     pass(1_000);
     const first = await h.nextMessage(sentAt, { userId: USERS.member });
     expect(textOf(first)).toContain('Atualizando');
+    return first;
+  }
+
+  it('a slot that frees after 10 s still brings the fresh answer in place of the saved data', async () => {
+    const first = await savedShownWhileWaiting();
     pass(10_000);
     await eventually(() => clock.pending >= 4);
     expect(versionsOf(first)).toHaveLength(1);
@@ -257,17 +265,7 @@ describe('waiting for a budget slot: saved data or the place in the queue, then 
   });
 
   it('when the budget stays spent, the saved data stays, now saying the limit was reached', async () => {
-    await startHeld();
-    const warm = await h.command('/estoque', 'almoxarifados');
-    await h.nextMessage(warm.sentAt, { userId: USERS.member });
-    await ageSavedStockrooms();
-    budget.open = false;
-
-    const { sentAt } = await h.command('/estoque', 'almoxarifados');
-    await queued();
-    pass(1_000);
-    const first = await h.nextMessage(sentAt, { userId: USERS.member });
-    expect(textOf(first)).toContain('Atualizando');
+    const first = await savedShownWhileWaiting();
     // At 10 s it still waits: its deadline of 25 s leaves it 20 s for a slot.
     pass(9_000);
     // Still waiting: its two answer timers left (the "consultando…" notice, the deadline) and the queue's two.

@@ -181,6 +181,16 @@ describe('budget queue: where a waiting call stands', () => {
   });
 });
 
+/** Jobs that record the order they ran in. */
+function recorder() {
+  const ran: string[] = [];
+  const job = (name: string) => async () => {
+    ran.push(name);
+    return name;
+  };
+  return { ran, job };
+}
+
 /** `answers` answers wait on a call, `empty` of them (default: all) with nothing on screen. */
 const waiting = (answers: number, empty = answers) => ({ answers, empty });
 
@@ -188,11 +198,7 @@ describe('budget queue: the call the most answers wait on goes first', () => {
   it('gives a freed slot to the most waited-on call of the most urgent priority, the earliest among equals', async () => {
     const { acquire, asked } = scriptedStore([refused(1_000)]);
     const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
-    const ran: string[] = [];
-    const job = (name: string) => async () => {
-      ran.push(name);
-      return name;
-    };
+    const { ran, job } = recorder();
     let hotReaders = 1;
     const cold = queue.schedule('c', 'interactive', job('cold'));
     await vi.waitFor(() => expect(asked).toHaveLength(1));
@@ -210,11 +216,7 @@ describe('budget queue: the call the most answers wait on goes first', () => {
   it('keeps arrival order when no call says how many wait on it', async () => {
     const { acquire, asked } = scriptedStore([refused(1_000)]);
     const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
-    const ran: string[] = [];
-    const job = (name: string) => async () => {
-      ran.push(name);
-      return name;
-    };
+    const { ran, job } = recorder();
     const first = queue.schedule('c', 'interactive', job('first'));
     await vi.waitFor(() => expect(asked).toHaveLength(1));
     const second = queue.schedule('c', 'interactive', job('second'), { demand: () => waiting(1) });
@@ -230,11 +232,7 @@ describe('budget queue: among equals, people looking at nothing go first', () =>
   it('among calls as many answers wait on, gives a freed slot first to the one people shown nothing wait on', async () => {
     const { acquire, asked } = scriptedStore([refused(1_000)]);
     const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
-    const ran: string[] = [];
-    const job = (name: string) => async () => {
-      ran.push(name);
-      return name;
-    };
+    const { ran, job } = recorder();
     let firstEmpty = 1;
     const first = queue.schedule('c', 'interactive', job('saved-shown'), {
       demand: () => waiting(1, firstEmpty),
@@ -288,11 +286,7 @@ describe('budget queue: among equals, people looking at nothing go first', () =>
   it('counts a call whose demand cannot be read as one answer showing nothing', async () => {
     const { acquire, asked } = scriptedStore([refused(1_000)]);
     const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
-    const ran: string[] = [];
-    const job = (name: string) => async () => {
-      ran.push(name);
-      return name;
-    };
+    const { ran, job } = recorder();
     const saved = queue.schedule('c', 'interactive', job('saved'), { demand: () => waiting(1, 0) });
     await vi.waitFor(() => expect(asked).toHaveLength(1));
     const broken = queue.schedule('c', 'interactive', job('broken'), {
