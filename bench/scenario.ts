@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEMO_FACTS } from '../src/sandbox/facts.js';
-import { type RunTotals, runTotals, type StepFigures, stepFigures } from './figures.js';
+import { firstMessageMs, type RunTotals, runTotals, type StepFigures, stepFigures } from './figures.js';
 import type { LoopDelay, PrefetchCounters, UpstreamCounters } from './ipc.js';
 import { LoadDriver, type StepPlan, type StepWindow } from './load.js';
 import { RssSampler } from './measure.js';
@@ -126,7 +126,7 @@ export async function runConfig(spec: ConfigSpec, options: ScenarioOptions): Pro
     const inBot = stopped.flatMap((s) => s?.timings?.acks ?? []);
     // The upstream calls as the sandbox saw them, one JSON line each, with the measured steps' windows: where the
     // budget went (which endpoints, which pages) is read from here.
-    // And what each measured command got (which answers the budget went to, which went without).
+    // And what each measured command got (which answers the budget went to, which went without) and when.
     await writeFile(
       join(options.logDir, `${spec.name}-answers.jsonl`),
       driver.records
@@ -138,6 +138,9 @@ export async function runConfig(spec: ConfigSpec, options: ScenarioOptions): Pro
             hot: r.item.hot,
             kind: r.kind,
             ageMs: r.ageMs,
+            // ms from sending: what the user saw first, and the final answer (null: none).
+            firstMs: firstMessageMs(r),
+            answerMs: r.answeredAt === null || r.sentAt === null ? null : r.answeredAt - r.sentAt,
           }),
         )
         .join('\n'),
