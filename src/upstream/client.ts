@@ -509,7 +509,7 @@ export async function fetchAllPages<T extends { totalRows?: number | null }>(
  * Of an answer's deadline, what a call keeps for itself once it has its slot: the upstream answer (well under a
  * second when upstream is well), rendering and the post that replaces the first message.
  */
-export const AFTER_SLOT_MS = 5_000;
+const AFTER_SLOT_MS = 5_000;
 
 /**
  * How long a call under a deadline may wait for a budget slot: as long as the deadline leaves `AFTER_SLOT_MS` for
