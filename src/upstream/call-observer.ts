@@ -26,10 +26,6 @@ export class SharedCallObserver implements CallObserver {
     else if (this.out) observer.started?.();
   }
 
-  /** As one caller: every caller sharing the call already sees data. */
-  readonly showingData = (): boolean =>
-    this.observers.size > 0 && this.countShowingData() === this.observers.size;
-
   /** How many of the callers sharing the call already see data; the others wait with nothing on screen. */
   countShowingData(): number {
     let count = 0;

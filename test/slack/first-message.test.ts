@@ -281,7 +281,7 @@ describe('waiting for a budget slot: saved data or the place in the queue, then 
 
   it('gives the next free slot to the command whose person sees nothing before the one already shown saved data', async () => {
     await startHeld();
-    // A slot may free every 2 s: both commands wait well within their 10 s.
+    // A slot may free every 2 s: both commands wait well within their 20 s.
     budget.waitMs = 2_000;
     const warm = await h.command('/estoque', 'almoxarifados');
     await h.nextMessage(warm.sentAt, { userId: USERS.member });
