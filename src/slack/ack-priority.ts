@@ -1,5 +1,4 @@
 import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
  * Acks before answers. Slack gives a request 3 s to be acked, and on one event loop the ack of a request that
@@ -8,10 +7,19 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
  * answers, digests) calls `yield()` at its checkpoints and goes on once none is waiting, or after `maxWaitMs`,
  * so that a steady stream of requests never starves it. Socket Mode has no HTTP server to watch: there the
  * checkpoints only give I/O one turn of the loop.
+ *
+ * Work waiting at a checkpoint goes on **one piece per turn of the event loop**, in arrival order: between two
+ * pieces the loop reads its sockets, so a request that arrives while a hundred answers are ready to go on is
+ * seen (its `request` event fires) after at most one of them, not after all. (Let go together, as a Redis reply
+ * that answers many commands at once would let them, the hundred would run back to back and the request would
+ * wait for all of them.)
  */
 export class AckPriority {
   private waitingAcks = 0;
-  private readonly waiters = new Set<() => void>();
+  /** Work waiting at a checkpoint, oldest first, with when it came (performance.now()). */
+  private readonly queue: { go: () => void; since: number }[] = [];
+  private turnScheduled = false;
+  private holdTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly maxWaitMs = 50) {}
 
@@ -26,7 +34,7 @@ export class AckPriority {
         if (done) return;
         done = true;
         this.waitingAcks -= 1;
-        if (this.waitingAcks === 0) this.release();
+        if (this.waitingAcks === 0) this.scheduleTurn();
       };
       res.once('finish', end);
       res.once('close', end);
@@ -39,26 +47,47 @@ export class AckPriority {
     return this.waitingAcks;
   }
 
+  /** Work waiting at a checkpoint. */
+  get queued(): number {
+    return this.queue.length;
+  }
+
   /**
-   * One turn of the event loop (requests whose bytes have arrived get their 'request' event), then waits until
-   * none is waiting for its ack, at most `maxWaitMs`.
+   * Resolves on a later turn of the event loop (requests whose bytes have arrived get their `request` event
+   * first), once no request waits for its ack or this has waited `maxWaitMs`, and after the work that came to a
+   * checkpoint before it, one piece per turn.
    */
-  async yield(): Promise<void> {
-    await nextTurn();
-    if (this.waitingAcks === 0) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(go, this.maxWaitMs);
-      const waiters = this.waiters;
-      function go() {
-        clearTimeout(timer);
-        waiters.delete(go);
-        resolve();
-      }
-      waiters.add(go);
+  yield(): Promise<void> {
+    return new Promise<void>((go) => {
+      this.queue.push({ go, since: performance.now() });
+      this.scheduleTurn();
     });
   }
 
-  private release(): void {
-    for (const go of [...this.waiters]) go();
+  private scheduleTurn(): void {
+    if (this.turnScheduled || this.queue.length === 0) return;
+    this.turnScheduled = true;
+    setImmediate(() => this.turn());
+  }
+
+  /** One turn: lets the oldest waiting piece of work go, unless acks wait and it has not waited its maximum. */
+  private turn(): void {
+    this.turnScheduled = false;
+    const head = this.queue[0];
+    if (!head) return;
+    if (this.waitingAcks > 0) {
+      const left = head.since + this.maxWaitMs - performance.now();
+      if (left > 0) {
+        // Held: the last ack to go out schedules the next turn, or the oldest piece's maximum wait does.
+        clearTimeout(this.holdTimer);
+        this.holdTimer = setTimeout(() => this.scheduleTurn(), Math.ceil(left));
+        return;
+      }
+    }
+    clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
+    this.queue.shift();
+    head.go();
+    this.scheduleTurn();
   }
 }

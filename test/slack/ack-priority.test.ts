@@ -106,6 +106,42 @@ describe('AckPriority', () => {
     await priority.yield();
   });
 
+  it('lets waiting work go one piece per turn of the event loop, oldest first, so I/O is read in between', async () => {
+    const priority = new AckPriority(10_000);
+    const order: string[] = [];
+    const pieces = ['a', 'b', 'c'].map((name) => priority.yield().then(() => order.push(name)));
+    // A turn of the loop that started after the pieces came: like a socket read, it must not wait for all three.
+    setImmediate(() => {
+      order.push('turn 1');
+      setImmediate(() => {
+        order.push('turn 2');
+        setImmediate(() => order.push('turn 3'));
+      });
+    });
+    await Promise.all(pieces);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(order).toEqual(['a', 'turn 1', 'b', 'turn 2', 'c', 'turn 3']);
+    expect(priority.queued).toBe(0);
+  });
+
+  it('holds every waiting piece while an ack waits, then lets them go one per turn once it is out', async () => {
+    const held = await holdingServer();
+    server = held.server;
+    const priority = new AckPriority(10_000);
+    priority.watch(held.server);
+    const request = fetch(held.url, { method: 'POST', body: 'x' });
+    await until(() => priority.waiting === 1);
+    const order: string[] = [];
+    const pieces = ['a', 'b'].map((name) => priority.yield().then(() => order.push(name)));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(order).toEqual([]);
+    expect(priority.queued).toBe(2);
+    held.answerAll();
+    await Promise.all(pieces);
+    expect(order).toEqual(['a', 'b']);
+    await (await request).text();
+  });
+
   it('BackgroundTasks starts its work only after the waiting ack went out', async () => {
     const held = await holdingServer();
     server = held.server;
