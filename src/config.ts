@@ -170,6 +170,16 @@ const envSchema = z.object({
     .min(0, { message: 'must be a whole percent from 0 to 100' })
     .max(100, { message: 'must be a whole percent from 0 to 100' })
     .default(20),
+  /**
+   * Most of each budget window (percent) the change feed may use while commands of the same credential were refused
+   * a slot within the last window (the budget is saturated); at most FEED_BUDGET_SHARE. 0 stops the feed then.
+   */
+  FEED_BUDGET_SHARE_SATURATED: z.coerce
+    .number({ message: 'must be a whole percent from 0 to 100' })
+    .int({ message: 'must be a whole percent from 0 to 100' })
+    .min(0, { message: 'must be a whole percent from 0 to 100' })
+    .max(100, { message: 'must be a whole percent from 0 to 100' })
+    .default(5),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65_535).default(4010),
   SANDBOX_RATE_LIMIT: rateLimit('250/1h'),

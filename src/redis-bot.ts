@@ -45,6 +45,7 @@ export function buildRedisBot(
   const budget = createRedisBudget(redis, keys, {
     limit: config.UPSTREAM_RATE_LIMIT,
     feedSharePercent: config.FEED_BUDGET_SHARE,
+    feedSaturatedSharePercent: config.FEED_BUDGET_SHARE_SATURATED,
     logger: logger.child({ component: 'budget' }),
   });
   // A new install resumes the digests and alerts a revoked token paused (the container exists by the time one

@@ -18,6 +18,7 @@ describe('loadConfig', () => {
     expect(config.SANDBOX_PORT).toBe(4010);
     expect(config.FEED_INTERVAL).toBe(120_000);
     expect(config.FEED_BUDGET_SHARE).toBe(20);
+    expect(config.FEED_BUDGET_SHARE_SATURATED).toBe(5);
   });
 
   it('reads the feed interval as a duration and its share as a percent, and names bad ones', () => {
@@ -27,7 +28,10 @@ describe('loadConfig', () => {
     });
     expect(loadConfig({ FEED_INTERVAL: '1h' }).FEED_INTERVAL).toBe(3_600_000);
     expect(loadConfig({ FEED_BUDGET_SHARE: '0' }).FEED_BUDGET_SHARE).toBe(0);
+    expect(loadConfig({ FEED_BUDGET_SHARE_SATURATED: '0' }).FEED_BUDGET_SHARE_SATURATED).toBe(0);
     for (const env of [
+      { FEED_BUDGET_SHARE_SATURATED: '-1' },
+      { FEED_BUDGET_SHARE_SATURATED: 'half' },
       { FEED_INTERVAL: 'two minutes' },
       { FEED_INTERVAL: '500ms' },
       { FEED_BUDGET_SHARE: '120' },

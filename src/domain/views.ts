@@ -166,5 +166,7 @@ export interface LinkStatusView {
     stretchedBy: 'share' | 'load' | null;
     used: number;
     cap: number;
+    /** Commands were refused a slot within the last window: the feed keeps to FEED_BUDGET_SHARE_SATURATED. */
+    saturated: boolean;
   } | null;
 }

@@ -249,6 +249,7 @@ async function openStorage(config: Config, dataDir: string, keys: Keys, logger: 
   const budgetOptions = {
     limit: config.UPSTREAM_RATE_LIMIT,
     feedSharePercent: config.FEED_BUDGET_SHARE,
+    feedSaturatedSharePercent: config.FEED_BUDGET_SHARE_SATURATED,
     logger: logger.child({ component: 'budget' }),
   };
   if (config.REDIS_URL) {

@@ -28,6 +28,13 @@ export class Keys {
   budgetInteractiveWaiting(credentialId: string): string {
     return `${this.prefix}budget:{${credentialId}}:interactive-waiting`;
   }
+  /**
+   * Set for one window after an interactive call of the credential was refused a slot: the budget is saturated and
+   * the change feed keeps to its smaller share (same hash slot as the log).
+   */
+  budgetSaturated(credentialId: string): string {
+    return `${this.prefix}budget:{${credentialId}}:saturated`;
+  }
 
   // Tokens, per credential.
   tokens(credentialId: string): string {

@@ -18,6 +18,8 @@ export function createMemoryBudget(options: BudgetOptions): Budget {
   const pauses = new Map<string, number>();
   /** Per credential, until when an interactive call waits for a slot (feed and background calls leave it to it). */
   const interactiveWaiting = new Map<string, number>();
+  /** Per credential, until when it counts as saturated (an interactive call was refused): the feed's smaller share. */
+  const saturatedUntil = new Map<string, number>();
 
   const liveLog = (credentialId: string, now: number, of = logs): number[] => {
     const log = of.get(credentialId) ?? [];
@@ -49,7 +51,9 @@ export function createMemoryBudget(options: BudgetOptions): Budget {
     const paused = remainingMs(pauses, credentialId, now);
     const log = liveLog(credentialId, now);
     const feedLog = liveLog(credentialId, now, feedLogs);
-    const shareFree = priority !== 'feed' || feedLog.length < policy.feedCap;
+    const feedCap =
+      remainingMs(saturatedUntil, credentialId, now) > 0 ? policy.feedCapSaturated : policy.feedCap;
+    const shareFree = priority !== 'feed' || feedLog.length < feedCap;
     const waiting = remainingMs(interactiveWaiting, credentialId, now);
     const yields = yieldsToInteractive(priority) && waiting > 0;
     if (paused === 0 && !yields && log.length < policy.capacity[priority] && shareFree) {
@@ -62,7 +66,7 @@ export function createMemoryBudget(options: BudgetOptions): Budget {
       return { granted: true };
     }
     // The feed also waits for one of its own calls to leave the window when its share is full.
-    const shareWait = policy.feedCap === 0 ? policy.spanMs : windowWait(feedLog, policy.feedCap, now);
+    const shareWait = feedCap === 0 ? policy.spanMs : windowWait(feedLog, feedCap, now);
     const waitMs = mapPriorities((p) =>
       Math.max(
         paused,
@@ -74,6 +78,7 @@ export function createMemoryBudget(options: BudgetOptions): Budget {
     if (priority === 'interactive') {
       const until = now + waitMs.interactive + policy.waitingMarginMs;
       if (until > (interactiveWaiting.get(credentialId) ?? 0)) interactiveWaiting.set(credentialId, until);
+      saturatedUntil.set(credentialId, now + policy.spanMs);
     }
     return { granted: false, waitMs };
   };
@@ -95,6 +100,7 @@ export function createMemoryBudget(options: BudgetOptions): Budget {
           pausedMs: remainingMs(pauses, credentialId, now),
           waitMs: windowWait(log, policy.count, now),
           feedUsed: liveLog(credentialId, now, feedLogs).length,
+          saturated: remainingMs(saturatedUntil, credentialId, now) > 0,
         };
       },
     },

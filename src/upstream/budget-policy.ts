@@ -52,6 +52,13 @@ const DEFAULT_RESERVE_SHARE: Readonly<Record<Priority, number>> = {
 export const DEFAULT_FEED_SHARE_PERCENT = 20;
 
 /**
+ * The feed's share while commands of the credential are being refused slots. At saturation every slot the feed
+ * takes is one a command waits for a window longer; 5 % still lets a round run (250/h: 12 calls an hour, a round
+ * costs one call, a receipts round a few) while the users who keep the window full get the rest.
+ */
+export const DEFAULT_FEED_SATURATED_SHARE_PERCENT = 5;
+
+/**
  * A margin added to the window: an entry keeps counting for `windowMs + guardMs`. The decision is taken in Redis
  * but the call leaves a few milliseconds later (reply, event loop, network), and that delay varies from call to
  * call; without a margin, a call that left late and a call that left early could both fall in one window as the
@@ -71,6 +78,8 @@ export interface BudgetPolicy {
   capacity: Readonly<Record<Priority, number>>;
   /** Most calls of the 'feed' priority that may count at once (its share of COUNT); 0: none. */
   feedCap: number;
+  /** The same while the credential is saturated (an interactive call refused within the last window). */
+  feedCapSaturated: number;
   /**
    * How long past the slot it waits for a refused interactive call keeps feed and background calls off the
    * credential: time for its retry to arrive and take that slot.
@@ -116,6 +125,12 @@ export function resolveBudgetPolicy(options: BudgetOptions): BudgetPolicy {
   if (!(share >= 0 && share <= 100))
     throw new RangeError(`feedSharePercent must be in [0, 100], got ${share}`);
   const feedCap = Math.floor((count * share) / 100);
+  const saturatedShare = options.feedSaturatedSharePercent ?? DEFAULT_FEED_SATURATED_SHARE_PERCENT;
+  if (!(saturatedShare >= 0 && saturatedShare <= 100))
+    throw new RangeError(`feedSaturatedSharePercent must be in [0, 100], got ${saturatedShare}`);
+  // Never above the share; at least one call when the share grants any, so that a saturated credential's rounds go on.
+  const feedCapSaturated =
+    saturatedShare === 0 ? 0 : Math.min(feedCap, Math.max(1, Math.floor((count * saturatedShare) / 100)));
 
   const maxWaitMs = mapPriorities((priority) => {
     const value = options.maxWaitMs?.[priority] ?? DEFAULT_MAX_WAIT_MS[priority];
@@ -131,6 +146,7 @@ export function resolveBudgetPolicy(options: BudgetOptions): BudgetPolicy {
     spanMs: windowMs + guardMs,
     capacity,
     feedCap,
+    feedCapSaturated,
     // The window's guard plus 100 ms: a waiting caller retries when its slot frees, a few ms later in practice.
     waitingMarginMs: guardMs + 100,
     maxWaitMs,

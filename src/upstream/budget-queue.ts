@@ -22,7 +22,9 @@ export interface WindowStore {
   /** Sets the credential's pause to `ms` from now unless a longer one is running. */
   pause(credentialId: string, ms: number): Promise<void>;
   /** Calls that count now (the feed's among them); ms until the pause ends, and until an interactive slot frees (0: now). */
-  usage(credentialId: string): Promise<{ used: number; pausedMs: number; waitMs: number; feedUsed: number }>;
+  usage(
+    credentialId: string,
+  ): Promise<{ used: number; pausedMs: number; waitMs: number; feedUsed: number; saturated: boolean }>;
 }
 
 /** setTimeout fires at once above this. */
@@ -83,8 +85,7 @@ export function budgetOverWindow(
     },
 
     async usage(credentialId) {
-      const { used, pausedMs, waitMs, feedUsed } = await store.usage(credentialId);
-      return usageOf(policy, { used, pausedMs, waitMs, feedUsed }, clock);
+      return usageOf(policy, await store.usage(credentialId), clock);
     },
 
     close: () => queue.close(),
@@ -94,7 +95,13 @@ export function budgetOverWindow(
 /** Builds the report from the store's relative answers; epoch values are on this host's clock. */
 function usageOf(
   policy: BudgetPolicy,
-  { used, pausedMs, waitMs, feedUsed }: { used: number; pausedMs: number; waitMs: number; feedUsed: number },
+  {
+    used,
+    pausedMs,
+    waitMs,
+    feedUsed,
+    saturated,
+  }: { used: number; pausedMs: number; waitMs: number; feedUsed: number; saturated: boolean },
   clock: Clock,
 ): BudgetUsage {
   const now = clock.monotonic();
@@ -106,7 +113,7 @@ function usageOf(
     remaining: Math.max(0, policy.count - used),
     pausedUntil: pausedMs > 0 ? toEpochMs(now + pausedMs, clock) : null,
     nextSlotAt: nextMs > 0 ? toEpochMs(now + nextMs, clock) : null,
-    feed: { used: feedUsed, cap: policy.feedCap },
+    feed: { used: feedUsed, cap: saturated ? policy.feedCapSaturated : policy.feedCap, saturated },
   };
 }
 

@@ -33,6 +33,9 @@ export interface BudgetStats {
  * And the feed and background calls never take a slot an interactive user waits for, on whichever replica: an
  * interactive call refused a slot marks the credential (KEYS[5]) until the slot it waits for frees, plus a margin
  * for its retry to arrive; while the mark lives, feed and background calls are refused and told to wait it out.
+ * A refused interactive call also marks the credential saturated for one window (KEYS[6]): while that mark lives
+ * the feed keeps to its smaller share (FEED_BUDGET_SHARE_SATURATED), so that the slots it would take in the lulls
+ * of a full window are there for the next commands instead.
  *
  * If the keys vanish (Redis restarted without persistence, a FLUSH), the next call simply starts a new log.
  */
@@ -45,10 +48,11 @@ local feedCap = tonumber(ARGV[4])
 local feedIndex = tonumber(ARGV[5])
 local yieldFrom = tonumber(ARGV[6])
 local margin = tonumber(ARGV[7])
-local capacity = tonumber(ARGV[7 + priority])
+local capacity = tonumber(ARGV[8 + priority])
 local isFeed = priority == feedIndex
 local paused = redis.call('PTTL', KEYS[2])
 local waiting = redis.call('PTTL', KEYS[5])
+if redis.call('PTTL', KEYS[6]) > 0 then feedCap = tonumber(ARGV[8]) end
 local yields = priority >= yieldFrom and waiting > 0
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - span)
 redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - span)
@@ -75,8 +79,8 @@ if feedCap > 0 then
   end
 end
 local reply = {0}
-for i = 8, #ARGV do
-  local p = i - 7
+for i = 9, #ARGV do
+  local p = i - 8
   local cap = tonumber(ARGV[i])
   local wait = 0
   if count >= cap then
@@ -92,6 +96,7 @@ end
 if priority == 1 then
   local mark = reply[2] + margin
   if mark > waiting then redis.call('SET', KEYS[5], '1', 'PX', mark) end
+  redis.call('SET', KEYS[6], '1', 'PX', span)
 end
 return reply
 `;
@@ -123,7 +128,9 @@ end
 local paused = redis.call('PTTL', KEYS[2])
 if paused < 0 then paused = 0 end
 local feedUsed = redis.call('ZCOUNT', KEYS[3], since, '+inf')
-return {used, paused, wait, feedUsed}
+local saturated = 0
+if redis.call('PTTL', KEYS[4]) > 0 then saturated = 1 end
+return {used, paused, wait, feedUsed, saturated}
 `;
 
 type ScriptArg = string | number;
@@ -135,6 +142,7 @@ interface BudgetCommands {
     stats: string,
     feedLog: string,
     interactiveWaiting: string,
+    saturated: string,
     ...args: ScriptArg[]
   ): Promise<unknown>;
   estoqueBudgetPause(pause: string, stats: string, ms: number): Promise<unknown>;
@@ -142,6 +150,7 @@ interface BudgetCommands {
     log: string,
     pause: string,
     feedLog: string,
+    saturated: string,
     spanMs: number,
     count: number,
   ): Promise<unknown>;
@@ -151,9 +160,9 @@ interface BudgetCommands {
 function withBudgetCommands(redis: Redis): Redis & BudgetCommands {
   const target = redis as Redis & Partial<BudgetCommands>;
   if (typeof target.estoqueBudgetAcquire !== 'function') {
-    redis.defineCommand('estoqueBudgetAcquire', { numberOfKeys: 5, lua: ACQUIRE_LUA });
+    redis.defineCommand('estoqueBudgetAcquire', { numberOfKeys: 6, lua: ACQUIRE_LUA });
     redis.defineCommand('estoqueBudgetPause', { numberOfKeys: 2, lua: PAUSE_LUA });
-    redis.defineCommand('estoqueBudgetUsage', { numberOfKeys: 3, lua: USAGE_LUA, readOnly: true });
+    redis.defineCommand('estoqueBudgetUsage', { numberOfKeys: 4, lua: USAGE_LUA, readOnly: true });
   }
   return redis as Redis & BudgetCommands;
 }
@@ -185,6 +194,7 @@ export function createRedisBudget(redis: Redis, keys: Keys, options: BudgetOptio
         keys.budgetStats(credentialId),
         keys.budgetFeedLog(credentialId),
         keys.budgetInteractiveWaiting(credentialId),
+        keys.budgetSaturated(credentialId),
         policy.spanMs,
         `${processTag}-${sequence.toString(36)}`,
         PRIORITIES.indexOf(priority) + 1,
@@ -192,6 +202,7 @@ export function createRedisBudget(redis: Redis, keys: Keys, options: BudgetOptio
         PRIORITIES.indexOf('feed') + 1,
         YIELD_FROM,
         policy.waitingMarginMs,
+        policy.feedCapSaturated,
         ...capacities,
       ),
       'acquire',
@@ -207,17 +218,18 @@ export function createRedisBudget(redis: Redis, keys: Keys, options: BudgetOptio
       await commands.estoqueBudgetPause(keys.budgetPause(credentialId), keys.budgetStats(credentialId), ms);
     },
     async usage(credentialId) {
-      const [used = 0, pausedMs = 0, waitMs = 0, feedUsed = 0] = integers(
+      const [used = 0, pausedMs = 0, waitMs = 0, feedUsed = 0, saturated = 0] = integers(
         await commands.estoqueBudgetUsage(
           keys.budgetLog(credentialId),
           keys.budgetPause(credentialId),
           keys.budgetFeedLog(credentialId),
+          keys.budgetSaturated(credentialId),
           policy.spanMs,
           policy.count,
         ),
         'usage',
       );
-      return { used, pausedMs, waitMs, feedUsed };
+      return { used, pausedMs, waitMs, feedUsed, saturated: saturated === 1 };
     },
   });
 }

@@ -19,8 +19,12 @@ export interface BudgetUsage {
   pausedUntil: number | null;
   /** Epoch ms at which an interactive call could run; null when one could run now. */
   nextSlotAt: number | null;
-  /** The change feed's calls that count now, and the most any window may hold (BudgetOptions.share). */
-  feed: { used: number; cap: number };
+  /**
+   * The change feed's calls that count now, and the most the window may hold now (BudgetOptions.feedSharePercent,
+   * or feedSaturatedSharePercent while `saturated`: commands of the credential were refused a slot within the last
+   * window).
+   */
+  feed: { used: number; cap: number; saturated: boolean };
 }
 
 export interface ScheduleOptions {
@@ -78,6 +82,12 @@ export interface BudgetOptions {
    * floor(COUNT * share / 100). 0 grants the feed nothing.
    */
   feedSharePercent?: number;
+  /**
+   * The same while an interactive call of the credential was refused a slot within the last window
+   * (FEED_BUDGET_SHARE_SATURATED, default 5), at most `feedSharePercent`; at least one call when it is above 0 and
+   * the share grants any.
+   */
+  feedSaturatedSharePercent?: number;
   /** Margin after the window during which a call still counts (default 2% of the window, at most 1 s). */
   guardMs?: number;
   /** The queue's waits and timers (and the memory budget's window); the system clock unless a test injects one. */

@@ -52,7 +52,14 @@ describe('link status', () => {
   });
 
   it('shows the change feed: its interval in force and its share of the window, or that it costs nothing', () => {
-    const feed = { listening: true, intervalMs: 300_000, stretchedBy: null, used: 12, cap: 50 };
+    const feed = {
+      listening: true,
+      intervalMs: 300_000,
+      stretchedBy: null,
+      used: 12,
+      cap: 50,
+      saturated: false,
+    };
     expect(allText(renderLinkStatus({ ...status, feed }, ctx))).toContain(
       '*Alertas*\nverificação a cada 5m · 12 de 50 consultas da cota dos alertas usadas na janela',
     );
@@ -70,6 +77,12 @@ describe('link status', () => {
       'desligados (`FEED_BUDGET_SHARE` é 0)',
     );
     expect(allText(renderLinkStatus(status, ctx))).not.toContain('Alertas');
+    // Commands were refused slots in this window: the feed keeps to its smaller share, and says so.
+    expect(
+      allText(renderLinkStatus({ ...status, feed: { ...feed, used: 2, cap: 12, saturated: true } }, ctx)),
+    ).toContain(
+      '2 de 12 consultas da cota dos alertas usadas na janela (cota reduzida: comandos esperaram por consultas nesta janela)',
+    );
   });
 
   it('uses the window length in words and says until when calls are paused', () => {

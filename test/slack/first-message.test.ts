@@ -128,7 +128,7 @@ function heldBudget(state: { open: boolean; slots?: number; waitMs?: number }) {
         return { granted: false, waitMs: { interactive: ms, digest: ms, feed: ms, background: ms } };
       },
       pause: async () => {},
-      usage: async () => ({ used: 0, pausedMs: 0, waitMs: 0, feedUsed: 0 }),
+      usage: async () => ({ used: 0, pausedMs: 0, waitMs: 0, feedUsed: 0, saturated: false }),
     };
     return budgetOverWindow(
       resolveBudgetPolicy({ limit: { count: 250, windowMs: 3_600_000 } }),

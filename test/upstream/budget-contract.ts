@@ -276,7 +276,7 @@ export function runBudgetContract(name: string, makePeers: () => Promise<BudgetP
         remaining: 5,
         pausedUntil: null,
         nextSlotAt: null,
-        feed: { used: 0, cap: 1 },
+        feed: { used: 0, cap: 1, saturated: false },
       });
 
       const before = time.now();
@@ -359,11 +359,47 @@ export function runBudgetContract(name: string, makePeers: () => Promise<BudgetP
       await expect(recorded(a, id, 'feed', 'feed', [], 0)).resolves.toBe('feed');
     });
 
+    it('keeps the feed to its saturated share for a window after an interactive call was refused, on any peer', async () => {
+      // 20 calls of 2 s, share 25 % (5 calls), saturated 5 % (1 call).
+      const [a, b] = await peers.open({
+        limit: { count: 20, windowMs: 2_000 },
+        feedSharePercent: 25,
+        feedSaturatedSharePercent: 5,
+      });
+      const t0 = time.now();
+      await fill(a, id, 19);
+      await time.sleep(1_000);
+      await fill(a, id, 1);
+      // The window is full: an interactive call of the other peer is refused, and the credential is saturated.
+      const refused = await b
+        .schedule(id, 'interactive', async () => 'ran', { maxWaitMs: 0 })
+        .catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(BudgetExhaustedError);
+      const refusedAt = time.now();
+      expect((await a.usage(id)).feed).toEqual({ used: 0, cap: 1, saturated: true });
+
+      // The first 19 calls leave (and the refused call's slot with its margin passes): 19 slots are free, but the
+      // feed, saturated, takes one and is refused a second.
+      await time.sleep(t0 + 2_400 - time.now());
+      await expect(recorded(a, id, 'feed', 'feed-1', [], 0)).resolves.toBe('feed-1');
+      const second = await b.schedule(id, 'feed', async () => 'x', { maxWaitMs: 0 }).catch((e: unknown) => e);
+      expect(second).toBeInstanceOf(BudgetExhaustedError);
+      expect((second as BudgetExhaustedError).priority).toBe('feed');
+      // Interactive calls are not held to anything of the sort.
+      await expect(recorded(b, id, 'interactive', 'now', [], 0)).resolves.toBe('now');
+
+      // A window after the refusal with none since, the feed has its whole share again.
+      await time.sleep(refusedAt + 2_300 - time.now());
+      expect((await b.usage(id)).feed).toEqual({ used: 1, cap: 5, saturated: false });
+      await expect(recorded(b, id, 'feed', 'feed-2', [], 0)).resolves.toBe('feed-2');
+      await expect(recorded(a, id, 'feed', 'feed-3', [], 0)).resolves.toBe('feed-3');
+    });
+
     it('grants the feed nothing when its share is 0', async () => {
       const [a] = await peers.open({ limit: { count: 10, windowMs: 30_000 }, feedSharePercent: 0 });
       const error = await a.schedule(id, 'feed', async () => 'x', { maxWaitMs: 0 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(BudgetExhaustedError);
-      expect((await a.usage(id)).feed).toEqual({ used: 0, cap: 0 });
+      expect((await a.usage(id)).feed).toEqual({ used: 0, cap: 0, saturated: false });
     });
 
     it('counts a call that fails', async () => {

@@ -180,6 +180,7 @@ export class LinkService {
               stretchedBy: feed.stretchedBy,
               used: usage.feed.used,
               cap: usage.feed.cap,
+              saturated: usage.feed.saturated,
             }
           : null,
     };
