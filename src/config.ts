@@ -35,6 +35,17 @@ const rateLimit = (fallback: string) =>
     });
 
 /** A duration such as `25s`, `1500ms` or `2m`, within [minMs, maxMs]. */
+/** A whole percent from 0 to 100. */
+const percent = (fallback: number) => {
+  const message = 'must be a whole percent from 0 to 100';
+  return z.coerce
+    .number({ message })
+    .int({ message })
+    .min(0, { message })
+    .max(100, { message })
+    .default(fallback);
+};
+
 const duration = (fallback: string, minMs: number, maxMs: number) =>
   z
     .string()
@@ -164,22 +175,12 @@ const envSchema = z.object({
   /** Shortest time between two detection rounds of a workspace (ms). */
   FEED_INTERVAL: duration('2m', 1_000, 86_400_000),
   /** Most of each budget window (percent) the change feed may use; 0 turns the feed off. */
-  FEED_BUDGET_SHARE: z.coerce
-    .number({ message: 'must be a whole percent from 0 to 100' })
-    .int({ message: 'must be a whole percent from 0 to 100' })
-    .min(0, { message: 'must be a whole percent from 0 to 100' })
-    .max(100, { message: 'must be a whole percent from 0 to 100' })
-    .default(20),
+  FEED_BUDGET_SHARE: percent(20),
   /**
    * Most of each budget window (percent) the change feed may use while commands of the same credential were refused
    * a slot within the last window (the budget is saturated); at most FEED_BUDGET_SHARE. 0 stops the feed then.
    */
-  FEED_BUDGET_SHARE_SATURATED: z.coerce
-    .number({ message: 'must be a whole percent from 0 to 100' })
-    .int({ message: 'must be a whole percent from 0 to 100' })
-    .min(0, { message: 'must be a whole percent from 0 to 100' })
-    .max(100, { message: 'must be a whole percent from 0 to 100' })
-    .default(5),
+  FEED_BUDGET_SHARE_SATURATED: percent(5),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65_535).default(4010),
   SANDBOX_RATE_LIMIT: rateLimit('250/1h'),
