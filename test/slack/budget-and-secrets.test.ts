@@ -37,6 +37,42 @@ describe('when the budget is spent', () => {
   });
 });
 
+describe('when commands are refused slots', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    // 10 calls a minute: the feed's share (20 %) is 2 calls, 1 while commands are refused slots. Linking takes 2.
+    h = await startHarness({ rateLimit: { count: 10, windowMs: 60_000 }, answerTiming: { deadline: '3s' } });
+    await h.link(TEAM);
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  const statusText = async () => {
+    const status = await h.command('/estoque', 'status');
+    return textOf(await h.nextMessage(status.sentAt, { userId: USERS.member }));
+  };
+
+  it('/estoque status shows the change feed held to its smaller share', async () => {
+    expect(await statusText()).toContain('0 de 2 consultas da cota dos alertas usadas na janela');
+    // Four details of two calls each fill the window; the fifth is refused its slots.
+    const [a, b, c, d, e] = C1.requestsWithItemsBelowMinimum;
+    for (const id of [a, b, c, d]) {
+      const sent = await h.command('/solicitacao', String(id));
+      expect(textOf(await h.nextMessage(sent.sentAt, { userId: USERS.member }))).toContain(
+        `Solicitação ${id}`,
+      );
+    }
+    const refused = await h.command('/solicitacao', String(e));
+    expect(textOf(await h.nextMessage(refused.sentAt, { userId: USERS.member }))).toMatch(
+      /[Ll]imite|tente de novo/,
+    );
+    expect(await statusText()).toContain(
+      '0 de 1 consultas da cota dos alertas usadas na janela (cota reduzida: comandos esperaram por consultas nesta janela)',
+    );
+  });
+});
+
 describe('secrets', () => {
   let h: Harness;
   beforeEach(async () => {
