@@ -48,19 +48,28 @@ const USER_NO_MATCH_TTL_MS = 3_600_000;
 export class RequestService {
   constructor(private readonly deps: DomainDeps) {}
 
-  /** Items and a header taken from the history (no detail endpoint exists). Records the stock seen in items. */
+  /**
+   * Items and a header taken from the history (no detail endpoint exists). Records the stock seen in items. Both
+   * reads go out at once, so the answer waits for the slower of the two rather than for both in turn; a request
+   * that does not exist costs its history call too.
+   */
   async detail(
     ws: WorkspaceContext,
     id: number,
     page: number,
     options?: ReadOptions,
   ): Promise<Answer<RequestDetailView>> {
+    const historyRead = this.historyPage(ws, id, 1, HISTORY_BLOCK_SIZE, options).then(
+      (answer) => ({ answer }),
+      (error: unknown) => ({ error }),
+    );
     const items = await this.items(ws, id, options);
-    const history = await this.historyPage(ws, id, 1, HISTORY_BLOCK_SIZE, options).catch((error: unknown) => {
+    const read = await historyRead;
+    if ('error' in read) {
       // The header is a nicety; items already answered.
-      this.deps.logger.warn({ requestId: id, ...errFields(error) }, 'request history unavailable');
-      return null;
-    });
+      this.deps.logger.warn({ requestId: id, ...errFields(read.error) }, 'request history unavailable');
+    }
+    const history = 'answer' in read ? read.answer : null;
     let last: HistoryEntry | undefined = history?.data.rows.at(-1);
     if (history && history.data.totalPages > 1) {
       const lastPage = await this.historyPage(

@@ -1,0 +1,66 @@
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
+import { eventually, type Harness, startHarness, TEAM, textOf, USERS } from '../helpers/bot-harness.js';
+import { ManualClock } from '../helpers/manual-clock.js';
+
+/**
+ * `/solicitacao <id>` reads the request's items and the history page its header comes from (no detail endpoint
+ * exists). Over HTTP with the fake Slack; the sandbox holds a call until the test lets it go. The first messages'
+ * clock stands still, so what the person sees is the answer alone.
+ */
+
+const C1 = DEMO_FACTS.company1;
+const REQUESTS = '/v1/solicitacoes-materiais';
+const ID = C1.requestsWithItemsBelowMinimum[0];
+let h: Harness;
+
+beforeEach(async () => {
+  h = await startHarness({ clock: new ManualClock(Date.now()) });
+  await h.link(TEAM);
+});
+afterEach(async () => {
+  await h.close();
+});
+
+function gate() {
+  let open = () => {};
+  const released = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { released, open };
+}
+
+const callsTo = (path: string) => h.sandbox.calls.filter((c) => c.kind === 'data' && c.path === path);
+
+it('asks for the items and the history at once: the answer waits for the slower read, not for both in turn', async () => {
+  const items = gate();
+  h.sandbox.faults.next({ path: `${REQUESTS}/${ID}/itens`, release: items.released });
+  const { sentAt } = await h.command('/solicitacao', String(ID));
+  // The history is asked while the items are still held upstream.
+  await eventually(() => callsTo(`${REQUESTS}/${ID}/historico`).some((c) => c.status === 200));
+  expect(callsTo(`${REQUESTS}/${ID}/itens`).map((c) => c.status)).toEqual([0]);
+  items.open();
+  const answer = await h.nextMessage(sentAt, { userId: USERS.member });
+  const text = textOf(answer);
+  expect(text).toContain(`Solicitação ${ID}`);
+  // The header (from the history) and the items are both in it.
+  expect(text).toMatch(/Aberta em/);
+  expect(text).toMatch(/Qtd\.:/);
+  expect(callsTo(`${REQUESTS}/${ID}/itens`)).toHaveLength(1);
+  expect(callsTo(`${REQUESTS}/${ID}/historico`)).toHaveLength(1);
+});
+
+it('a history that fails leaves the items answered, without the header', async () => {
+  h.sandbox.faults.next({ path: `${REQUESTS}/${ID}/historico`, status: 500, times: 4 });
+  const { sentAt } = await h.command('/solicitacao', String(ID));
+  const answer = await h.nextMessage(sentAt, { userId: USERS.member });
+  expect(textOf(answer)).toContain(`Solicitação ${ID}`);
+  expect(textOf(answer)).not.toMatch(/Aberta em/);
+  expect(textOf(answer)).toMatch(/Qtd\.:/);
+});
+
+it('a request that does not exist is answered as not found, whichever read says so first', async () => {
+  const { sentAt } = await h.command('/solicitacao', '999999');
+  const answer = await h.nextMessage(sentAt, { userId: USERS.member });
+  expect(textOf(answer)).toContain('Solicitação 999999 não encontrada.');
+});
