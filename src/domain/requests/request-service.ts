@@ -2,7 +2,7 @@ import { errFields } from '../../lib/logger.js';
 import { definedOnly } from '../../lib/objects.js';
 import type { LastKnownStock } from '../../store/stock-store.js';
 import type { UserMatch } from '../../store/user-match-store.js';
-import type { Page } from '../../upstream/client.js';
+import type { CallObserver, Page } from '../../upstream/client.js';
 import { UpstreamNotFoundError } from '../../upstream/errors.js';
 import type { HistoryEntry, MaterialRequest, RequestItem } from '../../upstream/schemas.js';
 import type { ReadOptions } from '../cached-reader.js';
@@ -49,9 +49,12 @@ export class RequestService {
   constructor(private readonly deps: DomainDeps) {}
 
   /**
-   * Items and a header taken from the history (no detail endpoint exists). Records the stock seen in items. Both
-   * reads go out at once, so the answer waits for the slower of the two rather than for both in turn; a request
-   * that does not exist costs its history call too.
+   * Items and a header taken from the history (no detail endpoint exists). Records the stock seen in items.
+   *
+   * The history page is asked as soon as the items' call has a budget slot (or the items came from the cache), so
+   * with slots to spare both calls are out at once and the answer waits for the slower, not for one after the
+   * other; with the window full the history never takes a slot for a detail whose items found none (the answer
+   * would be the budget message anyway). A number that does not exist costs its history call too.
    */
   async detail(
     ws: WorkspaceContext,
@@ -59,11 +62,21 @@ export class RequestService {
     page: number,
     options?: ReadOptions,
   ): Promise<Answer<RequestDetailView>> {
-    const historyRead = this.historyPage(ws, id, 1, HISTORY_BLOCK_SIZE, options).then(
-      (answer) => ({ answer }),
-      (error: unknown) => ({ error }),
-    );
-    const items = await this.items(ws, id, options);
+    let itemsOut = () => {};
+    const itemsGoneOut = new Promise<void>((resolve) => {
+      itemsOut = resolve;
+    });
+    const items = this.items(withStartedHook(ws, itemsOut), id, options);
+    // Items from the cache make no call: the history goes once they are there. Items that fail without a call
+    // (no slot before the deadline) never let it go.
+    items.then(itemsOut, () => undefined);
+    const historyRead = itemsGoneOut
+      .then(() => this.historyPage(ws, id, 1, HISTORY_BLOCK_SIZE, options))
+      .then(
+        (answer) => ({ answer }),
+        (error: unknown) => ({ error }),
+      );
+    const itemsAnswer = await items;
     const read = await historyRead;
     if ('error' in read) {
       // The header is a nicety; items already answered.
@@ -83,8 +96,14 @@ export class RequestService {
     }
     const header = history ? headerOf(history.data.rows[0], last) : null;
     return {
-      data: { id, header, items: items.data, knownNames: await this.namesOfUnnamed(ws, items.data), page },
-      freshness: items.freshness,
+      data: {
+        id,
+        header,
+        items: itemsAnswer.data,
+        knownNames: await this.namesOfUnnamed(ws, itemsAnswer.data),
+        page,
+      },
+      freshness: itemsAnswer.freshness,
     };
   }
 
@@ -303,6 +322,20 @@ export class RequestService {
       ),
     ]).catch((error: unknown) => this.deps.logger.warn(errFields(error), 'last known stock not recorded'));
   }
+}
+
+/** `ws` whose calls also tell `started` when one goes out (after the observer already there, if any). */
+function withStartedHook(ws: WorkspaceContext, started: () => void): WorkspaceContext {
+  const outer = ws.call.observer;
+  const observer: CallObserver = {
+    queued: (position) => outer?.queued?.(position),
+    started: () => {
+      started();
+      outer?.started?.();
+    },
+    showingData: () => outer?.showingData?.() === true,
+  };
+  return { ...ws, call: { ...ws.call, observer } };
 }
 
 export function notFoundAs(what: 'request' | 'purchase', id: number) {

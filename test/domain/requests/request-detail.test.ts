@@ -1,0 +1,125 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { AnswerReader } from '../../../src/domain/cached-reader.js';
+import type { DomainDeps } from '../../../src/domain/deps.js';
+import { RequestService } from '../../../src/domain/requests/request-service.js';
+import type { Answer } from '../../../src/domain/views.js';
+import type { WorkspaceContext } from '../../../src/domain/workspace.js';
+import type { CallObserver } from '../../../src/upstream/client.js';
+import { BudgetExhaustedError } from '../../../src/upstream/budget-errors.js';
+
+/**
+ * When a request's detail asks for its history page: once the items' call has gone out (it had a budget slot) or
+ * the items are there, never while the items still wait for a slot. A reader the test drives stands for the
+ * cache and the budget.
+ */
+
+const FRESH = { fetchedAt: 0, fromCache: false, degraded: null } as const;
+
+function answer<T>(data: T): Answer<T> {
+  return { data, freshness: FRESH };
+}
+
+const ITEM = {
+  solicitacaoMaterialId: 7,
+  material: 1,
+  material_Nome: 'Luva',
+  quantidade: 1,
+  quantidadeEntregue: 0,
+  estoqueAtual: 3,
+  estoqueMinimo: 5,
+  estoqueMaximo: 10,
+};
+const HISTORY_PAGE = {
+  rows: [{ status: 1, data: '2026-11-20T10:00:00', statusAndamentoSolicitacao_Nome: 'Aberta' }],
+  page: 1,
+  pageSize: 50,
+  totalRows: 1,
+  totalPages: 1,
+};
+
+function harness() {
+  const reads: string[] = [];
+  let itemsObserver: CallObserver | undefined;
+  let settleItems: { resolve: (a: Answer<unknown>) => void; reject: (e: unknown) => void } | null = null;
+  const reader: AnswerReader = {
+    read<T>(ws: WorkspaceContext, endpoint: string): Promise<Answer<T>> {
+      reads.push(endpoint);
+      if (endpoint === 'requestItems') {
+        itemsObserver = ws.call.observer;
+        return new Promise<Answer<T>>((resolve, reject) => {
+          settleItems = { resolve: resolve as (a: Answer<unknown>) => void, reject };
+        });
+      }
+      return Promise.resolve(answer(HISTORY_PAGE as T));
+    },
+  };
+  const outer: string[] = [];
+  const ws = {
+    workspaceId: 'T1',
+    link: {},
+    call: {
+      priority: 'interactive',
+      observer: {
+        queued: (position: number) => outer.push(`queued ${position}`),
+        started: () => outer.push('started'),
+        showingData: () => true,
+      },
+    },
+  } as unknown as WorkspaceContext;
+  const deps = {
+    reader,
+    logger: pino({ level: 'silent' }),
+    now: () => 0,
+    stock: { names: async () => new Map() },
+  } as unknown as DomainDeps;
+  const detail = new RequestService(deps).detail(ws, 7, 1);
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+  return {
+    detail,
+    reads,
+    outer,
+    turn,
+    items: () => itemsObserver as CallObserver,
+    settle: () => settleItems as NonNullable<typeof settleItems>,
+  };
+}
+
+describe("a request's detail asks for its history", () => {
+  it('not while the items wait for a slot; as soon as their call goes out, before it answers', async () => {
+    const h = harness();
+    await h.turn();
+    h.items().queued?.(3);
+    await h.turn();
+    expect(h.reads).toEqual(['requestItems']);
+    h.items().started?.();
+    await h.turn();
+    expect(h.reads).toEqual(['requestItems', 'requestHistory']);
+    // The answer's own observer still hears where the items' call stands.
+    expect(h.outer).toEqual(['queued 3', 'started']);
+    expect(h.items().showingData?.()).toBe(true);
+    h.settle().resolve(answer([ITEM]));
+    const view = await h.detail;
+    expect(view.data.header?.statusName).toBe('Aberta');
+    expect(view.data.items).toHaveLength(1);
+  });
+
+  it('once the items are there when they came without a call (the cache)', async () => {
+    const h = harness();
+    await h.turn();
+    h.settle().resolve(answer([ITEM]));
+    const view = await h.detail;
+    expect(h.reads).toEqual(['requestItems', 'requestHistory']);
+    expect(view.data.header?.status).toBe(1);
+  });
+
+  it('never, when the items found no slot: the history takes no slot for an answer that is the budget message', async () => {
+    const h = harness();
+    await h.turn();
+    h.items().queued?.(1);
+    h.settle().reject(new BudgetExhaustedError(Date.now() + 30_000, 'interactive'));
+    await expect(h.detail).rejects.toBeInstanceOf(BudgetExhaustedError);
+    await h.turn();
+    expect(h.reads).toEqual(['requestItems']);
+  });
+});
