@@ -5,8 +5,8 @@ import type { DomainDeps } from '../../../src/domain/deps.js';
 import { RequestService } from '../../../src/domain/requests/request-service.js';
 import type { Answer } from '../../../src/domain/views.js';
 import type { WorkspaceContext } from '../../../src/domain/workspace.js';
-import type { CallObserver } from '../../../src/upstream/client.js';
 import { BudgetExhaustedError } from '../../../src/upstream/budget-errors.js';
+import type { CallObserver } from '../../../src/upstream/client.js';
 
 /**
  * When a request's detail asks for its history page: once the items' call has gone out (it had a budget slot) or
