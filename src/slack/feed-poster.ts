@@ -105,7 +105,11 @@ export class SlackFeedPoster implements FeedPoster {
     const logger = this.deps.logger.child({ workspaceId, target: target.kind, channelId: channel });
     const result = await this.paced.post(client.client, workspaceId, channel, message, logger);
     if (result.ok) {
-      logger.info({ events: events.length }, 'feed posted');
+      // The events' ids (derived from the data, no secret) and Slack's ts: a post made twice can be traced.
+      logger.info(
+        { events: events.length, eventIds: events.map((event) => event.id), ts: result.ts },
+        'feed posted',
+      );
       this.deps.onDelivered?.(workspaceId, target, client.client);
       return { ok: true };
     }

@@ -24,6 +24,7 @@ let redis: TestRedis;
 let listeners: FeedListenerStore;
 let poster: SlackFeedPoster;
 let sleeps: number[];
+let logLines: string[];
 
 beforeEach(async () => {
   slack = await startFakeSlack({ port: 0, enforceChannelRate: false });
@@ -31,7 +32,8 @@ beforeEach(async () => {
   const kv = new RedisKeyValue(redis.redis);
   listeners = new FeedListenerStore(kv, redis.keys, () => NOW);
   sleeps = [];
-  const { logger } = captureLogger('debug');
+  const { logger, lines } = captureLogger('debug');
+  logLines = lines;
   poster = new SlackFeedPoster({
     clients: createSlackClients({ slackApiUrl: slack.apiUrl, logger, botToken: slack.tokenFor(WS) }),
     listeners,
@@ -114,6 +116,14 @@ describe('SlackFeedPoster.post', () => {
       { view: 'purchase', id: 7012, page: 1 },
     ]);
     expect(text).not.toContain('atraso');
+  });
+
+  it("logs each post with its events' ids and the message's ts, so a post made twice can be traced", async () => {
+    const events: FeedEvent[] = [created(21), moved(5)];
+    await poster.post(WS, { kind: 'channel', channelId: CHANNELS.stockroom }, events);
+    const [message] = posted();
+    const line = logLines.map((l) => JSON.parse(l)).find((entry) => entry.msg === 'feed posted');
+    expect(line).toMatchObject({ events: 2, eventIds: ['ev-21', 'ev-5'], ts: message?.ts });
   });
 
   it('at most 10 rows and "e mais N", within Slack limits however many events a round has', async () => {
