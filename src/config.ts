@@ -34,7 +34,6 @@ const rateLimit = (fallback: string) =>
       return parsed;
     });
 
-/** A duration such as `25s`, `1500ms` or `2m`, within [minMs, maxMs]. */
 /** A whole percent from 0 to 100. */
 const percent = (fallback: number) => {
   const message = 'must be a whole percent from 0 to 100';
@@ -46,6 +45,7 @@ const percent = (fallback: number) => {
     .default(fallback);
 };
 
+/** A duration such as `25s`, `1500ms` or `2m`, within [minMs, maxMs]. */
 const duration = (fallback: string, minMs: number, maxMs: number) =>
   z
     .string()

@@ -103,6 +103,11 @@ function nonNegativeInteger(value: number, what: string): number {
   return value;
 }
 
+function percentIn(value: number, what: string): number {
+  if (!(value >= 0 && value <= 100)) throw new RangeError(`${what} must be in [0, 100], got ${value}`);
+  return value;
+}
+
 export function resolveBudgetPolicy(options: BudgetOptions): BudgetPolicy {
   const { count, windowMs } = options.limit;
   if (!Number.isSafeInteger(count) || count < 1)
@@ -121,13 +126,12 @@ export function resolveBudgetPolicy(options: BudgetOptions): BudgetPolicy {
   capacity.feed = Math.min(capacity.feed, capacity.digest);
   capacity.background = Math.min(capacity.background, capacity.feed);
 
-  const share = options.feedSharePercent ?? DEFAULT_FEED_SHARE_PERCENT;
-  if (!(share >= 0 && share <= 100))
-    throw new RangeError(`feedSharePercent must be in [0, 100], got ${share}`);
+  const share = percentIn(options.feedSharePercent ?? DEFAULT_FEED_SHARE_PERCENT, 'feedSharePercent');
   const feedCap = Math.floor((count * share) / 100);
-  const saturatedShare = options.feedSaturatedSharePercent ?? DEFAULT_FEED_SATURATED_SHARE_PERCENT;
-  if (!(saturatedShare >= 0 && saturatedShare <= 100))
-    throw new RangeError(`feedSaturatedSharePercent must be in [0, 100], got ${saturatedShare}`);
+  const saturatedShare = percentIn(
+    options.feedSaturatedSharePercent ?? DEFAULT_FEED_SATURATED_SHARE_PERCENT,
+    'feedSaturatedSharePercent',
+  );
   // Never above the share; at least one call when the share grants any, so that a saturated credential's rounds go on.
   const feedCapSaturated =
     saturatedShare === 0 ? 0 : Math.min(feedCap, Math.max(1, Math.floor((count * saturatedShare) / 100)));
