@@ -95,6 +95,14 @@ export class EmbeddedKeyValue implements KeyValue {
     return true;
   }
 
+  async setMany(entries: Record<string, string>, options: { ttlMs: number }): Promise<void> {
+    const pairs = Object.entries(entries);
+    if (pairs.length === 0) return;
+    const expiresAt = this.now() + Math.max(1, Math.round(options.ttlMs));
+    for (const [key, value] of pairs) this.entries.set(key, { kind: 'string', value, expiresAt });
+    this.changed();
+  }
+
   async del(...keys: string[]): Promise<number> {
     let deleted = 0;
     for (const key of new Set(keys)) {

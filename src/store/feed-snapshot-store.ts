@@ -230,11 +230,21 @@ export class FeedSnapshotStore {
     });
   }
 
-  /** Slack has the message: unconditional, whatever happened to the claim meanwhile. */
-  async markDelivered(workspaceId: string, target: string, eventId: string, at: number): Promise<void> {
-    await this.kv.set(this.keys.feedDelivery(workspaceId, target, eventId), `sent:${at}`, {
-      ttlMs: DELIVERED_KEEP_MS,
-    });
+  /**
+   * Slack has the message with these events: unconditional, whatever happened to the claims meanwhile, and in one
+   * write, so a process that dies while recording a post leaves all of its events sent or none (none: the post is
+   * made again, see deliver.ts).
+   */
+  async markDelivered(
+    workspaceId: string,
+    target: string,
+    eventIds: readonly string[],
+    at: number,
+  ): Promise<void> {
+    const entries: Record<string, string> = {};
+    for (const eventId of eventIds)
+      entries[this.keys.feedDelivery(workspaceId, target, eventId)] = `sent:${at}`;
+    await this.kv.setMany(entries, { ttlMs: DELIVERED_KEEP_MS });
   }
 
   /** Gives a claim back (the post failed): a later round tries again. */

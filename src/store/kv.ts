@@ -9,6 +9,11 @@ export interface KeyValue {
   get(key: string): Promise<string | null>;
   /** Returns false when `onlyIfAbsent` and the key exists. */
   set(key: string, value: string, options?: { ttlMs?: number; onlyIfAbsent?: boolean }): Promise<boolean>;
+  /**
+   * Sets every key given to its value, with one TTL, all or none (one MULTI in Redis: a process that dies while
+   * writing leaves every key or none). Nothing when `entries` is empty.
+   */
+  setMany(entries: Record<string, string>, options: { ttlMs: number }): Promise<void>;
   del(...keys: string[]): Promise<number>;
   /** Deletes the key only if it holds `value` (lock release). */
   delIfEquals(key: string, value: string): Promise<boolean>;
@@ -58,6 +63,18 @@ export class RedisKeyValue implements KeyValue {
       ? await this.redis.set(key, value, ...(ttl as ['PX', number]), 'NX')
       : await this.redis.set(key, value, ...(ttl as ['PX', number]));
     return result === 'OK';
+  }
+
+  async setMany(entries: Record<string, string>, options: { ttlMs: number }): Promise<void> {
+    const pairs = Object.entries(entries);
+    if (pairs.length === 0) return;
+    const ttl = Math.max(1, Math.round(options.ttlMs));
+    const transaction = this.redis.multi();
+    for (const [key, value] of pairs) transaction.set(key, value, 'PX', ttl);
+    const results = await transaction.exec();
+    // exec answers null when the transaction was aborted, and an error per command that failed.
+    if (results === null) throw new Error('setMany: transaction aborted');
+    for (const [error] of results) if (error) throw error;
   }
 
   del(...keys: string[]): Promise<number> {

@@ -9,7 +9,7 @@ import type {
 } from '../../src/domain/feed/types.js';
 import { FeedListenerStore } from '../../src/store/feed-listeners.js';
 import { FeedSnapshotStore } from '../../src/store/feed-snapshot-store.js';
-import { RedisKeyValue } from '../../src/store/kv.js';
+import { type KeyValue, RedisKeyValue } from '../../src/store/kv.js';
 import type { BudgetOptions } from '../../src/upstream/budget.js';
 import { type Harness, type Replica, startDigestHarness, WS } from './digest-harness.js';
 
@@ -35,6 +35,8 @@ export class RecordingPoster implements FeedPoster {
   hold = false;
   /** Posts started while held, never finished. */
   held = 0;
+  /** Called once a post is recorded (Slack has it), before the result goes back to the caller. */
+  afterPost?: () => void;
 
   constructor(
     private readonly replica: string,
@@ -63,6 +65,7 @@ export class RecordingPoster implements FeedPoster {
       };
       this.posts.push(post);
       this.shared?.push(post);
+      this.afterPost?.();
     }
     return result;
   }
@@ -89,6 +92,8 @@ export interface FeedHarness extends Harness {
     intervalMs?: number;
     leaseMs?: number;
     batch?: number;
+    /** Wraps the store the replica's feed snapshots and delivery claims use (a store that stops answering). */
+    wrapKv?: (kv: KeyValue) => KeyValue;
   }): FeedReplica;
 }
 
@@ -121,7 +126,7 @@ export async function startFeedHarness(startAt: number): Promise<FeedHarness> {
         },
       });
       const kv = new RedisKeyValue(harness.redis.connect());
-      const snapshots = new FeedSnapshotStore(kv, harness.redis.keys);
+      const snapshots = new FeedSnapshotStore(options.wrapKv?.(kv) ?? kv, harness.redis.keys);
       const poster = new RecordingPoster(name, allPosts);
       const engine = new FeedEngine({
         domain: replica.domain,

@@ -109,6 +109,19 @@ export function runKeyValueContract(name: string, open: () => Promise<KeyValueUn
       expect(await kv.keysWithPrefix(k('h'))).toEqual([]);
     });
 
+    it('setMany sets every key with its TTL, replacing what they held; nothing at all writes nothing', async () => {
+      await kv.setMany({}, { ttlMs: 5_000 });
+      expect(await kv.keysWithPrefix(k('sm'))).toEqual([]);
+      await kv.set(k('sm:a'), 'old');
+      await kv.hset(k('sm:h'), 'f', 'v');
+      await kv.setMany({ [k('sm:a')]: 'um', [k('sm:b')]: 'dois', [k('sm:h')]: 'agora texto' }, { ttlMs: 60 });
+      expect(await kv.get(k('sm:a'))).toBe('um');
+      expect(await kv.get(k('sm:b'))).toBe('dois');
+      expect(await kv.get(k('sm:h'))).toBe('agora texto');
+      await sleep(130);
+      expect(await kv.keysWithPrefix(k('sm'))).toEqual([]);
+    });
+
     it('hsetMany sets every field in one go, keeping the others; nothing at all creates no hash', async () => {
       await kv.hsetMany(k('many'), {});
       expect(await kv.keysWithPrefix(k('many'))).toEqual([]);

@@ -12,6 +12,12 @@ import type { FeedEvent, FeedPoster } from './types.js';
  * again. A post that fails gives its claims back, so the next round posts them (late, with their detection time);
  * a process that dies mid-post leaves claims that expire, with the same outcome. An event leaves the outbox once
  * every target it matches has it (or is gone).
+ *
+ * The one case that posts twice: a process that dies after Slack took its message and before the claims became
+ * `sent` (Slack's reply on its way, or the write under way). Its claims expire and the events are posted again:
+ * twice rather than never, because chat.postMessage has no idempotency key and finding our own message in the
+ * channel would need history scopes the bot does not ask for. The window is kept to one reply and one write: the
+ * post's events become `sent` together, in one store write, so a death there leaves all of them sent or none.
  */
 
 /** Events older than this leave the outbox undelivered (a target that failed for a week is not coming back). */
@@ -104,8 +110,12 @@ export async function deliverOutbox(
     }
     outcome.posts += 1;
     if (result.ok) {
-      const at = deps.now();
-      for (const event of claimed) await snapshots.markDelivered(workspaceId, delivery.key, event.id, at);
+      await snapshots.markDelivered(
+        workspaceId,
+        delivery.key,
+        claimed.map((event) => event.id),
+        deps.now(),
+      );
       outcome.delivered += claimed.length;
       continue;
     }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { StatusEvent } from '../../../src/domain/feed/types.js';
 import type { SandboxChange } from '../../../src/sandbox/server.js';
+import type { KeyValue } from '../../../src/store/kv.js';
 import { saoPaulo } from '../../helpers/digest-harness.js';
 import {
   deliveredIds,
@@ -171,6 +172,59 @@ describe('FeedEngine across replicas', () => {
     h.clock.advance(INTERVAL_MS);
     await b.engine.tick();
     expect(h.allPosts).toHaveLength(1);
+  });
+
+  it('records a post it made in one write: dying while recording leaves it sent, and no replica posts it again', async () => {
+    // A store that stops answering after `callsLeft` more calls: the process died there.
+    const dying = { callsLeft: Number.POSITIVE_INFINITY };
+    const die = (kv: KeyValue): KeyValue =>
+      new Proxy(kv, {
+        get(target, property, receiver) {
+          const value = Reflect.get(target, property, receiver);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            if (dying.callsLeft <= 0) return new Promise<never>(() => undefined);
+            dying.callsLeft -= 1;
+            return value.apply(target, args);
+          };
+        },
+      });
+    const h = await start();
+    const a = h.feedReplica({ wrapKv: die });
+    const b = h.feedReplica();
+    await a.engine.tick();
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.tick();
+
+    h.clock.advance(30_000);
+    const made = h.sandbox.advance({ changes: 3, kinds: ['novas'] });
+    h.clock.advance(INTERVAL_MS);
+    // Slack takes A's post with the three events; A's first store call after it goes through, then A dies.
+    a.poster.afterPost = () => {
+      dying.callsLeft = 1;
+    };
+    void a.engine.tick();
+    await vi.waitFor(() => expect(a.poster.posts).toHaveLength(1));
+    expect(deliveredIds(a.poster.posts).get('c-C1')?.sort()).toEqual(expectedIds(made).sort());
+    await vi.waitFor(() => expect(dying.callsLeft).toBe(0));
+
+    // A's round lease and whatever claims it still held as `posting` run out.
+    const { redis } = h.redis;
+    const lease = `${h.redis.prefix}feed:${WS}:round-lease`;
+    const claims = await redis.keys(`${h.redis.prefix}feed:${WS}:sent:*`);
+    expect(claims).toHaveLength(3);
+    for (const key of [lease, ...claims]) {
+      if (key === lease || (await redis.get(key))?.startsWith('posting:')) await redis.pexpire(key, 1);
+    }
+    await vi.waitFor(async () => expect(await redis.exists(lease)).toBe(0));
+
+    h.clock.advance(INTERVAL_MS);
+    await b.engine.tick();
+    h.clock.advance(INTERVAL_MS);
+    await b.engine.tick();
+    expect(b.poster.posts).toEqual([]);
+    noDuplicates(h);
+    expect(await b.snapshots.outbox(WS)).toEqual([]);
   });
 });
 
