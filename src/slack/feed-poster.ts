@@ -103,7 +103,7 @@ export class SlackFeedPoster implements FeedPoster {
     if (!client.ok) return { ok: false, lost: false, error: client.error };
     const channel = target.kind === 'channel' ? target.channelId : target.userId;
     const logger = this.deps.logger.child({ workspaceId, target: target.kind, channelId: channel });
-    const result = await this.paced.post(client.client, workspaceId, channel, message, logger);
+    const result = await this.paced.post(client.client, workspaceId, channel, message, logger, options.guard);
     if (result.ok) {
       // The events' ids (derived from the data, no secret) and Slack's ts: a post made twice can be traced.
       logger.info(

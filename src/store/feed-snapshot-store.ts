@@ -247,6 +247,29 @@ export class FeedSnapshotStore {
     await this.kv.setMany(entries, { ttlMs: DELIVERED_KEEP_MS });
   }
 
+  /**
+   * Extends this process's `posting` claims, each compare and extend (as renewRound): false when any of them ran
+   * out or went to another process, which is then free to post, so this process must not.
+   */
+  async renewDeliveries(
+    workspaceId: string,
+    target: string,
+    eventIds: readonly string[],
+    owner: string,
+    leaseMs: number,
+  ): Promise<boolean> {
+    const renewed = await Promise.all(
+      eventIds.map((eventId) =>
+        this.kv.expireIfEquals(
+          this.keys.feedDelivery(workspaceId, target, eventId),
+          `posting:${owner}`,
+          leaseMs,
+        ),
+      ),
+    );
+    return renewed.every(Boolean);
+  }
+
   /** Gives a claim back (the post failed): a later round tries again. */
   async releaseDelivery(workspaceId: string, target: string, eventId: string, owner: string): Promise<void> {
     await this.kv.delIfEquals(this.keys.feedDelivery(workspaceId, target, eventId), `posting:${owner}`);

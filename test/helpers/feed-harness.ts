@@ -37,6 +37,11 @@ export class RecordingPoster implements FeedPoster {
   held = 0;
   /** Called once a post is recorded (Slack has it), before the result goes back to the caller. */
   afterPost?: () => void;
+  /**
+   * A first attempt answered 429: the post waits for this, then tries again. The guard is asked before each
+   * attempt, as PacedPoster does.
+   */
+  rateLimitedUntil?: Promise<void>;
 
   constructor(
     private readonly replica: string,
@@ -52,6 +57,12 @@ export class RecordingPoster implements FeedPoster {
     if (this.hold) {
       this.held += 1;
       return new Promise<FeedPostResult>(() => undefined);
+    }
+    const stopped = { ok: false, lost: false, error: 'stopped' } as const;
+    if (options.guard && !(await options.guard())) return stopped;
+    if (this.rateLimitedUntil) {
+      await this.rateLimitedUntil;
+      if (options.guard && !(await options.guard())) return stopped;
     }
     const key = target.kind === 'channel' ? `c-${target.channelId}` : `u-${target.userId}`;
     const result = this.results.get(key) ?? { ok: true };

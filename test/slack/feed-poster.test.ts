@@ -255,6 +255,23 @@ describe('Slack refusals: lost, transient, unauthorized', () => {
     expect(posted()).toHaveLength(1);
   });
 
+  it('asks the guard before every attempt: claims lost during a 429 wait send nothing', async () => {
+    const asked: number[] = [];
+    slack.failNext('chat.postMessage', { status: 429, retryAfterSec: 2 });
+    const guard = async () => {
+      asked.push(slack.calls.filter((call) => call.method === 'chat.postMessage').length);
+      // Allowed before the first attempt; by the second the claims have gone to another process.
+      return asked.length === 1;
+    };
+    expect(await poster.post(WS, channel(CHANNELS.stockroom), [moved(1)], { guard })).toEqual({
+      ok: false,
+      lost: false,
+      error: 'stopped',
+    });
+    expect(asked).toEqual([0, 1]);
+    expect(posted()).toHaveLength(0);
+  });
+
   it('a token Slack no longer takes pauses the workspace feed (tokens_revoked), losing nothing', async () => {
     slack.failNext('chat.postMessage', { error: 'invalid_auth' });
     expect(await poster.post(WS, channel(CHANNELS.stockroom), [moved(1)])).toEqual({

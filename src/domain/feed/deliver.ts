@@ -18,6 +18,8 @@ import type { FeedEvent, FeedPoster } from './types.js';
  * twice rather than never, because chat.postMessage has no idempotency key and finding our own message in the
  * channel would need history scopes the bot does not ask for. The window is kept to one reply and one write: the
  * post's events become `sent` together, in one store write, so a death there leaves all of them sent or none.
+ * A post that waits (Slack's 429s) can outlast its claims: the poster asks a guard before every attempt, which
+ * extends them, and sends nothing once they are gone (another process may be posting those events).
  */
 
 /** Events older than this leave the outbox undelivered (a target that failed for a week is not coming back). */
@@ -90,6 +92,24 @@ export async function deliverOutbox(
       await giveBack();
       break;
     }
+    // Asked by the poster before every send attempt (a post can wait on Slack's 429s longer than a claim's lease):
+    // the round is still this process's, and so is every claim, extended for the attempt. Otherwise another
+    // process may be posting these events, and this one must not.
+    let refused: 'round' | 'claims' | null = null;
+    const guard = async () => {
+      if (!(await stillOwner())) refused = 'round';
+      else if (
+        !(await snapshots.renewDeliveries(
+          workspaceId,
+          delivery.key,
+          claimed.map((event) => event.id),
+          owner,
+          deps.claimLeaseMs,
+        ))
+      )
+        refused = 'claims';
+      return refused === null;
+    };
     // What `/solicitacao acompanhando` and the Home show: the status the follower is being told about. Kept before
     // the post, so that the Home the poster republishes after a DM already shows it (a post that fails is retried
     // with the same status).
@@ -103,10 +123,16 @@ export async function deliverOutbox(
     }
     let result: Awaited<ReturnType<FeedPoster['post']>>;
     try {
-      result = await poster.post(workspaceId, delivery.target, claimed, { lateSince });
+      result = await poster.post(workspaceId, delivery.target, claimed, { lateSince, guard });
     } catch (error) {
       logger.warn({ workspaceId, target: delivery.key, ...errFields(error) }, 'feed post failed');
       result = { ok: false, lost: false, error: error instanceof Error ? error.message : String(error) };
+    }
+    if (refused !== null) {
+      logger.info({ workspaceId, target: delivery.key, lost: refused }, 'feed post stopped before sending');
+      await giveBack();
+      if (refused === 'round') break;
+      continue;
     }
     outcome.posts += 1;
     if (result.ok) {

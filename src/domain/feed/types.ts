@@ -64,6 +64,11 @@ export type FeedPostResult = { ok: true } | { ok: false; lost: boolean; error: s
 export interface FeedPostOptions {
   /** The previous round of the workspace ran then: the changes happened at some point since (said when late). */
   lateSince?: number | null;
+  /**
+   * Asked right before every send attempt (the first, and each after a wait for Slack's rate limit): false means
+   * the claims on these events ran out and another process may post them, so nothing is sent.
+   */
+  guard?: () => Promise<boolean>;
 }
 
 /**

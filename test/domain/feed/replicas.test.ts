@@ -226,6 +226,47 @@ describe('FeedEngine across replicas', () => {
     noDuplicates(h);
     expect(await b.snapshots.outbox(WS)).toEqual([]);
   });
+
+  it('does not send a post whose claims ran out while it waited on Slack: the replica that took them posts once', async () => {
+    const h = await start();
+    const a = h.feedReplica({ leaseMs: 300 });
+    const b = h.feedReplica({ leaseMs: 300 });
+    await a.engine.tick();
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.tick();
+
+    h.clock.advance(30_000);
+    const made = h.sandbox.advance({ changes: 2, kinds: ['novas'] });
+    h.clock.advance(INTERVAL_MS);
+    // A's first attempt is rate limited; it waits longer than its lease and its claims.
+    let retry: () => void = () => {};
+    a.poster.rateLimitedUntil = new Promise<void>((resolve) => {
+      retry = resolve;
+    });
+    const aRound = a.engine.tick();
+    const { redis } = h.redis;
+    await vi.waitFor(async () =>
+      expect(await redis.keys(`${h.redis.prefix}feed:${WS}:sent:*`)).toHaveLength(2),
+    );
+    await vi.waitFor(
+      async () => {
+        expect(await redis.keys(`${h.redis.prefix}feed:${WS}:sent:*`)).toHaveLength(0);
+        expect(await redis.exists(`${h.redis.prefix}feed:${WS}:round-lease`)).toBe(0);
+      },
+      { timeout: 3_000 },
+    );
+    // Meanwhile B runs the round and posts the two events.
+    h.clock.advance(INTERVAL_MS);
+    await b.engine.tick();
+    expect(deliveredIds(b.poster.posts).get('c-C1')?.sort()).toEqual(expectedIds(made).sort());
+
+    // A's wait ends: its guard finds the claims gone, and A sends nothing.
+    retry();
+    await aRound;
+    expect(a.poster.posts).toHaveLength(0);
+    expect(h.allPosts).toHaveLength(1);
+    noDuplicates(h);
+  });
 });
 
 describe('FeedEngine: a round longer than its lease', () => {
