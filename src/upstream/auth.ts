@@ -3,6 +3,7 @@ import { errFields, type Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { TokenPair, TokenStore } from '../store/token-store.js';
 import type { Budget, Priority } from './budget.js';
+import { BudgetExhaustedError } from './budget-errors.js';
 import type { UpstreamCredential } from './credential.js';
 import {
   AuthRejectedError,
@@ -239,8 +240,13 @@ export class TokenManager {
         );
         return pair;
       } catch (error) {
-        if (!(error instanceof AuthRejectedError)) throw error;
-        this.options.logger.warn({ credential: credential.id }, 'refresh refused; logging in again');
+        if (!refreshUnusable(error)) throw error;
+        this.options.logger.warn(
+          { credential: credential.id, ...errFields(error) },
+          error instanceof AuthRejectedError
+            ? 'refresh refused; logging in again'
+            : 'refresh answered what no retry will mend; logging in again',
+        );
       }
     }
     try {
@@ -332,6 +338,16 @@ export class TokenManager {
     }
     throw errorFromResponse(status, body, headers, endpoint);
   }
+}
+
+/**
+ * A refresh that failed in a way only a login can get past: refused (the refresh token is dead), or answered with
+ * something that is not a token answer (a 404, an HTML page, a body of another shape). A transient failure (5xx,
+ * 429, timeout, network: already retried) or a spent budget is thrown as it is: a login would meet the same.
+ */
+function refreshUnusable(error: unknown): boolean {
+  if (error instanceof AuthRejectedError) return true;
+  return error instanceof UpstreamError && !error.retryable && !(error instanceof BudgetExhaustedError);
 }
 
 function retryableTransport(error: unknown): boolean {

@@ -229,19 +229,21 @@ export type AuthToken = z.infer<typeof authTokenSchema>;
 
 /**
  * Answer of POST /v1/auth/ and /v1/auth/refresh. A success must carry a complete authToken; a refusal may
- * carry none, null or a half-filled one, which is read as null.
+ * carry none, null or a half-filled one, which is read as null. `hasActiveSession` only adds to what the answer
+ * says: missing or not a boolean, it reads as absent (a refusal without it still shows the issuer's message).
  */
+const activeSession = bool.optional().catch(undefined);
 export const authResponseSchema = z.discriminatedUnion('success', [
   z.looseObject({
     success: z.literal(true),
     message: nullable(text),
-    hasActiveSession: bool,
+    hasActiveSession: activeSession,
     authToken: authTokenSchema,
   }),
   z.looseObject({
     success: z.literal(false),
     message: nullable(text),
-    hasActiveSession: bool,
+    hasActiveSession: activeSession,
     authToken: authTokenSchema.nullable().catch(null),
   }),
 ]);

@@ -167,6 +167,38 @@ describe('tokens', () => {
     expect(kinds).toEqual(['login:200', 'data:200', 'data:401', 'refresh:401', 'login:200', 'data:200']);
   });
 
+  it('logs in again when the refresh endpoint answers something that is not a token answer', async () => {
+    await stack.client.listStockrooms(ctx());
+    // A 200 that is not JSON, then a 404: neither refuses the refresh token, neither can ever renew it.
+    for (const fault of [
+      { status: 200 as const, body: '<html>manutenção</html>', contentType: 'text/html' },
+      { status: 404 as const },
+    ]) {
+      sandbox.calls.length = 0;
+      sandbox.expireAccessTokens(C1.login);
+      sandbox.faults.next({ path: '/auth/v1/auth/refresh', ...fault });
+      await expect(stack.client.listStockrooms(ctx())).resolves.toBeDefined();
+      expect(sandbox.calls.map((c) => `${c.kind}:${c.status}`)).toEqual([
+        'data:401',
+        `refresh:${fault.status}`,
+        'login:200',
+        'data:200',
+      ]);
+    }
+  });
+
+  it("keeps the issuer's message when a refusal leaves out hasActiveSession", async () => {
+    sandbox.faults.next({
+      path: '/auth/v1/auth/',
+      status: 200,
+      body: { success: false, message: 'Usuário ou senha inválidos.' },
+    });
+    const refusal = await stack.tokens.login(demo()).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(AuthRejectedError);
+    expect((refusal as AuthRejectedError).upstreamMessage).toBe('Usuário ou senha inválidos.');
+    expect((refusal as AuthRejectedError).hasActiveSession).toBe(false);
+  });
+
   it('refreshes ahead of expiry without a 401', async () => {
     let clock = Date.now();
     await stack.close();
