@@ -1,5 +1,5 @@
 import { TZDate } from '@date-fns/tz';
-import { subDays } from 'date-fns';
+import { addDays, subDays, subMonths } from 'date-fns';
 
 /** A calendar day as people type and read it, in the workspace's time zone (no instant, no zone). */
 export interface LocalDate {
@@ -30,4 +30,10 @@ export function endOfLocalDay(date: LocalDate): string {
 export function localDateDaysAgo(now: number, timeZone: string, days: number): LocalDate {
   const date = subDays(new TZDate(now, timeZone), days);
   return { year: date.getFullYear(), month: date.getMonth() + 1, day: date.getDate() };
+}
+
+/** The first day of the `months` that end on `to` (15/03/2026 and 12 months: 16/03/2025). */
+export function firstDayOfMonthsEnding(to: LocalDate, months: number): LocalDate {
+  const date = addDays(subMonths(new Date(Date.UTC(to.year, to.month - 1, to.day, 12)), months), 1);
+  return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate() };
 }

@@ -70,6 +70,17 @@ describe('/solicitacao', () => {
     // The ephemeral list was replaced, not stacked.
     expect(h.slack.messages.find((m) => m.ts === message.ts && m.replaced)).toBeTruthy();
   });
+
+  it('with ate: alone, asks the 12 months the API allows up to that day, and says so', async () => {
+    const { text } = await ask('/solicitacao', 'ate:15/03/2026');
+    const call = h.sandbox.calls.find((c) => c.path === '/v1/solicitacoes-materiais');
+    const query = new URL(call?.url ?? '', 'http://x').searchParams;
+    expect(query.get('DataInicial')).toBe('2025-03-16T00:00:00');
+    expect(query.get('DataFinal')).toBe('2026-03-15T23:59:59');
+    expect(call?.status).toBe(200);
+    expect(text).toContain('16/03/2025');
+    expect(text).toContain('15/03/2026');
+  });
 });
 
 describe('/estoque', () => {

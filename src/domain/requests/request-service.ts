@@ -4,9 +4,10 @@ import type { LastKnownStock } from '../../store/stock-store.js';
 import type { UserMatch } from '../../store/user-match-store.js';
 import type { CallObserver, Page } from '../../upstream/client.js';
 import { UpstreamNotFoundError } from '../../upstream/errors.js';
+import { MAX_PERIOD_MONTHS } from '../../upstream/queries.js';
 import type { HistoryEntry, MaterialRequest, RequestItem } from '../../upstream/schemas.js';
 import type { ReadOptions } from '../cached-reader.js';
-import { endOfLocalDay, localDateDaysAgo, startOfLocalDay } from '../dates.js';
+import { endOfLocalDay, firstDayOfMonthsEnding, localDateDaysAgo, startOfLocalDay } from '../dates.js';
 import type { DomainDeps } from '../deps.js';
 import { NotFoundError, UserNotMatchedError } from '../errors.js';
 import { blockOf, pageFromBlock } from '../page-blocks.js';
@@ -129,11 +130,13 @@ export class RequestService {
     solicitanteId?: number,
   ): Promise<Answer<RequestListView>> {
     const defaultPeriod = filters.from === undefined && filters.to === undefined;
+    // `ate:` alone: the list takes at most 12 months, so the period starts 12 months before (and the answer says so).
     const from =
       filters.from ??
       (defaultPeriod
         ? localDateDaysAgo(this.deps.now(), this.deps.timeZone, DEFAULT_PERIOD_DAYS)
-        : undefined);
+        : filters.to && firstDayOfMonthsEnding(filters.to, MAX_PERIOD_MONTHS));
+    const shown = defaultPeriod || filters.from !== undefined ? filters : { ...filters, from };
     const block = blockOf(page, LIST_PAGE_SIZE, LIST_BLOCK_SIZE);
     // Same keys in the same order as `recentPage`: with the default filters both read one cache entry.
     const query = {
@@ -156,7 +159,7 @@ export class RequestService {
     );
     return {
       data: {
-        filters,
+        filters: shown,
         mine: null,
         defaultPeriod,
         list: pageFromBlock(list.data, block, page, LIST_PAGE_SIZE),
