@@ -493,14 +493,31 @@ export function toPage<T extends { totalRows?: number | null }>(
 export async function fetchAllPages<T extends { totalRows?: number | null }>(
   fetchPage: (page: number) => Promise<Page<T>>,
   maxPages = 10,
+  /**
+   * The row's id: a row met again on a later page is left out. Pages read at different times (one from the
+   * cache, the next fresh) can show a row twice when the list moved in between.
+   */
+  idOf?: (row: T) => number | string,
 ): Promise<{ rows: T[]; totalRows: number; complete: boolean }> {
+  const seen = new Set<number | string>();
+  const rows: T[] = [];
+  const add = (page: Page<T>) => {
+    for (const row of page.rows) {
+      if (idOf) {
+        const id = idOf(row);
+        if (seen.has(id)) continue;
+        seen.add(id);
+      }
+      rows.push(row);
+    }
+  };
   const first = await fetchPage(1);
-  const rows = [...first.rows];
+  add(first);
   const lastPage = Math.min(first.totalPages, maxPages);
   for (let page = 2; page <= lastPage; page += 1) {
     const next = await fetchPage(page);
     if (next.rows.length === 0) break;
-    rows.push(...next.rows);
+    add(next);
   }
   return { rows, totalRows: first.totalRows, complete: rows.length >= first.totalRows };
 }

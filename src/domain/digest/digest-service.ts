@@ -150,12 +150,17 @@ export class DigestService {
   ): Promise<Answer<InProgressSection>> {
     const fromDay = localDateDaysAgo(this.deps.now(), this.deps.timeZone, IN_PROGRESS_DAYS);
     const freshness: Freshness[] = [];
-    const all = await fetchAllPages(async (page) => {
-      // The same pages as the change feed's rounds read: one cache entry each, shared.
-      const answer = await this.services.requests.recentPage(ws, stockroomId, page);
-      freshness.push(answer.freshness);
-      return answer.data;
-    }, IN_PROGRESS_MAX_PAGES);
+    // Pages of different ages (each its own cache entry) can both hold a request the list moved: counted once.
+    const all = await fetchAllPages(
+      async (page) => {
+        // The same pages as the change feed's rounds read: one cache entry each, shared.
+        const answer = await this.services.requests.recentPage(ws, stockroomId, page);
+        freshness.push(answer.freshness);
+        return answer.data;
+      },
+      IN_PROGRESS_MAX_PAGES,
+      (request) => request.solicitacaoMaterialId,
+    );
     const counts = new Map<string, StatusCount>();
     for (const request of all.rows) {
       if (looksClosed(request)) continue;
