@@ -28,6 +28,13 @@ export function renderNotFound(what: 'request' | 'purchase', id: number): Messag
   return failure(what === 'request' ? `Solicitação ${id} não encontrada.` : `Compra ${id} não encontrada.`);
 }
 
+/** A 404 where no one id was asked for (a list whose filters name something the service does not have). */
+export function renderNothingFound(): Message {
+  return failure(
+    ':mag: O sistema de estoque não encontrou o que foi pedido. Confira os números usados nos filtros (como `almox:` ou `compra:`).',
+  );
+}
+
 export function renderForbidden(): Message {
   return failure(':no_entry: O login vinculado não tem permissão para ver isso no sistema de estoque.');
 }

@@ -11,6 +11,7 @@ export {
   renderForbidden,
   renderFormUnreadable,
   renderNotFound,
+  renderNothingFound,
   renderNotLinked,
   renderNotProcessed,
   renderNoWorkspace,

@@ -16,6 +16,7 @@ import {
   renderCredentialsExpired,
   renderForbidden,
   renderNotFound,
+  renderNothingFound,
   renderNotLinked,
   renderResponseTooLarge,
   renderServerError,
@@ -100,13 +101,13 @@ const FAILURES: {
   upstream_credentials_expired: () => ({ level: 'warn', message: renderCredentialsExpired() }),
   not_found: (error) => ({ level: 'info', message: renderNotFound(error.what, error.id) }),
   user_not_matched: (error) => ({ level: 'info', message: renderUserNotMatched(error.email) }),
-  // A 404 of a list call names the request or purchase the answer was about.
+  // A 404 names the request or purchase the answer was about; a list's (or one with no route) names none.
   upstream_not_found: (_, { route }) => ({
     level: 'info',
-    message: renderNotFound(
-      route?.view === 'purchase' ? 'purchase' : 'request',
-      route && 'id' in route ? route.id : 0,
-    ),
+    message:
+      route && 'id' in route
+        ? renderNotFound(route.view === 'purchase' ? 'purchase' : 'request', route.id)
+        : renderNothingFound(),
   }),
   upstream_forbidden: () => ({ level: 'warn', message: renderForbidden() }),
   upstream_budget_exhausted: (error, { render, budget }) => ({

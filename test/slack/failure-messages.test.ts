@@ -13,6 +13,7 @@ import {
   renderCredentialsExpired,
   renderForbidden,
   renderNotFound,
+  renderNothingFound,
   renderNotLinked,
   renderResponseTooLarge,
   renderServerError,
@@ -148,8 +149,11 @@ describe('failure messages', () => {
     expect(result.code).toBe(error.code);
   });
 
-  it('a 404 without a route names no id; a timeout without a route has nothing to retry', () => {
-    expect(shown(new UpstreamNotFoundError(ep), null).message).toEqual(renderNotFound('request', 0));
+  it('a 404 without a route or of a list names no id; a timeout without a route has nothing to retry', () => {
+    expect(shown(new UpstreamNotFoundError(ep), null).message).toEqual(renderNothingFound());
+    const list: Route = { view: 'requests', filters: { stockroomId: 999 }, page: 1 };
+    expect(shown(new UpstreamNotFoundError(ep), list).message).toEqual(renderNothingFound());
+    expect(renderNothingFound().text).not.toMatch(/\b0\b/);
     expect(shown(new UpstreamTimeoutError(ep, 10_000), null)).toEqual({
       message: renderUnexpected(CORRELATION),
       level: 'error',

@@ -150,7 +150,11 @@ describe('fetchAllPages', () => {
   it('counts a row once when the list moved between two pages (pages read at different times)', async () => {
     // A new row pushed row 2 from page 1 to page 2 between the two reads, and row 4 out of both.
     const pages = [page([row(1), row(2)]), page([row(2), row(3)])];
-    const all = await fetchAllPages(async (n) => pages[n - 1] ?? page([]), 10, (r) => r.id);
+    const all = await fetchAllPages(
+      async (n) => pages[n - 1] ?? page([]),
+      10,
+      (r) => r.id,
+    );
     expect(all.rows.map((r) => r.id)).toEqual([1, 2, 3]);
     expect(all.complete).toBe(false);
   });
