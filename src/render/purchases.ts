@@ -106,16 +106,25 @@ export function renderPendingPurchases(answer: Answer<PendingPurchasesView>, ctx
   });
 }
 
+/** The documented status of a grouped purchase, which the purchase list never shows. */
+const GROUPED_PURCHASE_STATUS = 5;
+
 export function renderPurchaseList(answer: Answer<PurchaseListView>, ctx: RenderContext): Message {
   const { filters, list } = answer.data;
   const described = describePurchaseFilters(filters);
+  // The API leaves grouped purchases (status 5) out of this list: said where someone would look for them.
+  const grouped = 'Compras agrupadas (status 5) não aparecem nesta lista.';
+  const asksGrouped = filters.status?.includes(GROUPED_PURCHASE_STATUS) === true;
   return pagedListMessage({
     title: 'Ordens de compra',
-    intro: described ? [context(`Filtros: ${described}`)] : [],
+    intro: [
+      ...(described ? [context(`Filtros: ${described}`)] : []),
+      ...(asksGrouped && list.rows.length > 0 ? [context(grouped)] : []),
+    ],
     list,
     row: (purchase) => purchaseSection(purchase, ctx),
     noun: ['compra', 'compras'],
-    empty: 'Nenhuma compra encontrada.',
+    empty: `Nenhuma compra encontrada. ${grouped}`,
     route: { view: 'purchases', filters: filters, page: list.page },
     freshness: answer.freshness,
     ctx,

@@ -106,7 +106,13 @@ export function renderRequestDetail(
       .filter((value): value is number => value !== null);
     const total =
       values.length > 0 ? ` · Total: ${formatMoney(values.reduce((sum, value) => sum + value, 0))}` : '';
-    body.push(context(`${pageLine(current.page, current.totalPages, count)}${total}`));
+    // The API lists only the items whose material is registered in the request's stockroom: the count and the
+    // total are of those.
+    body.push(
+      context(
+        `${pageLine(current.page, current.totalPages, count)}${total} · só aparecem itens com material cadastrado no almoxarifado da solicitação`,
+      ),
+    );
   }
   const status = view.header ? ` · ${statusText(view.header.statusName, view.header.status)}` : '';
   const buttons = requestButtons(view.id);

@@ -4,6 +4,7 @@ import {
   renderHelp,
   renderMaterialSearch,
   renderPendingPurchases,
+  renderPurchaseList,
   renderPurchaseRequests,
   renderReceiptList,
   renderRequestDetail,
@@ -310,6 +311,30 @@ describe('request detail', () => {
 
   it('explains an empty request: only items registered in its stockroom appear', () => {
     expect(allText(detail([]))).toContain('não tem itens com material cadastrado no almoxarifado dela');
+  });
+
+  it('says that grouped purchases (status 5) never appear, when the list is empty or status 5 is asked for', () => {
+    const list = (status: number[] | undefined, rows = [purchase()]) =>
+      allText(
+        renderPurchaseList(
+          answer({
+            filters: status ? { status } : {},
+            list: { rows, page: 1, pageSize: 10, totalRows: rows.length, totalPages: 1 },
+          }),
+          ctx,
+        ),
+      );
+    const note = 'Compras agrupadas (status 5) não aparecem';
+    expect(list(undefined, [])).toContain(note);
+    expect(list([5], [])).toContain(note);
+    expect(list([1, 5])).toContain(note);
+    expect(list([1])).not.toContain(note);
+  });
+
+  it('says under a list of items, count and total, that only items registered in the stockroom appear', () => {
+    const text = allText(detail([item({ valorTotal: 10 }), item({ material: 1015, valorTotal: 5 })]));
+    expect(text).toContain('2 itens');
+    expect(text).toContain('só aparecem itens com material cadastrado no almoxarifado da solicitação');
   });
 
   it('shows the header with the status name, else the status number', () => {
