@@ -179,9 +179,15 @@ export function renderLinked(view: {
   stockroomCount: number;
 }): Message {
   const unit = view.unidadeId === null ? 'todas as unidades' : `unidade ${view.unidadeId}`;
+  // The API answers an empty list rather than an error where the company context does not hold (upstream-api.md):
+  // none found may be a wrong company or unit, so the admin is asked to check.
+  const found =
+    view.stockroomCount === 0
+      ? `:warning: Nenhum almoxarifado ativo encontrado: confira a empresa ${view.empresaId}${view.unidadeId === null ? '' : ` e a unidade ${view.unidadeId}`} (o sistema de estoque responde com uma lista vazia, e não com um erro, quando elas não valem para o login) e vincule de novo se preciso. `
+      : `${plural(view.stockroomCount, 'almoxarifado ativo encontrado', 'almoxarifados ativos encontrados')}. `;
   return notice(
     `:white_check_mark: Estoque vinculado: login ${code(truncate(view.login.trim(), 100))}, empresa ${view.empresaId}, ${unit}. ` +
-      `${plural(view.stockroomCount, 'almoxarifado ativo encontrado', 'almoxarifados ativos encontrados')}. ` +
+      found +
       'Experimente `/estoque almoxarifados` ou `/estoque ajuda`.',
   );
 }

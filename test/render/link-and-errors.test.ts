@@ -173,6 +173,11 @@ describe('unlink and link outcomes', () => {
     );
     expect(linked).toContain('empresa 12');
     expect(linked).toContain('1 almoxarifado ativo encontrado');
+    expect(linked).not.toContain('confira');
+    // The API answers an empty list, not an error, where the company context does not hold: the admin is told.
+    const none = allText(renderLinked({ login: 'manut', empresaId: 12, unidadeId: 3, stockroomCount: 0 }));
+    expect(none).toContain('Nenhum almoxarifado ativo encontrado');
+    expect(none).toContain('confira a empresa 12 e a unidade 3');
     expect(allText(renderLinkRefused())).toBe(
       'Só administradores e donos do workspace, ou quem estiver em BOT_ADMINS, podem vincular ou desvincular credenciais.',
     );
