@@ -116,7 +116,11 @@ const FAILURES: {
   }),
   upstream_rate_limited: (error, { render, budget }) => ({
     level: 'warn',
-    message: renderBudgetExhausted(render.now + (error.retryAfterMs ?? 60_000), render, budget),
+    message: renderBudgetExhausted(
+      error.pausedUntil ?? render.now + (error.retryAfterMs ?? 60_000),
+      render,
+      budget,
+    ),
   }),
   upstream_server_error: (error, { correlationId }) => ({
     level: 'error',

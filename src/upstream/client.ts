@@ -148,7 +148,8 @@ export class UpstreamClient {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
   private readonly timeZone: string | undefined;
-  private consecutive429 = 0;
+  /** 429s in a row per credential (each credential has its own upstream limit): the pause grows with them. */
+  private readonly consecutive429 = new Map<string, number>();
   /** Attempts made, by outcome; the benchmark and the status command read it. */
   readonly counters = { calls: 0, retries: 0, coalesced: 0, rateLimited: 0, unauthorized: 0 };
 
@@ -414,7 +415,7 @@ export class UpstreamClient {
       'upstream call',
     );
     if (result.status >= 200 && result.status < 300) {
-      this.consecutive429 = 0;
+      this.consecutive429.delete(ctx.credential.id);
       // An empty body is an empty list; a `null` (or any other non-list) is not, and fails the schema.
       const parsed = parseOrThrow(
         endpoint.schema,
@@ -430,9 +431,12 @@ export class UpstreamClient {
     }
     if (error instanceof UpstreamRateLimitedError) {
       this.counters.rateLimited += 1;
-      this.consecutive429 += 1;
+      const inARow = (this.consecutive429.get(ctx.credential.id) ?? 0) + 1;
+      this.consecutive429.set(ctx.credential.id, inARow);
       // Stop every replica for this credential: the upstream counts differently from us (another client?).
-      await this.options.budget.pause(ctx.credential.id, this.pauseAfter429(error));
+      const pauseMs = this.pauseAfter429(error, inARow);
+      await this.options.budget.pause(ctx.credential.id, pauseMs);
+      throw new UpstreamRateLimitedError(endpoint.label, error.retryAfterMs, this.now() + pauseMs);
     }
     throw error;
   }
@@ -451,10 +455,10 @@ export class UpstreamClient {
     return parsed.slice(0, this.maxRows) as T;
   }
 
-  private pauseAfter429(error: UpstreamRateLimitedError): number {
+  private pauseAfter429(error: UpstreamRateLimitedError, inARow: number): number {
     if (error.retryAfterMs !== undefined) return error.retryAfterMs;
     const base = Math.max(250, Math.min(60_000, this.rateWindowMs / 60));
-    return Math.min(this.rateWindowMs / 4, base * 2 ** Math.min(this.consecutive429 - 1, 6));
+    return Math.min(this.rateWindowMs / 4, base * 2 ** Math.min(inARow - 1, 6));
   }
 
   private urlOf(endpoint: Endpoint<unknown>): string {

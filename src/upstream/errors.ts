@@ -101,13 +101,16 @@ export class UpstreamRateLimitedError extends UpstreamError {
   readonly retryable = true;
   /** From a Retry-After header, when one happens to be present (the contract does not promise it). */
   readonly retryAfterMs?: number;
+  /** Until when the client paused the credential after this 429 (epoch ms): when to tell people to try again. */
+  readonly pausedUntil?: number;
 
-  constructor(endpoint: string, retryAfterMs?: number) {
+  constructor(endpoint: string, retryAfterMs?: number, pausedUntil?: number) {
     super(
       `${endpoint} answered 429 (rate limited${retryAfterMs === undefined ? '' : `, retry after ${retryAfterMs} ms`})`,
       { status: 429, endpoint },
     );
     if (retryAfterMs !== undefined) this.retryAfterMs = retryAfterMs;
+    if (pausedUntil !== undefined) this.pausedUntil = pausedUntil;
   }
 }
 

@@ -93,6 +93,12 @@ describe('failure messages', () => {
       'warn',
     ],
     [
+      'a 429 after which the client paused the credential for 15 minutes',
+      new UpstreamRateLimitedError(ep, undefined, render.now + 900_000),
+      renderBudgetExhausted(render.now + 900_000, render, budget),
+      'warn',
+    ],
+    [
       'a 500 with its hash',
       new UpstreamServerError(ep, 500, { hash: 'abc123' }),
       renderServerError('abc123', CORRELATION),

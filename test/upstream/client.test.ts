@@ -8,6 +8,7 @@ import {
   InvalidArgumentError,
   UpstreamForbiddenError,
   UpstreamNotFoundError,
+  UpstreamRateLimitedError,
   UpstreamServerError,
   UpstreamTimeoutError,
 } from '../../src/upstream/errors.js';
@@ -309,6 +310,42 @@ describe('errors and retries', () => {
     expect(stack.client.counters.rateLimited).toBe(1);
     const stats = await redis.redis.hgetall(redis.keys.budgetStats(demo().id));
     expect(Number(stats.paused)).toBe(1);
+  });
+
+  it("grows one credential's pause over its own 429s in a row, whatever other credentials meanwhile get", async () => {
+    await stack.close();
+    stack = stackOn({ limit: { count: 1_000, windowMs: 15_000 } });
+    const C2 = DEMO_FACTS.company2;
+    const other = credentialFor(sandbox.authUrl, C2.login, C2.password, C2.empresa);
+    const pauses: number[] = [];
+    const pause = stack.budget.pause.bind(stack.budget);
+    vi.spyOn(stack.budget, 'pause').mockImplementation(async (id, ms) => {
+      pauses.push(ms);
+      if (pauses.length === 1) {
+        // While the first credential waits out its 429, another one is answered; then the first's retry is refused again.
+        await stack.client.listMaterialTypes({ credential: other, priority: 'interactive' });
+        sandbox.faults.next({ path: '/v1/almoxarifados', status: 429 });
+      }
+      return pause(id, ms);
+    });
+    sandbox.faults.next({ path: '/v1/almoxarifados', status: 429 });
+    await expect(stack.client.listStockrooms(ctx())).resolves.toHaveLength(3);
+    expect(pauses).toEqual([250, 500]);
+  });
+
+  it('says until when it paused the credential on the 429 it gives up on', async () => {
+    await stack.close();
+    // A 1 s window: each pause is 250 ms, so the four attempts are over soon.
+    stack = stackOn({ limit: { count: 1_000, windowMs: 1_000 } });
+    sandbox.faults.next({ path: '/v1/almoxarifados', status: 429, times: 4 });
+    const before = Date.now();
+    const error = await stack.client.listStockrooms(ctx()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamRateLimitedError);
+    expect(dataCalls().filter((c) => c.status === 429)).toHaveLength(4);
+    // The last pause: 250 ms from the last 429, not the 60 s a 429 without Retry-After used to be shown as.
+    const { pausedUntil } = error as UpstreamRateLimitedError;
+    expect(pausedUntil).toBeGreaterThan(before);
+    expect(pausedUntil).toBeLessThanOrEqual(Date.now() + 250);
   });
 
   it('times out a call that does not answer, retrying a bounded number of times', async () => {
