@@ -49,12 +49,32 @@ export class TokenStore {
     await this.kv.del(this.keys.tokens(credentialId));
   }
 
-  /** Cross-process mutual exclusion for renewing one credential's tokens; null when another holder has it. */
-  async tryLock(credentialId: string, ttlMs: number): Promise<ReleaseLock | null> {
+  /**
+   * Cross-process mutual exclusion for renewing one credential's tokens; null when another holder has it. While
+   * held, the lock's TTL is extended every third of it (compare and extend), so a renewal slower than `ttlMs` (a
+   * slow issuer, retries, a wait for a budget slot) keeps it: another process that renewed meanwhile would spend the
+   * same single-use refresh token, be refused and log in again, ending the first one's session. A holder that
+   * dies stops extending, and the lock expires after `ttlMs`; one that hangs keeps it at most `maxHoldMs`.
+   */
+  async tryLock(credentialId: string, ttlMs: number, maxHoldMs = 5 * 60_000): Promise<ReleaseLock | null> {
     const key = this.keys.tokenRefreshLock(credentialId);
     const owner = randomBytes(12).toString('hex');
     if (!(await this.kv.set(key, owner, { ttlMs, onlyIfAbsent: true }))) return null;
+    const takenAt = this.now();
+    const heartbeat = setInterval(
+      () => {
+        if (this.now() - takenAt >= maxHoldMs) {
+          clearInterval(heartbeat);
+          return;
+        }
+        // A failed extension leaves the lock to expire, as if this process had died.
+        this.kv.expireIfEquals(key, owner, ttlMs).catch(() => undefined);
+      },
+      Math.max(10, Math.floor(ttlMs / 3)),
+    );
+    heartbeat.unref();
     return async () => {
+      clearInterval(heartbeat);
       await this.kv.delIfEquals(key, owner);
     };
   }

@@ -39,6 +39,8 @@ export interface StackOptions {
   timeoutMs?: number;
   box?: SecretBox;
   refreshAheadMs?: number;
+  /** How long the token renewal lock lives without its holder renewing it. */
+  lockTtlMs?: number;
   maxResponseBytes?: number;
   maxRows?: number;
 }
@@ -71,6 +73,7 @@ export function makeStack(options: StackOptions): Stack {
     ...(options.now && { now: options.now }),
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
     ...(options.refreshAheadMs !== undefined && { refreshAheadMs: options.refreshAheadMs }),
+    ...(options.lockTtlMs !== undefined && { lockTtlMs: options.lockTtlMs }),
   });
   const client = new UpstreamClient({
     baseUrl: options.baseUrl,

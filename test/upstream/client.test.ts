@@ -254,6 +254,25 @@ describe('tokens', () => {
     }
   });
 
+  it('renews once across two processes when the issuer takes longer than the renewal lock lives', async () => {
+    await stack.close();
+    stack = stackOn({ lockTtlMs: 150 });
+    await stack.client.listStockrooms(ctx());
+    sandbox.expireAccessTokens(C1.login);
+    const other = stackOn({ redis: redis.connect(), box: stack.box, lockTtlMs: 150 });
+    try {
+      sandbox.faults.next({ path: '/auth/v1/auth/refresh', delayMs: 600 });
+      // The first renews (slowly); the second comes while it is at it, and must wait for it rather than renew too.
+      const first = stack.client.listMaterialTypes(ctx());
+      await vi.waitFor(() => expect(sandbox.calls.some((c) => c.kind === 'refresh')).toBe(true));
+      await Promise.all([first, other.client.listMaterialCategories(ctx())]);
+      expect(sandbox.calls.filter((c) => c.kind === 'refresh')).toHaveLength(1);
+      expect(sandbox.calls.filter((c) => c.kind === 'login')).toHaveLength(1);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('turns a wrong password into CredentialsExpiredError, and login() into AuthRejectedError', async () => {
     const wrong = credentialFor(sandbox.authUrl, C1.login, 'senha-errada', C1.empresa);
     await expect(
