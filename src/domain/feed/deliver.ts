@@ -70,6 +70,8 @@ export async function deliverOutbox(
 
   /** Events some target still has to get: they stay in the outbox. */
   const unfinished = new Set<string>();
+  /** The round's lease went to another process midway: the targets after it were never looked at. */
+  let stopped = false;
   for (const delivery of route(listeners, events)) {
     const claimed: FeedEvent[] = [];
     for (const event of delivery.events) {
@@ -90,6 +92,7 @@ export async function deliverOutbox(
     };
     if (!(await stillOwner())) {
       await giveBack();
+      stopped = true;
       break;
     }
     // Asked by the poster before every send attempt (a post can wait on Slack's 429s longer than a claim's lease):
@@ -131,7 +134,10 @@ export async function deliverOutbox(
     if (refused !== null) {
       logger.info({ workspaceId, target: delivery.key, lost: refused }, 'feed post stopped before sending');
       await giveBack();
-      if (refused === 'round') break;
+      if (refused === 'round') {
+        stopped = true;
+        break;
+      }
       continue;
     }
     outcome.posts += 1;
@@ -174,6 +180,9 @@ export async function deliverOutbox(
       await deps.listeners.removeUser(workspaceId, delivery.target.userId);
     }
   }
+  // Stopped midway, nothing leaves the outbox: an event may be due to a target not reached yet, and the process
+  // that holds the round now delivers it (the claims keep what was posted from being posted again).
+  if (stopped) return outcome;
   const done = events.map((event) => event.id).filter((id) => !unfinished.has(id));
   await snapshots.removeFromOutbox(workspaceId, done);
   return outcome;

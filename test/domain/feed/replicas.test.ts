@@ -269,6 +269,50 @@ describe('FeedEngine across replicas', () => {
   });
 });
 
+describe('FeedEngine: a delivery whose round lease is lost partway', () => {
+  it('leaves the events of the targets it did not reach in the outbox, and the next holder posts them', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    const b = h.feedReplica();
+    await a.engine.tick();
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.tick();
+
+    // New requests in at least two stockrooms; a channel feed for each of two of them besides C1's feed of all.
+    h.clock.advance(30_000);
+    const stockroomOf = (change: SandboxChange) => (change.kind === 'novas' ? change.almoxarifado : 0);
+    const made = h.sandbox.advance({ changes: 2, kinds: ['novas'] });
+    while (new Set(made.map(stockroomOf)).size < 2)
+      made.push(...h.sandbox.advance({ changes: 1, kinds: ['novas'] }));
+    const stockrooms = [...new Set(made.map(stockroomOf))].slice(0, 2);
+    for (const [i, stockroomId] of stockrooms.entries()) {
+      const channelId = `C-S${i}`;
+      await h.listeners.upsertChannel({ workspaceId: WS, channelId, stockroomId, subscribedBy: 'U1' });
+    }
+    h.clock.advance(INTERVAL_MS);
+    // After A's first post, B takes the round's lease (A stalled past it): A stops at its next target.
+    const lease = `${h.redis.prefix}feed:${WS}:round-lease`;
+    a.poster.afterPost = () => {
+      a.poster.afterPost = undefined;
+      void h.redis.redis.set(lease, b.name);
+    };
+    await a.engine.tick();
+    expect(a.poster.posts).toHaveLength(1);
+
+    await h.redis.redis.del(lease);
+    h.clock.advance(INTERVAL_MS);
+    await b.engine.tick();
+    const got = deliveredIds(h.allPosts);
+    expect(got.get('c-C1')?.sort()).toEqual(expectedIds(made).sort());
+    for (const [i, stockroomId] of stockrooms.entries()) {
+      const inStockroom = made.filter((change) => stockroomOf(change) === stockroomId);
+      expect(got.get(`c-C-S${i}`)?.sort()).toEqual(expectedIds(inStockroom).sort());
+    }
+    noDuplicates(h);
+    expect(await b.snapshots.outbox(WS)).toEqual([]);
+  });
+});
+
 describe('FeedEngine: a round longer than its lease', () => {
   it('stops without writing when another replica took the lease meanwhile', async () => {
     const h = await start();
