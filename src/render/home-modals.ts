@@ -2,7 +2,7 @@ import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import type { MaterialMatch } from '../domain/views.js';
 import type { Material } from '../upstream/schemas.js';
 import { actions, button, context, finalizeMessage, mrkdwn, plain, section } from './blocks.js';
-import { formatAge, mentionUser, plural, truncate } from './format.js';
+import { formatAge, mentionUser, plural, safeText, truncate } from './format.js';
 import { renderHelp } from './help.js';
 import { ActionIds, BlockIds, InputActionIds, ViewIds } from './ids.js';
 import { Limits } from './limits.js';
@@ -104,7 +104,8 @@ export function renderMaterialModal(picked: PickedMaterial | null, ctx: RenderCo
 /** The material as posted in a channel by `Compartilhar`. */
 export function renderMaterialShared(match: MaterialMatch, byUserId: string, ctx: RenderContext): Message {
   return finalizeMessage({
-    text: `Material ${match.material.codigo ?? match.material.material}`,
+    // Upstream text: escaped like every other, or a code could carry a mention into the channel's notifications.
+    text: `Material ${match.material.codigo?.trim() ? safeText(match.material.codigo, 100) : match.material.material}`,
     blocks: [
       materialBlock(match, ctx),
       context(`${STOCK_NOTE} · Compartilhado por ${mentionUser(byUserId)}`),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MaterialMatch } from '../../src/domain/views.js';
+import { renderMaterialShared } from '../../src/render/home-modals.js';
 import {
   renderHelp,
   renderMaterialSearch,
@@ -108,6 +109,24 @@ describe('every answer', () => {
     expect(text).not.toContain('<@U123>');
     expect(text).not.toContain('<!channel>');
     expect(text).not.toContain('<https://');
+  });
+
+  it('escapes a material code in the fallback text of a material shared in a channel', () => {
+    const shared = renderMaterialShared(
+      {
+        material: material({ codigo: '<!channel> <@U123>' }),
+        typeName: null,
+        categoryName: null,
+        lastKnown: null,
+        knownName: null,
+      },
+      'U0SHARER',
+      ctx,
+    );
+    // The fallback text is what Slack's notifications read: no mention may hide in it.
+    expect(shared.text).not.toContain('<!channel>');
+    expect(shared.text).not.toContain('<@U123>');
+    expect(allText(shared)).not.toContain('<!channel>');
   });
 });
 
