@@ -123,11 +123,14 @@ export async function startReplica(
   try {
     await waitForRedis(redis, logger.child({ component: 'startup' }), { url: config.REDIS_URL, clock });
     await reportDurability(redis, config.REDIS_URL, logger);
-    if (!config.oauth && config.SLACK_BOT_TOKEN)
-      await checkSlackToken(config, config.SLACK_BOT_TOKEN, logger);
+    const tokenTeam =
+      !config.oauth && config.SLACK_BOT_TOKEN
+        ? await checkSlackToken(config, config.SLACK_BOT_TOKEN, logger)
+        : null;
     if (config.slack.kind === 'socket') await checkAppToken(config, config.slack.appToken, logger);
     bot = buildRedisBot(config, logger, { redis });
     await checkCredentialsKey(bot, logger);
+    if (tokenTeam) await resumeAfterNewToken(bot, tokenTeam, logger);
     await new Promise<void>((resolve) => waiting.close(() => resolve()));
     await startSlackApp(bot.app, bot.container.slackDeps, config.PORT).catch((error: unknown) => {
       throw slackStartFailure(error, config) ?? error;
@@ -232,8 +235,26 @@ const REFUSED_TOKEN = new Set([
   'not_allowed_token_type',
 ]);
 
-/** auth.test with the bot token before anything starts: a refused token stops start-up with the fix. */
-async function checkSlackToken(config: ReplicaConfig, token: string, logger: Logger): Promise<void> {
+/**
+ * With SLACK_BOT_TOKEN (no OAuth), a token Slack accepts at start is what a reinstall is with OAuth: the digests and
+ * alerts its workspace paused when the old token was revoked (`tokens_revoked`, or a post refused for the token)
+ * resume, as the installation store's callback does for a new install.
+ */
+async function resumeAfterNewToken(bot: RedisBot, teamId: string, logger: Logger): Promise<void> {
+  const digests = await bot.container.subscriptions.resumeWorkspace(teamId, 'tokens_revoked');
+  const alerts = await bot.container.feedListeners.resumeWorkspace(teamId, 'tokens_revoked');
+  if (digests > 0 || alerts)
+    logger.info(
+      { component: 'startup', teamId, digests, alerts },
+      'SLACK_BOT_TOKEN accepted: digests and alerts paused by a revoked token resume',
+    );
+}
+
+/**
+ * auth.test with the bot token before anything starts: a refused token stops start-up with the fix. Returns the
+ * token's workspace, or null when Slack could not be asked.
+ */
+async function checkSlackToken(config: ReplicaConfig, token: string, logger: Logger): Promise<string | null> {
   const client = new webApi.WebClient(token, {
     slackApiUrl: config.SLACK_API_URL,
     retryConfig: { retries: 2, minTimeout: 500, maxTimeout: 2_000 },
@@ -246,6 +267,7 @@ async function checkSlackToken(config: ReplicaConfig, token: string, logger: Log
       { component: 'startup', teamId: auth.team_id, botUserId: auth.user_id },
       'Slack accepted SLACK_BOT_TOKEN',
     );
+    return auth.team_id ?? null;
   } catch (error) {
     const failure = tokenRefusal(error, 'SLACK_BOT_TOKEN');
     if (failure) throw failure;
@@ -254,6 +276,7 @@ async function checkSlackToken(config: ReplicaConfig, token: string, logger: Log
       { component: 'startup', ...errFields(error) },
       'could not reach the Slack Web API to check SLACK_BOT_TOKEN (SLACK_API_URL); starting anyway',
     );
+    return null;
   }
 }
 

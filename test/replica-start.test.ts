@@ -4,9 +4,11 @@ import { loadConfig, type ReplicaConfig } from '../src/config.js';
 import { FAKE_SEED, type FakeSlack, startFakeSlack } from '../src/fake-slack/index.js';
 import { StartupError, startReplica } from '../src/redis-bot.js';
 import { SecretBox } from '../src/store/crypto.js';
+import { FeedListenerStore } from '../src/store/feed-listeners.js';
 import { CredentialsKeyCheck } from '../src/store/key-check.js';
 import { Keys } from '../src/store/keys.js';
 import { RedisKeyValue } from '../src/store/kv.js';
+import { SubscriptionStore } from '../src/store/subscription-store.js';
 import { freePort } from './helpers/bot-process.js';
 import { TEST_REDIS_URL } from './helpers/env.js';
 import { makeTestRedis, type TestRedis } from './helpers/redis.js';
@@ -82,6 +84,50 @@ it('a CREDENTIALS_KEY that cannot open the store stops start-up with exit code 3
   const replica = await startReplica(rotated, captureLogger('silent').logger);
   try {
     expect((await fetch(`http://127.0.0.1:${config.PORT}/healthz`)).status).toBe(200);
+  } finally {
+    await replica.stop();
+  }
+});
+
+it('an accepted SLACK_BOT_TOKEN resumes the digests and alerts of its workspace that a revoked token paused', async () => {
+  const config = await socketConfig({});
+  const kv = new RedisKeyValue(redis.redis);
+  const keys = new Keys(redis.prefix);
+  const team = FAKE_SEED.teamId;
+  const subscriptions = new SubscriptionStore(kv, keys);
+  const listeners = new FeedListenerStore(kv, keys);
+  await subscriptions.upsert({
+    workspaceId: team,
+    channelId: 'C1',
+    hour: 8,
+    minute: 0,
+    timeZone: 'America/Sao_Paulo',
+    weekdaysOnly: false,
+    stockroomId: null,
+    subscribedBy: 'U1',
+  });
+  await listeners.upsertChannel({
+    workspaceId: team,
+    channelId: 'C1',
+    stockroomId: null,
+    subscribedBy: 'U1',
+  });
+  // The old token was revoked; another workspace's pause, and a pause for another reason, are not this start's.
+  await subscriptions.pauseWorkspace(team, 'tokens_revoked');
+  await listeners.pauseWorkspace(team, 'tokens_revoked');
+  await listeners.upsertChannel({
+    workspaceId: 'T-OTHER',
+    channelId: 'C9',
+    stockroomId: null,
+    subscribedBy: 'U9',
+  });
+  await listeners.pauseWorkspace('T-OTHER', 'tokens_revoked');
+
+  const replica = await startReplica(config, captureLogger('silent').logger);
+  try {
+    expect((await subscriptions.get(team, 'C1'))?.paused).toBeNull();
+    expect((await listeners.getChannel(team, 'C1'))?.paused).toBeNull();
+    expect((await listeners.getChannel('T-OTHER', 'C9'))?.paused).toBe('tokens_revoked');
   } finally {
     await replica.stop();
   }
