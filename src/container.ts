@@ -339,6 +339,7 @@ export function buildContainer(options: ContainerOptions): Container {
     digestSubscriptions,
     subscriptions,
     feedListeners,
+    feedSnapshots,
     feedSubscriptions,
     tasks,
     seenRequests: new SeenRequests(kv, keys),

@@ -8,6 +8,7 @@ import type { Logger } from '../lib/logger.js';
 import type { Metrics, MetricsExposition } from '../lib/metrics.js';
 import type { SandboxChangeView } from '../render/sandbox.js';
 import type { FeedListenerStore } from '../store/feed-listeners.js';
+import type { FeedSnapshotStore } from '../store/feed-snapshot-store.js';
 import type { SeenRequests } from '../store/seen-requests.js';
 import type { SubscriptionStore } from '../store/subscription-store.js';
 import type { Answers } from './answers.js';
@@ -33,6 +34,8 @@ export interface SlackDeps {
   subscriptions: SubscriptionStore;
   /** The change feed's listeners (channel feeds, follows) and the commands and buttons that change them. */
   feedListeners: FeedListenerStore;
+  /** What the change feed saw of each workspace (forgotten when the app is uninstalled). */
+  feedSnapshots: Pick<FeedSnapshotStore, 'forget'>;
   feedSubscriptions: FeedSubscriptions;
   tasks: BackgroundTasks;
   /** Signatures and event ids already taken in (replays, Slack's retries), shared across replicas. */

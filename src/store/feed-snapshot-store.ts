@@ -126,6 +126,31 @@ export class FeedSnapshotStore {
     return Object.fromEntries(STATE_FIELDS.map((field) => [field, read(field)])) as unknown as FeedRoundState;
   }
 
+  /** Which company (and unit) the snapshot was read from: `<empresaId>:<unidadeId>`; null before it was noted. */
+  async scope(workspaceId: string): Promise<string | null> {
+    return this.kv.hget(this.keys.feedRoundState(workspaceId), 'scope');
+  }
+
+  async setScope(workspaceId: string, scope: string): Promise<void> {
+    await this.kv.hset(this.keys.feedRoundState(workspaceId), 'scope', scope);
+  }
+
+  /**
+   * Everything the feed saw and delivered for the workspace: the snapshots, the round state, the outbox and the
+   * delivery claims. Its next round starts over and only records (the workspace now links another company, or
+   * the app was uninstalled, or its last listener left). The schedule and the round's lease are left as they are.
+   */
+  async forget(workspaceId: string): Promise<void> {
+    const claims = await this.kv.keysWithPrefix(this.keys.feedDeliveryPrefix(workspaceId));
+    await this.kv.del(
+      this.keys.feedSnapshotRequests(workspaceId),
+      this.keys.feedSnapshotPurchases(workspaceId),
+      this.keys.feedRoundState(workspaceId),
+      this.keys.feedOutbox(workspaceId),
+      ...claims,
+    );
+  }
+
   /**
    * Writes the round state. A new `nextRoundAt` also moves the workspace in the schedule, first (the schedule
    * decides when a round is looked at; the hash is read under the lease): only when the workspace is in it, so a

@@ -190,7 +190,11 @@ export class Keys {
   }
   /** String with a TTL: one event's delivery to one target (`posting:...` while posting, then `sent:...`). */
   feedDelivery(workspaceId: string, target: string, eventId: string): string {
-    return `${this.prefix}feed:${workspaceId}:sent:${target}:${shortHash(eventId, 24)}`;
+    return `${this.feedDeliveryPrefix(workspaceId)}${target}:${shortHash(eventId, 24)}`;
+  }
+  /** What every feedDelivery key of the workspace starts with. */
+  feedDeliveryPrefix(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:sent:`;
   }
 }
 

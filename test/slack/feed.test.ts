@@ -264,6 +264,70 @@ describe('lifecycle, like digests', () => {
     expect(await feeds().pausedReason(TEAM)).toBeNull();
   });
 
+  /** What a workspace's earlier rounds left: a snapshot, a recorded state, an event not yet delivered. */
+  async function seenBefore() {
+    const snapshots = h.container.feedSnapshots;
+    const entry = {
+      status: 1,
+      statusName: 'Aberta',
+      stockroomId: 1,
+      requesterId: 7,
+      version: 0,
+      seenAt: Date.now(),
+    };
+    await snapshots.saveRequests(TEAM, new Map([[REQUEST, entry]]));
+    await snapshots.updateState(TEAM, { recordedAt: Date.now(), purchasesRecordedAt: Date.now() });
+    await snapshots.addToOutbox(TEAM, [{ id: `${TEAM}:novas:${REQUEST}`, detectedAt: Date.now() }]);
+    const sent = `${h.redis.prefix}feed:${TEAM}:sent:c-${CHANNELS.stockroom}:x`;
+    await h.redis.redis.set(sent, 'sent:1');
+    return {
+      async left() {
+        return {
+          requests: (await snapshots.requests(TEAM)).size,
+          recordedAt: (await snapshots.state(TEAM)).recordedAt,
+          outbox: (await snapshots.outbox(TEAM)).length,
+          sent: await h.redis.redis.exists(sent),
+        };
+      },
+    };
+  }
+
+  it('a link to another company starts the feed over: nothing seen under the old one is posted', async () => {
+    await listen();
+    const before = await seenBefore();
+    const snapshots = h.container.feedSnapshots;
+    const roundNow = async () => {
+      await snapshots.updateState(TEAM, { nextRoundAt: Date.now() - 1 });
+      return h.container.feed.runIfDue(TEAM);
+    };
+    // The snapshot notes its company at its first round; the same company again keeps what it saw.
+    await snapshots.setScope(TEAM, `${DEMO_FACTS.company1.empresa}:`);
+    await h.link(TEAM);
+    expect(await before.left()).toMatchObject({ requests: 1, outbox: 1, sent: 1 });
+    // Another company: its requests are other requests under the same numbers.
+    const C2 = DEMO_FACTS.company2;
+    await h.link(TEAM, C2.login, C2.password, C2.empresa);
+    const posts = () =>
+      h.slack.messages.filter((m) => m.channel === CHANNELS.stockroom && !m.ephemeral).length;
+    const postsBefore = posts();
+    expect(await roundNow()).toMatchObject({ ran: true });
+    const left = await before.left();
+    expect(left).toMatchObject({ outbox: 0, sent: 0 });
+    // The old company's request and event are gone; the round recorded the new company's list afresh.
+    expect(left.recordedAt).not.toBeNull();
+    expect((await snapshots.requests(TEAM)).get(REQUEST)?.requesterId).not.toBe(7);
+    expect(posts()).toBe(postsBefore);
+    expect(await snapshots.scope(TEAM)).toBe(`${C2.empresa}:`);
+  });
+
+  it('app_uninstalled forgets what the feed saw, so a reinstall starts over without a flood', async () => {
+    await listen();
+    const before = await seenBefore();
+    await h.event({ type: 'app_uninstalled', event_ts: `${Date.now() / 1000}` });
+    await eventually(async () => (await before.left()).requests === 0);
+    expect(await before.left()).toEqual({ requests: 0, recordedAt: null, outbox: 0, sent: 0 });
+  });
+
   it('app_uninstalled removes every listener of the workspace', async () => {
     await listen();
     await h.event({ type: 'app_uninstalled', event_ts: `${Date.now() / 1000}` });

@@ -245,7 +245,8 @@ export class FeedEngine {
     }
   }
 
-  private async runRound(workspaceId: string, state: FeedRoundState): Promise<RoundReport> {
+  private async runRound(workspaceId: string, planned: FeedRoundState): Promise<RoundReport> {
+    let state = planned;
     const { snapshots, domain, logger } = this.options;
     const startedAt = this.now();
     const later = (ms: number) => snapshots.updateState(workspaceId, { nextRoundAt: startedAt + ms });
@@ -256,8 +257,10 @@ export class FeedEngine {
     }
     if (!hasListeners(listeners)) {
       // Out of the schedule; a second look puts it back if a listener arrived meanwhile (the listener store
-      // enters it only when it is not there, which it was until now).
+      // enters it only when it is not there, which it was until now). What the feed saw goes too: whenever a
+      // listener comes back, its first round only records, instead of reporting everything since as new.
       await snapshots.leave(workspaceId);
+      await snapshots.forget(workspaceId);
       const again = await this.options.listeners.listWorkspace(workspaceId);
       if (again.paused !== null || hasListeners(again)) await snapshots.enter(workspaceId, startedAt);
       await later(this.options.intervalMs);
@@ -271,6 +274,16 @@ export class FeedEngine {
       await later(this.options.intervalMs);
       return { ran: false, workspaceId, reason: 'not-linked' };
     }
+    // The snapshot belongs to the company (and unit) it was read from. Linked to another one since (directly, or
+    // unlinked and linked again), its requests are other requests under the same numbers: start over, recording.
+    const scope = `${ws.link.empresaId}:${ws.link.unidadeId ?? ''}`;
+    const seen = await snapshots.scope(workspaceId);
+    if (seen !== null && seen !== scope) {
+      logger.info({ workspaceId }, 'feed starts over: the workspace links another company or unit');
+      await snapshots.forget(workspaceId);
+      state = await snapshots.state(workspaceId);
+    }
+    if (seen !== scope) await snapshots.setScope(workspaceId, scope);
 
     const intervalMs = this.intervalFor(state.lastRoundCalls ?? 1);
     const round = await new FeedRound(

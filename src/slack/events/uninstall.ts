@@ -22,6 +22,8 @@ export function registerUninstallEvents(
       // The channels can no longer get digests or alerts: subscriptions and follows go with the app.
       await deps.subscriptions.removeWorkspace(workspaceId);
       await deps.feedListeners.removeWorkspace(workspaceId);
+      // A reinstall starts the feed over: its first round records, instead of reporting all since as new.
+      await deps.feedSnapshots.forget(workspaceId);
     }
     if (installations) {
       await installations

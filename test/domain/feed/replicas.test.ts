@@ -313,6 +313,39 @@ describe('FeedEngine: a delivery whose round lease is lost partway', () => {
   });
 });
 
+describe('FeedEngine: a workspace whose listeners all left', () => {
+  it('forgets what the feed saw: when a listener comes back, its first round only records', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    await a.engine.tick();
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.tick();
+    expect((await a.snapshots.state(WS)).recordedAt).not.toBeNull();
+
+    await h.listeners.removeChannel(WS, 'C1');
+    h.clock.advance(INTERVAL_MS);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: false, reason: 'no-listeners' });
+    expect((await a.snapshots.requests(WS)).size).toBe(0);
+    expect((await a.snapshots.state(WS)).recordedAt).toBeNull();
+
+    // Weeks later: requests came meanwhile, then someone subscribes again. Nothing of that is posted as new.
+    h.clock.advance(30_000);
+    h.sandbox.advance({ changes: 3, kinds: ['novas'] });
+    await h.listeners.upsertChannel({
+      workspaceId: WS,
+      channelId: 'C1',
+      stockroomId: null,
+      subscribedBy: 'U1',
+    });
+    for (let i = 0; i < 3; i += 1) {
+      h.clock.advance(INTERVAL_MS);
+      await a.engine.tick();
+    }
+    expect((await a.snapshots.state(WS)).recordedAt).not.toBeNull();
+    expect(h.allPosts).toEqual([]);
+  });
+});
+
 describe('FeedEngine: a round longer than its lease', () => {
   it('stops without writing when another replica took the lease meanwhile', async () => {
     const h = await start();
