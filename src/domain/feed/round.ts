@@ -168,16 +168,31 @@ export class FeedRound {
     };
   }
 
-  /** Runs a read unless an earlier one was stopped by the budget or upstream; null when it did not run or stopped. */
-  private async attempt<T>(read: () => Promise<T>): Promise<T | null> {
+  /**
+   * Runs a read unless an earlier one was stopped by the budget or upstream; null when it did not run or failed.
+   * A spent budget or a transient failure stops the round's reads. An upstream refusal that no retry mends (a 403,
+   * an answer that breaks the schema) never fails the round: what was read is diffed, the outbox is written and
+   * delivered. It stops the reads that follow, unless the read is a `part` (the users list for own follows, a
+   * followed request, a stockroom's pending purchases), whose refusal leaves only that part out. Otherwise one
+   * lasting refusal (a login that may not read the users list) would keep every event from the outbox for good.
+   */
+  private async attempt<T>(read: () => Promise<T>, options: { part?: boolean } = {}): Promise<T | null> {
     if (this.stopped !== null) return null;
     // A read may wait for a budget slot: the lease is extended before each one, so it outlives a slow round.
     if (!(await this.keepLease())) throw new RoundLeaseLostError();
     try {
       return await read();
     } catch (error) {
-      if (!isTransient(error)) throw error;
-      this.stopped = error;
+      if (isTransient(error)) {
+        this.stopped = error;
+        return null;
+      }
+      if (!(error instanceof UpstreamError)) throw error;
+      this.deps.logger.warn(
+        { workspaceId: this.ws.workspaceId, part: options.part === true, ...errFields(error) },
+        'feed read refused by upstream; the round goes on with what it read',
+      );
+      if (!options.part) this.stopped = error;
       return null;
     }
   }
@@ -206,10 +221,12 @@ export class FeedRound {
         page: 1,
         pageSize: RECENT_PAGE_SIZE,
       });
-      const answer = await this.attempt(() =>
-        this.deps.reader.read(this.ws, 'requestList', query, (call) =>
-          this.deps.client.listRequests(call, query),
-        ),
+      const answer = await this.attempt(
+        () =>
+          this.deps.reader.read(this.ws, 'requestList', query, (call) =>
+            this.deps.client.listRequests(call, query),
+          ),
+        { part: true },
       );
       const row = answer?.data.rows.find((r) => r.solicitacaoMaterialId === id);
       if (row) out.push(row);
@@ -223,8 +240,9 @@ export class FeedRound {
     entries: ReadonlyMap<number, { requesterId: number }>,
   ): Promise<void> {
     if (events.length === 0 || this.listeners.ownFollows.length === 0) return;
-    const users = await this.attempt(() =>
-      this.deps.reader.read(this.ws, 'users', null, (call) => this.deps.client.listUsers(call)),
+    const users = await this.attempt(
+      () => this.deps.reader.read(this.ws, 'users', null, (call) => this.deps.client.listUsers(call)),
+      { part: true },
     );
     if (users === null) return;
     const emails = new Map(
@@ -248,12 +266,18 @@ export class FeedRound {
    */
   private async readReceipts(detectedAt: number) {
     const { workspaceId } = this.ws;
-    const stockrooms = await this.attempt(() => this.catalog.stockrooms(this.ws));
+    const stockrooms = await this.attempt(() => this.catalog.stockrooms(this.ws), { part: true });
     if (stockrooms === null) return null;
     const read = new Map<number, PurchaseOrder[]>();
     for (const stockroom of stockrooms.data) {
-      const answer = await this.attempt(() => this.purchases.pendingOf(this.ws, stockroom.almoxarifado));
-      if (answer === null) break;
+      const answer = await this.attempt(() => this.purchases.pendingOf(this.ws, stockroom.almoxarifado), {
+        part: true,
+      });
+      // Refused: that stockroom is left out of this diff (not read is not emptied); stopped: the rest too.
+      if (answer === null) {
+        if (this.stopped !== null) break;
+        continue;
+      }
       read.set(stockroom.almoxarifado, answer.data);
     }
     const previous = await this.snapshots.purchases(workspaceId);
@@ -265,9 +289,16 @@ export class FeedRound {
         this.purchases
           .linkedRequests(this.ws, seen.purchaseId, 1)
           .then((answer) => answer.data.requests.map((request) => request.solicitacaoMaterialId))
-          // A purchase the service no longer knows was still received: reported without linked requests.
+          // A purchase the service no longer knows, or whose requests the login may not read, was still received:
+          // reported without linked requests (waiting for them would hold the receipt back for good).
           .catch((error: unknown) => {
             if (error instanceof NotFoundError) return [];
+            if (
+              error instanceof UpstreamError &&
+              !error.retryable &&
+              !(error instanceof BudgetExhaustedError)
+            )
+              return [];
             throw error;
           }),
       );

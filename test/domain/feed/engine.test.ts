@@ -96,6 +96,39 @@ describe('FeedEngine: detection', () => {
     expect(page.freshness.fromCache).toBe(true);
   });
 
+  it('a stockroom whose pending list upstream refuses is left out of the receipts, not taken as all received', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    await h.listeners.upsertChannel({
+      workspaceId: WS,
+      channelId: 'C-RECEIPTS',
+      stockroomId: null,
+      kinds: ['recebimentos'],
+      subscribedBy: 'U1',
+    });
+    await recorded(h, a.engine);
+    h.clock.advance(60_000);
+    const receipts = h.sandbox
+      .advance({ changes: 6, kinds: ['recebimentos'] })
+      .filter((c): c is ReceiptChange => c.kind === 'recebimentos');
+    const refused = receipts[0]?.almoxarifado;
+    if (refused === undefined) throw new Error('no receipt made');
+    // The login may not read that stockroom's pending purchases any more (403, every time).
+    h.sandbox.faults.next({
+      path: new RegExp(`/v1/entradas-materiais/compras\\?.*almoxarifadoId=${refused}(&|$)`),
+      status: 403,
+      times: 1_000,
+    });
+    h.clock.advance(3 * INTERVAL_MS);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: true });
+    const reported = a.poster.posts
+      .flatMap((p) => p.events)
+      .filter((e): e is ReceiptEvent => e.kind === 'recebimentos');
+    const expected = receipts.filter((c) => c.almoxarifado !== refused).map((c) => c.compraMaterialId);
+    expect([...new Set(reported.map((e) => e.purchaseId))].sort()).toEqual([...new Set(expected)].sort());
+    expect(reported.some((e) => e.stockroomId === refused)).toBe(false);
+  });
+
   it('reports receipts less often than statuses, with the linked requests, to followers and own-request followers', async () => {
     const h = await start();
     const a = h.feedReplica();

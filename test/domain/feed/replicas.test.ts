@@ -346,6 +346,25 @@ describe('FeedEngine: a workspace whose listeners all left', () => {
   });
 });
 
+describe('FeedEngine: a read upstream refuses for good', () => {
+  it('a users list the login may not read (403) does not stop the channel from getting new requests', async () => {
+    const h = await start();
+    await h.listeners.followOwn(WS, 'U-OWN', 'ninguem@exemplo.com.br');
+    const a = h.feedReplica();
+    await a.engine.tick();
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.tick();
+
+    h.sandbox.faults.next({ path: '/v1/usuarios', status: 403, times: 1_000 });
+    h.clock.advance(30_000);
+    const made = h.sandbox.advance({ changes: 2, kinds: ['novas'] });
+    h.clock.advance(INTERVAL_MS);
+    const [report] = await a.engine.tick();
+    expect(report).toMatchObject({ ran: true });
+    expect(deliveredIds(h.allPosts).get('c-C1')?.sort()).toEqual(expectedIds(made).sort());
+  });
+});
+
 describe('FeedEngine: a round longer than its lease', () => {
   it('stops without writing when another replica took the lease meanwhile', async () => {
     const h = await start();
