@@ -119,6 +119,10 @@ export class FeedRound {
     const detectedAt = this.deps.now();
     const record = this.state.recordedAt === null;
 
+    // Own follows match by the requester's e-mail: the users list is read first (cached for an hour, so mostly no
+    // call), so that a round the budget stops later has e-mails for every event it did detect. Read after the list,
+    // a stop in between sent those events out without e-mails, and own follows never got them.
+    const emails = await this.readRequesterEmails();
     const recent = await this.readRecent();
     const fromList = new Set(recent.rows.map((row) => row.solicitacaoMaterialId));
     const followed = [...new Set(this.listeners.follows.map((follow) => follow.requestId))];
@@ -129,7 +133,7 @@ export class FeedRound {
       fromList,
     });
     const requestEvents: FeedEvent[] = [...requestDiff.novas, ...requestDiff.status];
-    await this.addRequesterEmails(requestEvents, requestDiff.next);
+    addRequesterEmails(requestEvents, requestDiff.next, emails);
 
     const receipts = this.receiptsDue(detectedAt) ? await this.readReceipts(detectedAt) : null;
     const events = [...requestEvents, ...(receipts?.events ?? [])];
@@ -234,25 +238,18 @@ export class FeedRound {
     return out;
   }
 
-  /** Own-request follows match by the requester's e-mail: read from the users list (cached, as `minhas` reads it). */
-  private async addRequesterEmails(
-    events: FeedEvent[],
-    entries: ReadonlyMap<number, { requesterId: number }>,
-  ): Promise<void> {
-    if (events.length === 0 || this.listeners.ownFollows.length === 0) return;
+  /**
+   * The requesters' e-mails own-request follows match by, from the users list (cached, as `minhas` reads it); null
+   * when nobody follows their own requests, or the list cannot be read now.
+   */
+  private async readRequesterEmails(): Promise<ReadonlyMap<number, string | null> | null> {
+    if (this.listeners.ownFollows.length === 0) return null;
     const users = await this.attempt(
       () => this.deps.reader.read(this.ws, 'users', null, (call) => this.deps.client.listUsers(call)),
       { part: true },
     );
-    if (users === null) return;
-    const emails = new Map(
-      users.data.map((user) => [user.usuario, user.email?.trim().toLowerCase() ?? null]),
-    );
-    for (const event of events) {
-      if (event.kind === 'recebimentos') continue;
-      const requesterId = entries.get(event.requestId)?.requesterId;
-      event.requesterEmail = requesterId === undefined ? null : (emails.get(requesterId) ?? null);
-    }
+    if (users === null) return null;
+    return new Map(users.data.map((user) => [user.usuario, user.email?.trim().toLowerCase() ?? null]));
   }
 
   private receiptsDue(now: number): boolean {
@@ -319,5 +316,18 @@ export class FeedRound {
       gone: diff.gone,
       complete: this.stopped === null && read.size === stockrooms.data.length,
     };
+  }
+}
+
+function addRequesterEmails(
+  events: FeedEvent[],
+  entries: ReadonlyMap<number, { requesterId: number }>,
+  emails: ReadonlyMap<number, string | null> | null,
+): void {
+  if (emails === null) return;
+  for (const event of events) {
+    if (event.kind === 'recebimentos') continue;
+    const requesterId = entries.get(event.requestId)?.requesterId;
+    event.requesterEmail = requesterId === undefined ? null : (emails.get(requesterId) ?? null);
   }
 }

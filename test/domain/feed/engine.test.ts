@@ -129,6 +129,32 @@ describe('FeedEngine: detection', () => {
     expect(reported.some((e) => e.stockroomId === refused)).toBe(false);
   });
 
+  it('own follows get an own new request even when the round that found it could not read the users list', async () => {
+    const h = await start();
+    await h.listeners.upsertChannel({
+      workspaceId: WS,
+      channelId: 'C1',
+      stockroomId: null,
+      subscribedBy: 'U1',
+    });
+    const a = h.feedReplica();
+    await recorded(h, a.engine);
+    h.clock.advance(60_000);
+    const [mine] = h.sandbox.advance({ changes: 1, kinds: ['novas'] });
+    if (mine?.kind !== 'novas') throw new Error('no new request');
+    await h.listeners.followOwn(WS, 'U-OWNER', email(h, mine.solicitante));
+    // The users list (own follows match by e-mail) fails for a whole round: 503 through every retry.
+    h.sandbox.faults.next({ path: '/v1/usuarios', status: 503, times: 4 });
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.runIfDue(WS);
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.runIfDue(WS);
+    const dm = a.poster.posts.find((p) => p.target.kind === 'dm' && p.target.userId === 'U-OWNER');
+    expect(dm?.events.map((e) => (e.kind === 'novas' ? e.requestId : 0))).toContain(
+      mine.solicitacaoMaterialId,
+    );
+  });
+
   it('reports receipts less often than statuses, with the linked requests, to followers and own-request followers', async () => {
     const h = await start();
     const a = h.feedReplica();
