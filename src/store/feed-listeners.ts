@@ -67,7 +67,7 @@ type StoredChannelFeed = Omit<ChannelFeed, 'paused'>;
  *
  * A pause is one value per workspace (`feedPaused`), not a field per listener: unlink and `tokens_revoked`
  * stop the whole workspace, and a listener added while paused is paused too. The first reason is kept; only
- * the same reason resumes (a relink does not undo `tokens_revoked`).
+ * the same reason resumes (a new link resumes both reasons, a new install `tokens_revoked`: the callers say which).
  */
 export class FeedListenerStore {
   constructor(

@@ -125,8 +125,12 @@ export class LinkService {
     // What was seen of materials is slow to learn again and stays true for the same company; another company has
     // other materials under the same ids.
     if (previous?.empresaId !== credential.empresaId) await this.deps.stock.forget(workspaceId);
-    await this.deps.subscriptions.resumeWorkspace(workspaceId, 'unlinked');
-    await this.deps.feedListeners.resumeWorkspace(workspaceId, 'unlinked');
+    // PRODUCT.md: unlink, a broken link and tokens_revoked pause digests and alerts, a new link resumes them. A
+    // Slack token that still does not work pauses them again at the next post (tokens_revoked).
+    for (const reason of ['unlinked', 'tokens_revoked'] as const) {
+      await this.deps.subscriptions.resumeWorkspace(workspaceId, reason);
+      await this.deps.feedListeners.resumeWorkspace(workspaceId, reason);
+    }
     this.deps.logger.info({ workspaceId, credential: credential.id, correlationId }, 'workspace linked');
     return { ok: true, stockroomCount };
   }
