@@ -177,6 +177,7 @@ export function receiptEvent(
   seen: ReceiptSeen,
   requestIds: number[],
   detectedAt: number,
+  requesterEmails: string[] = [],
 ): ReceiptEvent {
   return {
     id: `${workspaceId}:recebimentos:${seen.purchaseId}:${seen.complete ? 'done' : seen.balanceAfter}`,
@@ -188,6 +189,7 @@ export function receiptEvent(
     supplierName: seen.supplierName,
     complete: seen.complete,
     requestIds,
+    requesterEmails,
   };
 }
 

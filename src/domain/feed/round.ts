@@ -135,7 +135,7 @@ export class FeedRound {
     const requestEvents: FeedEvent[] = [...requestDiff.novas, ...requestDiff.status];
     addRequesterEmails(requestEvents, requestDiff.next, emails);
 
-    const receipts = this.receiptsDue(detectedAt) ? await this.readReceipts(detectedAt) : null;
+    const receipts = this.receiptsDue(detectedAt) ? await this.readReceipts(detectedAt, emails) : null;
     const events = [...requestEvents, ...(receipts?.events ?? [])];
     const readUntil = this.deps.now();
 
@@ -261,7 +261,7 @@ export class FeedRound {
    * The pending list of every active stockroom; a purchase whose linked requests cannot be read now keeps its old
    * entry, so the next receipts read reports it.
    */
-  private async readReceipts(detectedAt: number) {
+  private async readReceipts(detectedAt: number, emails: ReadonlyMap<number, string | null> | null) {
     const { workspaceId } = this.ws;
     const stockrooms = await this.attempt(() => this.catalog.stockrooms(this.ws), { part: true });
     if (stockrooms === null) return null;
@@ -285,7 +285,7 @@ export class FeedRound {
       const linked = await this.attempt(() =>
         this.purchases
           .linkedRequests(this.ws, seen.purchaseId, 1)
-          .then((answer) => answer.data.requests.map((request) => request.solicitacaoMaterialId))
+          .then((answer) => answer.data.requests)
           // A purchase the service no longer knows, or whose requests the login may not read, was still received:
           // reported without linked requests (waiting for them would hold the receipt back for good).
           .catch((error: unknown) => {
@@ -308,7 +308,22 @@ export class FeedRound {
         if (at !== -1) diff.gone.splice(at, 1);
         continue;
       }
-      events.push(receiptEvent(workspaceId, seen, linked, detectedAt));
+      const requesterEmails = [
+        ...new Set(
+          linked
+            .map((request) => emails?.get(request.solicitante) ?? null)
+            .filter((email): email is string => email !== null && email !== ''),
+        ),
+      ];
+      events.push(
+        receiptEvent(
+          workspaceId,
+          seen,
+          linked.map((request) => request.solicitacaoMaterialId),
+          detectedAt,
+          requesterEmails,
+        ),
+      );
     }
     return {
       events,

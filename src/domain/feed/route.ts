@@ -4,7 +4,7 @@ import type { ChannelFeed, FeedEvent, FeedTarget } from './types.js';
 /**
  * Which listener gets which event (PRODUCT.md, "Alerts"): a channel feed its kinds of its stockroom (or every
  * stockroom); a follower the status changes of the request and the receipts of purchases linked to it; an own
- * follower the new requests and status changes whose requester e-mail is theirs. A user's follows and own follow
+ * follower the same of every request whose requester e-mail is theirs, new ones included. A user's follows and own follow
  * make one DM. A listener gets only events detected since it began listening, so a new feed does not receive what
  * an outbox still holds for others.
  */
@@ -52,10 +52,16 @@ export function route(listeners: WorkspaceListeners, events: readonly FeedEvent[
       follows.find((follow) => follow.requestId === requestId)?.createdAt ?? null;
     const matching = ordered.filter((event) => {
       if (event.kind === 'recebimentos') {
-        return event.requestIds.some((id) => {
+        const followed = event.requestIds.some((id) => {
           const since = followedSince(id);
           return since !== null && event.detectedAt >= since;
         });
+        const ownLinked =
+          own !== undefined &&
+          email !== null &&
+          event.detectedAt >= own.createdAt &&
+          (event.requesterEmails ?? []).includes(email);
+        return followed || ownLinked;
       }
       if (event.kind === 'status') {
         const since = followedSince(event.requestId);

@@ -51,6 +51,11 @@ export interface ReceiptEvent extends FeedEventBase {
   complete: boolean;
   /** Requests linked to the purchase (`/compras-materiais/{id}/solicitacoes`), for follows. */
   requestIds: number[];
+  /**
+   * Their requesters' e-mails (lower case), for own-request follows; empty when nobody followed their own requests
+   * at detection, or the users list could not be read. Absent on events stored before it existed.
+   */
+  requesterEmails?: string[];
 }
 
 export type FeedEvent = NewRequestEvent | StatusEvent | ReceiptEvent;

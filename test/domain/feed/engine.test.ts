@@ -185,6 +185,12 @@ describe('FeedEngine: detection', () => {
     const mine = newOnes[0];
     if (mine?.kind !== 'novas') throw new Error('no new request');
     await h.listeners.followOwn(WS, 'U-OWNER', email(h, mine.solicitante).toUpperCase());
+    // The requester of the receipt's linked request follows their own requests: a follow of each of them.
+    const linkedRequester = h.sandbox.data
+      .company(1)
+      ?.requests.find((r) => r.record.solicitacaoMaterialId === linked)?.record.solicitante;
+    if (linkedRequester === undefined) throw new Error('linked request not found');
+    await h.listeners.followOwn(WS, 'U-LINKED-OWNER', email(h, linkedRequester));
 
     // The next round reads statuses but not receipts yet.
     h.clock.advance(INTERVAL_MS);
@@ -216,6 +222,10 @@ describe('FeedEngine: detection', () => {
     expect(event.requestIds.sort()).toEqual([...receipt.solicitacaoMaterialIds].sort());
     const followerDm = a.poster.posts.find((p) => p.target.kind === 'dm' && p.target.userId === 'U-FOLLOWER');
     expect(followerDm?.events.map((e) => e.id)).toContain(event.id);
+    const ownerDms = a.poster.posts.filter(
+      (p) => p.target.kind === 'dm' && p.target.userId === 'U-LINKED-OWNER',
+    );
+    expect(ownerDms.flatMap((p) => p.events).map((e) => e.id)).toContain(event.id);
   });
 
   it('watches a followed request older than the 30 days on its own', async () => {

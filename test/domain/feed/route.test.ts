@@ -30,7 +30,12 @@ const status = (requestId: number, stockroomId: number, email: string | null = n
   toStatus: 'Em separação',
   requesterEmail: email,
 });
-const receipt = (purchaseId: number, stockroomId: number, requestIds: number[]): FeedEvent => ({
+const receipt = (
+  purchaseId: number,
+  stockroomId: number,
+  requestIds: number[],
+  requesterEmails: string[] = [],
+): FeedEvent => ({
   id: `${WS}:recebimentos:${purchaseId}:done`,
   kind: 'recebimentos',
   workspaceId: WS,
@@ -40,6 +45,7 @@ const receipt = (purchaseId: number, stockroomId: number, requestIds: number[]):
   supplierName: null,
   complete: true,
   requestIds,
+  requesterEmails,
 });
 
 function channel(channelId: string, over: Partial<ChannelFeed> = {}): ChannelFeed {
@@ -103,6 +109,23 @@ describe('route', () => {
     expect(out.map((d) => d.key)).toEqual(['u-U-F', 'u-U-R']);
     expect(ids(out, 'u-U-F')).toEqual(events.map((e) => e.id));
     expect(ids(out, 'u-U-R')).toEqual([events[2]?.id]);
+  });
+
+  it('DMs an own follower the receipts of purchases linked to their requests (a follow of each of them)', () => {
+    const own = (userId: string, email: string, createdAt = 0) => ({
+      workspaceId: WS,
+      userId,
+      email,
+      createdAt,
+    });
+    const mine = receipt(701, 1, [41, 42], ['ana@x.com']);
+    const theirs = receipt(702, 1, [43], ['bia@x.com']);
+    const out = route(
+      listeners({ ownFollows: [own('U-ANA', ' Ana@X.com'), own('U-LATE', 'ana@x.com', AT + 10)] }),
+      [mine, theirs],
+    );
+    expect(out.map((d) => d.key)).toEqual(['u-U-ANA']);
+    expect(ids(out, 'u-U-ANA')).toEqual([mine.id]);
   });
 
   it('routes nothing in a paused workspace', () => {
