@@ -108,6 +108,20 @@ describe('admins of this workspace', () => {
   });
 });
 
+describe('the admin check before the link modal opens', () => {
+  it("keeps within the trigger's 3 s: a failing lookup is tried twice, then the admin is told to try again", async () => {
+    h.slack.failNext('users.info', { status: 500 }, 2);
+    const calls = () => h.slack.calls.filter((call) => call.method === 'users.info').length;
+    const before = calls();
+    const result = await h.command('/estoque', 'vincular', { user: USERS.admin });
+    const answer = await h.nextMessage(result.sentAt, { userId: USERS.admin });
+    expect(textOf(answer)).toMatch(/Não consegui confirmar no Slack quem você é/);
+    // The listener client's retries (three tries, backoff up to 1.5 s) could outlast the trigger before views.open.
+    expect(calls() - before).toBe(2);
+    expect(h.slack.views).toHaveLength(0);
+  });
+});
+
 describe('a person Slack cannot look up', () => {
   it('gets an answer when clicking to unlink, and nothing is unlinked', async () => {
     const ask = await h.command('/estoque', 'desvincular', { user: USERS.admin });
