@@ -15,6 +15,8 @@ export class SlackInstallationStore implements InstallationStore {
    * token is seen at once, by every replica), and a write or delete drops the read under way.
    */
   private readonly reading = new Map<string, Promise<string | null>>();
+  /** Workspaces this process has already recorded as served by an org-wide install (one write each). */
+  private readonly recorded = new Set<string>();
 
   constructor(
     private readonly kv: KeyValue,
@@ -51,18 +53,43 @@ export class SlackInstallationStore implements InstallationStore {
     this.reading.delete(id);
     const workspaceId = installation.team?.id ?? installation.enterprise?.id;
     if (workspaceId && this.onStored) await this.onStored(workspaceId);
+    // An org-wide install answers the organisation's workspaces: those it has served resume too.
+    const enterpriseId = installation.enterprise?.id;
+    if (installation.isEnterpriseInstall && enterpriseId && this.onStored) {
+      const teams = Object.keys(await this.kv.hgetall(this.keys.enterpriseWorkspaces(enterpriseId)));
+      for (const teamId of teams.sort()) await this.onStored(teamId);
+    }
   }
 
   async fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation<'v1' | 'v2', boolean>> {
-    // An org-wide install answers for every team of the enterprise.
-    const candidates = [this.idOf(query)];
-    if (!query.isEnterpriseInstall && query.enterpriseId) candidates.push(`E-${query.enterpriseId}`);
-    for (const id of candidates) {
-      const opened = await this.read(id);
-      // Each caller gets its own object: Bolt's authorize may keep or change what it is handed.
-      if (opened !== null) return JSON.parse(opened) as Installation<'v1' | 'v2', boolean>;
+    // Each caller gets its own object: Bolt's authorize may keep or change what it is handed.
+    const parse = (opened: string) => JSON.parse(opened) as Installation<'v1' | 'v2', boolean>;
+    const own = await this.read(this.idOf(query));
+    if (own !== null) return parse(own);
+    // An org-wide install answers for every team of the enterprise. Bolt's requests name the enterprise; the
+    // digests and alerts ask by team id alone, and find the enterprise a request of that team was served by
+    // (looked up only here, after the team's own install was not found: nothing more on the ack path).
+    if (!query.isEnterpriseInstall && query.teamId) {
+      const enterpriseId =
+        query.enterpriseId ?? (await this.kv.get(this.keys.workspaceEnterprise(query.teamId))) ?? undefined;
+      if (enterpriseId) {
+        const org = await this.read(`E-${enterpriseId}`);
+        if (org !== null) {
+          await this.recordServed(query.teamId, enterpriseId);
+          return parse(org);
+        }
+      }
     }
     throw new Error('no installation for this workspace');
+  }
+
+  /** Notes once per process that the enterprise's org-wide install serves this workspace (team). */
+  private async recordServed(teamId: string, enterpriseId: string): Promise<void> {
+    const entry = `${teamId}:${enterpriseId}`;
+    if (this.recorded.has(entry)) return;
+    await this.kv.set(this.keys.workspaceEnterprise(teamId), enterpriseId);
+    await this.kv.hset(this.keys.enterpriseWorkspaces(enterpriseId), teamId, '1');
+    this.recorded.add(entry);
   }
 
   async deleteInstallation(query: InstallationQuery<boolean>): Promise<void> {

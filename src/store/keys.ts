@@ -78,6 +78,14 @@ export class Keys {
   installation(installId: string): string {
     return `${this.prefix}installation:${installId}`;
   }
+  /** String: the enterprise whose org-wide install served a request of this workspace (team). */
+  workspaceEnterprise(teamId: string): string {
+    return `${this.prefix}installation-org:team:${teamId}`;
+  }
+  /** Hash, field = team id: the workspaces an org-wide install has served. */
+  enterpriseWorkspaces(enterpriseId: string): string {
+    return `${this.prefix}installation-org:teams:${enterpriseId}`;
+  }
 
   // Response cache, per workspace and endpoint.
   cache(workspaceId: string, endpoint: string, paramsHash: string): string {

@@ -51,6 +51,43 @@ it('answers every team of an enterprise from an org-wide install, and forgets it
   ).rejects.toThrow();
 });
 
+it('answers a workspace of an org-wide install by its team id alone, once a request from it was seen', async () => {
+  // Digests and alerts ask by workspace (team) id only; Bolt's requests carry the enterprise too.
+  await store.storeInstallation(orgInstall);
+  const byTeam = { teamId: 'T123', enterpriseId: undefined, isEnterpriseInstall: false };
+  await expect(store.fetchInstallation(byTeam)).rejects.toThrow();
+  await store.fetchInstallation({ teamId: 'T123', enterpriseId: 'E001', isEnterpriseInstall: false });
+  expect((await store.fetchInstallation(byTeam)).bot?.token).toBe('xoxb-org-token');
+  // Another store (a replica) learns it from Redis.
+  const other = new SlackInstallationStore(
+    new RedisKeyValue(redis.redis),
+    redis.keys,
+    new SecretBox(randomBytes(32)),
+  );
+  await expect(
+    other.fetchInstallation({ teamId: 'T999', enterpriseId: undefined, isEnterpriseInstall: false }),
+  ).rejects.toThrow();
+});
+
+it('a new org-wide install resumes the workspaces of the organisation it has served', async () => {
+  const resumed: string[] = [];
+  const box = new SecretBox(randomBytes(32));
+  const withCallback = new SlackInstallationStore(
+    new RedisKeyValue(redis.redis),
+    redis.keys,
+    box,
+    async (id) => {
+      resumed.push(id);
+    },
+  );
+  await withCallback.storeInstallation(orgInstall);
+  await withCallback.fetchInstallation({ teamId: 'T123', enterpriseId: 'E001', isEnterpriseInstall: false });
+  await withCallback.fetchInstallation({ teamId: 'T456', enterpriseId: 'E001', isEnterpriseInstall: false });
+  resumed.length = 0;
+  await withCallback.storeInstallation(orgInstall);
+  expect(resumed.sort()).toEqual(['E001', 'T123', 'T456']);
+});
+
 it('keeps team installs apart', async () => {
   await store.storeInstallation({
     ...orgInstall,
