@@ -89,6 +89,7 @@ export function diffRequests(
         fromStatus: before.statusName,
         toStatus: statusName,
         requesterEmail: null,
+        ...(!options.fromList.has(id) && { outsideRecent: true }),
       });
     }
   }

@@ -34,6 +34,8 @@ export function route(listeners: WorkspaceListeners, events: readonly FeedEvent[
       (event) =>
         event.detectedAt >= feed.createdAt &&
         feed.kinds.includes(event.kind) &&
+        // A followed request older than the 30 days is read for its followers only.
+        !(event.kind === 'status' && event.outsideRecent === true) &&
         (feed.stockroomId === null || event.stockroomId === feed.stockroomId),
     );
     const target: FeedTarget = { kind: 'channel', channelId: feed.channelId };

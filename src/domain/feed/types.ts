@@ -41,6 +41,11 @@ export interface StatusEvent extends FeedEventBase {
   fromStatus: string | null;
   toStatus: string | null;
   requesterEmail: string | null;
+  /**
+   * The request is older than the rounds' 30 days, read only because someone follows it: its change is for its
+   * followers, not for channel feeds (which cover the 30-day list).
+   */
+  outsideRecent?: boolean;
 }
 
 export interface ReceiptEvent extends FeedEventBase {

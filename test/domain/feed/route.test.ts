@@ -128,6 +128,18 @@ describe('route', () => {
     expect(ids(out, 'u-U-ANA')).toEqual([mine.id]);
   });
 
+  it('keeps a followed request older than the 30 days out of channel feeds: its change goes to its followers', () => {
+    const old = { ...status(5, 1), id: `${WS}:status:5:1:1>2`, outsideRecent: true } as FeedEvent;
+    const out = route(
+      listeners({
+        channels: [channel('C-ALL')],
+        follows: [{ workspaceId: WS, userId: 'U-F', requestId: 5, lastSeenStatus: null, createdAt: 0 }],
+      }),
+      [old],
+    );
+    expect(out.map((d) => d.key)).toEqual(['u-U-F']);
+  });
+
   it('routes nothing in a paused workspace', () => {
     expect(route(listeners({ paused: 'tokens_revoked', channels: [channel('C1')] }), events)).toEqual([]);
   });
