@@ -58,12 +58,18 @@ export function registerLinkModal(app: App, deps: SlackDeps): void {
         deps.config.BOT_ADMINS,
         context,
       );
+      // Clicked on the Home there is no response_url: the answer goes by DM (or in the channel) instead.
+      const recipient = { client, userId: body.user.id, channelId: body.channel?.id };
       if (!verdict.allowed) {
         deps.logger.info({ userId: body.user.id, reason: verdict.reason }, 'link refused');
-        await sendResponse(deps, respond, refusalOf(verdict), {
-          response_type: 'ephemeral',
-          replace_original: false,
-        });
+        await sendResponse(
+          deps,
+          respond,
+          refusalOf(verdict),
+          { response_type: 'ephemeral', replace_original: false },
+          deps.logger,
+          recipient,
+        );
         return;
       }
       const metadata = JSON.stringify(
@@ -82,10 +88,9 @@ export function registerLinkModal(app: App, deps: SlackDeps): void {
           deps,
           respond,
           renderUsage('estoque', 'não foi possível abrir o formulário de vínculo; tente de novo.'),
-          {
-            response_type: 'ephemeral',
-            replace_original: false,
-          },
+          { response_type: 'ephemeral', replace_original: false },
+          deps.logger,
+          recipient,
         );
       }
     },

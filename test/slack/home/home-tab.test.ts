@@ -1,7 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Limits } from '../../../src/render/limits.js';
 import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
-import { CHANNELS, eventually, type Harness, startHarness, TEAM, USERS } from '../../helpers/bot-harness.js';
+import {
+  CHANNELS,
+  eventually,
+  type Harness,
+  startHarness,
+  TEAM,
+  textOf,
+  USERS,
+} from '../../helpers/bot-harness.js';
 import {
   buttonsOfView,
   clickInView,
@@ -65,6 +73,19 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     const after = await publishedHome(h, USERS.admin, since);
     expect(viewText(after)).toMatch(/Vinculado\* à empresa 1 por <@U00ADMIN1>/);
     expect(h.logs.some((line) => line.includes('nowhere to go'))).toBe(false);
+  });
+
+  it('Vincular on the Home, refused (the lookup fails), tells the person by DM: a Home click has no response_url', async () => {
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const home = await publishedHome(h, USERS.admin, since);
+    since = h.slack.views.length;
+    h.slack.failNext('users.info', { error: 'user_not_found' }, 2);
+    const sent = Date.now();
+    await clickInView(h, home, 'link:open');
+    const answer = await h.nextMessage(sent, { userId: USERS.admin });
+    expect(textOf(answer)).toMatch(/Não consegui confirmar no Slack quem você é|administradores/);
+    expect(h.slack.views.slice(since).some((v) => v.method === 'views.open')).toBe(false);
   });
 
   it('the Messages tab opening publishes nothing', async () => {
