@@ -27,6 +27,21 @@ async function recorded(h: FeedHarness, engine = h.feedReplica().engine) {
   return engine;
 }
 
+/** A channel that listens to receipts only, and its workspace recorded by a replica's first round. */
+async function receiptsRecorded() {
+  const h = await start();
+  const a = h.feedReplica();
+  await h.listeners.upsertChannel({
+    workspaceId: WS,
+    channelId: 'C-RECEIPTS',
+    stockroomId: null,
+    kinds: ['recebimentos'],
+    subscribedBy: 'U1',
+  });
+  await recorded(h, a.engine);
+  return { h, a };
+}
+
 function email(h: FeedHarness, usuario: number): string {
   const user = h.sandbox.data.company(1)?.users.find((u) => u.record.usuario === usuario);
   if (!user?.record.email) throw new Error(`user ${usuario} has no e-mail`);
@@ -97,16 +112,7 @@ describe('FeedEngine: detection', () => {
   });
 
   it('a stockroom whose pending list upstream refuses is left out of the receipts, not taken as all received', async () => {
-    const h = await start();
-    const a = h.feedReplica();
-    await h.listeners.upsertChannel({
-      workspaceId: WS,
-      channelId: 'C-RECEIPTS',
-      stockroomId: null,
-      kinds: ['recebimentos'],
-      subscribedBy: 'U1',
-    });
-    await recorded(h, a.engine);
+    const { h, a } = await receiptsRecorded();
     h.clock.advance(60_000);
     const receipts = h.sandbox
       .advance({ changes: 6, kinds: ['recebimentos'] })
@@ -156,16 +162,7 @@ describe('FeedEngine: detection', () => {
   });
 
   it('reports receipts less often than statuses, with the linked requests, to followers and own-request followers', async () => {
-    const h = await start();
-    const a = h.feedReplica();
-    await h.listeners.upsertChannel({
-      workspaceId: WS,
-      channelId: 'C-RECEIPTS',
-      stockroomId: null,
-      kinds: ['recebimentos'],
-      subscribedBy: 'U1',
-    });
-    await recorded(h, a.engine);
+    const { h, a } = await receiptsRecorded();
     const pendingReads = () =>
       h.dataCalls().filter((url) => url.includes('/entradas-materiais/compras')).length;
     const afterFirst = pendingReads();

@@ -45,6 +45,13 @@ function noDuplicates(h: FeedHarness): void {
   }
 }
 
+/** `replica` plans the workspace, then its first round records it (no event yet). */
+async function recorded(h: FeedHarness, replica: FeedReplica): Promise<void> {
+  await replica.engine.tick();
+  h.clock.advance(INTERVAL_MS);
+  await replica.engine.tick();
+}
+
 /** Both replicas tick at once, as their timers would. */
 async function bothTick(a: FeedReplica, b: FeedReplica) {
   return Promise.all([a.engine.tick(), b.engine.tick()]);
@@ -111,9 +118,7 @@ describe('FeedEngine across replicas', () => {
       subscribedBy: 'U1',
     });
     const a = h.feedReplica();
-    await a.engine.tick();
-    h.clock.advance(INTERVAL_MS);
-    await a.engine.tick();
+    await recorded(h, a);
 
     h.clock.advance(30_000);
     const made = h.sandbox.advance({ changes: 2, kinds: ['novas'] });
@@ -143,9 +148,7 @@ describe('FeedEngine across replicas', () => {
     const h = await start();
     const a = h.feedReplica();
     const b = h.feedReplica();
-    await a.engine.tick();
-    h.clock.advance(INTERVAL_MS);
-    await a.engine.tick();
+    await recorded(h, a);
 
     h.clock.advance(30_000);
     const made = h.sandbox.advance({ changes: 3, kinds: ['novas'] });
@@ -192,9 +195,7 @@ describe('FeedEngine across replicas', () => {
     const h = await start();
     const a = h.feedReplica({ wrapKv: die });
     const b = h.feedReplica();
-    await a.engine.tick();
-    h.clock.advance(INTERVAL_MS);
-    await a.engine.tick();
+    await recorded(h, a);
 
     h.clock.advance(30_000);
     const made = h.sandbox.advance({ changes: 3, kinds: ['novas'] });
@@ -231,9 +232,7 @@ describe('FeedEngine across replicas', () => {
     const h = await start();
     const a = h.feedReplica({ leaseMs: 300 });
     const b = h.feedReplica({ leaseMs: 300 });
-    await a.engine.tick();
-    h.clock.advance(INTERVAL_MS);
-    await a.engine.tick();
+    await recorded(h, a);
 
     h.clock.advance(30_000);
     const made = h.sandbox.advance({ changes: 2, kinds: ['novas'] });
@@ -274,9 +273,7 @@ describe('FeedEngine: a delivery whose round lease is lost partway', () => {
     const h = await start();
     const a = h.feedReplica();
     const b = h.feedReplica();
-    await a.engine.tick();
-    h.clock.advance(INTERVAL_MS);
-    await a.engine.tick();
+    await recorded(h, a);
 
     // New requests in at least two stockrooms; a channel feed for each of two of them besides C1's feed of all.
     h.clock.advance(30_000);
@@ -317,9 +314,7 @@ describe('FeedEngine: a workspace whose listeners all left', () => {
   it('forgets what the feed saw: when a listener comes back, its first round only records', async () => {
     const h = await start();
     const a = h.feedReplica();
-    await a.engine.tick();
-    h.clock.advance(INTERVAL_MS);
-    await a.engine.tick();
+    await recorded(h, a);
     expect((await a.snapshots.state(WS)).recordedAt).not.toBeNull();
 
     await h.listeners.removeChannel(WS, 'C1');
@@ -351,9 +346,7 @@ describe('FeedEngine: a read upstream refuses for good', () => {
     const h = await start();
     await h.listeners.followOwn(WS, 'U-OWN', 'ninguem@exemplo.com.br');
     const a = h.feedReplica();
-    await a.engine.tick();
-    h.clock.advance(INTERVAL_MS);
-    await a.engine.tick();
+    await recorded(h, a);
 
     h.sandbox.faults.next({ path: '/v1/usuarios', status: 403, times: 1_000 });
     h.clock.advance(30_000);

@@ -85,7 +85,7 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     await clickInView(h, home, 'link:open');
     const answer = await h.nextMessage(sent, { userId: USERS.admin });
     expect(textOf(answer)).toMatch(/Não consegui confirmar no Slack quem você é|administradores/);
-    expect(h.slack.views.slice(since).some((v) => v.method === 'views.open')).toBe(false);
+    expect(h.slack.views.slice(since).some((v) => v.via === 'views.open')).toBe(false);
   });
 
   it('the Messages tab opening publishes nothing', async () => {
