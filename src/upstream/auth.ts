@@ -3,7 +3,7 @@ import { errFields, type Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { TokenPair, TokenStore } from '../store/token-store.js';
 import type { Budget, Priority } from './budget.js';
-import { BudgetExhaustedError } from './budget-errors.js';
+import { isLastingRefusal } from './budget-errors.js';
 import type { UpstreamCredential } from './credential.js';
 import {
   AuthRejectedError,
@@ -346,8 +346,7 @@ export class TokenManager {
  * 429, timeout, network: already retried) or a spent budget is thrown as it is: a login would meet the same.
  */
 function refreshUnusable(error: unknown): boolean {
-  if (error instanceof AuthRejectedError) return true;
-  return error instanceof UpstreamError && !error.retryable && !(error instanceof BudgetExhaustedError);
+  return error instanceof AuthRejectedError || isLastingRefusal(error);
 }
 
 function retryableTransport(error: unknown): boolean {

@@ -23,6 +23,16 @@ export class BudgetExhaustedError extends UpstreamError {
   }
 }
 
+/** Waiting mends it: a spent budget, or an upstream failure a retry may get past (429, 5xx, timeout, network). */
+export function isTransient(error: unknown): boolean {
+  return error instanceof BudgetExhaustedError || (error instanceof UpstreamError && error.retryable);
+}
+
+/** Upstream refused in a way no wait or retry mends: a 4xx, an answer of the wrong shape or size. */
+export function isLastingRefusal(error: unknown): boolean {
+  return error instanceof UpstreamError && !isTransient(error);
+}
+
 /** The budget was closed: queued jobs are rejected with this and new ones are refused. */
 export class BudgetClosedError extends Error {
   override readonly name = 'BudgetClosedError';

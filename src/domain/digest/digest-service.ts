@@ -1,9 +1,9 @@
 import { errFields } from '../../lib/logger.js';
 import { definedOnly } from '../../lib/objects.js';
 import { fold } from '../../lib/text.js';
-import { BudgetExhaustedError } from '../../upstream/budget-errors.js';
+import { isTransient } from '../../upstream/budget-errors.js';
 import { fetchAllPages, type Page } from '../../upstream/client.js';
-import { UpstreamError, UpstreamNotFoundError } from '../../upstream/errors.js';
+import { UpstreamNotFoundError } from '../../upstream/errors.js';
 import type { MaterialRequest, RequestItem } from '../../upstream/schemas.js';
 import { localDateDaysAgo } from '../dates.js';
 import type { DomainDeps } from '../deps.js';
@@ -205,7 +205,7 @@ export class DigestService {
         read += 1;
       } catch (error) {
         if (error instanceof UpstreamNotFoundError) continue;
-        if (error instanceof BudgetExhaustedError || (error instanceof UpstreamError && error.retryable)) {
+        if (isTransient(error)) {
           this.deps.logger.warn(
             { workspaceId: ws.workspaceId, requestId: id, ...errFields(error) },
             'digest stopped reading request items',

@@ -2,8 +2,7 @@ import { errFields } from '../../lib/logger.js';
 import { definedOnly } from '../../lib/objects.js';
 import type { WorkspaceListeners } from '../../store/feed-listeners.js';
 import type { FeedRoundState, FeedSnapshotStore } from '../../store/feed-snapshot-store.js';
-import { BudgetExhaustedError } from '../../upstream/budget-errors.js';
-import { UpstreamError } from '../../upstream/errors.js';
+import { BudgetExhaustedError, isLastingRefusal, isTransient } from '../../upstream/budget-errors.js';
 import type { MaterialRequest, PurchaseOrder } from '../../upstream/schemas.js';
 import type { AnswerReader, CachedEndpoint } from '../cached-reader.js';
 import { localDateDaysAgo, startOfLocalDay } from '../dates.js';
@@ -49,11 +48,6 @@ export interface RoundOutcome {
   detected: number;
   /** Set when the budget stopped the round: when a slot frees. */
   budgetRetryAt: number | null;
-}
-
-/** A stop the round survives: the budget, a 429/5xx/timeout/network failure. Anything else is a real error. */
-function isTransient(error: unknown): boolean {
-  return error instanceof BudgetExhaustedError || (error instanceof UpstreamError && error.retryable);
 }
 
 /** The round's lease went to another process (it ran longer than the lease): this one stops without writing. */
@@ -191,7 +185,7 @@ export class FeedRound {
         this.stopped = error;
         return null;
       }
-      if (!(error instanceof UpstreamError)) throw error;
+      if (!isLastingRefusal(error)) throw error;
       this.deps.logger.warn(
         { workspaceId: this.ws.workspaceId, part: options.part === true, ...errFields(error) },
         'feed read refused by upstream; the round goes on with what it read',
@@ -289,13 +283,7 @@ export class FeedRound {
           // A purchase the service no longer knows, or whose requests the login may not read, was still received:
           // reported without linked requests (waiting for them would hold the receipt back for good).
           .catch((error: unknown) => {
-            if (error instanceof NotFoundError) return [];
-            if (
-              error instanceof UpstreamError &&
-              !error.retryable &&
-              !(error instanceof BudgetExhaustedError)
-            )
-              return [];
+            if (error instanceof NotFoundError || isLastingRefusal(error)) return [];
             throw error;
           }),
       );
