@@ -56,6 +56,8 @@ export interface FeedRoundState {
   lastRoundAt: number | null;
   /** When the last round finished reading: a cache entry fetched later was fetched by someone else, and is newer. */
   readUntil: number | null;
+  /** Which company (and unit) the snapshot was read from: `<empresaId>:<unidadeId>`; null before it was noted. */
+  scope: string | null;
 }
 
 const STATE_FIELDS = [
@@ -119,18 +121,15 @@ export class FeedSnapshotStore {
 
   async state(workspaceId: string): Promise<FeedRoundState> {
     const raw = await this.kv.hgetall(this.keys.feedRoundState(workspaceId));
-    const read = (field: keyof FeedRoundState): number | null => {
+    const read = (field: (typeof STATE_FIELDS)[number]): number | null => {
       const value = Number(raw[field]);
       return raw[field] !== undefined && Number.isFinite(value) ? value : null;
     };
-    return Object.fromEntries(STATE_FIELDS.map((field) => [field, read(field)])) as unknown as FeedRoundState;
+    const numbers = Object.fromEntries(STATE_FIELDS.map((field) => [field, read(field)]));
+    return { ...numbers, scope: raw.scope ?? null } as unknown as FeedRoundState;
   }
 
-  /** Which company (and unit) the snapshot was read from: `<empresaId>:<unidadeId>`; null before it was noted. */
-  async scope(workspaceId: string): Promise<string | null> {
-    return this.kv.hget(this.keys.feedRoundState(workspaceId), 'scope');
-  }
-
+  /** Notes the company (and unit) the snapshot is read from (FeedRoundState.scope). */
   async setScope(workspaceId: string, scope: string): Promise<void> {
     await this.kv.hset(this.keys.feedRoundState(workspaceId), 'scope', scope);
   }

@@ -39,6 +39,7 @@ function world(options: {
         lastRoundCalls: null,
         lastRoundAt: null,
         readUntil: null,
+        scope: null,
       }),
       updateState: async (_workspaceId, changes) => {
         updates.push(changes);

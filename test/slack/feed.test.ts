@@ -323,7 +323,7 @@ describe('lifecycle, like digests', () => {
     expect(left.recordedAt).not.toBeNull();
     expect((await snapshots.requests(TEAM)).get(REQUEST)?.requesterId).not.toBe(7);
     expect(posts()).toBe(postsBefore);
-    expect(await snapshots.scope(TEAM)).toBe(`${C2.empresa}:`);
+    expect((await snapshots.state(TEAM)).scope).toBe(`${C2.empresa}:`);
   });
 
   it('app_uninstalled forgets what the feed saw, so a reinstall starts over without a flood', async () => {

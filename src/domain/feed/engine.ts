@@ -277,7 +277,7 @@ export class FeedEngine {
     // The snapshot belongs to the company (and unit) it was read from. Linked to another one since (directly, or
     // unlinked and linked again), its requests are other requests under the same numbers: start over, recording.
     const scope = `${ws.link.empresaId}:${ws.link.unidadeId ?? ''}`;
-    const seen = await snapshots.scope(workspaceId);
+    const seen = state.scope;
     if (seen !== null && seen !== scope) {
       logger.info({ workspaceId }, 'feed starts over: the workspace links another company or unit');
       await snapshots.forget(workspaceId);
