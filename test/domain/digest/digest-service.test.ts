@@ -74,6 +74,28 @@ describe('DigestService', () => {
     ).toBe(true);
   });
 
+  it('counts a request met on two pages of the in-progress read once (pages of different ages)', async () => {
+    harness = await startDigestHarness(saoPaulo(2026, 11, 23, 8));
+    const h = harness;
+    // Four open requests over two pages of the list; the list moved between the two reads, so the second page
+    // repeats the last row of the first.
+    const open = (h.sandbox.data.company(1)?.requests ?? [])
+      .map((r) => r.record)
+      .filter((r) => !looksClosed(r))
+      .slice(0, 4);
+    expect(open).toHaveLength(4);
+    // 101 in all: two pages of 100 (the rest of page 1 left out, so only these four count).
+    const rows = open.map((r, i) => ({ ...r, rowNumber: i + 1, totalRows: 101 }));
+    const page = (n: number) => new RegExp(`/v1/solicitacoes-materiais\\?.*[?&]Page=${n}&PageSize=100(&|$)`);
+    h.sandbox.faults.next({ path: page(1), status: 200, body: rows.slice(0, 3) });
+    h.sandbox.faults.next({ path: page(2), status: 200, body: rows.slice(2, 4) });
+    const view = await h
+      .replica()
+      .digests.build({ workspaceId: WS, stockroomId: null, since: h.clock.now() - 8 * DAY });
+    expect(h.dataCalls().filter((url) => page(2).test(url))).toHaveLength(1);
+    expect(view.inProgress.total).toBe(4);
+  });
+
   it('the closed-status heuristic', () => {
     const closed = (name: string | null, concluidoComRessalvas = false) =>
       looksClosed({ statusAndamentoSolicitacao_Nome: name, concluidoComRessalvas });
