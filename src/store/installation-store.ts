@@ -3,6 +3,9 @@ import type { SecretBox } from './crypto.js';
 import type { Keys } from './keys.js';
 import type { KeyValue } from './kv.js';
 
+/** How long a process trusts its own record that an org-wide install serves a workspace (see `recorded`). */
+const RECORD_AGAIN_MS = 10 * 60_000;
+
 /**
  * Slack installations for multi-workspace OAuth, sealed (they hold bot tokens). Org-wide installs are kept
  * under the enterprise id, other installs under the team id, as Bolt's own stores do.
@@ -15,8 +18,12 @@ export class SlackInstallationStore implements InstallationStore {
    * token is seen at once, by every replica), and a write or delete drops the read under way.
    */
   private readonly reading = new Map<string, Promise<string | null>>();
-  /** Workspaces this process has already recorded as served by an org-wide install (one write each). */
-  private readonly recorded = new Set<string>();
+  /**
+   * When this process last recorded that an org-wide install served a workspace (team:enterprise). The record
+   * is written again after `RECORD_AGAIN_MS`: another replica may have removed it (an uninstall), and an
+   * organisation that installs again must be found by its workspaces' digests and alerts.
+   */
+  private readonly recorded = new Map<string, number>();
 
   constructor(
     private readonly kv: KeyValue,
@@ -24,6 +31,7 @@ export class SlackInstallationStore implements InstallationStore {
     private readonly box: SecretBox,
     /** Called with the workspace id after an install is stored (digests paused by a revoked token resume). */
     private readonly onStored?: (workspaceId: string) => Promise<unknown>,
+    private readonly now: () => number = Date.now,
   ) {}
 
   private idOf(query: {
@@ -86,10 +94,43 @@ export class SlackInstallationStore implements InstallationStore {
   /** Notes once per process that the enterprise's org-wide install serves this workspace (team). */
   private async recordServed(teamId: string, enterpriseId: string): Promise<void> {
     const entry = `${teamId}:${enterpriseId}`;
-    if (this.recorded.has(entry)) return;
+    const at = this.recorded.get(entry);
+    if (at !== undefined && this.now() - at < RECORD_AGAIN_MS) return;
     await this.kv.set(this.keys.workspaceEnterprise(teamId), enterpriseId);
     await this.kv.hset(this.keys.enterpriseWorkspaces(enterpriseId), teamId, '1');
-    this.recorded.add(entry);
+    this.recorded.set(entry, this.now());
+  }
+
+  /**
+   * The workspaces an uninstall or a revoked token concerns. A team install: its team. An org-wide install:
+   * every workspace of the organisation it has served (links, digests and alerts are kept per workspace).
+   */
+  async workspacesOf(query: {
+    isEnterpriseInstall?: boolean;
+    enterpriseId?: string | undefined;
+    teamId?: string | undefined;
+  }): Promise<string[]> {
+    if (query.isEnterpriseInstall && query.enterpriseId) {
+      return Object.keys(await this.kv.hgetall(this.keys.enterpriseWorkspaces(query.enterpriseId))).sort();
+    }
+    const own = query.teamId ?? query.enterpriseId;
+    return own ? [own] : [];
+  }
+
+  /**
+   * The organisation's install no longer serves these workspaces (`team_access_revoked`), or any of them
+   * (`enterpriseId` alone: the org-wide install was removed): their records go.
+   */
+  async forgetServed(enterpriseId: string, teamIds?: readonly string[]): Promise<void> {
+    const teams = teamIds ?? (await this.workspacesOf({ isEnterpriseInstall: true, enterpriseId }));
+    for (const teamId of teams) {
+      // Only a record that names this enterprise: the team may have moved to another organisation since.
+      if ((await this.kv.get(this.keys.workspaceEnterprise(teamId))) === enterpriseId) {
+        await this.kv.del(this.keys.workspaceEnterprise(teamId));
+      }
+      await this.kv.hdel(this.keys.enterpriseWorkspaces(enterpriseId), teamId);
+      this.recorded.delete(`${teamId}:${enterpriseId}`);
+    }
   }
 
   async deleteInstallation(query: InstallationQuery<boolean>): Promise<void> {

@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eventCallback } from '../../src/fake-slack/signer.js';
 import { SlackInstallationStore } from '../../src/store/installation-store.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
 import {
   CHANNELS,
   eventually,
   type Harness,
+  OTHER_TEAM,
   startHarness,
   TEAM,
   textOf,
@@ -68,6 +70,85 @@ describe('uninstall', () => {
     // The event is acked first and handled after: the link goes first, the installation last.
     await eventually(async () => (await h.redis.redis.exists(h.redis.keys.installation(`T-${TEAM}`))) === 0);
     expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(0);
+  });
+});
+
+describe('org-wide install (Enterprise Grid)', () => {
+  const ORG = 'E0ORG0001';
+  const orgAuthorization = {
+    enterprise_id: ORG,
+    team_id: null,
+    user_id: 'U0ORGBOT',
+    is_bot: true,
+    is_enterprise_install: true,
+  };
+
+  const orgEvent = (event: object) =>
+    eventCallback(h.target, event, TEAM, { enterprise_id: ORG, authorizations: [orgAuthorization] });
+
+  /** TEAM and OTHER_TEAM served by an org-wide install (their own installs removed), both linked. */
+  async function orgServingBoth(): Promise<void> {
+    await h.installations.storeInstallation({
+      team: undefined,
+      enterprise: { id: ORG, name: 'Grupo Predial' },
+      user: { id: USERS.admin, token: undefined, scopes: undefined },
+      bot: { token: h.slack.tokenFor(TEAM), scopes: ['commands'], id: 'B0ORG', userId: 'U0ORGBOT' },
+      isEnterpriseInstall: true,
+      tokenType: 'bot',
+      authVersion: 'v2',
+    });
+    for (const team of [TEAM, OTHER_TEAM]) {
+      await h.installations.deleteInstallation({
+        teamId: team,
+        enterpriseId: undefined,
+        isEnterpriseInstall: false,
+      });
+      // A request of the workspace served by the org install records the organisation.
+      await h.installations.fetchInstallation({
+        teamId: team,
+        enterpriseId: ORG,
+        isEnterpriseInstall: false,
+      });
+      await h.link(team);
+    }
+  }
+
+  it("app_uninstalled removes the link of every workspace the organisation's install served, and its records", async () => {
+    await orgServingBoth();
+    // Slack names the organisation in the authorization, and a workspace of it as the envelope's team.
+    const result = await orgEvent({ type: 'app_uninstalled' });
+    expect(result.status).toBe(200);
+    await eventually(async () => (await h.redis.redis.exists(h.redis.keys.installation(`E-${ORG}`))) === 0);
+    await eventually(async () => (await h.redis.redis.exists(h.redis.keys.enterpriseWorkspaces(ORG))) === 0);
+    expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(0);
+    expect(await h.redis.redis.exists(h.redis.keys.link(OTHER_TEAM))).toBe(0);
+    expect(await h.redis.redis.exists(h.redis.keys.workspaceEnterprise(TEAM))).toBe(0);
+    expect(await h.redis.redis.exists(h.redis.keys.workspaceEnterprise(OTHER_TEAM))).toBe(0);
+  });
+  it('team_access_revoked removes the named workspaces as an uninstall does; the others keep the org install', async () => {
+    await orgServingBoth();
+    const result = await orgEvent({ type: 'team_access_revoked', team_ids: [OTHER_TEAM] });
+    expect(result.status).toBe(200);
+    await eventually(async () => (await h.redis.redis.exists(h.redis.keys.link(OTHER_TEAM))) === 0);
+    await eventually(
+      async () => (await h.redis.redis.exists(h.redis.keys.workspaceEnterprise(OTHER_TEAM))) === 0,
+    );
+    expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(1);
+    expect(await h.redis.redis.exists(h.redis.keys.installation(`E-${ORG}`))).toBe(1);
+    expect(await h.redis.redis.hkeys(h.redis.keys.enterpriseWorkspaces(ORG))).toEqual([TEAM]);
+  });
+
+  it('tokens_revoked of the org install pauses the alerts of every workspace it served', async () => {
+    await orgServingBoth();
+    const result = await orgEvent({ type: 'tokens_revoked', tokens: { oauth: [], bot: ['U0ORGBOT'] } });
+    expect(result.status).toBe(200);
+    await eventually(
+      async () => (await h.container.feedListeners.pausedReason(OTHER_TEAM)) === 'tokens_revoked',
+    );
+    expect(await h.container.feedListeners.pausedReason(TEAM)).toBe('tokens_revoked');
+    expect(await h.redis.redis.exists(h.redis.keys.installation(`E-${ORG}`))).toBe(0);
+    // Kept for a reinstall, which resumes them.
+    expect(await h.redis.redis.exists(h.redis.keys.link(OTHER_TEAM))).toBe(1);
   });
 });
 

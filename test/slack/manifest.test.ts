@@ -38,6 +38,7 @@ describe('manifest.yml', () => {
     expect(events).toEqual([
       'app_uninstalled',
       'tokens_revoked',
+      'team_access_revoked',
       'app_mention',
       'message.im',
       'app_home_opened',

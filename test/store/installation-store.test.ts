@@ -146,3 +146,42 @@ it('shares one read among concurrent lookups of a burst, and reads again afterwa
   await counted.deleteInstallation(query);
   await expect(counted.fetchInstallation(query)).rejects.toThrow();
 });
+
+it('a record removed by another replica is written again once this process has trusted its own long enough', async () => {
+  let now = 1_000_000;
+  const box = new SecretBox(randomBytes(32));
+  const replicaA = new SlackInstallationStore(
+    new RedisKeyValue(redis.redis),
+    redis.keys,
+    box,
+    undefined,
+    () => now,
+  );
+  const replicaB = new SlackInstallationStore(new RedisKeyValue(redis.redis), redis.keys, box);
+  await replicaA.storeInstallation(orgInstall);
+  const fromOrg = { teamId: 'T123', enterpriseId: 'E001', isEnterpriseInstall: false };
+  await replicaA.fetchInstallation(fromOrg);
+  expect(await replicaB.workspacesOf({ isEnterpriseInstall: true, enterpriseId: 'E001' })).toEqual(['T123']);
+  // The org uninstalls on replica B and installs again.
+  await replicaB.forgetServed('E001');
+  expect(await redis.redis.exists(redis.keys.workspaceEnterprise('T123'))).toBe(0);
+  await replicaB.storeInstallation(orgInstall);
+  now += 60_000;
+  await replicaA.fetchInstallation(fromOrg);
+  expect(await redis.redis.exists(redis.keys.workspaceEnterprise('T123'))).toBe(0);
+  now += 10 * 60_000;
+  await replicaA.fetchInstallation(fromOrg);
+  expect(await redis.redis.get(redis.keys.workspaceEnterprise('T123'))).toBe('E001');
+  expect(await replicaB.workspacesOf({ isEnterpriseInstall: true, enterpriseId: 'E001' })).toEqual(['T123']);
+});
+
+it('forgetting an organisation leaves a workspace recorded under another one', async () => {
+  await store.storeInstallation(orgInstall);
+  await store.fetchInstallation({ teamId: 'T123', enterpriseId: 'E001', isEnterpriseInstall: false });
+  // The workspace moved to another organisation, whose install served it since.
+  await store.storeInstallation({ ...orgInstall, enterprise: { id: 'E002', name: 'Outro Grupo' } });
+  await store.fetchInstallation({ teamId: 'T123', enterpriseId: 'E002', isEnterpriseInstall: false });
+  await store.forgetServed('E001');
+  expect(await redis.redis.get(redis.keys.workspaceEnterprise('T123'))).toBe('E002');
+  expect(await redis.redis.exists(redis.keys.enterpriseWorkspaces('E001'))).toBe(0);
+});
