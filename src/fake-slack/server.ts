@@ -108,7 +108,7 @@ function decodeArgs(args: ApiArgs): ApiArgs {
   return decoded;
 }
 
-function failureResult(failure: FakeFailure): MethodResult {
+function failureResult(failure: Exclude<FakeFailure, { dropReply: true }>): MethodResult {
   if ('error' in failure) return fail(failure.error);
   if (failure.status === 429) {
     return {
@@ -184,7 +184,17 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     req: IncomingMessage,
   ): MethodResult {
     const failure = failures.take(method);
-    if (failure !== undefined) return failureResult(failure);
+    if (failure !== undefined && !('dropReply' in failure)) return failureResult(failure);
+    const result = carryOut(method, args, token, req);
+    return failure === undefined ? result : { ...result, dropReply: true };
+  }
+
+  function carryOut(
+    method: string,
+    args: ApiArgs,
+    token: string | undefined,
+    req: IncomingMessage,
+  ): MethodResult {
     const spec = methods[method];
     if (spec === undefined) return fail('unknown_method');
     if (spec.kind === 'public') return spec.run({ args, basic: basicCredentials(req), state });
@@ -220,6 +230,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     call.status = result.status ?? 200;
     call.ok = result.body.ok === true;
     if (typeof result.body.error === 'string') call.error = result.body.error;
+    if (result.dropReply) {
+      // Carried out, but the caller never hears so (failNext with dropReply).
+      call.error = 'reply_dropped';
+      res.socket?.destroy();
+      return;
+    }
     writeReply(res, { status: call.status, body: result.body, headers: result.headers });
   }
 
@@ -230,7 +246,16 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     let reply: Reply;
     const failure = failures.take('response_url');
     const body = parseResponseBody(req.headers['content-type'], raw);
-    if (failure !== undefined) {
+    if (failure !== undefined && 'dropReply' in failure && body !== undefined) {
+      call.args = body;
+      const shown = responseUrls.post(id, body);
+      call.status = shown.status;
+      call.ok = shown.status === 200;
+      call.error = 'reply_dropped';
+      res.socket?.destroy();
+      return;
+    }
+    if (failure !== undefined && !('dropReply' in failure)) {
       const result = failureResult(failure);
       reply =
         'error' in failure

@@ -139,6 +139,8 @@ export interface FakeChannel {
 /** What `failNext` makes the next calls of a method answer. */
 export type FakeFailure =
   | { error: string }
+  /** The call is carried out (a response_url post is shown), then the connection is cut before the reply. */
+  | { dropReply: true }
   | { status: 429; retryAfterSec: number }
   | { status: 500 | 502 | 503 };
 

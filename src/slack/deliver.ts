@@ -17,6 +17,7 @@ import type { AnswerRequest } from './answers.js';
 import type { SlackDeps } from './deps.js';
 import { failureMessage } from './failures.js';
 import { AnswerProgress, DEFAULT_ANSWER_TIMING, firstMessageThenAnswer } from './first-message.js';
+import { ResponseUrlOutcomeUnknownError } from './response-url.js';
 import { answerOutcome } from './slack-metrics.js';
 import { emailOf } from './slack-users.js';
 
@@ -205,9 +206,21 @@ export async function sendResponse(
       logger.error(errFields(error), 'response_url post failed');
       return;
     }
-    const { deliveredBy, failures } = await deliverElsewhere(recipient, message, options.response_type);
+    // A shared answer that may already be in the channel is not posted there again: the person who shared it
+    // gets it for sure, to them alone.
+    const inDoubt = error instanceof ResponseUrlOutcomeUnknownError;
+    const { deliveredBy, failures } = await deliverElsewhere(
+      recipient,
+      message,
+      inDoubt ? 'ephemeral' : options.response_type,
+    );
     const fields = { ...errFields(error), userId: recipient.userId, fallbackFailures: failures };
-    if (deliveredBy)
+    if (deliveredBy && inDoubt)
+      logger.warn(
+        { ...fields, deliveredBy },
+        'shared answer may have reached Slack; shown to the person who shared it, not posted in the channel again',
+      );
+    else if (deliveredBy)
       logger.warn({ ...fields, deliveredBy }, 'response_url post failed; answer delivered another way');
     else logger.error(fields, 'answer lost: response_url, channel and DM all failed');
   }

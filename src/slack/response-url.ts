@@ -6,7 +6,8 @@ import { setTimeout as delay } from 'node:timers/promises';
  * (`clientOptions.fetch`): calls to the Web API pass through untouched (the Web client has its own retries,
  * web-clients.ts); anything else Bolt fetches is a response_url post, and is retried on 429, 5xx and network
  * failures, honouring Retry-After up to a bound. Past the bound the last answer is returned, `respond()` throws,
- * and deliver.ts falls back to chat.postEphemeral, then a DM.
+ * and deliver.ts falls back to chat.postEphemeral, then a DM. A new message for the whole channel (a shared
+ * answer) is not sent again after a failure that may have come after Slack had it (ResponseUrlOutcomeUnknownError).
  */
 
 export interface ResponseUrlRetryPolicy {
@@ -76,6 +77,7 @@ function withRetries(options: Omit<RetryingFetchOptions, 'webApiUrl'>): typeof f
   const sleep = options.sleep ?? ((ms: number) => delay(ms));
   const random = options.random ?? Math.random;
   return async (input, init) => {
+    const once = postsNewChannelMessage(init?.body);
     for (let attempt = 1; ; attempt++) {
       const last = attempt >= policy.attempts;
       let wait: number | null;
@@ -90,12 +92,61 @@ function withRetries(options: Omit<RetryingFetchOptions, 'webApiUrl'>): typeof f
         if (wait === null) return response;
         await response.body?.cancel().catch(() => undefined);
       } catch (error) {
+        // A message for the whole channel may already be there: posting it again could show it twice.
+        if (once && !neverSent(error)) throw new ResponseUrlOutcomeUnknownError(error);
         if (last) throw error;
         wait = backoff(attempt, policy, random);
       }
       await sleep(wait);
     }
   };
+}
+
+/**
+ * A post to a response_url that failed on the way (a timeout, a connection cut) may have reached Slack before
+ * its reply was lost. An ephemeral message or one that replaces the original is posted again (shown twice to
+ * one person at worst, or replaced twice); a new message for the whole channel is not.
+ */
+export class ResponseUrlOutcomeUnknownError extends Error {
+  constructor(cause: unknown) {
+    super('response_url post may have reached Slack; its reply was lost', { cause });
+    this.name = 'ResponseUrlOutcomeUnknownError';
+  }
+}
+
+/** `response_type: in_channel` that neither replaces nor deletes the original: a new message everyone sees. */
+function postsNewChannelMessage(body: unknown): boolean {
+  if (typeof body !== 'string') return false;
+  try {
+    const parsed = JSON.parse(body) as Record<string, unknown>;
+    return (
+      parsed.response_type === 'in_channel' &&
+      parsed.replace_original !== true &&
+      parsed.replace_original !== 'true' &&
+      parsed.delete_original !== true &&
+      parsed.delete_original !== 'true'
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** Failures that happen before a request can leave: no connection was made. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+function neverSent(error: unknown): boolean {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth++) {
+    const code = (at as { code?: unknown }).code;
+    if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return true;
+  }
+  return false;
 }
 
 function waitBefore(

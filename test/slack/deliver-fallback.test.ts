@@ -1,6 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
-import { CHANNELS, eventually, type Harness, startHarness, textOf, USERS } from '../helpers/bot-harness.js';
+import {
+  CHANNELS,
+  eventually,
+  type Harness,
+  startHarness,
+  TEAM,
+  textOf,
+  USERS,
+} from '../helpers/bot-harness.js';
 
 /**
  * An answer whose response_url post fails is not lost (src/slack/deliver.ts): retried, then an ephemeral message
@@ -93,5 +101,25 @@ describe('an answer whose response_url post fails', () => {
     const confirmation = await h.nextMessage(since, { userId: USERS.admin });
     expect(confirmation.via).toBe('chat.postEphemeral');
     expect(textOf(confirmation)).toMatch(/vinculad/i);
+  });
+
+  it('a shared answer whose post reached Slack but whose reply was lost is not posted in the channel again', async () => {
+    await h.link(TEAM);
+    const [id] = DEMO_FACTS.company1.requestsWithItemsBelowMinimum;
+    const asked = await h.command('/solicitacao', String(id));
+    const detail = await h.nextMessage(asked.sentAt, { userId: USERS.member });
+    const since = Date.now();
+    h.slack.failNext('response_url', { dropReply: true }, 1);
+    await h.click(detail, { text: 'Compartilhar no canal' });
+    const shared = await h.nextMessage(since, { channel: CHANNELS.stockroom, ephemeral: false });
+    expect(textOf(shared)).toContain(`Solicitação ${id}`);
+    // The person who shared still gets the answer for sure, to them alone.
+    const toThem = await h.nextMessage(since, { userId: USERS.member, ephemeral: true });
+    expect(toThem.via).toBe('chat.postEphemeral');
+    await eventually(() => logged('shared answer may have reached Slack').length === 1);
+    const inChannel = h.slack.messages.filter((m) => m.channel === CHANNELS.stockroom && !m.ephemeral);
+    expect(inChannel).toHaveLength(1);
+    // One post to the response_url: the share, not sent again after its reply was lost.
+    expect(calls('response_url').filter((c) => c.at >= since)).toHaveLength(1);
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { RESPONSE_URL_RETRY, retryAfterMs, retryingFetch } from '../../src/slack/response-url.js';
+import {
+  RESPONSE_URL_RETRY,
+  ResponseUrlOutcomeUnknownError,
+  retryAfterMs,
+  retryingFetch,
+} from '../../src/slack/response-url.js';
 
 /** The response_url retries, with a recorded sleep: the waits asked for are data, not time spent. */
 
@@ -69,6 +74,48 @@ describe('retryingFetch', () => {
     const { post, calls } = subject([failure, failure, failure]);
     await expect(post(HOOK, body)).rejects.toBe(failure);
     expect(calls).toHaveLength(3);
+  });
+
+  describe('a new message for the whole channel (a shared answer)', () => {
+    const shared = {
+      method: 'POST',
+      body: '{"response_type":"in_channel","replace_original":false,"text":"oi"}',
+    };
+    const cut = () =>
+      new TypeError('fetch failed', {
+        cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+      });
+
+    it('is not sent again after a failure that may have come after Slack had it', async () => {
+      for (const failure of [
+        cut(),
+        new DOMException('The operation was aborted due to timeout', 'TimeoutError'),
+      ]) {
+        const { post, calls } = subject([failure, status(200)]);
+        await expect(post(HOOK, shared)).rejects.toBeInstanceOf(ResponseUrlOutcomeUnknownError);
+        expect(calls).toHaveLength(1);
+      }
+    });
+
+    it('is sent again when no connection was made, and on a 5xx', async () => {
+      const refused = new TypeError('fetch failed', {
+        cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      });
+      const { post, calls } = subject([refused, status(503), status(200)]);
+      expect((await post(HOOK, shared)).status).toBe(200);
+      expect(calls).toHaveLength(3);
+    });
+
+    it('an ephemeral answer or one that replaces the original is sent again after a cut', async () => {
+      for (const again of [
+        body,
+        { method: 'POST', body: '{"response_type":"in_channel","replace_original":true}' },
+      ]) {
+        const { post, calls } = subject([cut(), status(200)]);
+        expect((await post(HOOK, again)).status).toBe(200);
+        expect(calls).toHaveLength(2);
+      }
+    });
   });
 
   it('does not retry what will not change: 404 expired_url, 400', async () => {

@@ -23,6 +23,8 @@ export interface MethodResult {
   body: Record<string, unknown>;
   status?: number;
   headers?: Record<string, string>;
+  /** Carried out, then the connection is cut before the reply (failNext with `dropReply`). */
+  dropReply?: boolean;
 }
 
 export interface AuthedContext {
