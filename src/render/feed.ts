@@ -20,6 +20,8 @@ export interface FeedRenderOptions {
    * `lateSince`: downtime, a spent budget). The message says so.
    */
   lateSince?: number | null;
+  /** Some events were in an earlier post, made then, that may have reached Slack: the message may repeat it. */
+  mayRepeatSince?: number | null;
 }
 
 /** "Nova solicitação 4221 — Almoxarifado Central — Márcia Conceição", escaped. */
@@ -79,6 +81,15 @@ function lateNote(
   return `:hourglass_flowing_sand: Mudanças detectadas ${formatAt(detectedAt, ctx.now, ctx.timeZone)}, avisadas com atraso de ${formatDelay(delay)}.`;
 }
 
+function repeatNote(ctx: RenderContext, options: FeedRenderOptions): string | null {
+  const since = options.mayRepeatSince;
+  if (since === undefined || since === null) return null;
+  return (
+    `:repeat: Este aviso pode repetir parte de um enviado ${formatAt(since, ctx.now, ctx.timeZone)}: ` +
+    'o envio anterior foi interrompido antes de o Slack confirmar.'
+  );
+}
+
 /**
  * A channel's or a follower's message for one round: a title, at most FEED_MAX_ROWS rows (each with a button to
  * its detail), "e mais N" for the rest, and a note when the changes were detected late. Upstream text is escaped
@@ -98,6 +109,7 @@ export function renderFeedPost(
   const notes = [
     left > 0 ? `E mais ${plural(left, 'mudança', 'mudanças')} nesta rodada.` : null,
     lateNote(events, ctx, options),
+    repeatNote(ctx, options),
   ].filter((note): note is string => note !== null);
   if (notes.length > 0) blocks.push(context(...notes));
   const first = plainLine(events[0] as FeedEvent);

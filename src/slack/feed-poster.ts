@@ -117,12 +117,21 @@ export class SlackFeedPoster implements FeedPoster {
     if (result.failure.kind === 'rate_limited')
       return { ok: false, lost: false, error: `ratelimited ${result.failure.retryAfterMs} ms` };
     const failure = feedFailure(result.failure, target);
-    logger.warn({ slackError: failure.error, kind: failure.kind }, 'Slack refused the feed post');
+    const mayHaveArrived = result.failure.kind === 'transport' && result.failure.mayHaveArrived;
+    logger.warn(
+      { slackError: failure.error, kind: failure.kind, mayHaveArrived },
+      'Slack refused the feed post',
+    );
     if (failure.kind === 'unauthorized') {
       if (await this.deps.listeners.pauseWorkspace(workspaceId, 'tokens_revoked').catch(() => false))
         logger.warn('feed paused: the Slack token no longer works');
     }
-    return { ok: false, lost: failure.kind === 'lost', error: failure.error };
+    return {
+      ok: false,
+      lost: failure.kind === 'lost',
+      error: failure.error,
+      ...(mayHaveArrived && { mayHaveArrived: true }),
+    };
   }
 
   async tellFeedLost(workspaceId: string, feed: ChannelFeed): Promise<void> {

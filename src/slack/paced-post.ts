@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../lib/logger.js';
+import { neverSent } from '../lib/net-errors.js';
 import type { Message } from '../render/types.js';
 import type { Keys } from '../store/keys.js';
 import type { KeyValue } from '../store/kv.js';
@@ -35,8 +36,11 @@ export type SlackCallFailure =
   | { kind: 'rate_limited'; error: string; retryAfterMs: number }
   /** Slack answered `ok: false` with this error code. */
   | { kind: 'platform'; error: string }
-  /** A 5xx, the network, anything else. */
-  | { kind: 'transport'; error: string };
+  /**
+   * A 5xx, the network, anything else. `mayHaveArrived`: the call failed on the way (a timeout, a connection
+   * cut) after it may have reached Slack, so a message may have been posted.
+   */
+  | { kind: 'transport'; error: string; mayHaveArrived: boolean };
 
 export function slackCallFailure(error: unknown): SlackCallFailure {
   const e = error as { code?: string; data?: { error?: string }; retryAfter?: number; statusCode?: number };
@@ -53,9 +57,14 @@ export function slackCallFailure(error: unknown): SlackCallFailure {
     return { kind: 'platform', error: code };
   }
   if (e?.code === 'slack_webapi_http_error')
-    return { kind: 'transport', error: `http_${e.statusCode ?? 'error'}` };
-  if (e?.code === 'slack_webapi_request_error') return { kind: 'transport', error: 'request_error' };
-  return { kind: 'transport', error: error instanceof Error ? error.name : 'unknown' };
+    return { kind: 'transport', error: `http_${e.statusCode ?? 'error'}`, mayHaveArrived: false };
+  if (e?.code === 'slack_webapi_request_error')
+    return { kind: 'transport', error: 'request_error', mayHaveArrived: !neverSent(error) };
+  return {
+    kind: 'transport',
+    error: error instanceof Error ? error.name : 'unknown',
+    mayHaveArrived: !neverSent(error),
+  };
 }
 
 export type PacedPostResult =

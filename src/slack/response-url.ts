@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { neverSent } from '../lib/net-errors.js';
 
 /**
  * Posts to a response_url, retried. Bolt's `respond()` makes one POST and throws a RespondError that keeps only the
@@ -129,24 +130,6 @@ function postsNewChannelMessage(body: unknown): boolean {
   } catch {
     return false;
   }
-}
-
-/** Failures that happen before a request can leave: no connection was made. */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-function neverSent(error: unknown): boolean {
-  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth++) {
-    const code = (at as { code?: unknown }).code;
-    if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return true;
-  }
-  return false;
 }
 
 function waitBefore(

@@ -79,6 +79,15 @@ export const DELIVERED_KEEP_MS = 30 * 86_400_000;
 
 export type DeliveryClaim = { state: 'posting'; owner: string } | { state: 'sent'; at: number };
 
+/** A post whose outcome is not known yet: when it was made, with which events. */
+export interface PostAttempt {
+  at: number;
+  eventIds: string[];
+}
+
+/** As long as an event may wait in the outbox (deliver.ts, OUTBOX_KEEP_MS). */
+const ATTEMPT_KEEP_MS = 7 * 86_400_000;
+
 export class FeedSnapshotStore {
   constructor(
     private readonly kv: KeyValue,
@@ -141,12 +150,14 @@ export class FeedSnapshotStore {
    */
   async forget(workspaceId: string): Promise<void> {
     const claims = await this.kv.keysWithPrefix(this.keys.feedDeliveryPrefix(workspaceId));
+    const attempts = await this.kv.keysWithPrefix(this.keys.feedPostAttemptPrefix(workspaceId));
     await this.kv.del(
       this.keys.feedSnapshotRequests(workspaceId),
       this.keys.feedSnapshotPurchases(workspaceId),
       this.keys.feedRoundState(workspaceId),
       this.keys.feedOutbox(workspaceId),
       ...claims,
+      ...attempts,
     );
   }
 
@@ -292,6 +303,38 @@ export class FeedSnapshotStore {
       ),
     );
     return renewed.every(Boolean);
+  }
+
+  /**
+   * The post about to be made to `target`, written before it goes (one per target: the round's owner is the only
+   * process posting to the workspace's targets). It stays when the process dies before Slack's reply, or when
+   * the reply was lost, so that the next post of those events says it may repeat this one.
+   */
+  async notePostAttempt(
+    workspaceId: string,
+    target: string,
+    eventIds: readonly string[],
+    at: number,
+  ): Promise<void> {
+    await this.kv.set(
+      this.keys.feedPostAttempt(workspaceId, target),
+      JSON.stringify({ at, eventIds: [...eventIds] } satisfies PostAttempt),
+      { ttlMs: ATTEMPT_KEEP_MS },
+    );
+  }
+
+  /** The post to `target` whose outcome is not known (see notePostAttempt), or null. */
+  async postAttempt(workspaceId: string, target: string): Promise<PostAttempt | null> {
+    const raw = parse<Partial<PostAttempt>>(
+      await this.kv.get(this.keys.feedPostAttempt(workspaceId, target)),
+    );
+    if (raw === null || typeof raw.at !== 'number' || !Array.isArray(raw.eventIds)) return null;
+    return { at: raw.at, eventIds: raw.eventIds.filter((id): id is string => typeof id === 'string') };
+  }
+
+  /** The post's outcome is known (Slack has it, or it refused it, or it was never sent). */
+  async clearPostAttempt(workspaceId: string, target: string): Promise<void> {
+    await this.kv.del(this.keys.feedPostAttempt(workspaceId, target));
   }
 
   /** Gives a claim back (the post failed): a later round tries again. */

@@ -200,6 +200,17 @@ export class Keys {
   feedDelivery(workspaceId: string, target: string, eventId: string): string {
     return `${this.feedDeliveryPrefix(workspaceId)}${target}:${shortHash(eventId, 24)}`;
   }
+  /**
+   * String: the post to a target under way or in doubt (JSON: when it was made and its events' ids), kept until
+   * the post is known to have reached Slack or not.
+   */
+  feedPostAttempt(workspaceId: string, target: string): string {
+    return `${this.feedPostAttemptPrefix(workspaceId)}${target}`;
+  }
+  /** What every feedPostAttempt key of the workspace starts with. */
+  feedPostAttemptPrefix(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:attempt:`;
+  }
   /** What every feedDelivery key of the workspace starts with. */
   feedDeliveryPrefix(workspaceId: string): string {
     return `${this.prefix}feed:${workspaceId}:sent:`;

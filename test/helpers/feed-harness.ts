@@ -22,6 +22,8 @@ export interface RecordedPost {
   target: FeedTarget;
   events: FeedEvent[];
   lateSince: number | null;
+  /** The post said it may repeat one made then (FeedPostOptions.mayRepeatSince). */
+  mayRepeatSince: number | null;
 }
 
 /**
@@ -66,13 +68,15 @@ export class RecordingPoster implements FeedPoster {
     }
     const key = target.kind === 'channel' ? `c-${target.channelId}` : `u-${target.userId}`;
     const result = this.results.get(key) ?? { ok: true };
-    if (result.ok) {
+    // Slack has the message when it accepted it, and when its reply was lost on the way.
+    if (result.ok || result.mayHaveArrived === true) {
       const post = {
         replica: this.replica,
         workspaceId,
         target,
         events,
         lateSince: options.lateSince ?? null,
+        mayRepeatSince: options.mayRepeatSince ?? null,
       };
       this.posts.push(post);
       this.shared?.push(post);

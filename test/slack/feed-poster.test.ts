@@ -189,6 +189,17 @@ describe('SlackFeedPoster.post', () => {
     );
   });
 
+  it('says it may repeat an earlier post whose outcome was not known', async () => {
+    await poster.post(WS, { kind: 'channel', channelId: CHANNELS.stockroom }, [moved(7)], {
+      mayRepeatSince: NOW - 30 * 60_000,
+    });
+    expect(textOf(posted()[0]!)).toContain(
+      'Este aviso pode repetir parte de um enviado às 13:30: o envio anterior foi interrompido antes de o Slack confirmar.',
+    );
+    await poster.post(WS, { kind: 'channel', channelId: CHANNELS.general }, [moved(8)]);
+    expect(textOf(posted()[1]!)).not.toContain('pode repetir');
+  });
+
   it('nothing to say posts nothing', async () => {
     expect(await poster.post(WS, { kind: 'channel', channelId: CHANNELS.stockroom }, [])).toEqual({
       ok: true,
@@ -238,6 +249,22 @@ describe('Slack refusals: lost, transient, unauthorized', () => {
       error: 'http_503',
     });
     expect(await listeners.pausedReason(WS)).toBeNull();
+  });
+
+  it('a post whose reply was cut on the way may have arrived, and says so; one refused at once did not', async () => {
+    slack.failNext('chat.postMessage', { dropReply: true });
+    expect(await poster.post(WS, channel(CHANNELS.stockroom), [moved(1)])).toEqual({
+      ok: false,
+      lost: false,
+      error: 'request_error',
+      mayHaveArrived: true,
+    });
+    // Slack had it.
+    expect(slack.messages.filter((m) => m.channel === CHANNELS.stockroom)).toHaveLength(1);
+    slack.failNext('chat.postMessage', { status: 503 });
+    expect(await poster.post(WS, channel(CHANNELS.stockroom), [moved(2)])).not.toHaveProperty(
+      'mayHaveArrived',
+    );
   });
 
   it('a 429 is waited for as Retry-After says, then posted once; a long one is left to a later round', async () => {

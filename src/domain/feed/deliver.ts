@@ -18,6 +18,9 @@ import type { FeedEvent, FeedPoster } from './types.js';
  * twice rather than never, because chat.postMessage has no idempotency key and finding our own message in the
  * channel would need history scopes the bot does not ask for. The window is kept to one reply and one write: the
  * post's events become `sent` together, in one store write, so a death there leaves all of them sent or none.
+ * The same holds for a post whose reply was lost on the way (a timeout, a connection cut). Such a repeat is not
+ * silent: each post is noted before it goes (`notePostAttempt`) and the note is cleared once its outcome is known,
+ * so a post that finds a note naming some of its events says it may repeat the one made then.
  * A post that waits (Slack's 429s) can outlast its claims: the poster asks a guard before every attempt, which
  * extends them, and sends nothing once they are gone (another process may be posting those events).
  */
@@ -95,6 +98,18 @@ export async function deliverOutbox(
       stopped = true;
       break;
     }
+    // An earlier post of some of these events whose outcome is not known (its process died before Slack's reply,
+    // or the reply was lost): Slack may have shown them, so this post says it may repeat that one. The attempt is
+    // noted before the post and cleared once its outcome is known.
+    const claimedIds = claimed.map((event) => event.id);
+    const prior = await snapshots.postAttempt(workspaceId, delivery.key);
+    const inDoubt = prior?.eventIds.some((id) => claimedIds.includes(id)) ? prior : null;
+    await snapshots.notePostAttempt(workspaceId, delivery.key, claimedIds, deps.now());
+    /** Nothing reached Slack: what was in doubt before this post still is. */
+    const notSent = () =>
+      inDoubt === null
+        ? snapshots.clearPostAttempt(workspaceId, delivery.key)
+        : snapshots.notePostAttempt(workspaceId, delivery.key, inDoubt.eventIds, inDoubt.at);
     // Asked by the poster before every send attempt (a post can wait on Slack's 429s longer than a claim's lease):
     // the round is still this process's, and so is every claim, extended for the attempt. Otherwise another
     // process may be posting these events, and this one must not.
@@ -126,7 +141,11 @@ export async function deliverOutbox(
     }
     let result: Awaited<ReturnType<FeedPoster['post']>>;
     try {
-      result = await poster.post(workspaceId, delivery.target, claimed, { lateSince, guard });
+      result = await poster.post(workspaceId, delivery.target, claimed, {
+        lateSince,
+        guard,
+        mayRepeatSince: inDoubt?.at ?? null,
+      });
     } catch (error) {
       logger.warn({ workspaceId, target: delivery.key, ...errFields(error) }, 'feed post failed');
       result = { ok: false, lost: false, error: error instanceof Error ? error.message : String(error) };
@@ -134,6 +153,7 @@ export async function deliverOutbox(
     if (refused !== null) {
       logger.info({ workspaceId, target: delivery.key, lost: refused }, 'feed post stopped before sending');
       await giveBack();
+      await notSent();
       if (refused === 'round') {
         stopped = true;
         break;
@@ -142,24 +162,28 @@ export async function deliverOutbox(
     }
     outcome.posts += 1;
     if (result.ok) {
-      await snapshots.markDelivered(
-        workspaceId,
-        delivery.key,
-        claimed.map((event) => event.id),
-        deps.now(),
-      );
+      await snapshots.markDelivered(workspaceId, delivery.key, claimedIds, deps.now());
+      await snapshots.clearPostAttempt(workspaceId, delivery.key);
       outcome.delivered += claimed.length;
       continue;
     }
     if (!result.lost) {
       outcome.failed += 1;
       logger.warn(
-        { workspaceId, target: delivery.key, error: result.error },
+        {
+          workspaceId,
+          target: delivery.key,
+          error: result.error,
+          mayHaveArrived: result.mayHaveArrived === true,
+        },
         'feed post refused; retried next round',
       );
       await giveBack();
+      // Slack may have it: the attempt stays, and the next post of these events says it may repeat it.
+      if (result.mayHaveArrived !== true) await notSent();
       continue;
     }
+    await snapshots.clearPostAttempt(workspaceId, delivery.key);
     // The target can never be reached again: its listeners end, and its claims are kept (nothing to retry).
     outcome.lostTargets += 1;
     logger.info(

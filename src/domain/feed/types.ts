@@ -69,11 +69,24 @@ export type FeedEvent = NewRequestEvent | StatusEvent | ReceiptEvent;
 export type FeedTarget = { kind: 'channel'; channelId: string } | { kind: 'dm'; userId: string };
 
 /** What posting one message came to. `lost`: the target can never be reached again (channel gone, DM refused). */
-export type FeedPostResult = { ok: true } | { ok: false; lost: boolean; error: string };
+export type FeedPostResult =
+  | { ok: true }
+  | {
+      ok: false;
+      lost: boolean;
+      error: string;
+      /** The post failed on the way after it may have reached Slack (a timeout, a connection cut). */
+      mayHaveArrived?: boolean;
+    };
 
 export interface FeedPostOptions {
   /** The previous round of the workspace ran then: the changes happened at some point since (said when late). */
   lateSince?: number | null;
+  /**
+   * Some of these events were in a post made then whose outcome is unknown (its process died, or its reply was
+   * lost): Slack may have shown them already. The message says it may repeat that one.
+   */
+  mayRepeatSince?: number | null;
   /**
    * Asked right before every send attempt (the first, and each after a wait for Slack's rate limit): false means
    * the claims on these events ran out and another process may post them, so nothing is sent.

@@ -307,6 +307,72 @@ describe('FeedEngine: delivery', () => {
   });
 });
 
+describe('FeedEngine: a post whose outcome is not known', () => {
+  const ids = (events: readonly { id: string }[]) => events.map((event) => event.id).sort();
+
+  async function withChannel() {
+    const h = await start();
+    const a = h.feedReplica();
+    await h.listeners.upsertChannel({
+      workspaceId: WS,
+      channelId: 'C1',
+      stockroomId: null,
+      subscribedBy: 'U1',
+    });
+    await recorded(h, a.engine);
+    return { h, a };
+  }
+
+  it('is made again next round, saying it may repeat the one made then; once confirmed, no more', async () => {
+    const { h, a } = await withChannel();
+    h.clock.advance(60_000);
+    h.sandbox.advance({ changes: 2, kinds: ['novas'] });
+    a.poster.results.set('c-C1', { ok: false, lost: false, error: 'request_error', mayHaveArrived: true });
+    h.clock.advance(INTERVAL_MS);
+    const firstAt = h.clock.now();
+    await a.engine.runIfDue(WS);
+    a.poster.results.delete('c-C1');
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.runIfDue(WS);
+    const [first, again] = a.poster.posts;
+    expect(first?.mayRepeatSince).toBeNull();
+    expect(ids(again?.events ?? [])).toEqual(ids(first?.events ?? []));
+    expect(again?.mayRepeatSince).toBe(firstAt);
+
+    h.clock.advance(60_000);
+    h.sandbox.advance({ changes: 1, kinds: ['novas'] });
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.runIfDue(WS);
+    expect(a.poster.posts).toHaveLength(3);
+    expect(a.poster.posts[2]?.mayRepeatSince).toBeNull();
+  });
+
+  it('a post Slack refused is made again without the note; a repeat that is refused keeps it for the next', async () => {
+    const { h, a } = await withChannel();
+    h.clock.advance(60_000);
+    h.sandbox.advance({ changes: 2, kinds: ['novas'] });
+    a.poster.results.set('c-C1', { ok: false, lost: false, error: 'http_503' });
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.runIfDue(WS);
+    a.poster.results.set('c-C1', { ok: false, lost: false, error: 'request_error', mayHaveArrived: true });
+    h.clock.advance(INTERVAL_MS);
+    const doubtAt = h.clock.now();
+    await a.engine.runIfDue(WS);
+    a.poster.results.set('c-C1', { ok: false, lost: false, error: 'http_503' });
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.runIfDue(WS);
+    a.poster.results.delete('c-C1');
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.runIfDue(WS);
+    // Recorded: the post whose reply was lost, then the one that went through (the refused ones never reached Slack).
+    const [lostReply, through] = a.poster.posts;
+    expect(lostReply?.mayRepeatSince).toBeNull();
+    expect(through?.mayRepeatSince).toBe(doubtAt);
+    expect(ids(through?.events ?? [])).toEqual(ids(lostReply?.events ?? []));
+    expect(a.poster.posts).toHaveLength(2);
+  });
+});
+
 describe('FeedEngine: cost', () => {
   it('makes no upstream call for a workspace without listeners, nor for a paused one', async () => {
     const h = await start();

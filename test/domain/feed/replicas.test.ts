@@ -154,6 +154,7 @@ describe('FeedEngine across replicas', () => {
     const made = h.sandbox.advance({ changes: 3, kinds: ['novas'] });
     h.clock.advance(INTERVAL_MS);
     // Replica A detects, then stalls in the post for good (as a process that died there).
+    const aPostedAt = h.clock.now();
     a.poster.hold = true;
     void a.engine.tick();
     await vi.waitFor(() => expect(a.poster.held).toBe(1));
@@ -172,6 +173,8 @@ describe('FeedEngine across replicas', () => {
     const reports = await b.engine.tick();
     expect(reports).toMatchObject([{ ran: true, delivery: { posts: 1, delivered: 3 } }]);
     expect(deliveredIds(b.poster.posts).get('c-C1')?.sort()).toEqual(expectedIds(made).sort());
+    // A may have posted them before it died: B's post says it may repeat A's.
+    expect(b.poster.posts[0]?.mayRepeatSince).toBe(aPostedAt);
     h.clock.advance(INTERVAL_MS);
     await b.engine.tick();
     expect(h.allPosts).toHaveLength(1);
