@@ -31,6 +31,7 @@ import { SlackFeedPoster } from './slack/feed-poster.js';
 import { FeedSubscriptions } from './slack/feed-subscriptions.js';
 import { DEFAULT_ANSWER_TIMING } from './slack/first-message.js';
 import { publishHome } from './slack/home/home-tab.js';
+import { tellLinkingAdminBroken } from './slack/link-notices.js';
 import { createSlackClients } from './slack/slack-clients.js';
 import { meteredFetch } from './slack/slack-metrics.js';
 import { CacheStore } from './store/cache-store.js';
@@ -178,9 +179,15 @@ export function buildContainer(options: ContainerOptions): Container {
   const cache = new CacheStore(kv, keys, maxResponseBytes);
   const userMatches = new UserMatchStore(kv, keys);
   const feedListeners = new FeedListenerStore(kv, keys, now);
-  // A broken link pauses the change feed's listeners, as unlinking does; the next link resumes them.
-  const workspaces = new Workspaces(links, now, (workspaceId) =>
-    feedListeners.pauseWorkspace(workspaceId, 'unlinked'),
+  // A broken link pauses the change feed's listeners, as unlinking does; the next link resumes them. The first
+  // call to meet it (a command, a digest, a feed round, the Home) has the admin who linked told, by DM (wired
+  // once the Slack clients exist, below).
+  let tellAdminBroken: (workspaceId: string, linkedBy: string) => void = () => undefined;
+  const workspaces = new Workspaces(
+    links,
+    now,
+    (workspaceId) => feedListeners.pauseWorkspace(workspaceId, 'unlinked'),
+    (workspaceId, linkedBy) => tellAdminBroken(workspaceId, linkedBy),
   );
   const cacheFeatures = {
     enabled: options.features?.cache ?? true,
@@ -327,6 +334,10 @@ export function buildContainer(options: ContainerOptions): Container {
     logger: feedLogger,
   });
   const tasks = new BackgroundTasks(logger, priority);
+  tellAdminBroken = (workspaceId, linkedBy) =>
+    void tasks.run('broken link notice', () =>
+      tellLinkingAdminBroken(slackClients, logger, workspaceId, linkedBy),
+    );
   const slackDeps: SlackDeps = {
     config: {
       BOT_ADMINS: options.config.BOT_ADMINS,

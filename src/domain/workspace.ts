@@ -34,6 +34,11 @@ export class Workspaces {
      * the other side; its failure never hides the LinkBrokenError.
      */
     private readonly onBroken: (workspaceId: string) => Promise<unknown> = async () => undefined,
+    /**
+     * Told once per broken link, across processes, by whichever call meets it first (a command, a digest, a
+     * feed round, the Home): the admin who linked is to be told. Must not throw or wait.
+     */
+    private readonly onFirstBroken: (workspaceId: string, linkedBy: string) => void = () => undefined,
   ) {}
 
   async resolve(
@@ -62,6 +67,7 @@ export class Workspaces {
       if (error instanceof CredentialsExpiredError) {
         const first = await this.links.markBroken(ws.workspaceId, this.now());
         await this.onBroken(ws.workspaceId).catch(() => undefined);
+        if (first) this.onFirstBroken(ws.workspaceId, ws.link.linkedBy);
         throw new LinkBrokenError(ws.workspaceId, ws.link.linkedBy, first);
       }
       throw error;

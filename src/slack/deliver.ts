@@ -1,17 +1,10 @@
 import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { LinkBrokenError } from '../domain/errors.js';
 import type { Route } from '../domain/routes.js';
 import { systemClock } from '../lib/clock.js';
 import { errFields, newCorrelationId } from '../lib/logger.js';
 import { type AnswerSource, secondsSince } from '../lib/metrics.js';
-import {
-  type Message,
-  type RenderContext,
-  renderBrokenLinkAdminNotice,
-  renderRestarting,
-  renderTimeout,
-} from '../render/index.js';
+import { type Message, type RenderContext, renderRestarting, renderTimeout } from '../render/index.js';
 import { UpstreamErrorCode } from '../upstream/errors.js';
 import type { AnswerRequest } from './answers.js';
 import type { SlackDeps } from './deps.js';
@@ -120,8 +113,6 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
           windowMs,
         },
       );
-      if (error instanceof LinkBrokenError && error.firstNotice)
-        await notifyLinkingAdmin(deps, delivery.client, error);
     }
     // The message is built; requests that came in meanwhile get their ack before it is sent (and no first message
     // goes out for it while it waits).
@@ -277,21 +268,4 @@ function slackErrorCode(error: unknown): string {
   const e = error as { data?: { error?: unknown }; code?: unknown } | null;
   if (typeof e?.data?.error === 'string') return e.data.error;
   return typeof e?.code === 'string' ? e.code : 'unknown';
-}
-
-export async function notifyLinkingAdmin(
-  deps: SlackDeps,
-  client: WebClient,
-  error: LinkBrokenError,
-): Promise<void> {
-  const notice = renderBrokenLinkAdminNotice();
-  try {
-    await client.chat.postMessage({ channel: error.linkedBy, text: notice.text, blocks: notice.blocks });
-    deps.logger.info({ workspaceId: error.workspaceId }, 'linking admin told the link is broken');
-  } catch (dmError) {
-    deps.logger.warn(
-      { workspaceId: error.workspaceId, ...errFields(dmError) },
-      'could not DM the linking admin',
-    );
-  }
 }

@@ -59,6 +59,25 @@ describe('Workspaces and a broken link', () => {
     expect(await feed.listFollows('T1')).toHaveLength(1);
   });
 
+  it('has the admin who linked told once, by whichever call meets the broken link first', async () => {
+    const told: [string, string][] = [];
+    const replica = () =>
+      new Workspaces(
+        links,
+        () => 5_000,
+        async () => undefined,
+        (workspaceId, linkedBy) => told.push([workspaceId, linkedBy]),
+      );
+    const [a, b] = [replica(), replica()];
+    const expire = async () => {
+      throw new CredentialsExpiredError();
+    };
+    const [wsA, wsB] = [await a.resolve('T1', 'background'), await b.resolve('T1', 'interactive')];
+    await Promise.allSettled([a.run(wsA, expire), b.run(wsB, expire)]);
+    await expect(a.resolve('T1', 'interactive')).rejects.toBeInstanceOf(LinkBrokenError);
+    expect(told).toEqual([['T1', wsA.link.linkedBy]]);
+  });
+
   it('a failing pause never hides the broken link', async () => {
     const workspaces = new Workspaces(
       links,

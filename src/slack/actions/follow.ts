@@ -1,9 +1,8 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
-import { LinkBrokenError } from '../../domain/errors.js';
 import { newCorrelationId } from '../../lib/logger.js';
 import { ActionPatterns } from '../../render/ids.js';
 import { type Message, renderStaleButton } from '../../render/index.js';
-import { notifyLinkingAdmin, sendResponse } from '../deliver.js';
+import { sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { workspaceIdOf } from '../slack-users.js';
@@ -58,8 +57,6 @@ async function onFollowButton(
       const { count, windowMs } = deps.config.UPSTREAM_RATE_LIMIT;
       const render = { timeZone: deps.config.DIGEST_TZ, now: deps.now() };
       reply = failureMessage(error, null, correlationId, render, logger, { limit: count, windowMs });
-      if (error instanceof LinkBrokenError && error.firstNotice)
-        await notifyLinkingAdmin(deps, args.client, error);
     }
     await sendResponse(deps, args.respond, reply, options, logger);
   });

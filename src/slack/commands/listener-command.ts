@@ -1,8 +1,7 @@
-import { LinkBrokenError } from '../../domain/errors.js';
 import { type Logger, newCorrelationId } from '../../lib/logger.js';
 import type { Message } from '../../render/index.js';
 import type { RenderContext } from '../../render/types.js';
-import { notifyLinkingAdmin, sendResponse } from '../deliver.js';
+import { sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { ackInWorkspace, type CommandArgs } from './answer-command.js';
@@ -43,8 +42,6 @@ export async function runListenerCommand(
     } catch (error) {
       const { count, windowMs } = deps.config.UPSTREAM_RATE_LIMIT;
       reply = failureMessage(error, null, correlationId, render, logger, { limit: count, windowMs });
-      if (error instanceof LinkBrokenError && error.firstNotice)
-        await notifyLinkingAdmin(deps, args.client, error);
     }
     if (reply)
       await sendResponse(

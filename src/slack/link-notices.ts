@@ -1,0 +1,28 @@
+import { errFields, type Logger } from '../lib/logger.js';
+import { renderBrokenLinkAdminNotice } from '../render/index.js';
+import type { SlackClients } from './slack-clients.js';
+
+/**
+ * The DM to the admin who linked, when the link's credentials can no longer be renewed. Sent once per broken
+ * link (Workspaces marks it across processes) by whatever met it first: a command, a digest, a feed round or
+ * the Home; through the workspace's own client, as the digests post.
+ */
+export async function tellLinkingAdminBroken(
+  clients: SlackClients,
+  logger: Logger,
+  workspaceId: string,
+  linkedBy: string,
+): Promise<void> {
+  const notice = renderBrokenLinkAdminNotice();
+  try {
+    const client = await clients.forWorkspace(workspaceId);
+    if (!client) {
+      logger.warn({ workspaceId }, 'could not DM the linking admin: no Slack installation');
+      return;
+    }
+    await client.chat.postMessage({ channel: linkedBy, text: notice.text, blocks: notice.blocks });
+    logger.info({ workspaceId }, 'linking admin told the link is broken');
+  } catch (error) {
+    logger.warn({ workspaceId, ...errFields(error) }, 'could not DM the linking admin');
+  }
+}
