@@ -1,7 +1,7 @@
 import { errFields } from '../../lib/logger.js';
 import { definedOnly } from '../../lib/objects.js';
 import { fold } from '../../lib/text.js';
-import { isTransient } from '../../upstream/budget-errors.js';
+import { isLastingRefusal, isTransient } from '../../upstream/budget-errors.js';
 import { fetchAllPages, type Page } from '../../upstream/client.js';
 import { UpstreamNotFoundError } from '../../upstream/errors.js';
 import type { MaterialRequest, RequestItem } from '../../upstream/schemas.js';
@@ -188,8 +188,9 @@ export class DigestService {
 
   /**
    * Reads the items of the newest new requests (one call each, cached and shared with `/solicitacao`), which
-   * records the stock they show. A budget or upstream failure here ends the reading, not the digest: the
-   * stock already known still shows. Returns how many item lists were read.
+   * records the stock they show. A spent budget or a transient upstream failure ends the reading, a lasting
+   * refusal skips that request; neither fails the digest: the stock already known still shows. Returns how
+   * many item lists were read.
    */
   private async readNewItems(ws: WorkspaceContext, requests: MaterialRequest[]): Promise<number> {
     let read = 0;
@@ -205,6 +206,16 @@ export class DigestService {
         read += 1;
       } catch (error) {
         if (error instanceof UpstreamNotFoundError) continue;
+        // Refused for good (a 403 for a link limited to a unit, a record of the wrong shape): this request's
+        // stock stays unknown, the others are read. Rethrown, it failed the digest every tick of the day, and
+        // the next day again while the request stayed among the newest.
+        if (isLastingRefusal(error)) {
+          this.deps.logger.warn(
+            { workspaceId: ws.workspaceId, requestId: id, ...errFields(error) },
+            'digest skipped the items of a request upstream refuses',
+          );
+          continue;
+        }
         if (isTransient(error)) {
           this.deps.logger.warn(
             { workspaceId: ws.workspaceId, requestId: id, ...errFields(error) },

@@ -60,6 +60,21 @@ describe('DigestService', () => {
     expect(again.freshness.fromCache).toBe(true);
   });
 
+  it('a request whose items upstream refuses for good is skipped: the digest reads the others and is built', async () => {
+    harness = await startDigestHarness(saoPaulo(2026, 11, 23, 8));
+    const h = harness;
+    // The first item list read (the newest new request) answers 403, as a link limited to a unit may get.
+    h.sandbox.faults.next({ path: /\/v1\/solicitacoes-materiais\/\d+\/itens/, status: 403 });
+    const view = await h.replica().digests.build({
+      workspaceId: WS,
+      stockroomId: null,
+      since: h.clock.now() - 8 * DAY,
+    });
+    expect(view.opened.total).toBeGreaterThan(10);
+    expect(view.belowMinimum.itemListsRead).toBe(9);
+    expect(h.dataCalls().filter((url) => url.includes('/itens'))).toHaveLength(10);
+  });
+
   it('a stockroom digest counts that stockroom only', async () => {
     harness = await startDigestHarness(saoPaulo(2026, 11, 23, 8));
     const h = harness;
