@@ -34,16 +34,23 @@ const rateLimit = (fallback: string) =>
       return parsed;
     });
 
+/**
+ * A blank value (`PORT=` in a .env file) is unset, as for every other variable: z.coerce would read it as 0 (a
+ * random port, the feed turned off).
+ */
+const blankAsUnset = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? undefined : value), schema);
+
 /** A whole percent from 0 to 100. */
 const percent = (fallback: number) => {
   const message = 'must be a whole percent from 0 to 100';
-  return z.coerce
-    .number({ message })
-    .int({ message })
-    .min(0, { message })
-    .max(100, { message })
-    .default(fallback);
+  return blankAsUnset(
+    z.coerce.number({ message }).int({ message }).min(0, { message }).max(100, { message }).default(fallback),
+  );
 };
+
+/** A TCP port; 0 picks a free one. */
+const port = (fallback: number) => blankAsUnset(z.coerce.number().int().min(0).max(65_535).default(fallback));
 
 /** A duration such as `25s`, `1500ms` or `2m`, within [minMs, maxMs]. */
 const duration = (fallback: string, minMs: number, maxMs: number) =>
@@ -141,7 +148,7 @@ const envSchema = z.object({
     const base = v ?? 'https://slack.com/api/';
     return base.endsWith('/') ? base : `${base}/`;
   }),
-  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  PORT: port(3000),
   REDIS_URL: url('Redis').refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
     message: 'must start with redis:// or rediss://',
   }),
@@ -182,7 +189,7 @@ const envSchema = z.object({
    */
   FEED_BUDGET_SHARE_SATURATED: percent(5),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  SANDBOX_PORT: z.coerce.number().int().min(0).max(65_535).default(4010),
+  SANDBOX_PORT: port(4010),
   SANDBOX_RATE_LIMIT: rateLimit('250/1h'),
   DATA_DIR: z.string().trim().default('data'),
   /** When set, GET /metrics asks for `Authorization: Bearer <METRICS_TOKEN>`. */

@@ -44,6 +44,23 @@ describe('loadConfig', () => {
     }
   });
 
+  it('takes a blank number (PORT=, FEED_BUDGET_SHARE= in a .env) as unset: its default, not 0', () => {
+    const blank = loadConfig({
+      PORT: '',
+      SANDBOX_PORT: ' ',
+      FEED_BUDGET_SHARE: '',
+      FEED_BUDGET_SHARE_SATURATED: '  ',
+    });
+    expect(blank).toMatchObject({
+      PORT: 3000,
+      SANDBOX_PORT: 4010,
+      FEED_BUDGET_SHARE: 20,
+      FEED_BUDGET_SHARE_SATURATED: 5,
+    });
+    expect(loadConfig({ PORT: ' 8080 ' }).PORT).toBe(8080);
+    expect(() => loadConfig({ PORT: 'http' })).toThrow(/PORT/);
+  });
+
   it('reads METRICS_TOKEN, unset when empty, and refuses one too short or with spaces', () => {
     expect(loadConfig({}).METRICS_TOKEN).toBeUndefined();
     expect(loadConfig({ METRICS_TOKEN: '  ' }).METRICS_TOKEN).toBeUndefined();
