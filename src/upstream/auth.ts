@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { errFields, type Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { TokenPair, TokenStore } from '../store/token-store.js';
-import type { Budget, Priority } from './budget.js';
+import { type Budget, type Priority, pauseAfter429 } from './budget.js';
 import { isLastingRefusal } from './budget-errors.js';
 import type { UpstreamCredential } from './credential.js';
 import {
@@ -10,6 +10,7 @@ import {
   CredentialsExpiredError,
   errorFromResponse,
   UpstreamError,
+  UpstreamRateLimitedError,
   UpstreamSchemaError,
 } from './errors.js';
 import { sendOnce } from './http.js';
@@ -34,6 +35,8 @@ export interface TokenManagerOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Counts and times every token call by endpoint and status. */
   metrics?: Pick<Metrics, 'upstreamCall'>;
+  /** The budget's window: a 429 without Retry-After pauses the credential a 60th of it (pauseAfter429). */
+  rateWindowMs?: number;
 }
 
 export interface LoginOptions {
@@ -305,6 +308,15 @@ export class TokenManager {
         ),
       { policy: this.retryPolicy, shouldRetry: retryableTransport, sleep: this.sleep },
     );
+    if (result.status === 429) {
+      // Token calls count in the same limit: a 429 pauses the credential on every replica, as for data calls,
+      // so that no replica asks again before it ends. The caller's retry waits for the pause.
+      const limited = errorFromResponse(result.status, result.body, result.headers, endpoint);
+      const retryAfterMs = limited instanceof UpstreamRateLimitedError ? limited.retryAfterMs : undefined;
+      const pauseMs = pauseAfter429(retryAfterMs, 1, this.options.rateWindowMs ?? 3_600_000);
+      await this.options.budget.pause(credential.id, pauseMs);
+      throw new UpstreamRateLimitedError(endpoint, retryAfterMs, this.now() + pauseMs);
+    }
     return this.parseTokenResponse(result.status, result.body, result.headers, endpoint);
   }
 

@@ -93,3 +93,14 @@ export interface BudgetOptions {
   /** The queue's waits and timers (and the memory budget's window); the system clock unless a test injects one. */
   clock?: Clock;
 }
+
+/**
+ * How long a 429 pauses its credential on every replica: the upstream's Retry-After when it sends one, else a
+ * backoff that grows with the credential's 429s in a row, from a 60th of the window (at least 250 ms, at most
+ * 60 s) to at most a quarter of the window.
+ */
+export function pauseAfter429(retryAfterMs: number | undefined, inARow: number, windowMs: number): number {
+  if (retryAfterMs !== undefined) return retryAfterMs;
+  const base = Math.max(250, Math.min(60_000, windowMs / 60));
+  return Math.min(windowMs / 4, base * 2 ** Math.min(inARow - 1, 6));
+}

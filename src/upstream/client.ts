@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { errFields, type Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { TokenManager } from './auth.js';
-import type { Budget, Demand, Priority, ScheduleOptions } from './budget.js';
+import { type Budget, type Demand, type Priority, pauseAfter429, type ScheduleOptions } from './budget.js';
 import { DEFAULT_MAX_WAIT_MS } from './budget-policy.js';
 import type { CallObserver } from './call-observer.js';
 import type { UpstreamCredential } from './credential.js';
@@ -434,7 +434,7 @@ export class UpstreamClient {
       const inARow = (this.consecutive429.get(ctx.credential.id) ?? 0) + 1;
       this.consecutive429.set(ctx.credential.id, inARow);
       // Stop every replica for this credential: the upstream counts differently from us (another client?).
-      const pauseMs = this.pauseAfter429(error, inARow);
+      const pauseMs = pauseAfter429(error.retryAfterMs, inARow, this.rateWindowMs);
       await this.options.budget.pause(ctx.credential.id, pauseMs);
       throw new UpstreamRateLimitedError(endpoint.label, error.retryAfterMs, this.now() + pauseMs);
     }
@@ -453,12 +453,6 @@ export class UpstreamClient {
       'upstream list longer than the rows kept; the rest is dropped',
     );
     return parsed.slice(0, this.maxRows) as T;
-  }
-
-  private pauseAfter429(error: UpstreamRateLimitedError, inARow: number): number {
-    if (error.retryAfterMs !== undefined) return error.retryAfterMs;
-    const base = Math.max(250, Math.min(60_000, this.rateWindowMs / 60));
-    return Math.min(this.rateWindowMs / 4, base * 2 ** Math.min(inARow - 1, 6));
   }
 
   private urlOf(endpoint: Endpoint<unknown>): string {

@@ -55,6 +55,20 @@ describe('/estoque vincular', () => {
     expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(0);
   });
 
+  it('a 429 from the token issuer says when to try again, not that the system did not answer', async () => {
+    const since = Date.now();
+    h.sandbox.faults.next({ path: /\/auth\/v1\/auth\/?$/, status: 429, times: 10 });
+    const result = await h.submitLink(
+      { login: C1.login, password: C1.password, company: '1' },
+      { user: USERS.admin },
+    );
+    const shown = result.body.includes('Limite')
+      ? result.body
+      : textOf(await h.nextMessage(since, { userId: USERS.admin }));
+    expect(shown).toMatch(/Limite de consultas ao sistema atingido; tente de novo às \d\d:\d\d/);
+    expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(0);
+  });
+
   it('validates the form before calling upstream', async () => {
     const before = h.sandbox.calls.length;
     const result = await h.submitLink({ login: '', password: 'x', company: 'abc' }, { user: USERS.admin });

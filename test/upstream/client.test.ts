@@ -367,6 +367,22 @@ describe('errors and retries', () => {
     expect(pausedUntil).toBeLessThanOrEqual(Date.now() + 250);
   });
 
+  it('a 429 from the token issuer pauses the credential too, and the login is tried again only after it', async () => {
+    await stack.close();
+    // A 1 s window: a pause without Retry-After is 250 ms.
+    stack = stackOn({ limit: { count: 1_000, windowMs: 1_000 } });
+    const pauses: number[] = [];
+    const pause = stack.budget.pause.bind(stack.budget);
+    vi.spyOn(stack.budget, 'pause').mockImplementation(async (id, ms) => {
+      pauses.push(ms);
+      return pause(id, ms);
+    });
+    sandbox.faults.next({ path: /\/auth\/v1\/auth\/?$/, status: 429 });
+    await expect(stack.client.listStockrooms(ctx())).resolves.toHaveLength(3);
+    expect(pauses).toEqual([250]);
+    expect(sandbox.calls.filter((c) => c.kind === 'login').map((c) => c.status)).toEqual([429, 200]);
+  });
+
   it('times out a call that does not answer, retrying a bounded number of times', async () => {
     // Logged in with the usual bound; then a process with a short one, which finds the token in the store.
     await stack.client.listStockrooms(ctx());

@@ -10,7 +10,11 @@ import type { Budget } from '../../upstream/budget.js';
 import { BudgetExhaustedError } from '../../upstream/budget-errors.js';
 import type { UpstreamClient } from '../../upstream/client.js';
 import { credentialIdOf, type UpstreamCredential } from '../../upstream/credential.js';
-import { AuthRejectedError, UpstreamForbiddenError } from '../../upstream/errors.js';
+import {
+  AuthRejectedError,
+  UpstreamForbiddenError,
+  UpstreamRateLimitedError,
+} from '../../upstream/errors.js';
 import type { FeedStatus } from '../feed/engine.js';
 import type { LinkStatusView } from '../views.js';
 
@@ -201,6 +205,9 @@ export class LinkService {
     this.deps.logger.warn({ step, ...errFields(error) }, 'link attempt failed');
     if (error instanceof BudgetExhaustedError)
       return { ok: false, field: null, reason: 'busy', retryAt: error.retryAt };
+    // The upstream (or its token issuer) refused for its limit: the credential is paused until then.
+    if (error instanceof UpstreamRateLimitedError && error.pausedUntil !== undefined)
+      return { ok: false, field: null, reason: 'busy', retryAt: error.pausedUntil };
     return { ok: false, field: null, reason: 'unavailable' };
   }
 }
