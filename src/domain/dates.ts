@@ -1,5 +1,5 @@
 import { TZDate } from '@date-fns/tz';
-import { addDays, subDays, subMonths } from 'date-fns';
+import { addDays, addMonths, subDays, subMonths } from 'date-fns';
 
 /** A calendar day as people type and read it, in the workspace's time zone (no instant, no zone). */
 export interface LocalDate {
@@ -32,8 +32,17 @@ export function localDateDaysAgo(now: number, timeZone: string, days: number): L
   return { year: date.getFullYear(), month: date.getMonth() + 1, day: date.getDate() };
 }
 
-/** The first day of the `months` that end on `to` (15/03/2026 and 12 months: 16/03/2025). */
+/**
+ * The first day of the `months` that end on `to` (15/03/2026 and 12 months: 16/03/2025): the earliest day from
+ * which `months` later is not before the end of `to`, as the request list checks its period. Month ends need
+ * the extra step: 12 months before 28/02/2025 is 28/02/2024, and from 29/02/2024 12 months fall on 28/02/2025
+ * 00:00, before that day ends, so the period starts on 01/03/2024.
+ */
 export function firstDayOfMonthsEnding(to: LocalDate, months: number): LocalDate {
-  const date = addDays(subMonths(new Date(Date.UTC(to.year, to.month - 1, to.day, 12)), months), 1);
-  return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate() };
+  // Calendar arithmetic in UTC (TZDate), whatever the process's own time zone.
+  const end = new TZDate(to.year, to.month - 1, to.day, 'UTC');
+  const dayAfter = addDays(end, 1);
+  let date = addDays(subMonths(end, months), 1);
+  while (addMonths(date, months) < dayAfter) date = addDays(date, 1);
+  return { year: date.getFullYear(), month: date.getMonth() + 1, day: date.getDate() };
 }

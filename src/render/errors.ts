@@ -162,6 +162,23 @@ export function renderUpstreamRejected(detail: string | null): Message {
   );
 }
 
+/**
+ * A query the bot itself would not send (the API document's limits), never a refusal of the stockroom system:
+ * the request list's period of at most 12 months (`de:` alone runs to today), or another filter out of range.
+ */
+export function renderInvalidQuery(field: string): Message {
+  if (field === 'dataInicial' || field === 'dataFinal') {
+    return failure(
+      ':warning: O período pedido passa de 12 meses, o máximo da lista de solicitações. Com `de:` sozinho o ' +
+        'período vai até hoje: use uma data dos últimos 12 meses, acrescente `ate:` (até 12 meses depois), ou ' +
+        'use só `ate:` (os 12 meses até esse dia).',
+    );
+  }
+  return failure(
+    ':warning: Um dos filtros está fora do que a consulta aceita. Confira os números e as datas com `/estoque ajuda`.',
+  );
+}
+
 /** A button whose value can no longer be read (an old message, a changed format). */
 export function renderStaleButton(): Message {
   return failure('Este botão não funciona mais. Rode o comando de novo para ver os dados atuais.');

@@ -10,6 +10,7 @@ export {
   renderDigestComingSoon,
   renderForbidden,
   renderFormUnreadable,
+  renderInvalidQuery,
   renderNotFound,
   renderNothingFound,
   renderNotLinked,

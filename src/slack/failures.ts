@@ -15,6 +15,7 @@ import {
   renderBudgetExhausted,
   renderCredentialsExpired,
   renderForbidden,
+  renderInvalidQuery,
   renderNotFound,
   renderNothingFound,
   renderNotLinked,
@@ -133,7 +134,11 @@ const FAILURES: {
     message: renderBadUpstreamData(correlationId),
   }),
   upstream_bad_request: (error) => ({ level: 'warn', message: renderUpstreamRejected(error.detail) }),
-  upstream_invalid_argument: () => ({ level: 'warn', message: renderUpstreamRejected(null) }),
+  // Refused by the bot before any call (queries.ts), not by upstream.
+  upstream_invalid_argument: (error) => ({
+    level: 'info',
+    message: renderInvalidQuery(error.field),
+  }),
   upstream_response_too_large: (_, { correlationId }) => ({
     level: 'warn',
     message: renderResponseTooLarge(correlationId),

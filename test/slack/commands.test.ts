@@ -81,6 +81,31 @@ describe('/solicitacao', () => {
     expect(text).toContain('16/03/2025');
     expect(text).toContain('15/03/2026');
   });
+
+  it('with ate: on the 28/02 after a leap year, asks from 01/03 (29/02 plus 12 months falls short of that day)', async () => {
+    await ask('/solicitacao', 'ate:28/02/2025');
+    const call = h.sandbox.calls.find((c) => c.path === '/v1/solicitacoes-materiais');
+    const query = new URL(call?.url ?? '', 'http://x').searchParams;
+    expect(query.get('DataInicial')).toBe('2024-03-01T00:00:00');
+    expect(call?.status).toBe(200);
+  });
+
+  it('refuses de: and ate: more than 12 months apart with the usage, before any call', async () => {
+    const before = h.sandbox.calls.length;
+    const result = await h.command('/solicitacao', 'de:01/01/2024 ate:28/02/2025');
+    const body = JSON.parse(result.body) as { text: string };
+    expect(body.text).toContain('passa de 12 meses');
+    expect(body.text).toContain('01/03/2024');
+    expect(h.sandbox.calls.length).toBe(before);
+  });
+
+  it('says de: alone reaching back past 12 months is the bot’s limit, not the stockroom system refusing', async () => {
+    const before = h.sandbox.calls.filter((c) => c.kind === 'data').length;
+    const { text } = await ask('/solicitacao', 'de:01/01/2020');
+    expect(text).toContain('O período pedido passa de 12 meses');
+    expect(text).not.toContain('recusou');
+    expect(h.sandbox.calls.filter((c) => c.kind === 'data').length).toBe(before);
+  });
 });
 
 describe('/estoque', () => {

@@ -12,6 +12,7 @@ import {
   renderBudgetExhausted,
   renderCredentialsExpired,
   renderForbidden,
+  renderInvalidQuery,
   renderNotFound,
   renderNothingFound,
   renderNotLinked,
@@ -124,10 +125,16 @@ describe('failure messages', () => {
       'warn',
     ],
     [
-      'a refused argument',
+      'an argument the bot refuses before any call (not upstream)',
       new InvalidArgumentError('id', 'out of range'),
-      renderUpstreamRejected(null),
-      'warn',
+      renderInvalidQuery('id'),
+      'info',
+    ],
+    [
+      'a period of the request list past 12 months (the bot refuses it before any call)',
+      new InvalidArgumentError('dataInicial', 'the period is limited to 12 months'),
+      renderInvalidQuery('dataInicial'),
+      'info',
     ],
     [
       'a 401 that renewing did not cure',

@@ -1,6 +1,7 @@
-import { compareLocalDates, type LocalDate } from '../../domain/dates.js';
+import { compareLocalDates, firstDayOfMonthsEnding, type LocalDate } from '../../domain/dates.js';
 import { FEED_EVENT_KINDS, type FeedEventKind } from '../../domain/feed/types.js';
 import { fold } from '../../lib/text.js';
+import { MAX_PERIOD_MONTHS as MAX_REQUEST_PERIOD_MONTHS } from '../../upstream/queries.js';
 import { didYouMean, SUBCOMMAND_WORDS, type Suggestion } from './did-you-mean.js';
 import {
   fail,
@@ -117,6 +118,19 @@ function dateFilters(tokens: Tokens): DateRange | string {
     return 'a data de `de:` é posterior à de `ate:`';
   }
   return range;
+}
+
+/** The request list takes at most 12 months between `de:` and `ate:` (upstream-api.md). */
+function requestPeriodProblem(range: DateRange): string | null {
+  if (!range.from || !range.to) return null;
+  const earliest = firstDayOfMonthsEnding(range.to, MAX_REQUEST_PERIOD_MONTHS);
+  if (compareLocalDates(range.from, earliest) >= 0) return null;
+  const day = (d: LocalDate) =>
+    `${String(d.day).padStart(2, '0')}/${String(d.month).padStart(2, '0')}/${d.year}`;
+  return (
+    `o período entre \`de:\` e \`ate:\` passa de ${MAX_REQUEST_PERIOD_MONTHS} meses, o máximo da lista de ` +
+    `solicitações: com \`ate:${day(range.to)}\`, comece em ${day(earliest)} ou depois`
+  );
 }
 
 function statusFilter(tokens: Tokens): number[] | undefined | string {
@@ -334,6 +348,8 @@ export function parseSolicitacao(text: string): Result<SolicitacaoCommand> {
   if (problem) return fail(problem);
   const range = dateFilters(tokens);
   if (typeof range === 'string') return fail(range);
+  const longPeriod = requestPeriodProblem(range);
+  if (longPeriod) return fail(longPeriod);
   const page = pageFilter(tokens);
   if (typeof page === 'string') return fail(page);
   const filters = collect<RequestFilters>({
