@@ -118,7 +118,7 @@ export function messageShortcut(
   h: Harness,
   callbackId: string,
   text: string,
-  options: { user?: string; channel: string; triggerId?: string },
+  options: { user?: string; channel: string; triggerId?: string; blocks?: object[]; fromBot?: boolean },
 ) {
   const user = options.user ?? USERS.member;
   const triggerId = options.triggerId ?? h.slack.newTriggerId({ userId: user, teamId: TEAM });
@@ -129,7 +129,12 @@ export function messageShortcut(
     triggerId,
     channelId: options.channel,
     responseUrl: h.slack.newResponseUrl({ teamId: TEAM, channelId: options.channel, userId: user }),
-    message: { ts: `${Math.floor(Date.now() / 1000)}.000100`, text, user: USERS.owner },
+    message: {
+      ts: `${Math.floor(Date.now() / 1000)}.000100`,
+      text,
+      ...(options.fromBot ? { botId: 'B00FAKEBOT' } : { user: USERS.owner }),
+      ...(options.blocks && { blocks: options.blocks as never }),
+    },
   });
   return interaction(h.target, payload);
 }

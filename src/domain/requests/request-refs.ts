@@ -53,9 +53,16 @@ function collect(text: string, patterns: RegExp[]): number[] {
 
 /** `<…>` markup of a Slack message: mentions and channels vanish, links keep their label (or nothing). */
 function stripSlackMarkup(text: string): string {
-  return text.replace(/<([^<>]{0,2000})>/g, (_, inner: string) => {
-    const bar = inner.indexOf('|');
-    if (/^[@#!]/.test(inner)) return ' ';
-    return bar >= 0 ? ` ${inner.slice(bar + 1)} ` : ' ';
-  });
+  return (
+    text
+      .replace(/<([^<>]{0,2000})>/g, (_, inner: string) => {
+        const bar = inner.indexOf('|');
+        if (/^[@#!]/.test(inner)) return ' ';
+        return bar >= 0 ? ` ${inner.slice(bar + 1)} ` : ' ';
+      })
+      // mrkdwn emphasis around a number (`solicitação *4105*`, `~SM 4105~`, `` `#4105` ``, `_4105_`); an
+      // underscore inside a word (`abc_4105`) is left, so it stays part of that word.
+      .replace(/[*~`]/g, ' ')
+      .replace(/(^|[^\p{L}\p{N}])_|_(?=[^\p{L}\p{N}]|$)/gu, '$1 ')
+  );
 }

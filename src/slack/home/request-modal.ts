@@ -23,6 +23,7 @@ import { ActionPatterns, BlockIds, InputActionIds, ShortcutIds, ViewIds } from '
 import type { Message } from '../../render/index.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
+import { visibleMessageText } from '../parse/message-text.js';
 import { workspaceIdOf } from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
 
@@ -118,7 +119,8 @@ export function registerRequestModals(app: App, deps: SlackDeps): void {
       await ack();
       const workspaceId = workspaceIdOf(context);
       if (!workspaceId) return;
-      const ids = findRequestNumbers(shortcut.message?.text);
+      // The blocks too: a bot's message (a digest, an alert) has its numbers there, its text only sums up.
+      const ids = findRequestNumbers(visibleMessageText(shortcut.message));
       const [only] = ids;
       if (ids.length === 1 && only !== undefined) {
         await openAndShow(deps, client, shortcut.trigger_id, { workspaceId, userId: shortcut.user.id }, only);

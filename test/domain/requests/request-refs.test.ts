@@ -40,4 +40,12 @@ describe('findRequestNumbers', () => {
     const many = Array.from({ length: 30 }, (_, i) => `#${1000 + i}`).join(' ');
     expect(findRequestNumbers(many)).toHaveLength(MAX_REQUEST_REFS);
   });
+
+  it('reads numbers inside mrkdwn emphasis, as the bot’s own messages write them', () => {
+    expect(findRequestNumbers('Nova solicitação *4105* — Central')).toEqual([4105]);
+    expect(findRequestNumbers('~SM 4106~ e `#4107`')).toEqual([4106, 4107]);
+    expect(findRequestNumbers('chegou a _4108_?')).toEqual([4108]);
+    // An underscore inside a word keeps the number part of that word.
+    expect(findRequestNumbers('arquivo relatorio_4109 anexado')).toEqual([]);
+  });
 });

@@ -1,4 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NewRequestEvent } from '../../../src/domain/feed/types.js';
+import { findRequestNumbers } from '../../../src/domain/requests/request-refs.js';
+import { renderFeedPost } from '../../../src/render/feed.js';
 import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
 import {
   CHANNELS,
@@ -189,6 +192,39 @@ describe('message shortcut abrir_solicitacao', () => {
       ),
     );
     expect(viewText(shown)).toContain('1316');
+  });
+
+  it('on the bot’s own alert, reads the numbers in its blocks, not only the summary in its text', async () => {
+    const novas = (requestId: number): NewRequestEvent => ({
+      kind: 'novas',
+      id: `${TEAM}:novas:${requestId}`,
+      workspaceId: TEAM,
+      detectedAt: Date.now(),
+      stockroomId: 1,
+      requestId,
+      stockroomName: 'Almoxarifado Central',
+      requesterName: 'Márcia',
+      requesterEmail: null,
+      statusName: null,
+    });
+    const alert = renderFeedPost(
+      { kind: 'channel', channelId: CHANNELS.stockroom },
+      [novas(1312), novas(1316)],
+      {
+        timeZone: 'America/Sao_Paulo',
+        now: Date.now(),
+      },
+    );
+    // Slack's notification text names the first change only.
+    expect(findRequestNumbers(alert?.text)).toEqual([1312]);
+    const since = h.slack.views.length;
+    await messageShortcut(h, 'abrir_solicitacao', alert?.text ?? '', {
+      channel: CHANNELS.stockroom,
+      blocks: alert?.blocks ?? [],
+      fromBot: true,
+    });
+    const choice = await nextView(h, since, 'views.open');
+    expect(buttonsOfView(choice).map((b) => b.text?.text)).toEqual(['Solicitação 1312', 'Solicitação 1316']);
   });
 
   it('no number: says so; an unknown number: says it was not found', async () => {

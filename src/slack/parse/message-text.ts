@@ -1,0 +1,48 @@
+/**
+ * The words a person sees in a Slack message, for a message shortcut to read: its `text` (for a bot's message
+ * often only the notification's summary), then every `text` of its blocks (headers, sections and their fields,
+ * context, rich text) and of its legacy attachments. Buttons' values and ids are not read. Bounded: the payload
+ * comes from outside, so the walk stops at a depth, a number of nodes and a number of characters.
+ */
+const MAX_DEPTH = 12;
+const MAX_NODES = 5_000;
+const MAX_CHARS = 20_000;
+
+export function visibleMessageText(message: unknown): string {
+  if (typeof message !== 'object' || message === null) return '';
+  const { text, blocks, attachments } = message as {
+    text?: unknown;
+    blocks?: unknown;
+    attachments?: unknown;
+  };
+  const parts: string[] = [];
+  let chars = 0;
+  let nodes = 0;
+  const add = (value: string) => {
+    if (chars >= MAX_CHARS || value === '') return;
+    parts.push(value.slice(0, MAX_CHARS - chars));
+    chars += value.length;
+  };
+  const walk = (node: unknown, depth: number): void => {
+    if (depth > MAX_DEPTH || nodes >= MAX_NODES || chars >= MAX_CHARS) return;
+    nodes += 1;
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item, depth + 1);
+      return;
+    }
+    if (typeof node !== 'object' || node === null) return;
+    for (const [key, value] of Object.entries(node)) {
+      // A block's own words: `text` as a string (rich text, mrkdwn objects) or an object holding one.
+      if (key === 'text' || key === 'fallback' || key === 'pretext' || key === 'title') {
+        if (typeof value === 'string') add(value);
+        else walk(value, depth + 1);
+      } else if (key === 'fields' || key === 'elements' || key === 'blocks') {
+        walk(value, depth + 1);
+      }
+    }
+  };
+  if (typeof text === 'string') add(text);
+  walk(blocks, 0);
+  walk(attachments, 0);
+  return parts.join('\n');
+}
