@@ -181,8 +181,8 @@ async function postOutcome(
     message = renderLinkUnavailable('refused', null, true, outcome.message, renderContext(deps));
   }
   const responseUrl = metadata.responseUrl;
-  // From the Home, the Home published again shows the outcome.
-  if (!responseUrl && metadata.home) return;
+  // From the Home, the Home published again shows a link made; a failure it cannot show goes by DM (below).
+  if (!responseUrl && metadata.home && outcome.ok) return;
   // Retried like every response_url post; failing that (or with none), an ephemeral message or a DM.
   const respond: RespondFn = async (args) => {
     if (!responseUrl) throw new Error('no response_url to confirm through');

@@ -88,6 +88,29 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     expect(h.slack.views.slice(since).some((v) => v.via === 'views.open')).toBe(false);
   });
 
+  it('Vincular on the Home, a slow login that then fails: the modal closes and the admin is told why by DM', async () => {
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const home = await publishedHome(h, USERS.admin, since);
+    since = h.slack.views.length;
+    await clickInView(h, home, 'link:open');
+    const modal = await nextView(h, since, 'views.open');
+    // Past the modal's answer budget (about 2.3 s of Slack's 3 s): the modal closes before the outcome is known.
+    h.sandbox.faults.next({ path: /\/auth\/v1\/auth\/?$/, delayMs: 3_000 });
+    const sent = Date.now();
+    const result = await submitView(h, modal, {
+      link_login: { login: { type: 'plain_text_input', value: DEMO_FACTS.company1.login } },
+      link_password: { password: { type: 'plain_text_input', value: 'errada' } },
+      link_company: { company: { type: 'number_input', value: '1' } },
+      link_unit: { unit: { type: 'number_input', value: null } },
+      link_end_session: { end_session: { type: 'checkboxes', selected_options: [] } },
+    } as never);
+    expect(JSON.parse(result.body)).toEqual({ response_action: 'clear' });
+    const told = await h.nextMessage(sent, { userId: USERS.admin });
+    expect(textOf(told)).toMatch(/Nada foi vinculado/);
+    expect(told.channel).toMatch(/^D/);
+  });
+
   it('the Messages tab opening publishes nothing', async () => {
     const since = h.slack.views.length;
     await homeOpened(h, USERS.admin, 'messages');
