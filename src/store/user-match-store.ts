@@ -6,6 +6,8 @@ export interface UserMatch {
   upstreamUserId: number | null;
   upstreamUserName: string | null;
   matchedAt: number;
+  /** The e-mail matched (lower case): a saved "no match" can still say which e-mail matched nobody. */
+  email?: string | null;
 }
 
 export class UserMatchStore {
@@ -16,7 +18,13 @@ export class UserMatchStore {
 
   async get(workspaceId: string, slackUserId: string): Promise<UserMatch | null> {
     const raw = await this.kv.get(this.keys.userMatch(workspaceId, slackUserId));
-    return raw === null ? null : (JSON.parse(raw) as UserMatch);
+    if (raw === null) return null;
+    try {
+      return JSON.parse(raw) as UserMatch;
+    } catch {
+      // A damaged entry is a miss: the user is matched again.
+      return null;
+    }
   }
 
   async set(workspaceId: string, slackUserId: string, match: UserMatch, ttlMs: number): Promise<void> {

@@ -71,6 +71,19 @@ describe('/solicitacao', () => {
     expect(h.slack.messages.find((m) => m.ts === message.ts && m.replaced)).toBeTruthy();
   });
 
+  it('minhas with an e-mail no upstream user has says so, the second time too (from the saved no-match)', async () => {
+    const first = await ask('/solicitacao', 'minhas');
+    expect(first.text).toMatch(/Nenhum usuário do sistema de estoque tem o seu e-mail \(.+@.+\)/);
+    const again = await ask('/solicitacao', 'minhas');
+    expect(again.text).toBe(first.text);
+  });
+
+  it('minhas when the users list answers 404 (documented): no user has the e-mail, not “nothing found”', async () => {
+    h.sandbox.faults.next({ path: '/v1/usuarios', status: 404 });
+    const { text } = await ask('/solicitacao', 'minhas');
+    expect(text).toMatch(/Nenhum usuário do sistema de estoque tem o seu e-mail/);
+  });
+
   it('with ate: alone, asks the 12 months the API allows up to that day, and says so', async () => {
     const { text } = await ask('/solicitacao', 'ate:15/03/2026');
     const call = h.sandbox.calls.find((c) => c.path === '/v1/solicitacoes-materiais');

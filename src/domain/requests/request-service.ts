@@ -227,24 +227,31 @@ export class RequestService {
     options?: ReadOptions,
   ): Promise<UserMatch & { email: string | null }> {
     const cached = await this.deps.userMatches.get(ws.workspaceId, slackUser.id);
-    if (cached) return { ...cached, email: null };
+    if (cached) return { ...cached, email: cached.email ?? null };
     // Asked only on a cache miss: one Slack call per user and day, not per command.
     const address = await slackUser.email();
     if (!address) throw new UserNotMatchedError(null);
-    const users = await this.deps.reader.read(
-      ws,
-      'users',
-      null,
-      (call) => this.deps.client.listUsers(call),
-      // The Home matches from the cached list only; `Atualizar` does not re-read users (cached for an hour).
-      options?.savedOnly ? { savedOnly: true } : undefined,
-    );
     const email = address.trim().toLowerCase();
+    const users = await this.deps.reader
+      .read(
+        ws,
+        'users',
+        null,
+        (call) => this.deps.client.listUsers(call),
+        // The Home matches from the cached list only; `Atualizar` does not re-read users (cached for an hour).
+        options?.savedOnly ? { savedOnly: true } : undefined,
+      )
+      .catch((error: unknown) => {
+        // The users list answers 404 (upstream-api.md) when it has nobody to list: nobody has this e-mail.
+        if (error instanceof UpstreamNotFoundError) throw new UserNotMatchedError(email);
+        throw error;
+      });
     const user = users.data.find((u) => !u.inativo && u.email?.trim().toLowerCase() === email);
     const match = {
       upstreamUserId: user?.usuario ?? null,
       upstreamUserName: user?.nome ?? null,
       matchedAt: this.deps.now(),
+      email,
     };
     await this.deps.userMatches.set(
       ws.workspaceId,
