@@ -124,12 +124,15 @@ export function matchMaterials(materials: Material[], text: string): Material[] 
   const wanted = fold(text.trim());
   const words = wanted.split(/\s+/).filter((w) => w !== '');
   if (words.length === 0) return [];
+  // The code equal to the text, or the name holding every word (PRODUCT.md): code matches first, then names.
   const byCode = materials.filter((m) => m.codigo != null && fold(m.codigo.trim()) === wanted);
-  if (byCode.length > 0) return byCode;
-  return materials
+  const coded = new Set(byCode);
+  const byName = materials
     .filter((m) => {
+      if (coded.has(m)) return false;
       const name = fold(`${m.nome ?? ''} ${m.nomeFormatted ?? ''}`);
       return words.every((word) => name.includes(word));
     })
     .sort((a, b) => (a.nome ?? '').localeCompare(b.nome ?? '', 'pt-BR'));
+  return [...byCode, ...byName];
 }
