@@ -115,10 +115,13 @@ export interface UpstreamClientOptions {
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 /**
- * Rows kept of one list answer: a page holds at most 100 rows, and the lists without pages (materials, users,
- * stockrooms) hold hundreds; past this many the rest is dropped (and logged) rather than carried, cached and searched.
+ * Rows kept of one list answer: a page holds at most 100 rows; the lists without pages (materials, users,
+ * stockrooms) hold what the company has, and a cut there hides materials from the search and people from
+ * `minhas` without a word. So the bound is far past what the byte cap lets through (a material is 300 to 600
+ * bytes of JSON: the default 4 MiB holds about 10,000, and a larger answer is refused with its own message);
+ * past it the rest is dropped and logged. It guards only against tiny rows in a raised byte cap.
  */
-export const MAX_ROWS_PER_LIST = 5_000;
+export const MAX_ROWS_PER_LIST = 100_000;
 
 type Query = Record<string, string | number | boolean | readonly (string | number)[] | undefined | null>;
 

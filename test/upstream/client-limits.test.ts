@@ -85,6 +85,17 @@ describe('the most bytes read from one answer', () => {
   });
 });
 
+describe('lists without pages', () => {
+  it('a company with more materials than the old 5,000-row cut gets them all (the byte cap is the bound)', async () => {
+    stack = stackOn();
+    const [row] = await stack.client.listMaterials(ctx());
+    const size = JSON.stringify(row).length + 1;
+    sandbox.faults.next({ path: '/v1/materiais', huge: { bytes: 6_000 * size, row } });
+    const rows = await stack.client.listMaterials(ctx());
+    expect(rows.length).toBeGreaterThanOrEqual(5_999);
+  });
+});
+
 describe('answers that are not what the document says', () => {
   it('a null list is a schema error, not an empty list', async () => {
     stack = stackOn();
