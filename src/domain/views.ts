@@ -106,6 +106,11 @@ export interface PendingPurchasesView {
   stockroomId: number | null;
   groups: PendingPurchasesGroup[];
   page: number;
+  /**
+   * Stockrooms whose pending purchases could not be read now (the budget, an upstream failure) and are missing
+   * from `groups`; only when every stockroom is asked, and never all of them (that is the answer's failure).
+   */
+  unread?: number;
 }
 
 export interface PurchaseFiltersView {

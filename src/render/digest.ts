@@ -22,6 +22,7 @@ import {
 } from './format.js';
 import { recordLines } from './labels.js';
 import { stockBounds } from './materials.js';
+import { unreadStockroomsNote } from './purchases.js';
 import { requestRow } from './request-list.js';
 import { statusText } from './requests.js';
 import type { Message, RenderContext } from './types.js';
@@ -153,13 +154,19 @@ function pendingRow(row: PendingRow, ctx: RenderContext): SectionBlock {
 function pendingBlocks(view: DigestView, ctx: RenderContext): KnownBlock[] {
   const { pending } = view;
   const lead = ':package: *Compras com saldo a receber:*';
-  if (pending.total === 0) return [section(`${lead} nenhuma.`)];
+  const unread = unreadStockroomsNote(pending.unread ?? 0);
+  if (pending.total === 0)
+    return [
+      section(`${lead} nenhuma${unread ? ' nos almoxarifados consultados' : ''}.`),
+      ...(unread ? [context(unread)] : []),
+    ];
   const where =
     view.stockroomId === null ? ` em ${plural(pending.stockrooms, 'almoxarifado', 'almoxarifados')}` : '';
   const blocks: KnownBlock[] = [
     section(`${lead} ${plural(pending.total, 'compra', 'compras')}${where}`),
     ...pending.rows.map((row) => pendingRow(row, ctx)),
     ...moreLine(pending.total, pending.rows.length, 'compra', 'compras'),
+    ...(unread ? [context(unread)] : []),
   ];
   const route: Route = {
     view: 'pending',

@@ -96,6 +96,8 @@ export function renderPendingPurchases(answer: Answer<PendingPurchasesView>, ctx
     const where = only ? '' : ` em ${plural(groups, 'almoxarifado', 'almoxarifados')}`;
     body.push(context(pageLine(current.page, current.totalPages, `${count}${where}`)));
   }
+  const unread = unreadStockroomsNote(view.unread ?? 0);
+  if (unread) body.push(context(unread));
   return answerMessage({
     text: `${title}: ${count}`,
     body,
@@ -176,4 +178,13 @@ export function renderReceiptList(answer: Answer<ReceiptListView>, ctx: RenderCo
     freshness: answer.freshness,
     ctx,
   });
+}
+
+/** Stockrooms whose pending purchases could not be read now are said to be missing, never silently left out. */
+export function unreadStockroomsNote(unread: number): string | null {
+  if (unread <= 0) return null;
+  return (
+    `:warning: ${plural(unread, 'almoxarifado não pôde ser consultado', 'almoxarifados não puderam ser consultados')} ` +
+    'agora (limite de consultas ou falha do sistema de estoque); as compras deles não estão aqui. Tente de novo mais tarde.'
+  );
 }

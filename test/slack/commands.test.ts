@@ -141,6 +141,28 @@ describe('/estoque', () => {
   });
 });
 
+describe('/compras pendentes', () => {
+  it('a stockroom that cannot be read now is left out and said to be missing; the others show', async () => {
+    h.sandbox.faults.next({
+      path: /\/v1\/entradas-materiais\/compras\?.*almoxarifadoId=2/,
+      status: 500,
+      times: 10,
+    });
+    const { text } = await ask('/compras', 'pendentes');
+    expect(text).toContain('Compras com saldo a receber');
+    expect(text).toContain('1 almoxarifado não pôde ser consultado agora');
+    const { pendingPurchases } = DEMO_FACTS.company1;
+    expect(text).toContain(`Compra ${pendingPurchases[1][0]}*`);
+    for (const id of pendingPurchases[2]) expect(text).not.toContain(`Compra ${id}*`);
+  });
+
+  it('none of them read: the failure itself, not an empty list', async () => {
+    h.sandbox.faults.next({ path: /\/v1\/entradas-materiais\/compras/, status: 403, times: 10 });
+    const { text } = await ask('/compras', 'pendentes');
+    expect(text).not.toContain('Nenhuma compra com saldo a receber');
+  });
+});
+
 describe('workspaces never see each other', () => {
   it('tells an unlinked workspace how to link, without calling upstream', async () => {
     const before = h.sandbox.calls.length;

@@ -103,6 +103,7 @@ export class DigestService {
       group.purchases.map((purchase) => ({ purchase, stockroom: group.stockroom })),
     );
     const pendingSection: PendingSection = {
+      unread: pending.data.unread ?? 0,
       total: pendingRows.length,
       stockrooms: pending.data.groups.filter((group) => group.purchases.length > 0).length,
       rows: pendingRows.slice(0, DIGEST_TOP_ROWS),

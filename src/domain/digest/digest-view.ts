@@ -56,6 +56,8 @@ export interface PendingSection {
   /** Stockrooms with at least one such purchase. */
   stockrooms: number;
   rows: PendingRow[];
+  /** Stockrooms that could not be read now: their purchases are not counted (PendingPurchasesView.unread). */
+  unread?: number;
 }
 
 export interface BelowMinimumRow {

@@ -1,6 +1,7 @@
 import { definedOnly } from '../../lib/objects.js';
+import { UpstreamError } from '../../upstream/errors.js';
 import type { PurchaseOrder, Stockroom } from '../../upstream/schemas.js';
-import type { ReadOptions } from '../cached-reader.js';
+import { NoSavedDataError, type ReadOptions } from '../cached-reader.js';
 import { endOfLocalDay, startOfLocalDay } from '../dates.js';
 import type { DomainDeps } from '../deps.js';
 import { LIST_PAGE_SIZE, notFoundAs } from '../requests/request-service.js';
@@ -44,15 +45,31 @@ export class PurchaseService {
               nome: null,
             },
           ];
-    const answers = await Promise.all(
+    const settled = await Promise.allSettled(
       targets.map((stockroom) => this.pendingOf(ws, stockroom.almoxarifado, options)),
     );
+    // Every stockroom is asked: one that cannot be read now (a spent budget, an upstream failure) is left out
+    // and counted, so that many stockrooms never make the whole answer (and the digest) fail. Anything else
+    // (a broken link) and a failure of every read are the answer's failure, as for one stockroom.
+    const answers: (Answer<PurchaseOrder[]> | null)[] = [];
+    let firstFailure: unknown = null;
+    for (const outcome of settled) {
+      if (outcome.status === 'fulfilled') {
+        answers.push(outcome.value);
+        continue;
+      }
+      if (stockroomId !== null || !leavesTheRest(outcome.reason)) throw outcome.reason;
+      firstFailure ??= outcome.reason;
+      answers.push(null);
+    }
+    const read = answers.filter((answer): answer is Answer<PurchaseOrder[]> => answer !== null);
+    if (firstFailure !== null && read.length === 0) throw firstFailure;
     const groups: PendingPurchasesGroup[] = targets
       .map((stockroom, index) => ({ stockroom, purchases: answers[index]?.data ?? [] }))
       .filter((group) => group.purchases.length > 0 || stockroomId !== null);
     return {
-      data: { stockroomId, groups, page },
-      freshness: oldest([stockrooms.freshness, ...answers.map((a) => a.freshness)]),
+      data: { stockroomId, groups, page, unread: answers.length - read.length },
+      freshness: oldest([stockrooms.freshness, ...read.map((a) => a.freshness)]),
     };
   }
 
@@ -150,4 +167,9 @@ export function oldest(parts: Freshness[]): Freshness {
     };
   }
   return result;
+}
+
+/** A stockroom's read that failed for reasons of its own or of the moment: the other stockrooms still show. */
+function leavesTheRest(error: unknown): boolean {
+  return error instanceof UpstreamError || error instanceof NoSavedDataError;
 }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { looksClosed } from '../../../src/domain/digest/digest-service.js';
+import { renderDigest } from '../../../src/render/digest.js';
 import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
 import { type Harness, saoPaulo, startDigestHarness, WS } from '../../helpers/digest-harness.js';
 
@@ -73,6 +74,29 @@ describe('DigestService', () => {
     expect(view.opened.total).toBeGreaterThan(10);
     expect(view.belowMinimum.itemListsRead).toBe(9);
     expect(h.dataCalls().filter((url) => url.includes('/itens'))).toHaveLength(10);
+  });
+
+  it('a stockroom whose pending purchases cannot be read now is left out and counted; the digest is built', async () => {
+    harness = await startDigestHarness(saoPaulo(2026, 11, 23, 8));
+    const h = harness;
+    // Stockroom 2's pending purchases answer 500 on every retry; the other two answer.
+    h.sandbox.faults.next({
+      path: /\/v1\/entradas-materiais\/compras\?.*almoxarifadoId=2/,
+      status: 500,
+      times: 10,
+    });
+    const view = await h.replica().digests.build({
+      workspaceId: WS,
+      stockroomId: null,
+      since: h.clock.now() - 8 * DAY,
+    });
+    const pending = DEMO_FACTS.company1.pendingPurchases;
+    expect(view.pending.unread).toBe(1);
+    expect(view.pending.total).toBe(pending[1].length + pending[3].length);
+    const text = JSON.stringify(
+      renderDigest(view, { timeZone: 'America/Sao_Paulo', now: h.clock.now() }).blocks,
+    );
+    expect(text).toContain('1 almoxarifado não pôde ser consultado agora');
   });
 
   it('a stockroom digest counts that stockroom only', async () => {
