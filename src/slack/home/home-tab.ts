@@ -12,7 +12,13 @@ import { renderHelpModal } from '../../render/home-modals.js';
 import { ActionIds, ActionPatterns } from '../../render/ids.js';
 import { requestIdOfButton } from '../actions/follow.js';
 import type { SlackDeps } from '../deps.js';
-import { emailOf, linkAdminVerdict, type RequestWorkspace, workspaceIdOf } from '../slack-users.js';
+import {
+  emailOf,
+  linkAdminVerdict,
+  type RequestWorkspace,
+  refusalOf,
+  workspaceIdOf,
+} from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
 import { openMaterialModal } from './material-modal.js';
 import { openRequestLookup } from './request-modal.js';
@@ -96,6 +102,11 @@ export function registerHomeTab(app: App, deps: SlackDeps): void {
         await deps.linkService.unlink(workspaceId);
       } else {
         deps.logger.warn({ workspaceId, reason: verdict.reason }, 'home: unlink refused');
+        // A Home click has no response_url: the person is told why by DM, not left with a Home that did nothing.
+        const notice = refusalOf(verdict);
+        await client.chat
+          .postMessage({ channel: userId, text: notice.text, blocks: notice.blocks })
+          .catch((error: unknown) => deps.logger.warn(errFields(error), 'home: unlink refusal not told'));
       }
       await publishHome(deps, client, workspaceId, userId, { workspace: context });
     }),

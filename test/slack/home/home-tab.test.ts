@@ -220,9 +220,14 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     const home = await publishedHome(h, USERS.admin, since);
 
     since = h.slack.views.length;
+    const clicked = Date.now();
     await clickInView(h, home, 'home:unlink', USERS.member);
     await publishedHome(h, USERS.member, since);
     expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(1);
+    // The member is told why, by DM (a Home click has no response_url).
+    const told = await h.nextMessage(clicked, { userId: USERS.member });
+    expect(told.channel).toMatch(/^D/);
+    expect(textOf(told)).toMatch(/administrador/i);
 
     since = h.slack.views.length;
     await clickInView(h, home, 'home:unlink', USERS.admin);
