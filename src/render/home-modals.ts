@@ -101,6 +101,25 @@ export function renderMaterialModal(picked: PickedMaterial | null, ctx: RenderCo
   });
 }
 
+/** `Compartilhar` of a material no longer listed (the modal was closed already). */
+export function renderMaterialGone(materialId: number): Message {
+  return finalizeMessage({
+    text: `O material ${materialId} não está mais na lista de materiais ativos; nada foi compartilhado.`,
+    blocks: [
+      section(
+        `:warning: O material ${materialId} não está mais na lista de materiais ativos; nada foi compartilhado.`,
+      ),
+    ],
+  });
+}
+
+/** `Compartilhar` whose post the channel refused (a response_url that expired, a channel gone). */
+export function renderShareNotPosted(): Message {
+  const text =
+    'Não consegui publicar o material no canal escolhido; nada foi compartilhado. Tente de novo pelo atalho *Buscar material*.';
+  return finalizeMessage({ text, blocks: [section(`:warning: ${text}`)] });
+}
+
 /** The material as posted in a channel by `Compartilhar`. */
 export function renderMaterialShared(match: MaterialMatch, byUserId: string, ctx: RenderContext): Message {
   return finalizeMessage({

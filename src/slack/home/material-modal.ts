@@ -12,13 +12,17 @@ import { errFields, newCorrelationId } from '../../lib/logger.js';
 import {
   materialOption,
   renderAnswerModal,
+  renderMaterialGone,
   renderMaterialModal,
   renderMaterialShared,
+  renderShareNotPosted,
 } from '../../render/home-modals.js';
 import { ActionIds, BlockIds, ShortcutIds, ViewIds } from '../../render/ids.js';
-import type { RenderContext } from '../../render/index.js';
+import type { Message, RenderContext } from '../../render/index.js';
+import { sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
+import { postToResponseUrl, ResponseUrlOutcomeUnknownError } from '../response-url.js';
 import { workspaceIdOf } from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
 
@@ -100,15 +104,23 @@ export function registerMaterialModal(app: App, deps: SlackDeps): void {
       const view = body.view;
       if (!workspaceId || !view || !Number.isSafeInteger(materialId) || materialId <= 0) return;
       await deps.tasks.run('material picked', async () => {
-        const ws = await deps.workspaces.resolve(workspaceId, 'interactive', newCorrelationId());
-        const answer = await deps.materials.byId(ws, materialId);
-        await client.views.update({
-          view_id: view.id,
-          view: renderMaterialModal(
+        const correlationId = newCorrelationId();
+        let shown: ReturnType<typeof renderMaterialModal>;
+        try {
+          const ws = await deps.workspaces.resolve(workspaceId, 'interactive', correlationId);
+          const answer = await deps.materials.byId(ws, materialId);
+          shown = renderMaterialModal(
             { match: answer.data, materialId, fetchedAt: answer.freshness.fetchedAt },
             renderContext(deps),
-          ),
-        });
+          );
+        } catch (error) {
+          // The link gone or broken, upstream failing with nothing saved: the modal says so.
+          shown = renderAnswerModal(
+            'Buscar material',
+            pickerFailure(deps, error, correlationId, workspaceId),
+          );
+        }
+        await client.views.update({ view_id: view.id, view: shown });
       });
     },
   );
@@ -162,21 +174,52 @@ async function shareMaterial(deps: SlackDeps, args: ViewArgs): Promise<void> {
   }
   await args.ack();
   if (!workspaceId || materialId === null) return;
-  const logger = deps.logger.child({ correlationId: newCorrelationId(), workspaceId });
+  const correlationId = newCorrelationId();
+  const logger = deps.logger.child({ correlationId, workspaceId });
+  const userId = body.user.id;
   await deps.tasks.run('share material', async () => {
-    const ws = await deps.workspaces.resolve(workspaceId, 'interactive');
-    const answer = await deps.materials.byId(ws, materialId);
-    if (!answer.data) return;
-    const message = renderMaterialShared(answer.data, body.user.id, renderContext(deps));
-    const response = await fetch(responseUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ response_type: 'in_channel', text: message.text, blocks: message.blocks }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    if (!response.ok)
-      logger.warn({ status: response.status }, 'shared material not accepted by response_url');
+    // The modal is closed by now: whatever keeps the material from the channel is told to who shared it.
+    let failure: Message | null = null;
+    let shared: Message | null = null;
+    try {
+      const ws = await deps.workspaces.resolve(workspaceId, 'interactive', correlationId);
+      const answer = await deps.materials.byId(ws, materialId);
+      if (answer.data) shared = renderMaterialShared(answer.data, userId, renderContext(deps));
+      else failure = renderMaterialGone(materialId);
+    } catch (error) {
+      failure = pickerFailure(deps, error, correlationId, workspaceId);
+    }
+    if (shared) {
+      try {
+        // Retried as every response_url post, but never posted twice in the channel (response-url.ts).
+        await postToResponseUrl(responseUrl, {
+          response_type: 'in_channel',
+          text: shared.text,
+          blocks: shared.blocks,
+        });
+      } catch (error) {
+        logger.warn(errFields(error), 'shared material not posted');
+        // It may be in the channel already: nothing more is said then.
+        if (!(error instanceof ResponseUrlOutcomeUnknownError)) failure = renderShareNotPosted();
+      }
+    }
+    if (!failure) return;
+    const notice = failure;
+    await sendResponse(
+      deps,
+      (args) => postToResponseUrl(responseUrl, typeof args === 'string' ? { text: args } : args),
+      notice,
+      { response_type: 'ephemeral', replace_original: false },
+      logger,
+      { client: args.client, userId, channelId: undefined },
+    );
   });
+}
+
+function pickerFailure(deps: SlackDeps, error: unknown, correlationId: string, workspaceId: string): Message {
+  const logger = deps.logger.child({ correlationId, workspaceId, surface: 'material-picker' });
+  const { count, windowMs } = deps.config.UPSTREAM_RATE_LIMIT;
+  return failureMessage(error, null, correlationId, renderContext(deps), logger, { limit: count, windowMs });
 }
 
 function readMaterialId(raw: string | undefined): number | null {

@@ -156,6 +156,74 @@ describe('global shortcut buscar_material', () => {
   });
 });
 
+describe('Buscar material when something fails after the click', () => {
+  async function pickedDetail() {
+    await h.command('/solicitacao', '1312');
+    const known = await eventually(async () => [...(await h.container.domain.stock.all(TEAM)).values()][0]);
+    let since = h.slack.views.length;
+    await globalShortcut(h, 'buscar_material');
+    const modal = await nextView(h, since, 'views.open');
+    since = h.slack.views.length;
+    await chooseInView(h, modal, 'material:pick', { text: 'x', value: String(known.materialId) });
+    const [detail] = await eventually(() => {
+      const found = updatesOf(modal.viewId, since);
+      return found.length > 0 ? found : null;
+    });
+    if (!detail) throw new Error('no detail');
+    return { modal, detail, materialId: known.materialId };
+  }
+
+  it('Compartilhar whose channel post is refused: who shared is told, nothing is in the channel', async () => {
+    const { detail } = await pickedDetail();
+    const responseUrl = h.slack.newResponseUrl({
+      teamId: TEAM,
+      channelId: CHANNELS.stockroom,
+      userId: USERS.admin,
+    });
+    h.slack.failNext('response_url', { error: 'expired_url' }, 1);
+    const sentAt = Date.now();
+    await submitView(
+      h,
+      detail,
+      {
+        share_channel: {
+          channel: { type: 'conversations_select', selected_conversation: CHANNELS.stockroom },
+        },
+      } as never,
+      {
+        responseUrls: [
+          {
+            block_id: 'share_channel',
+            action_id: 'channel',
+            channel_id: CHANNELS.stockroom,
+            response_url: responseUrl,
+          },
+        ],
+      },
+    );
+    const told = await h.nextMessage(sentAt, { userId: USERS.admin });
+    expect(textOf(told)).toContain('Não consegui publicar o material no canal escolhido');
+    expect(
+      h.slack.messages.filter((m) => m.at >= sentAt && !m.ephemeral && m.channel === CHANNELS.stockroom),
+    ).toEqual([]);
+  });
+
+  it('a material chosen after the link went away: the modal says so instead of staying as it was', async () => {
+    await h.command('/solicitacao', '1312');
+    const known = await eventually(async () => [...(await h.container.domain.stock.all(TEAM)).values()][0]);
+    let since = h.slack.views.length;
+    await globalShortcut(h, 'buscar_material');
+    const modal = await nextView(h, since, 'views.open');
+    await h.container.linkService.unlink(TEAM);
+    since = h.slack.views.length;
+    await chooseInView(h, modal, 'material:pick', { text: 'x', value: String(known.materialId) });
+    const shown = await eventually(() =>
+      updatesOf(modal.viewId, since).find((v) => viewText(v).includes('vincul')),
+    );
+    expect(viewText(shown)).toMatch(/não está vinculado/);
+  });
+});
+
 describe('message shortcut abrir_solicitacao', () => {
   it('one number: a modal opens at once (before any upstream read), then shows the request', async () => {
     const since = h.slack.views.length;
