@@ -163,11 +163,24 @@ export function renderLoadingModal(title: string, text: string): ModalView {
   return modal(ViewIds.requestModal, title, [section(`:hourglass_flowing_sand: ${text}`)]);
 }
 
+/** The message offers `Tentar de novo` (a timeout, the budget spent). */
+export function offersRetry(message: Message): boolean {
+  return message.blocks.some(
+    (block) =>
+      block.type === 'actions' &&
+      block.elements.some(
+        (element) => 'action_id' in element && element.action_id?.startsWith(ActionIds.retryPrefix) === true,
+      ),
+  );
+}
+
 /**
  * An answer (a request, a failure) inside a modal. Its buttons answer through a message's response_url, which a
- * modal has none of: they are left out, and the modal says how to get them.
+ * modal has none of: they are left out, and the modal says how to get them: for a request shown, the command
+ * that shows it with them; for a failure that offered `Tentar de novo` (a timeout, the budget), how to try again.
  */
 export function renderAnswerModal(title: string, message: Message, id?: number): ModalView {
+  const retry = offersRetry(message);
   const blocks = message.blocks
     .filter((block) => block.type !== 'actions')
     .map((block) => {
@@ -178,7 +191,13 @@ export function renderAnswerModal(title: string, message: Message, id?: number):
       return block;
     });
   if (id !== undefined) {
-    blocks.push(context(`Histórico, atualizar e compartilhar: \`/solicitacao ${id}\` em um canal.`));
+    blocks.push(
+      context(
+        retry
+          ? `Para tentar de novo: \`/solicitacao ${id}\` em um canal, ou o atalho outra vez.`
+          : `Histórico, atualizar e compartilhar: \`/solicitacao ${id}\` em um canal.`,
+      ),
+    );
   }
   return modal(ViewIds.requestModal, title, blocks);
 }

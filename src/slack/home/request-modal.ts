@@ -13,6 +13,7 @@ import type { Route } from '../../domain/routes.js';
 import { errFields, newCorrelationId } from '../../lib/logger.js';
 import {
   lookupNumberError,
+  offersRetry,
   renderAnswerModal,
   renderLoadingModal,
   renderNoRequestFoundModal,
@@ -81,7 +82,8 @@ async function showRequest(
   try {
     await client.views.update({
       view_id: where.viewId,
-      view: renderAnswerModal(title(id), message, ok ? id : undefined),
+      // A failure names the request only when it offered to try again (a timeout, the budget), not a 404.
+      view: renderAnswerModal(title(id), message, ok || offersRetry(message) ? id : undefined),
     });
   } catch (error) {
     // The person closed the modal meanwhile, or Slack refused it: nothing to show it in.
