@@ -62,6 +62,8 @@ export interface FeedLoadFigures {
   settled: boolean;
   /** Events (new requests and status changes) posted more than once in the same channel. */
   doubled: number;
+  /** Of those, the ones whose every repeat said it may repeat an earlier post. */
+  doubledSaid: number;
   /** Events shown as rows of the fake Slack's posts; plus those only counted in "e mais N". */
   delivered: number;
   hidden: number;
@@ -170,10 +172,18 @@ interface SeenEvent {
   novas: boolean;
 }
 
-/** The events a feed post shows, read back from its rows, and how many more it only counts ("e mais N"). */
-export function eventsOfPost(blocks: readonly unknown[]): { events: SeenEvent[]; hidden: number } {
+/**
+ * The events a feed post shows, read back from its rows, how many more it only counts ("e mais N"), and whether it
+ * says it may repeat an earlier post (one whose outcome was not known: deliver.ts).
+ */
+export function eventsOfPost(blocks: readonly unknown[]): {
+  events: SeenEvent[];
+  hidden: number;
+  mayRepeat: boolean;
+} {
   const events: SeenEvent[] = [];
   let hidden = 0;
+  let mayRepeat = false;
   for (const block of blocks as {
     type?: string;
     text?: { text?: string };
@@ -190,10 +200,11 @@ export function eventsOfPost(blocks: readonly unknown[]): { events: SeenEvent[];
       for (const element of block.elements ?? []) {
         const more = /E mais (\d+) mudanças?/.exec(element.text ?? '');
         if (more?.[1]) hidden += Number(more[1]);
+        if (/pode repetir parte de um enviado/.test(element.text ?? '')) mayRepeat = true;
       }
     }
   }
-  return { events, hidden };
+  return { events, hidden, mayRepeat };
 }
 
 /** Waits until replica `bot` holds some workspace's round lease (it is mid-round), at most `timeoutMs`. */
@@ -254,7 +265,8 @@ export async function runFeedLoad(o: FeedLoadOptions): Promise<FeedLoadResult> {
   );
 
   let figures: FeedLoadFigures | null = null;
-  const posts: { at: number; channel: string; events: SeenEvent[]; hidden: number }[] = [];
+  const posts: { at: number; channel: string; events: SeenEvent[]; hidden: number; mayRepeat: boolean }[] =
+    [];
   const feedLog = new Map<string, Map<string, number>>();
   let sampler: NodeJS.Timeout | null = null;
   // Each workspace's interval in force (the round state), read every second: a post's is the first read after it
@@ -349,7 +361,7 @@ export async function runFeedLoad(o: FeedLoadOptions): Promise<FeedLoadResult> {
 async function countFeed(
   stage: Stage,
   all: FeedWorkspace[],
-  posts: { at: number; channel: string; events: SeenEvent[]; hidden: number }[],
+  posts: { at: number; channel: string; events: SeenEvent[]; hidden: number; mayRepeat: boolean }[],
   feedLog: Map<string, Map<string, number>>,
   intervalLog: Map<string, { at: number; ms: number }[]>,
   snapshots: FeedSnapshotStore,
@@ -374,6 +386,7 @@ async function countFeed(
   const missedEvents: string[] = [];
   let expected = 0;
   let doubled = 0;
+  let doubledSaid = 0;
   const intervals: number[] = [];
   let loadInterval: number | null = null;
   const ratios = { load: [] as number[], others: [] as number[] };
@@ -381,6 +394,8 @@ async function countFeed(
   for (const ws of all) {
     const channel = `${FEED_CHANNEL}${ws.empresa}`;
     const seen = new Map<string, number>();
+    /** Events posted again only in posts that said they may repeat an earlier one. */
+    const repeatsUnsaid = new Set<string>();
     const state = await snapshots.state(ws.workspaceId);
     const log = intervalLog.get(ws.workspaceId) ?? [];
     const inForceAt = (at: number) => log.find((sample) => sample.at >= at)?.ms ?? state.intervalMs;
@@ -388,6 +403,7 @@ async function countFeed(
     for (const post of posts.filter((p) => p.channel === channel)) {
       for (const event of post.events) {
         seen.set(event.key, (seen.get(event.key) ?? 0) + 1);
+        if ((seen.get(event.key) ?? 0) > 1 && !post.mayRepeat) repeatsUnsaid.add(event.key);
         const change = event.novas ? newRequest.get(`${ws.empresa}:${event.requestId}`) : undefined;
         // The first post of an event is its latency; a second one is counted as doubled.
         if (!change || (seen.get(event.key) ?? 0) > 1) continue;
@@ -401,7 +417,9 @@ async function countFeed(
         }
       }
     }
-    doubled += [...seen.values()].filter((n) => n > 1).length;
+    const twice = [...seen.entries()].filter(([, n]) => n > 1).map(([key]) => key);
+    doubled += twice.length;
+    doubledSaid += twice.filter((key) => !repeatsUnsaid.has(key)).length;
     if (state.intervalMs !== null) intervals.push(state.intervalMs);
     if (ws.workspaceId === BENCH_TEAM) loadInterval = state.intervalMs;
     const due = reportableNews(changes, ws.empresa, state);
@@ -431,6 +449,7 @@ async function countFeed(
     missedEvents,
     settled: run.settled,
     doubled,
+    doubledSaid,
     delivered: posts.reduce((sum, p) => sum + p.events.length, 0),
     hidden: posts.reduce((sum, p) => sum + p.hidden, 0),
     posts: posts.length,

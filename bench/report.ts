@@ -310,7 +310,7 @@ export function feedLoadText(result: Pick<BenchResult, 'feedLoad' | 'parameters'
     '| feed figure | value |',
     '|---|---|',
     `| sandbox changes / new requests to report | ${feed.changes} / ${feed.expected} |`,
-    `| missed / doubled | ${feed.missed} / ${feed.doubled} (${feed.posts} posts in the fake Slack, ${feed.delivered} rows, ${feed.hidden} more only counted as "e mais N") |`,
+    `| missed / doubled | ${feed.missed} / ${feed.doubled}${'doubledSaid' in feed ? ` (${feed.doubledSaid} said they may repeat)` : ''} (${feed.posts} posts in the fake Slack, ${feed.delivered} rows, ${feed.hidden} more only counted as "e mais N") |`,
     `| change-to-post latency of new requests p50 / p95, every workspace | ${s(feed.latency.p50)} / ${s(feed.latency.p95)} s (${feed.latency.n}) |`,
     `| the same, the load's workspace; the others (feed only) | ${s(feed.latencyLoadWorkspace.p50)} / ${s(feed.latencyLoadWorkspace.p95)} s (${feed.latencyLoadWorkspace.n}); ${s(feed.latencyOtherWorkspaces.p50)} / ${s(feed.latencyOtherWorkspaces.p95)} s (${feed.latencyOtherWorkspaces.n}) |`,
     `| interval in force at the end p50 / p95; the load's workspace | ${s(feed.effectiveIntervalMs.p50)} / ${s(feed.effectiveIntervalMs.p95)} s; ${s(feed.loadWorkspaceIntervalMs)} s |`,

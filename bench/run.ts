@@ -223,7 +223,7 @@ function feedLoadTargets(run: FeedLoadResult | null): Target[] {
     {
       name: names[0],
       met: feed.missed === 0 && feed.doubled === 0 && feed.kill.midRound,
-      detail: `${feed.expected} new requests to report: missed ${feed.missed}${feed.missedEvents.length > 0 ? ` (${feed.missedEvents.join('; ')})` : ''}, doubled ${feed.doubled}; killed mid-round: ${feed.kill.midRound ? 'yes' : 'no'}${feed.settled ? '' : '; counted before every workspace had two complete rounds after the last change (4 windows)'}.`,
+      detail: `${feed.expected} new requests to report: missed ${feed.missed}${feed.missedEvents.length > 0 ? ` (${feed.missedEvents.join('; ')})` : ''}, doubled ${feed.doubled} (${feed.doubledSaid} of them in a post that said it may repeat an earlier one); killed mid-round: ${feed.kill.midRound ? 'yes' : 'no'}${feed.settled ? '' : '; counted before every workspace had two complete rounds after the last change (4 windows)'}.`,
     },
     {
       name: names[1],
@@ -472,7 +472,7 @@ async function main(): Promise<void> {
       mode: o.mode,
     });
     say(
-      `  missed ${feedLoad.feed.missed}, doubled ${feedLoad.feed.doubled}, change-to-post p95 ${((feedLoad.feed.latency.p95 ?? 0) / 1000).toFixed(1)} s`,
+      `  missed ${feedLoad.feed.missed}, doubled ${feedLoad.feed.doubled} (said ${feedLoad.feed.doubledSaid}), change-to-post p95 ${((feedLoad.feed.latency.p95 ?? 0) / 1000).toFixed(1)} s`,
     );
   }
   let feedScale: FeedScaleResult | null = null;

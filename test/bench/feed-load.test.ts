@@ -69,4 +69,19 @@ describe('the feed beside the load reads events back from the posts the fake Sla
     const second = eventsOfPost(render([status(7, 'Em análise', 'Aprovada')])).events[0]?.key;
     expect(first).not.toBe(second);
   });
+
+  it('tells a post that says it may repeat an earlier one', () => {
+    const plain = eventsOfPost(render([news(8)]));
+    expect(plain.mayRepeat).toBe(false);
+    const message = renderFeedPost(
+      { kind: 'channel', channelId: 'C1' },
+      [news(8)],
+      {
+        timeZone: 'America/Sao_Paulo',
+        now: NOW,
+      },
+      { mayRepeatSince: NOW - 60_000 },
+    );
+    expect(eventsOfPost((message?.blocks ?? []) as unknown[]).mayRepeat).toBe(true);
+  });
 });
