@@ -159,13 +159,12 @@ const envSchema = z.object({
   /** Previous keys still accepted for reading while CREDENTIALS_KEY is rotated: comma-separated base64 keys. */
   CREDENTIALS_KEY_PREVIOUS: previousKeys,
   /** Every Redis key starts with it: staging and production can share one Redis under two prefixes. */
-  REDIS_KEY_PREFIX: z
-    .string()
-    .trim()
-    .default('estoque:')
-    .refine((v) => /^[A-Za-z0-9_.:-]{1,64}$/.test(v), {
+  REDIS_KEY_PREFIX: blankAsUnset(z.string().trim().default('estoque:')).refine(
+    (v) => /^[A-Za-z0-9_.:-]{1,64}$/.test(v),
+    {
       message: 'must be 1 to 64 letters, digits or _ . : - (for example estoque: or estoque-staging:)',
-    }),
+    },
+  ),
   /** How long SIGTERM waits for answers in flight before telling their users to try again. */
   SHUTDOWN_GRACE: duration('25s', 1_000, 600_000),
   BOT_ADMINS: optionalText.transform((v) =>
@@ -174,11 +173,9 @@ const envSchema = z.object({
       .map((id) => id.trim())
       .filter((id) => id !== ''),
   ),
-  DIGEST_TZ: z
-    .string()
-    .trim()
-    .default('America/Sao_Paulo')
-    .refine(isTimeZone, { message: 'must be an IANA time zone such as America/Sao_Paulo' }),
+  DIGEST_TZ: blankAsUnset(z.string().trim().default('America/Sao_Paulo')).refine(isTimeZone, {
+    message: 'must be an IANA time zone such as America/Sao_Paulo',
+  }),
   /** Shortest time between two detection rounds of a workspace (ms). */
   FEED_INTERVAL: duration('2m', 1_000, 86_400_000),
   /** Most of each budget window (percent) the change feed may use; 0 turns the feed off. */
@@ -188,10 +185,12 @@ const envSchema = z.object({
    * a slot within the last window (the budget is saturated); at most FEED_BUDGET_SHARE. 0 stops the feed then.
    */
   FEED_BUDGET_SHARE_SATURATED: percent(5),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: blankAsUnset(
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ),
   SANDBOX_PORT: port(4010),
   SANDBOX_RATE_LIMIT: rateLimit('250/1h'),
-  DATA_DIR: z.string().trim().default('data'),
+  DATA_DIR: blankAsUnset(z.string().trim().default('data')),
   /** When set, GET /metrics asks for `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: optionalText.refine((v) => v === undefined || /^[\x21-\x7e]{16,}$/.test(v), {
     message:

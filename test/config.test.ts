@@ -44,7 +44,7 @@ describe('loadConfig', () => {
     }
   });
 
-  it('takes a blank number (PORT=, FEED_BUDGET_SHARE= in a .env) as unset: its default, not 0', () => {
+  it('takes a blank value (PORT=, FEED_BUDGET_SHARE=, DATA_DIR= in a .env) as unset: its default', () => {
     const blank = loadConfig({
       PORT: '',
       SANDBOX_PORT: ' ',
@@ -58,6 +58,13 @@ describe('loadConfig', () => {
       FEED_BUDGET_SHARE_SATURATED: 5,
     });
     expect(loadConfig({ PORT: ' 8080 ' }).PORT).toBe(8080);
+    // Text with a default too (compose's ${VAR} of an unset variable gives a blank).
+    expect(loadConfig({ REDIS_KEY_PREFIX: '', DIGEST_TZ: ' ', LOG_LEVEL: '', DATA_DIR: '' })).toMatchObject({
+      REDIS_KEY_PREFIX: 'estoque:',
+      DIGEST_TZ: 'America/Sao_Paulo',
+      LOG_LEVEL: 'info',
+      DATA_DIR: 'data',
+    });
     expect(() => loadConfig({ PORT: 'http' })).toThrow(/PORT/);
   });
 
