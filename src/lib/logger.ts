@@ -52,10 +52,30 @@ export function newCorrelationId(): string {
 }
 
 const JWT_LIKE = /\beyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}\b/g;
+/** Slack tokens: bot, user, app, refresh, config (xoxb-, xoxp-, xapp-, xoxe-…). */
+const SLACK_TOKEN_LIKE = /\bx(?:ox[a-z]|app)-[\w.-]{4,}/gi;
+/**
+ * A secret's value after its name, in JSON (`"client_secret":"…"`) or a form (`client_secret=…`): what a library's
+ * debug line prints of a request or an answer as text, where pino's key redaction cannot reach.
+ */
+const KEYED_SECRET =
+  /("?)\b(client_secret|code|password|senha|secret|signing_secret|state_secret|token|access_token|refresh_token|RefreshToken|jti)\1(\s*[:=]\s*)("[^"]*"|[^\s&,;"}]+)/gi;
 
-/** Masks anything shaped like a JWT in free text (error messages that echo a token, for instance). */
+/** Masks anything shaped like a JWT or a Slack token in free text (error messages that echo a token, for instance). */
 export function maskSecretsInText(text: string): string {
-  return text.replace(JWT_LIKE, '[redacted-jwt]');
+  return text.replace(JWT_LIKE, '[redacted-jwt]').replace(SLACK_TOKEN_LIKE, '[redacted-token]');
+}
+
+/**
+ * maskSecretsInText, plus the values of secret-named fields written as text (a library's debug lines: the OAuth
+ * exchange's request body holds client_secret and the one-time code).
+ */
+export function maskSecretsInLine(text: string): string {
+  return maskSecretsInText(text).replace(
+    KEYED_SECRET,
+    (_, quote: string, name: string, sep: string, value: string) =>
+      `${quote}${name}${quote}${sep}${value.startsWith('"') ? '"[redacted]"' : '[redacted]'}`,
+  );
 }
 
 /**

@@ -13,7 +13,7 @@ import {
   SocketModeReceiver,
 } from '@slack/bolt';
 import type { Config } from '../config.js';
-import { errFields, type Logger } from '../lib/logger.js';
+import { errFields, type Logger, maskSecretsInLine } from '../lib/logger.js';
 import type { SlackInstallationStore } from '../store/installation-store.js';
 import type { KeyValue } from '../store/kv.js';
 import { registerActions } from './actions/index.js';
@@ -258,5 +258,7 @@ function boltLine(parts: unknown[]): { fields: Record<string, unknown>; msg: str
     ...(err && { err }),
     ...(data.length === 1 ? { data: data[0] } : data.length > 1 ? { data } : {}),
   };
-  return { fields, msg: text.join(' ').trim() || (err ? err.message : 'bolt') };
+  // Bolt's and the Web client's debug lines carry request and answer bodies as text (the OAuth exchange's
+  // client_secret and code among them): pino's key redaction cannot see inside a string.
+  return { fields, msg: maskSecretsInLine(text.join(' ').trim()) || (err ? err.message : 'bolt') };
 }
