@@ -9,7 +9,7 @@ export interface LocalModeSummary {
   botUrl: string;
   botPortFellBack: boolean;
   sandbox: { baseUrl: string; authUrl: string; preferredPort: number; fellBack: boolean };
-  store: { kind: 'embedded'; file: string } | { kind: 'redis'; url: string };
+  store: { kind: 'embedded'; file: string } | { kind: 'redis'; url: string; prefix: string };
   rateLimit: RateLimitSpec;
   credentialsKey: LocalCredentialsKey;
   workspace: { id: string; name: string; channel: string; userName: string };
@@ -27,7 +27,7 @@ export function formatBanner(s: LocalModeSummary): string {
   const store =
     s.store.kind === 'embedded'
       ? `embedded, saved in ${s.store.file} (one process only)`
-      : `Redis at ${redactUrl(s.store.url)}`;
+      : `Redis at ${redactUrl(s.store.url)}, keys under ${s.store.prefix} (local mode's own)`;
   const budget = s.store.kind === 'embedded' ? 'in-process' : 'shared through Redis';
   const link =
     s.link.state === 'failed'

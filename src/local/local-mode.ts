@@ -96,7 +96,13 @@ export async function startLocalMode(
       .map((k) => k.trim())
       .filter(Boolean);
     const box = SecretBox.fromBase64(credentialsKey.key, previous);
-    const keys = new Keys(config.REDIS_KEY_PREFIX);
+    // On a Redis (REDIS_URL set) local mode keeps to a prefix of its own: that Redis may be a deployment's (compose
+    // sets REDIS_URL before .env is filled in), whose replicas must find neither the demo link nor a
+    // credentials-key check sealed with local mode's own key (they would refuse to start). The embedded store
+    // keeps the plain prefix, as its file always had.
+    const keys = new Keys(
+      config.REDIS_URL ? localRedisPrefix(config.REDIS_KEY_PREFIX) : config.REDIS_KEY_PREFIX,
+    );
 
     const storage = await openStorage(config, dataDir, keys, logger);
     stops.push({ name: 'store', stop: storage.close });
@@ -213,7 +219,7 @@ export async function startLocalMode(
       store:
         storage.kind === 'embedded'
           ? { kind: 'embedded', file: storage.file }
-          : { kind: 'redis', url: config.REDIS_URL ?? '' },
+          : { kind: 'redis', url: config.REDIS_URL ?? '', prefix: keys.prefix },
       rateLimit: config.UPSTREAM_RATE_LIMIT,
       credentialsKey,
       workspace: {
@@ -309,4 +315,9 @@ async function linkDemoLogin(
   const reason = outcome.field === null ? outcome.reason : outcome.message;
   logger.warn({ reason }, 'could not link the local workspace to the demo login');
   return { state: 'failed', reason };
+}
+
+/** The keys local mode writes on a shared Redis: `<REDIS_KEY_PREFIX>local:`. */
+export function localRedisPrefix(prefix: string): string {
+  return `${prefix}local:`;
 }

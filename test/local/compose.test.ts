@@ -49,9 +49,30 @@ describe('docker-compose.yml', () => {
     expect(compose).not.toMatch(/--link/);
   });
 
-  it(".env.example's REDIS_URL names compose's Redis service, not 127.0.0.1", () => {
-    expect(example).toMatch(/^REDIS_URL=redis:\/\/redis:6379$/m);
+  it(".env.example copied as is runs local mode (no REDIS_URL of compose's to reach outside it)", () => {
+    // compose sets REDIS_URL for its bot service; a .env copied for `npm start` must not point at that host.
+    expect(example).not.toMatch(/^REDIS_URL=/m);
+    expect(example).toMatch(/^# REDIS_URL=/m);
     expect(example).toMatch(/^REDIS_KEY_PREFIX=estoque:$/m);
     expect(example).toMatch(/^SHUTDOWN_GRACE=25s$/m);
+    const env = Object.fromEntries(
+      example
+        .split('\n')
+        .map((line) => /^([A-Z0-9_]+)=(.*)$/.exec(line))
+        .filter((match): match is RegExpExecArray => match !== null)
+        .map((match) => [match[1], match[2]]),
+    );
+    expect(loadConfig(env).localMode).toBe(true);
+  });
+
+  it('npm start hands the process over to node (exec), so a SIGTERM to npm reaches the bot', async () => {
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: { start: string };
+    };
+    expect(pkg.scripts.start).toMatch(/&& exec node dist\/main\.js$/);
+  });
+
+  it('publishes the PORT the bot listens on', () => {
+    expect(service('bot')).toMatch(/- "\$\{PORT:-3000\}:\$\{PORT:-3000\}"/);
   });
 });

@@ -140,8 +140,12 @@ describe('local mode', () => {
       const { printed, local } = await start({ REDIS_URL: url.toString() });
       expect(printed).toContain(`Redis at ${url.toString()}`);
       expect(printed).toContain('shared through Redis');
-      expect(await redis.exists(`estoque:link:${FAKE_SEED.teamId}`)).toBe(1);
-      expect((await redis.keys('estoque:budget:*')).length).toBeGreaterThan(0);
+      // Under a prefix of its own: the same Redis may be a deployment's (compose's, before .env is filled in),
+      // whose replicas must not find the demo link or a credentials-key check sealed with local mode's key.
+      expect(await redis.exists(`estoque:local:link:${FAKE_SEED.teamId}`)).toBe(1);
+      expect((await redis.keys('estoque:local:budget:*')).length).toBeGreaterThan(0);
+      expect((await redis.keys('estoque:*')).every((key) => key.startsWith('estoque:local:'))).toBe(true);
+      expect(printed).toContain('estoque:local:');
       await local.close();
       await expect(stat(join(dataDir, 'store.json'))).rejects.toThrow(/ENOENT/);
     } finally {
