@@ -56,8 +56,14 @@ export function slackCallFailure(error: unknown): SlackCallFailure {
     if (code === 'ratelimited') return { kind: 'rate_limited', error: code, retryAfterMs: 1_000 };
     return { kind: 'platform', error: code };
   }
+  // A 5xx may come after the message was posted (Slack's fatal_error: "some aspect of the operation may have
+  // succeeded"; a gateway's 502 or 504 after Slack had it); another status was answered before any post.
   if (e?.code === 'slack_webapi_http_error')
-    return { kind: 'transport', error: `http_${e.statusCode ?? 'error'}`, mayHaveArrived: false };
+    return {
+      kind: 'transport',
+      error: `http_${e.statusCode ?? 'error'}`,
+      mayHaveArrived: (e.statusCode ?? 500) >= 500,
+    };
   if (e?.code === 'slack_webapi_request_error')
     return { kind: 'transport', error: 'request_error', mayHaveArrived: !neverSent(error) };
   return {

@@ -88,11 +88,18 @@ function withRetries(options: Omit<RetryingFetchOptions, 'webApiUrl'>): typeof f
           signal: init?.signal ?? AbortSignal.timeout(policy.timeoutMs),
         });
         if (last || !(response.status === 429 || response.status >= 500)) return response;
+        // A 5xx may come after the post was shown (Slack's fatal_error, a gateway's 502/504): a new message for
+        // the whole channel is not sent again.
+        if (once && response.status >= 500) {
+          await response.body?.cancel().catch(() => undefined);
+          throw new ResponseUrlOutcomeUnknownError(new Error(`response_url answered ${response.status}`));
+        }
         wait = waitBefore(response, attempt, policy, random);
         // A Retry-After past the bound: this answer is final.
         if (wait === null) return response;
         await response.body?.cancel().catch(() => undefined);
       } catch (error) {
+        if (error instanceof ResponseUrlOutcomeUnknownError) throw error;
         // A message for the whole channel may already be there: posting it again could show it twice.
         if (once && !neverSent(error)) throw new ResponseUrlOutcomeUnknownError(error);
         if (last) throw error;

@@ -241,12 +241,13 @@ describe('Slack refusals: lost, transient, unauthorized', () => {
     });
   });
 
-  it('a 5xx is transient: nothing lost, nothing paused', async () => {
+  it('a 5xx is transient: nothing lost, nothing paused; it may have been posted (Slack’s fatal_error)', async () => {
     slack.failNext('chat.postMessage', { status: 503 });
     expect(await poster.post(WS, channel(CHANNELS.stockroom), [moved(1)])).toEqual({
       ok: false,
       lost: false,
       error: 'http_503',
+      mayHaveArrived: true,
     });
     expect(await listeners.pausedReason(WS)).toBeNull();
   });
@@ -261,7 +262,8 @@ describe('Slack refusals: lost, transient, unauthorized', () => {
     });
     // Slack had it.
     expect(slack.messages.filter((m) => m.channel === CHANNELS.stockroom)).toHaveLength(1);
-    slack.failNext('chat.postMessage', { status: 503 });
+    // Refused with Slack's word: nothing was posted.
+    slack.failNext('chat.postMessage', { error: 'invalid_blocks' });
     expect(await poster.post(WS, channel(CHANNELS.stockroom), [moved(2)])).not.toHaveProperty(
       'mayHaveArrived',
     );

@@ -97,13 +97,21 @@ describe('retryingFetch', () => {
       }
     });
 
-    it('is sent again when no connection was made, and on a 5xx', async () => {
+    it('is sent again when no connection was made, and after a 429', async () => {
       const refused = new TypeError('fetch failed', {
         cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
       });
-      const { post, calls } = subject([refused, status(503), status(200)]);
+      const { post, calls } = subject([refused, status(429, { 'retry-after': '1' }), status(200)]);
       expect((await post(HOOK, shared)).status).toBe(200);
       expect(calls).toHaveLength(3);
+    });
+
+    it('is not sent again after a 5xx, which may come after the post was shown', async () => {
+      for (const code of [500, 502, 503, 504]) {
+        const { post, calls } = subject([status(code), status(200)]);
+        await expect(post(HOOK, shared)).rejects.toBeInstanceOf(ResponseUrlOutcomeUnknownError);
+        expect(calls).toHaveLength(1);
+      }
     });
 
     it('an ephemeral answer or one that replaces the original is sent again after a cut', async () => {
