@@ -1,3 +1,4 @@
+import { FeedSnapshotStore } from './feed-snapshot-store.js';
 import type { Keys } from './keys.js';
 import type { KeyValue } from './kv.js';
 
@@ -70,11 +71,16 @@ type StoredChannelFeed = Omit<ChannelFeed, 'paused'>;
  * the same reason resumes (a new link resumes both reasons, a new install `tokens_revoked`: the callers say which).
  */
 export class FeedListenerStore {
+  /** What the feed saw of a workspace, forgotten when its last listener leaves (see dropFromIndexIfEmpty). */
+  private readonly snapshots: FeedSnapshotStore;
+
   constructor(
     private readonly kv: KeyValue,
     private readonly keys: Keys,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.snapshots = new FeedSnapshotStore(kv, keys);
+  }
 
   // Channel feeds.
 
@@ -308,13 +314,17 @@ export class FeedListenerStore {
   }
 
   /**
-   * Removes the workspace from the index and the schedule when it has no listener left. A listener added meanwhile is written
-   * before the index, so the second look puts the index back if one arrived.
+   * Removes the workspace from the index and the schedule, and forgets what the feed saw of it, when it has no
+   * listener left. A listener added meanwhile is written before the index, so the second look puts the index back
+   * if one arrived (its first round then only records).
    */
   private async dropFromIndexIfEmpty(workspaceId: string): Promise<void> {
     if (!(await this.isEmpty(workspaceId))) return;
     await this.kv.hdel(this.keys.feedListenerIndex(), workspaceId);
     await this.kv.zrem(this.keys.feedSchedule(), workspaceId);
+    // Out of the schedule, no round of it runs to notice it has no listener: what the feed saw goes now, so that
+    // whoever listens next starts with a round that only records, not with every change since as new.
+    await this.snapshots.forget(workspaceId);
     if (!(await this.isEmpty(workspaceId))) await this.index(workspaceId);
   }
 }

@@ -322,7 +322,8 @@ describe('FeedEngine: a workspace whose listeners all left', () => {
 
     await h.listeners.removeChannel(WS, 'C1');
     h.clock.advance(INTERVAL_MS);
-    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: false, reason: 'no-listeners' });
+    // Forgotten as the last listener left (and a round asked anyway runs nothing).
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: false });
     expect((await a.snapshots.requests(WS)).size).toBe(0);
     expect((await a.snapshots.state(WS)).recordedAt).toBeNull();
 
@@ -332,6 +333,32 @@ describe('FeedEngine: a workspace whose listeners all left', () => {
     await h.listeners.upsertChannel({
       workspaceId: WS,
       channelId: 'C1',
+      stockroomId: null,
+      subscribedBy: 'U1',
+    });
+    for (let i = 0; i < 3; i += 1) {
+      h.clock.advance(INTERVAL_MS);
+      await a.engine.tick();
+    }
+    expect((await a.snapshots.state(WS)).recordedAt).not.toBeNull();
+    expect(h.allPosts).toEqual([]);
+  });
+
+  it('also when the last listener leaves between rounds: the schedule drops it and no round runs to forget', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    await recorded(h, a);
+    await h.listeners.removeChannel(WS, 'C1');
+    // Ticks only (as replicas run): the workspace is out of the schedule, so no round of it runs.
+    for (let i = 0; i < 3; i += 1) {
+      h.clock.advance(INTERVAL_MS);
+      await a.engine.tick();
+    }
+    h.clock.advance(30_000);
+    h.sandbox.advance({ changes: 3, kinds: ['novas'] });
+    await h.listeners.upsertChannel({
+      workspaceId: WS,
+      channelId: 'C2',
       stockroomId: null,
       subscribedBy: 'U1',
     });
