@@ -260,6 +260,7 @@ export class FeedRound {
     const stockrooms = await this.attempt(() => this.catalog.stockrooms(this.ws), { part: true });
     if (stockrooms === null) return null;
     const read = new Map<number, PurchaseOrder[]>();
+    let refused = 0;
     for (const stockroom of stockrooms.data) {
       const answer = await this.attempt(() => this.purchases.pendingOf(this.ws, stockroom.almoxarifado), {
         part: true,
@@ -267,6 +268,7 @@ export class FeedRound {
       // Refused: that stockroom is left out of this diff (not read is not emptied); stopped: the rest too.
       if (answer === null) {
         if (this.stopped !== null) break;
+        refused += 1;
         continue;
       }
       read.set(stockroom.almoxarifado, answer.data);
@@ -317,7 +319,9 @@ export class FeedRound {
       events,
       next: diff.next,
       gone: diff.gone,
-      complete: this.stopped === null && read.size === stockrooms.data.length,
+      // Every stockroom read or refused for good: a refusal that no retry mends (a 403) must not keep the others
+      // from ever being recorded, and their receipts from ever being reported.
+      complete: this.stopped === null && read.size + refused === stockrooms.data.length,
     };
   }
 }

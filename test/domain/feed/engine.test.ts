@@ -135,6 +135,42 @@ describe('FeedEngine: detection', () => {
     expect(reported.some((e) => e.stockroomId === refused)).toBe(false);
   });
 
+  it('a stockroom refused from the very first round does not keep the other stockrooms’ receipts from ever being reported', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    await h.listeners.upsertChannel({
+      workspaceId: WS,
+      channelId: 'C-RECEIPTS',
+      stockroomId: null,
+      kinds: ['recebimentos'],
+      subscribedBy: 'U1',
+    });
+    const refused = 3;
+    h.sandbox.faults.next({
+      path: new RegExp(`/v1/entradas-materiais/compras\\?.*almoxarifadoId=${refused}(&|$)`),
+      status: 403,
+      times: 1_000,
+    });
+    await recorded(h, a.engine);
+    expect((await a.snapshots.state(WS)).purchasesRecordedAt).not.toBeNull();
+    h.clock.advance(60_000);
+    const receipts = h.sandbox
+      .advance({ changes: 8, kinds: ['recebimentos'] })
+      .filter((c): c is ReceiptChange => c.kind === 'recebimentos' && c.almoxarifado !== refused);
+    expect(receipts.length).toBeGreaterThan(0);
+    for (let i = 0; i < 3; i += 1) {
+      h.clock.advance(3 * INTERVAL_MS);
+      await a.engine.runIfDue(WS);
+    }
+    const reported = a.poster.posts
+      .flatMap((p) => p.events)
+      .filter((e): e is ReceiptEvent => e.kind === 'recebimentos')
+      .map((e) => e.purchaseId);
+    expect([...new Set(reported)].sort()).toEqual(
+      [...new Set(receipts.map((c) => c.compraMaterialId))].sort(),
+    );
+  });
+
   it('own follows get an own new request even when the round that found it could not read the users list', async () => {
     const h = await start();
     await h.listeners.upsertChannel({
