@@ -42,7 +42,6 @@ import { isWeekend, localDayOf, zonedInstant } from './schedule.js';
 
 const DAY_MS = 86_400_000;
 const DEFAULT_INTERVAL_MS = 30_000;
-const LINK_BROKEN_RETRY_MS = 3_600_000;
 const STOP_WAIT_MS = 10_000;
 
 export interface TickReport {
@@ -381,13 +380,18 @@ export class DigestScheduler {
     const first = group[0];
     if (!first) return;
     const { workspaceId } = first.subscription;
-    if (error instanceof NotLinkedError) {
+    // Not linked, or a link whose credentials can no longer be renewed: paused until an admin links again, which
+    // resumes them at once (PRODUCT.md: unlink and a broken link pause digests, a new link resumes them).
+    if (error instanceof NotLinkedError || error instanceof LinkBrokenError) {
       report.paused += await this.deps.subscriptions.pauseWorkspace(workspaceId, 'unlinked');
       for (const job of group) await job.claim.release();
-      this.deps.logger.info({ workspaceId }, 'digests paused: the workspace is not linked');
+      this.deps.logger.info(
+        { workspaceId, why: error instanceof LinkBrokenError ? 'link broken' : 'not linked' },
+        'digests paused until the workspace is linked again',
+      );
       return;
     }
-    const backoff = error instanceof LinkBrokenError ? () => LINK_BROKEN_RETRY_MS : this.backoff;
+    const backoff = this.backoff;
     for (const job of group) {
       await this.giveBack(job, backoff);
       report.failed += 1;

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DigestClaims } from '../../../src/domain/digest/claims.js';
 import { FAKE_SEED } from '../../../src/fake-slack/index.js';
 import { RedisKeyValue } from '../../../src/store/kv.js';
+import { LinkStore } from '../../../src/store/link-store.js';
 import {
   CHANNELS,
   type Harness,
@@ -184,6 +185,28 @@ describe('exactly one post per subscription and day', () => {
     const sub = await replica.store.get(WS, CHANNELS.general);
     expect(sub?.lastPostedDay).toBe('2026-11-23');
     expect((await replica.scheduler.tick()).due).toBe(0);
+  });
+
+  it('a broken link pauses the digests as unlinking does; a new link brings the day’s digest at once', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    const replica = h.replica();
+    await new LinkStore(new RedisKeyValue(h.redis.redis), h.redis.keys, h.box).markBroken(WS, h.clock.now());
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    const report = await replica.scheduler.tick();
+    expect(report.posted).toBe(0);
+    expect((await replica.store.get(WS, CHANNELS.general))?.paused).toBe('unlinked');
+    expect(await replica.claims.read(WS, CHANNELS.general, '2026-11-23')).toBeNull();
+
+    // An admin links again later that day (the link service repairs the link and resumes 'unlinked').
+    const links = new LinkStore(new RedisKeyValue(h.redis.redis), h.redis.keys, h.box);
+    const link = await links.get(WS);
+    if (!link) throw new Error('no link');
+    await links.save({ ...link, brokenAt: null });
+    await replica.store.resumeWorkspace(WS, 'unlinked');
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 10));
+    expect((await replica.scheduler.tick()).posted).toBe(1);
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
   });
 
   it('a paused subscription is not posted; a workspace without a link is paused', async () => {
