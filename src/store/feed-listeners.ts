@@ -276,7 +276,10 @@ export class FeedListenerStore {
 
   /** Resumes the workspace when it was paused for `reason` (a new link, a new install). Returns whether it was. */
   async resumeWorkspace(workspaceId: string, reason: FeedPauseReason): Promise<boolean> {
-    return this.kv.delIfEquals(this.keys.feedPaused(workspaceId), reason);
+    const resumed = await this.kv.delIfEquals(this.keys.feedPaused(workspaceId), reason);
+    // The outbox waited while paused: its events are kept from now on (deliver.ts), not expired for the wait.
+    if (resumed) await this.snapshots.updateState(workspaceId, { resumedAt: this.now() });
+    return resumed;
   }
 
   /** `app_uninstalled`: every listener of the workspace and its pause. Returns how many listeners there were. */

@@ -58,6 +58,11 @@ export interface FeedRoundState {
   readUntil: number | null;
   /** Which company (and unit) the snapshot was read from: `<empresaId>:<unidadeId>`; null before it was noted. */
   scope: string | null;
+  /**
+   * When the workspace last resumed from a pause (a new link, a reinstall): its outbox waited meanwhile, and its
+   * events are kept for OUTBOX_KEEP_MS from then, not from their detection.
+   */
+  resumedAt: number | null;
 }
 
 const STATE_FIELDS = [
@@ -72,6 +77,7 @@ const STATE_FIELDS = [
   'lastRoundCalls',
   'lastRoundAt',
   'readUntil',
+  'resumedAt',
 ] as const satisfies readonly (keyof FeedRoundState)[];
 
 /** How long a delivered event is remembered per target: far longer than any event stays in an outbox. */

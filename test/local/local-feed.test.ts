@@ -31,6 +31,7 @@ function world(options: {
         recordedAt: options.recordedAt ?? null,
         purchasesRecordedAt: null,
         receiptsReadAt: null,
+        resumedAt: null,
         nextRoundAt: null,
         intervalMs: null,
         shareIntervalMs: null,

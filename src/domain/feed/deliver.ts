@@ -55,6 +55,8 @@ export async function deliverOutbox(
   stillOwner: () => Promise<boolean>,
   /** The previous round's time when this round comes late (downtime, a spent budget): the poster says so. */
   lateSince: number | null = null,
+  /** When the workspace last resumed from a pause: events that waited through it are kept from then. */
+  resumedAt: number | null = null,
 ): Promise<DeliveryOutcome> {
   const { snapshots, poster, logger, owner } = deps;
   const { workspaceId } = listeners;
@@ -63,12 +65,13 @@ export async function deliverOutbox(
   if (listeners.paused !== null) return outcome;
   const now = deps.now();
   const all = await snapshots.outbox<FeedEvent>(workspaceId);
-  const expired = all.filter((event) => now - event.detectedAt > OUTBOX_KEEP_MS).map((event) => event.id);
+  const keptFrom = (event: FeedEvent) => Math.max(event.detectedAt, resumedAt ?? 0);
+  const expired = all.filter((event) => now - keptFrom(event) > OUTBOX_KEEP_MS).map((event) => event.id);
   if (expired.length > 0) {
     logger.warn({ workspaceId, events: expired.length }, 'feed events expired undelivered');
     await snapshots.removeFromOutbox(workspaceId, expired);
   }
-  const events = all.filter((event) => now - event.detectedAt <= OUTBOX_KEEP_MS);
+  const events = all.filter((event) => now - keptFrom(event) <= OUTBOX_KEEP_MS);
   if (events.length === 0) return outcome;
 
   /** Events some target still has to get: they stay in the outbox. */

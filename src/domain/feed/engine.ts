@@ -309,6 +309,7 @@ export class FeedEngine {
       () => snapshots.renewRound(workspaceId, this.owner, this.leaseMs),
       // Late: more than two intervals since the previous round (no replica ran, or the budget was spent).
       state.lastRoundAt !== null && startedAt - state.lastRoundAt > 2 * intervalMs ? state.lastRoundAt : null,
+      state.resumedAt,
     );
     // The interval the share pays for, measured on this round; a spent budget puts the next round after its slot.
     // The plan follows the share only: the interval in force (what the rounds really achieve, below) is reported,

@@ -409,6 +409,40 @@ describe('FeedEngine: a post whose outcome is not known', () => {
   });
 });
 
+describe('FeedEngine: a workspace paused longer than the outbox keeps events', () => {
+  it('keeps what it detected while paused: a resume after 8 days posts it, it does not expire', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    await h.listeners.upsertChannel({
+      workspaceId: WS,
+      channelId: 'C1',
+      stockroomId: null,
+      subscribedBy: 'U1',
+    });
+    await recorded(h, a.engine);
+    h.clock.advance(60_000);
+    const made = h.sandbox.advance({ changes: 2, kinds: ['novas'] });
+    // The post finds the token revoked: the workspace pauses, its events stay in the outbox.
+    a.poster.results.set('c-C1', { ok: false, lost: false, error: 'token_revoked' });
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.runIfDue(WS);
+    await h.listeners.pauseWorkspace(WS, 'tokens_revoked');
+    expect((await a.snapshots.outbox(WS)).length).toBeGreaterThan(0);
+    a.poster.results.delete('c-C1');
+    // A reinstall eight days later.
+    h.clock.advance(8 * DAY);
+    await h.listeners.resumeWorkspace(WS, 'tokens_revoked');
+    for (let i = 0; i < 2; i += 1) {
+      h.clock.advance(INTERVAL_MS);
+      await a.engine.runIfDue(WS);
+    }
+    const posted = a.poster.posts.flatMap((p) => p.events.map((e) => e.id));
+    for (const change of made) {
+      if (change.kind === 'novas') expect(posted).toContain(`${WS}:novas:${change.solicitacaoMaterialId}`);
+    }
+  });
+});
+
 describe('FeedEngine: cost', () => {
   it('makes no upstream call for a workspace without listeners, nor for a paused one', async () => {
     const h = await start();
