@@ -198,9 +198,18 @@ export class FeedRound {
   private async readRecent(): Promise<{ rows: MaterialRequest[]; complete: boolean }> {
     const rows: MaterialRequest[] = [];
     let totalPages = 1;
+    let above: number | null = null;
     for (let page = 1; page <= Math.min(totalPages, MAX_PAGES); page += 1) {
-      const answer = await this.attempt(() => this.requests.recentPage(this.ws, null, page));
+      let answer = await this.attempt(() => this.requests.recentPage(this.ws, null, page));
       if (answer === null) return { rows, complete: false };
+      // The list is newest first: rows move down a page as requests are opened. A page cached before the page above
+      // it was read misses the rows that moved down between the two reads (in neither), so it is read again. A page
+      // older than the one above it after that (upstream could not be asked) leaves the read incomplete.
+      if (above !== null && answer.freshness.fetchedAt < above) {
+        answer = await this.attempt(() => this.requests.recentPage(this.ws, null, page, { bypassCache: true }));
+        if (answer === null || answer.freshness.fetchedAt < above) return { rows, complete: false };
+      }
+      above = answer.freshness.fetchedAt;
       rows.push(...answer.data.rows);
       totalPages = answer.data.totalPages;
       if (answer.data.rows.length === 0) break;

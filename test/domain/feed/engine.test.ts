@@ -409,6 +409,39 @@ describe('FeedEngine: a post whose outcome is not known', () => {
   });
 });
 
+describe('FeedEngine: list pages cached at different times', () => {
+  it('a page older than the page before it is read again: the first round records every request, none comes back as new', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    // More than a page of 100 in the 30 days.
+    h.sandbox.advance({ changes: 100, kinds: ['novas'] });
+    h.sandbox.advance({ changes: 60, kinds: ['novas'] });
+    await h.listeners.upsertChannel({
+      workspaceId: WS,
+      channelId: 'C1',
+      stockroomId: null,
+      subscribedBy: 'U1',
+    });
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: false, reason: 'planned' });
+    h.clock.advance(INTERVAL_MS - 40_000);
+    // A digest reads pages 1 and 2 (cached for 60 s); requests are opened; someone refreshes page 1 only.
+    const ws = await a.replica.domain.workspaces.resolve(WS, 'digest');
+    const requests = new RequestService(a.replica.domain);
+    expect((await requests.recentPage(ws, null, 1)).data.totalPages).toBeGreaterThan(1);
+    await requests.recentPage(ws, null, 2);
+    h.clock.advance(10_000);
+    h.sandbox.advance({ changes: 3, kinds: ['novas'] });
+    h.clock.advance(10_000);
+    await requests.recentPage(ws, null, 1, { bypassCache: true });
+    // The first round, within page 2's 60 s: it only records; the next reports nothing that existed before.
+    h.clock.advance(20_000);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: true, round: { recorded: true } });
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.runIfDue(WS);
+    expect(a.poster.posts.flatMap((p) => p.events.map((e) => e.id))).toEqual([]);
+  });
+});
+
 describe('FeedEngine: a workspace paused longer than the outbox keeps events', () => {
   it('keeps what it detected while paused: a resume after 8 days posts it, it does not expire', async () => {
     const h = await start();
