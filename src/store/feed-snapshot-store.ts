@@ -63,6 +63,11 @@ export interface FeedRoundState {
    * events are kept for OUTBOX_KEEP_MS from then, not from their detection.
    */
   resumedAt: number | null;
+  /**
+   * While the workspace is not recorded yet: the page of the 30-day list the next recording round goes on from (a
+   * list longer than the feed's share of a window is recorded over several rounds, not restarted at page 1).
+   */
+  recordFromPage: number | null;
 }
 
 const STATE_FIELDS = [
@@ -78,6 +83,7 @@ const STATE_FIELDS = [
   'lastRoundAt',
   'readUntil',
   'resumedAt',
+  'recordFromPage',
 ] as const satisfies readonly (keyof FeedRoundState)[];
 
 /** How long a delivered event is remembered per target: far longer than any event stays in an outbox. */

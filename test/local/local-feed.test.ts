@@ -32,6 +32,7 @@ function world(options: {
         purchasesRecordedAt: null,
         receiptsReadAt: null,
         resumedAt: null,
+        recordFromPage: null,
         nextRoundAt: null,
         intervalMs: null,
         shareIntervalMs: null,

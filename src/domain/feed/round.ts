@@ -117,11 +117,18 @@ export class FeedRound {
     // call), so that a round the budget stops later has e-mails for every event it did detect. Read after the list,
     // a stop in between sent those events out without e-mails, and own follows never got them.
     const emails = await this.readRequesterEmails();
-    const recent = await this.readRecent();
+    // A recording cut short by the budget goes on where it stopped, one page back (rows move down as requests are
+    // opened): a list longer than the share of a window is recorded over several rounds instead of never.
+    const fromPage = record ? Math.max(1, (this.state.recordFromPage ?? 1) - 1) : 1;
+    const recent = await this.readRecent(fromPage);
     const fromList = new Set(recent.rows.map((row) => row.solicitacaoMaterialId));
     const followed = [...new Set(this.listeners.follows.map((follow) => follow.requestId))];
-    const older = await this.readFollowedOutside(followed.filter((id) => !fromList.has(id)));
     const previous = await this.snapshots.requests(workspaceId);
+    // Recorded by an earlier recording round: not read again on its own.
+    const recordedBefore = (id: number) => record && previous.has(id);
+    const older = await this.readFollowedOutside(
+      followed.filter((id) => !fromList.has(id) && !recordedBefore(id)),
+    );
     const requestDiff = diffRequests(workspaceId, previous, [...recent.rows, ...older], detectedAt, {
       record,
       fromList,
@@ -145,7 +152,8 @@ export class FeedRound {
     const complete = this.stopped === null;
     await this.snapshots.updateState(workspaceId, {
       readUntil,
-      ...(record && recent.complete && { recordedAt: detectedAt }),
+      ...(record && recent.complete && { recordedAt: detectedAt, recordFromPage: 1 }),
+      ...(record && !recent.complete && recent.nextPage > fromPage && { recordFromPage: recent.nextPage }),
       ...(receipts?.complete && {
         receiptsReadAt: detectedAt,
         ...(this.state.purchasesRecordedAt === null && { purchasesRecordedAt: detectedAt }),
@@ -195,26 +203,32 @@ export class FeedRound {
     }
   }
 
-  private async readRecent(): Promise<{ rows: MaterialRequest[]; complete: boolean }> {
+  /** The 30-day list from `fromPage` on; `nextPage`: the first page not read (where a recording goes on). */
+  private async readRecent(
+    fromPage = 1,
+  ): Promise<{ rows: MaterialRequest[]; complete: boolean; nextPage: number }> {
     const rows: MaterialRequest[] = [];
-    let totalPages = 1;
+    let totalPages = fromPage;
     let above: number | null = null;
-    for (let page = 1; page <= Math.min(totalPages, MAX_PAGES); page += 1) {
+    for (let page = fromPage; page <= Math.min(totalPages, MAX_PAGES); page += 1) {
       let answer = await this.attempt(() => this.requests.recentPage(this.ws, null, page));
-      if (answer === null) return { rows, complete: false };
+      if (answer === null) return { rows, complete: false, nextPage: page };
       // The list is newest first: rows move down a page as requests are opened. A page cached before the page above
       // it was read misses the rows that moved down between the two reads (in neither), so it is read again. A page
       // older than the one above it after that (upstream could not be asked) leaves the read incomplete.
       if (above !== null && answer.freshness.fetchedAt < above) {
-        answer = await this.attempt(() => this.requests.recentPage(this.ws, null, page, { bypassCache: true }));
-        if (answer === null || answer.freshness.fetchedAt < above) return { rows, complete: false };
+        answer = await this.attempt(() =>
+          this.requests.recentPage(this.ws, null, page, { bypassCache: true }),
+        );
+        if (answer === null || answer.freshness.fetchedAt < above)
+          return { rows, complete: false, nextPage: page };
       }
       above = answer.freshness.fetchedAt;
       rows.push(...answer.data.rows);
       totalPages = answer.data.totalPages;
       if (answer.data.rows.length === 0) break;
     }
-    return { rows, complete: totalPages <= MAX_PAGES };
+    return { rows, complete: totalPages <= MAX_PAGES, nextPage: Math.min(totalPages, MAX_PAGES) + 1 };
   }
 
   /** Followed requests outside the 30 days: found by number in the list of the last 12 months, one call each. */

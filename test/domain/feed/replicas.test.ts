@@ -453,6 +453,34 @@ describe('FeedEngine and the budget', () => {
     noDuplicates(h);
   });
 
+  it('records a list longer than the share of a window over several rounds, then reports what comes after', async () => {
+    const h = await start();
+    const HOUR = 3_600_000;
+    // 20 calls an hour, 20 %: 4 feed calls in any hour; the 30-day list holds about 7 pages of 100.
+    for (let i = 0; i < 6; i += 1) h.sandbox.advance({ changes: 100, kinds: ['novas'] });
+    const a = h.feedReplica({
+      budget: {
+        limit: { count: 20, windowMs: HOUR },
+        feedSharePercent: 20,
+        onTestClock: true,
+        maxWaitMs: { feed: 0 },
+      },
+    });
+    for (let minute = 0; minute < 6 * 60 && (await a.snapshots.state(WS)).recordedAt === null; minute += 10) {
+      await a.engine.tick();
+      h.clock.advance(10 * 60_000);
+    }
+    expect((await a.snapshots.state(WS)).recordedAt).not.toBeNull();
+    expect(h.allPosts).toEqual([]);
+    const made = h.sandbox.advance({ changes: 2, kinds: ['novas'] });
+    for (let minute = 0; minute < 3 * 60; minute += 10) {
+      await a.engine.tick();
+      h.clock.advance(10 * 60_000);
+    }
+    expect(deliveredIds(h.allPosts).get('c-C1')?.sort()).toEqual(expectedIds(made).sort());
+    noDuplicates(h);
+  });
+
   it('waits while the budget is spent and then reports everything since, once', async () => {
     const h = await start();
     const HOUR = 3_600_000;
