@@ -37,6 +37,8 @@ const CANCEL_HINT = 'Para parar: `/estoque resumo cancelar`.';
 export interface DigestRenderOptions {
   /** How late the post is against its scheduled time; a note shows from LATE_NOTE_AFTER_MS on. */
   delayMs?: number;
+  /** An earlier post of this digest, attempted then, may have reached Slack: this one says it may repeat it. */
+  mayRepeatSince?: number | null;
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -68,7 +70,12 @@ function sinceText(view: DigestView, ctx: RenderContext): string {
 }
 
 function notes(view: DigestView, ctx: RenderContext, options: DigestRenderOptions): string[] {
-  return [delayNote(ctx, options.delayMs), degradedWarning(view.freshness, ctx)].filter(
+  const repeat =
+    options.mayRepeatSince === undefined || options.mayRepeatSince === null
+      ? null
+      : `:repeat: Este resumo pode repetir um enviado ${formatAt(options.mayRepeatSince, ctx.now, ctx.timeZone)}: ` +
+        'o envio anterior foi interrompido antes de o Slack confirmar.';
+  return [delayNote(ctx, options.delayMs), degradedWarning(view.freshness, ctx), repeat].filter(
     (note): note is string => note !== null,
   );
 }

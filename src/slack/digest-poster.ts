@@ -22,7 +22,7 @@ import type { SlackClients } from './slack-clients.js';
 export type PostResult =
   | { ok: true; ts: string }
   | { ok: false; kind: 'channel_gone'; error: ChannelGoneError }
-  | { ok: false; kind: 'retry'; reason: string }
+  | { ok: false; kind: 'retry'; reason: string; mayHaveArrived?: boolean }
   | { ok: false; kind: 'unauthorized'; error: string }
   | { ok: false; kind: 'stopped' };
 
@@ -61,7 +61,7 @@ export class DigestPoster implements DigestPublisher {
     const message = renderDigest(
       delivery.view,
       { timeZone: sub.timeZone, now: delivery.now },
-      { delayMs: delivery.delayMs },
+      { delayMs: delivery.delayMs, mayRepeatSince: delivery.mayRepeatSince ?? null },
     );
     const result = await this.post(client, sub.workspaceId, sub.channelId, message, guard);
     if (result.ok) return { kind: 'posted', ts: result.ts };
@@ -88,7 +88,13 @@ export class DigestPoster implements DigestPublisher {
     logger.warn({ slackError: refusal.error, kind: refusal.kind }, 'Slack refused the post');
     if (refusal.kind === 'channel_gone') return { ok: false, kind: 'channel_gone', error: refusal.error };
     if (refusal.kind === 'unauthorized') return { ok: false, kind: 'unauthorized', error: refusal.error };
-    return { ok: false, kind: 'retry', reason: refusal.error };
+    const mayHaveArrived = failure.kind === 'transport' && failure.mayHaveArrived;
+    return {
+      ok: false,
+      kind: 'retry',
+      reason: refusal.error,
+      ...(mayHaveArrived && { mayHaveArrived: true }),
+    };
   }
 
   /** A DM from the bot (chat.postMessage to the user id); false when it could not be sent. */

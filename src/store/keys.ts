@@ -134,6 +134,10 @@ export class Keys {
   digestClaim(workspaceId: string, channelId: string, localDay: string): string {
     return `${this.prefix}digest:${workspaceId}:${channelId}:claim:${localDay}`;
   }
+  /** A digest post of the day whose outcome is not known yet (epoch ms of the attempt): see DigestClaims. */
+  digestPostAttempt(workspaceId: string, channelId: string, localDay: string): string {
+    return `${this.prefix}digest:${workspaceId}:${channelId}:attempt:${localDay}`;
+  }
   digestState(workspaceId: string, channelId: string): string {
     return `${this.prefix}digest:${workspaceId}:${channelId}:state`;
   }

@@ -36,6 +36,15 @@ export interface HeldClaim {
   markPosted(postedAt: number, coveredUntil: number): Promise<void>;
   /** Gives the day back (the work failed before anything was posted): a later tick retries it. */
   release(): Promise<void>;
+  /**
+   * A post of this day was attempted then and its outcome is not known (its process died before Slack's reply, or
+   * the reply was lost, or Slack answered 5xx): Slack may have shown it. Null when there was none.
+   */
+  previousAttempt(): Promise<number | null>;
+  /** Notes the attempt about to go (right before sending): kept until the outcome is known. */
+  noteAttempt(at: number): Promise<void>;
+  /** The attempt is known not to have reached Slack: what was in doubt before it (`before`) still is, or nothing. */
+  settleAttempt(before: number | null): Promise<void>;
 }
 
 export type ClaimResult =
@@ -65,7 +74,8 @@ export class DigestClaims {
     const key = this.keys.digestClaim(workspaceId, channelId, day);
     const value = `posting:${this.owner}:${randomBytes(6).toString('hex')}`;
     if (await this.kv.set(key, value, { ttlMs: this.leaseMs, onlyIfAbsent: true })) {
-      return { acquired: true, claim: this.held(key, day, value) };
+      const attemptKey = this.keys.digestPostAttempt(workspaceId, channelId, day);
+      return { acquired: true, claim: this.held(key, day, value, attemptKey) };
     }
     return { acquired: false, current: parseClaim(await this.kv.get(key)) };
   }
@@ -74,7 +84,7 @@ export class DigestClaims {
     return parseClaim(await this.kv.get(this.keys.digestClaim(workspaceId, channelId, day)));
   }
 
-  private held(key: string, day: string, value: string): HeldClaim {
+  private held(key: string, day: string, value: string, attemptKey: string): HeldClaim {
     const { kv, leaseMs, postedKeepMs } = this;
     let gone = false;
     return {
@@ -98,6 +108,17 @@ export class DigestClaims {
         if (gone) return;
         gone = true;
         await kv.delIfEquals(key, value);
+      },
+      async previousAttempt() {
+        const at = Number(await kv.get(attemptKey));
+        return Number.isFinite(at) && at > 0 ? at : null;
+      },
+      async noteAttempt(at) {
+        await kv.set(attemptKey, String(at), { ttlMs: postedKeepMs });
+      },
+      async settleAttempt(before) {
+        if (before === null) await kv.del(attemptKey);
+        else await kv.set(attemptKey, String(before), { ttlMs: postedKeepMs });
       },
     };
   }

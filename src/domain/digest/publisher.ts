@@ -14,8 +14,11 @@ export type PublishOutcome =
   | { kind: 'posted'; ts: string }
   /** The bot cannot post there any more; the subscription was removed and the subscriber told. */
   | { kind: 'channel_gone'; error: ChannelGoneError }
-  /** Nothing was posted (Slack 5xx, network, a long rate limit, an unexpected refusal): try again later. */
-  | { kind: 'retry'; reason: string }
+  /**
+   * Not posted as far as is known (a long rate limit, an unexpected refusal; a 5xx or a cut connection, after
+   * which `mayHaveArrived`: Slack may have shown it): try again later.
+   */
+  | { kind: 'retry'; reason: string; mayHaveArrived?: boolean }
   /** The workspace's bot token is gone or refused (uninstalled, revoked). */
   | { kind: 'unauthorized'; error: string }
   /** The guard said stop (the claim was lost) before anything was sent. */
@@ -28,6 +31,8 @@ export interface DigestDelivery {
   now: number;
   /** How late the post is against its scheduled time (0 for `agora`). */
   delayMs: number;
+  /** An earlier post of this digest was attempted then, with an outcome not known: the post says it may repeat. */
+  mayRepeatSince?: number | null;
 }
 
 /**

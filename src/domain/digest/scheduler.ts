@@ -320,11 +320,18 @@ export class DigestScheduler {
       return;
     }
     const now = this.deps.now();
+    // An earlier attempt of this day whose outcome is not known (a process that died before Slack's reply, a
+    // reply lost, a 5xx): Slack may have shown it, so this post says it may repeat it. Each attempt is noted right
+    // before it is sent, and settled once its outcome is known.
+    const mayRepeatSince = await claim.previousAttempt();
+    let attempted = false;
     const outcome = await this.deps.publisher
-      .publish({ subscription, view, now, delayMs: Math.max(0, now - due.at) }, () =>
+      .publish({ subscription, view, now, delayMs: Math.max(0, now - due.at), mayRepeatSince }, () =>
         inQueue(job, async () => {
           job.sending = false;
           if (job.lost || !(await claim.renew())) return false;
+          await claim.noteAttempt(this.deps.now());
+          attempted = true;
           job.sending = true;
           return true;
         }),
@@ -332,6 +339,10 @@ export class DigestScheduler {
       .finally(() => {
         job.sending = false;
       });
+    // Known not to have reached Slack: the note goes back to what it was before this post.
+    const mayHaveArrived =
+      outcome.kind === 'posted' || (outcome.kind === 'retry' && outcome.mayHaveArrived === true);
+    if (attempted && !mayHaveArrived) await claim.settleAttempt(mayRepeatSince).catch(() => undefined);
     const logger = this.deps.logger.child({ workspaceId, channelId, day: due.day });
     switch (outcome.kind) {
       case 'posted': {

@@ -448,6 +448,46 @@ describe('Slack failures', () => {
     expect(h.posts(CHANNELS.general)).toHaveLength(1);
     expect(await replica.store.get(WS, CHANNELS.general)).not.toBeNull();
   });
+
+  it('a post that may have reached Slack (a 5xx) is made again saying it may repeat; a refused one is not', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    await h.subscribe({ channelId: CHANNELS.stockroom });
+    const replica = h.replica();
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    // The first channel's post gets a 503 (Slack's fatal_error may follow a post made); the second, Slack's word.
+    h.slack.failNext('chat.postMessage', { status: 503 });
+    h.slack.failNext('chat.postMessage', { error: 'invalid_blocks' });
+    expect(await replica.scheduler.tick()).toMatchObject({ posted: 0, failed: 2 });
+    h.clock.advance(MINUTE);
+    expect((await replica.scheduler.tick()).posted).toBe(2);
+    // The channel whose post got the 503 says so; the one Slack refused in words does not.
+    const [first, second] = h.slack.calls.filter((call) => call.method === 'chat.postMessage');
+    const fiveHundred = String(first?.args.channel);
+    const refused = String(second?.args.channel);
+    expect(first?.status).toBe(503);
+    expect(textOf(h.posts(fiveHundred)[0]!)).toContain('Este resumo pode repetir um enviado às 08:00');
+    expect(textOf(h.posts(refused)[0]!)).not.toContain('pode repetir');
+  });
+
+  it('a replica that dies mid-post leaves its claim to expire; the one that takes the day says it may repeat', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    const b = h.replica();
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    // Replica A claimed the day, noted its attempt and sent the post; it died before it read Slack's reply.
+    const a = new DigestClaims(new RedisKeyValue(h.redis.redis), h.redis.keys, 'replica-a', {
+      leaseMs: 1_000,
+    });
+    const taken = await a.acquire(WS, CHANNELS.general, '2026-11-23');
+    if (!taken.acquired) throw new Error('not acquired');
+    await taken.claim.noteAttempt(h.clock.now());
+    // Its lease runs out; B takes the day.
+    await h.redis.redis.del(taken.claim.key);
+    h.clock.advance(MINUTE);
+    expect((await b.scheduler.tick()).posted).toBe(1);
+    expect(textOf(h.posts(CHANNELS.general)[0]!)).toContain('Este resumo pode repetir um enviado às 08:00');
+  });
 });
 
 describe('agora', () => {
