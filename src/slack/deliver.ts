@@ -15,8 +15,14 @@ import { answerOutcome } from './slack-metrics.js';
 import { emailOf } from './slack-users.js';
 
 export type DeliveryMode =
-  /** A new ephemeral answer (a command). */
+  /** A new ephemeral answer (a command): it replaces its own first message, if one was shown. */
   | 'new'
+  /**
+   * A new ephemeral answer to a button on a message everyone sees (a shared answer, a digest, an alert): never
+   * `replace_original`, which would replace that message, for everyone, with this person's answer. A first
+   * message shown meanwhile stays above the answer.
+   */
+  | 'beside'
   /** Replaces the ephemeral message the button was on (paging, items/history). */
   | 'replace'
   /** Posts in the channel for everyone, naming who shared. */
@@ -165,7 +171,10 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
         deps,
         delivery.respond,
         message,
-        { response_type: 'ephemeral', replace_original: replacing || delivery.mode === 'replace' },
+        {
+          response_type: 'ephemeral',
+          replace_original: delivery.mode === 'replace' || (replacing && delivery.mode === 'new'),
+        },
         logger,
         recipient,
       );

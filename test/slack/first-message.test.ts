@@ -81,6 +81,39 @@ describe('a slow upstream: "consultando…", then the answer in its place', () =
     expect(h.slack.messages.filter((m) => m.at >= sentAt && !m.replaced)).toEqual([answer]);
   });
 
+  it('a slow click on a channel message (a shared answer) never replaces that message: the answer comes beside it', async () => {
+    await start({ answerTiming: { pendingNotice: '3s' } });
+    const [id] = C1.requestsWithItemsBelowMinimum;
+    const asked = await h.command('/solicitacao', String(id));
+    const detail = await h.nextMessage(asked.sentAt, { userId: USERS.member });
+    const sharedAt = Date.now();
+    await h.click(detail, { text: 'Compartilhar no canal' });
+    const shared = await h.nextMessage(sharedAt, { ephemeral: false });
+    // Another person clicks Atualizar on the channel message while upstream is slow.
+    const hold = gate();
+    h.sandbox.faults.next({ path: `/v1/solicitacoes-materiais/${id}/itens`, release: hold.released });
+    const clickedAt = Date.now();
+    await h.click(shared, { text: 'Atualizar' }, { user: USERS.admin });
+    await pendingData(`/v1/solicitacoes-materiais/${id}/itens`);
+    pass(3_000);
+    const notice = await h.nextMessage(clickedAt, { userId: USERS.admin, ephemeral: true });
+    expect(textOf(notice)).toContain('Consultando o sistema de estoque');
+    hold.open();
+    const answer = await eventually(() =>
+      h.slack.messages.find(
+        (m) =>
+          m.at >= clickedAt &&
+          m.ephemeral &&
+          m.visibleTo === USERS.admin &&
+          textOf(m).includes(`Solicitação ${id}`),
+      ),
+    );
+    expect(answer.ephemeral).toBe(true);
+    // The channel message is as it was, for everyone.
+    expect(versionsOf(shared)).toEqual([shared]);
+    expect(shared.replaced).toBeFalsy();
+  });
+
   it('an answer that comes before the notice is due is the only message', async () => {
     await start({ answerTiming: { pendingNotice: '3s' } });
     const { sentAt } = await h.command('/estoque', 'almoxarifados');

@@ -36,9 +36,11 @@ export async function answerButton(
     return;
   }
   const onEphemeral = args.body.container?.is_ephemeral === true;
-  let mode: DeliveryMode = onEphemeral ? 'replace' : 'new';
+  // On a message everyone sees, the click's response_url would replace that very message: the answer, a first
+  // message and a restart notice all go beside it.
+  let mode: DeliveryMode = onEphemeral ? 'replace' : 'beside';
   if (kind === 'share') mode = 'share';
-  const shown: ShownState = { firstMessage: false };
+  const shown: ShownState | undefined = mode === 'beside' ? undefined : { firstMessage: false };
   await deps.tasks.run(
     `button ${kind}`,
     () =>
