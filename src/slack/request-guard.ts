@@ -47,7 +47,11 @@ export function signedHeaders(req: BufferedIncomingMessage): SignedHeaders {
 /** A signed request refused before any listener: answered 401, nothing processed. */
 export class RejectedRequestError extends Error {
   readonly code = 'slack_request_rejected';
-  constructor(readonly reason: 'replayed' | 'future-timestamp') {
+  /**
+   * `replayed`, `future-timestamp`: refused before any ack (401). `acked-by-fallback`: the guard already told Slack
+   * "Nada foi feito" for this request, so the listener's late ack stops it there.
+   */
+  constructor(readonly reason: 'replayed' | 'future-timestamp' | 'acked-by-fallback') {
     super(`Slack request refused: ${reason}`);
   }
 }
@@ -98,10 +102,19 @@ export class RequestGuard {
     // Throws for a timestamp in the future (no store needed); otherwise the store's answer, started now.
     const verdict = this.replayVerdict(event);
     let acked = false;
+    let ackedByFallback = false;
     // Claimed before the verdict is known, so that the listener's ack and the fallback never both go out.
     const ack = async (response?: unknown) => {
-      // A listener that acks after the fallback did: Slack has its answer already.
-      if (acked) return;
+      if (acked) {
+        // A listener that acks after the fallback did: Slack has its answer already, and that answer said nothing
+        // was done. A listener that acks before anything else (a command, a click, a shortcut) stops here, so
+        // that it is true; the others (forms, events) may have acted already and finish as they are.
+        if (ackedByFallback && ackBeforeAnything(body)) {
+          this.logger.warn({ kind: kindOf(body) }, 'listener acked after the fallback; its work is not done');
+          throw new RejectedRequestError('acked-by-fallback');
+        }
+        return;
+      }
       acked = true;
       if (!(await verdict)) throw new RejectedRequestError('replayed');
       clearTimeout(timer);
@@ -113,6 +126,8 @@ export class RequestGuard {
         { why, kind: kindOf(body), ...(error !== undefined && errFields(error)) },
         'request acked by the fallback',
       );
+      // Before the ack goes: a listener acking meanwhile must find the fallback's answer given.
+      ackedByFallback = true;
       try {
         await ack(fallbackResponse(body));
       } catch (ackError) {

@@ -96,6 +96,20 @@ describe('every command and interaction is acked', () => {
     expect(JSON.parse(result.body).response_type).toBe('ephemeral');
   });
 
+  it('a command whose listener acks after the fallback said "Nada foi feito" does nothing', async () => {
+    let worked = false;
+    h.app.command('/tardio', async ({ ack }) => {
+      // Past the fallback's deadline (Bolt's authorize or the store was slow), then the usual ack-first listener.
+      await new Promise((resolve) => setTimeout(resolve, 3_300));
+      await ack();
+      worked = true;
+    });
+    const result = await h.command('/tardio', '');
+    expect(JSON.parse(result.body).text).toMatch(/Nada foi feito/);
+    await eventually(() => h.logs.some((line) => line.includes('its work is not done')));
+    expect(worked).toBe(false);
+  });
+
   it('a click no listener takes is acked, and the user is told', async () => {
     const since = Date.now();
     const payload = buildBlockActionPayload({
