@@ -122,4 +122,17 @@ describe('an answer whose response_url post fails', () => {
     // One post to the response_url: the share, not sent again after its reply was lost.
     expect(calls('response_url').filter((c) => c.at >= since)).toHaveLength(1);
   });
+
+  it('the reply to Acompanhar too: the follow is kept and the person told in the channel', async () => {
+    await h.link(TEAM);
+    const [id] = DEMO_FACTS.company1.requestsWithItemsBelowMinimum;
+    const asked = await h.command('/solicitacao', String(id));
+    const detail = await h.nextMessage(asked.sentAt, { userId: USERS.member });
+    h.slack.failNext('response_url', { error: 'expired_url' }, 1);
+    const since = Date.now();
+    await h.click(detail, { text: 'Acompanhar' });
+    const told = await h.nextMessage(since, { userId: USERS.member });
+    expect(told.via).toBe('chat.postEphemeral');
+    expect(textOf(told)).toMatch(/acompanh/i);
+  });
 });

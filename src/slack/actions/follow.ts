@@ -38,9 +38,11 @@ async function onFollowButton(
   const requestId = requestIdOfButton(args.action.value);
   const workspaceId = workspaceIdOf(args.context);
   const options = { response_type: 'ephemeral', replace_original: false } as const;
+  // When the response_url fails, the reply still reaches the person: in the channel, else by DM.
+  const recipient = { client: args.client, userId: args.body.user.id, channelId: args.body.channel?.id };
   if (requestId === null || workspaceId === null) {
     deps.logger.warn({ actionId: args.action.action_id }, 'follow button with an unreadable value');
-    await sendResponse(deps, args.respond, renderStaleButton(), options);
+    await sendResponse(deps, args.respond, renderStaleButton(), options, deps.logger, recipient);
     return;
   }
   const userId = args.body.user.id;
@@ -58,6 +60,6 @@ async function onFollowButton(
       const render = { timeZone: deps.config.DIGEST_TZ, now: deps.now() };
       reply = failureMessage(error, null, correlationId, render, logger, { limit: count, windowMs });
     }
-    await sendResponse(deps, args.respond, reply, options, logger);
+    await sendResponse(deps, args.respond, reply, options, logger, recipient);
   });
 }

@@ -29,10 +29,14 @@ export async function answerButton(
   const workspaceId = workspaceIdOf(args.context);
   if (!route || !workspaceId) {
     deps.logger.warn({ actionId: args.action.action_id }, 'button with an unreadable value');
-    await sendResponse(deps, args.respond, renderStaleButton(), {
-      response_type: 'ephemeral',
-      replace_original: false,
-    });
+    await sendResponse(
+      deps,
+      args.respond,
+      renderStaleButton(),
+      { response_type: 'ephemeral', replace_original: false },
+      deps.logger,
+      { client: args.client, userId: args.body.user.id, channelId: args.body.channel?.id },
+    );
     return;
   }
   const onEphemeral = args.body.container?.is_ephemeral === true;

@@ -143,5 +143,12 @@ async function askUnlink(deps: SlackDeps, args: CommandArgs): Promise<void> {
   if (!verdict.allowed)
     deps.logger.info({ userId: args.command.user_id, reason: verdict.reason }, 'unlink refused');
   const message = verdict.allowed ? renderUnlinkConfirm() : refusalOf(verdict);
-  await sendResponse(deps, args.respond, message, { response_type: 'ephemeral', replace_original: false });
+  await sendResponse(
+    deps,
+    args.respond,
+    message,
+    { response_type: 'ephemeral', replace_original: false },
+    deps.logger,
+    { client: args.client, userId: args.command.user_id, channelId: args.command.channel_id },
+  );
 }
