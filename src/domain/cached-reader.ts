@@ -161,7 +161,9 @@ export class CachedReader implements AnswerReader {
       return { data: value, freshness: { fetchedAt: this.now(), fromCache: false, degraded: null } };
     }
     const { workspaceId } = ws;
-    const paramsKey = cacheParamsKey(params);
+    // Under the link's credential, company and unit: a read started under an earlier link that lands after a new
+    // one (to another company) is stored where the new link never looks.
+    const paramsKey = cacheParamsKey(params, linkScope(ws));
     const entry = await this.safeGet<T>(workspaceId, endpoint, paramsKey);
     if (savedOnly) {
       if (!entry) throw new NoSavedDataError(endpoint);
@@ -343,10 +345,20 @@ function leasePriority(lease: string): Priority {
   return (PRIORITIES as readonly string[]).includes(word) ? (word as Priority) : 'interactive';
 }
 
-/** The part of an entry's keys that stands for its parameters. */
-export function cacheParamsKey(params: unknown): string {
+/**
+ * The part of an entry's keys that stands for its parameters, and for the link they were read under (`scope`,
+ * see linkScope) when given.
+ */
+export function cacheParamsKey(params: unknown, scope?: string): string {
+  const text = JSON.stringify(params ?? null);
   return createHash('sha256')
-    .update(JSON.stringify(params ?? null))
+    .update(scope === undefined ? text : `${scope}\u0000${text}`)
     .digest('hex')
     .slice(0, 20);
+}
+
+/** Which credential, company and unit a workspace's reads are made with. */
+export function linkScope(ws: Pick<WorkspaceContext, 'link'>): string {
+  const { credentialId, empresaId, unidadeId } = ws.link;
+  return `${credentialId}:${empresaId ?? ''}:${unidadeId ?? ''}`;
 }

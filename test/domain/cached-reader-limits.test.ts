@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CachedReader, cacheParamsKey, NoSavedDataError } from '../../src/domain/cached-reader.js';
+import { CachedReader, cacheParamsKey, linkScope, NoSavedDataError } from '../../src/domain/cached-reader.js';
 import { Workspaces } from '../../src/domain/workspace.js';
 import { makeLogger } from '../../src/lib/logger.js';
 import { CacheStore } from '../../src/store/cache-store.js';
@@ -41,7 +41,11 @@ describe('answers over the cap are never cached', () => {
       return 'x'.repeat(2_000);
     };
     expect((await reader.read(testWorkspace('T1'), 'materials', null, big)).data).toHaveLength(2_000);
-    expect(await store.redis.exists(store.keys.cache('T1', 'materials', cacheParamsKey(null)))).toBe(0);
+    expect(
+      await store.redis.exists(
+        store.keys.cache('T1', 'materials', cacheParamsKey(null, linkScope(testWorkspace('T1')))),
+      ),
+    ).toBe(0);
     await reader.read(testWorkspace('T1'), 'materials', null, big);
     expect(calls).toBe(2);
   });
@@ -49,7 +53,11 @@ describe('answers over the cap are never cached', () => {
   it('an answer under the cap is stored', async () => {
     const reader = readerOn(1_000);
     await reader.read(testWorkspace('T1'), 'materials', null, async () => 'small');
-    expect(await store.redis.exists(store.keys.cache('T1', 'materials', cacheParamsKey(null)))).toBe(1);
+    expect(
+      await store.redis.exists(
+        store.keys.cache('T1', 'materials', cacheParamsKey(null, linkScope(testWorkspace('T1')))),
+      ),
+    ).toBe(1);
   });
 });
 

@@ -4,6 +4,7 @@ import {
   CACHE_TTL_MS,
   CachedReader,
   cacheParamsKey,
+  linkScope,
   NoSavedDataError,
 } from '../../src/domain/cached-reader.js';
 import { LinkBrokenError } from '../../src/domain/errors.js';
@@ -202,7 +203,11 @@ describe('CachedReader across replicas', () => {
   });
 
   it('respects the lease of a replica that died holding it, and asks upstream once it expires', async () => {
-    const fillKey = store.keys.cacheFill('T1', 'requestItems', cacheParamsKey({ id: 9 }));
+    const fillKey = store.keys.cacheFill(
+      'T1',
+      'requestItems',
+      cacheParamsKey({ id: 9 }, linkScope(ws('T1'))),
+    );
     await store.redis.set(fillKey, 'a replica that died', 'PX', 300);
     const started = Date.now();
     const answer = await replica().read(ws('T1'), 'requestItems', { id: 9 }, slowFetch(10));

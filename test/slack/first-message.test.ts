@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { cacheParamsKey } from '../../src/domain/cached-reader.js';
+import { cacheParamsKey, linkScope } from '../../src/domain/cached-reader.js';
 import type { FakeMessage } from '../../src/fake-slack/index.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import type { Budget } from '../../src/upstream/budget.js';
@@ -183,7 +183,9 @@ describe('waiting for a budget slot: saved data or the place in the queue, then 
 
   /** Makes the saved stockrooms answer six hours and a minute old: stale, so the next command asks upstream. */
   async function ageSavedStockrooms() {
-    const key = h.redis.keys.cache(TEAM, 'stockrooms', cacheParamsKey(null));
+    const link = await h.container.links.get(TEAM);
+    if (!link) throw new Error('not linked');
+    const key = h.redis.keys.cache(TEAM, 'stockrooms', cacheParamsKey(null, linkScope({ link })));
     const entry = JSON.parse((await h.redis.redis.get(key)) ?? '{}') as { fetchedAt: number };
     entry.fetchedAt -= 6 * 3_600_000 + 60_000;
     await h.redis.redis.set(key, JSON.stringify(entry), 'KEEPTTL');

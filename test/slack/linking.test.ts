@@ -69,6 +69,27 @@ describe('/estoque vincular', () => {
     expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(0);
   });
 
+  it('a read under the old link that lands after a link to another company never shows under the new one', async () => {
+    await h.link(TEAM);
+    // A read of company 1's stockrooms is held at upstream while the workspace is linked to company 2.
+    let open = () => {};
+    const released = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    h.sandbox.faults.next({ path: '/v1/almoxarifados', release: released });
+    const first = await h.command('/estoque', 'almoxarifados');
+    await eventually(() => h.sandbox.calls.find((c) => c.path === '/v1/almoxarifados' && c.status === 0));
+    const C2 = DEMO_FACTS.company2;
+    await h.link(TEAM, C2.login, C2.password, C2.empresa);
+    open();
+    await h.nextMessage(first.sentAt, { userId: USERS.member });
+    // Someone asks again: company 2's stockrooms, not company 1's from the read that landed late.
+    const again = await h.command('/estoque', 'almoxarifados', { user: USERS.admin });
+    const answer = textOf(await h.nextMessage(again.sentAt, { userId: USERS.admin }));
+    expect(answer).toContain(C2.activeStockrooms[0].nome);
+    expect(answer).not.toContain(C1.activeStockrooms[0].nome);
+  });
+
   it('validates the form before calling upstream', async () => {
     const before = h.sandbox.calls.length;
     const result = await h.submitLink({ login: '', password: 'x', company: 'abc' }, { user: USERS.admin });
