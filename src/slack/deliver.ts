@@ -48,6 +48,13 @@ export interface Delivery {
 
 export interface ShownState {
   firstMessage: boolean;
+  /**
+   * The person was told the bot is restarting (respondRestarting): whatever this answer still comes to (a failure
+   * as the process closes its connections) is not sent, so the notice and its Tentar de novo stay.
+   */
+  abandoned?: boolean;
+  /** A first message may be replaced in place (not on a click on a message everyone sees: mode 'beside'). */
+  replaceable?: boolean;
 }
 
 /** Who an answer is for, when its response_url cannot take it. */
@@ -129,6 +136,7 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
 
   if (delivery.mode === 'share') {
     const message = await answer;
+    if (delivery.shown?.abandoned) return;
     // A failure is told to the one who asked, never shared in the channel.
     await sendResponse(
       deps,
@@ -167,6 +175,10 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
       return renderTimeout(delivery.route, correlationId);
     },
     send: async (message, replacing) => {
+      if (delivery.shown?.abandoned) {
+        logger.info('answer after the restart notice; not sent');
+        return;
+      }
       await sendResponse(
         deps,
         delivery.respond,
@@ -236,10 +248,12 @@ export function respondRestarting(
   route: Route,
   shown?: ShownState,
 ): Promise<void> {
+  // Whatever the answer still comes to is not sent after this notice.
+  if (shown) shown.abandoned = true;
   // A first message on screen ("consultando…") is replaced, not left beside the notice.
   return sendResponse(deps, respond, renderRestarting(route), {
     response_type: 'ephemeral',
-    replace_original: shown?.firstMessage === true,
+    replace_original: shown?.firstMessage === true && shown.replaceable !== false,
   });
 }
 

@@ -62,6 +62,25 @@ describe('SIGTERM: answers in flight', () => {
     expect(shown.map((m) => textOf(m))).toEqual([expect.stringMatching(/o bot está reiniciando/i)]);
   });
 
+  it('the restart notice stays: the cut answer’s late failure is not sent over it', async () => {
+    await h.close();
+    h = await startHarness({ timeoutMs: 60_000, answerTiming: { pendingNotice: '50ms' } });
+    await h.link(TEAM);
+    const sentAt = await askSlowly(60_000);
+    const pending = await h.nextMessage(sentAt, { userId: USERS.member });
+    const clock = new ManualClock(Date.now());
+    const closing = h.container.close({ graceMs: 10_000, clock });
+    await eventually(() => (clock.pending > 0 ? true : null));
+    clock.advance(10_000);
+    clock.runDue();
+    await closing;
+    // The upstream call is cut as the process closes; the answer it comes to is dropped, not sent.
+    await eventually(() => h.logs.some((line) => line.includes('answer after the restart notice; not sent')));
+    const shown = h.slack.messages.filter((m) => m.channel === pending.channel && !m.replaced);
+    expect(shown.map((m) => textOf(m))).toEqual([expect.stringMatching(/o bot está reiniciando/i)]);
+    expect(buttonsOf(shown[0]!).some((b) => b.action_id.startsWith('retry:'))).toBe(true);
+  });
+
   it('upstream calls still hanging when the grace ends do not hold the stop (they are cut, their users told)', async () => {
     await h.close();
     h = await startHarness({ timeoutMs: 60_000 });

@@ -44,7 +44,7 @@ export async function answerButton(
   // message and a restart notice all go beside it.
   let mode: DeliveryMode = onEphemeral ? 'replace' : 'beside';
   if (kind === 'share') mode = 'share';
-  const shown: ShownState | undefined = mode === 'beside' ? undefined : { firstMessage: false };
+  const shown: ShownState = { firstMessage: false, replaceable: mode !== 'beside' };
   await deps.tasks.run(
     `button ${kind}`,
     () =>
