@@ -132,6 +132,16 @@ export function renderRestarting(route: Route): Message {
   ]);
 }
 
+/**
+ * The process is stopping before a command without a route of its own (a subscription, a follow, `resumo agora`)
+ * finished: it may or may not have been done, so the person is told to check or send it again.
+ */
+export function renderRestartingCommand(command: string): Message {
+  return failure(
+    `:arrows_counterclockwise: O bot está reiniciando e ${code(truncate(command.replace(/\s+/g, ' '), 100))} pode não ter terminado; confira ou envie de novo em alguns segundos.`,
+  );
+}
+
 export function renderBadUpstreamData(correlationId: string): Message {
   return failure(
     ':warning: O sistema de estoque respondeu com dados num formato inesperado. Se continuar, informe ao suporte a referência abaixo.',

@@ -18,6 +18,7 @@ export {
   renderNoWorkspace,
   renderResponseTooLarge,
   renderRestarting,
+  renderRestartingCommand,
   renderServerError,
   renderStaleButton,
   renderTimeout,

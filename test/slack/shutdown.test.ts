@@ -101,6 +101,32 @@ describe('SIGTERM: answers in flight', () => {
     expect(textOf(message)).toMatch(/o bot está reiniciando/i);
   });
 
+  it('a subscription command still running (resumo agora) is told too, not dropped in silence', async () => {
+    await h.close();
+    h = await startHarness({ timeoutMs: 60_000 });
+    await h.link(TEAM);
+    await h.command('/estoque', 'resumo assinar');
+    await eventually(() => h.container.tasks.size === 0 || null);
+    // Nothing saved, and every upstream read hangs: the digest cannot be built before the grace ends.
+    await h.container.cache.clear(TEAM);
+    h.sandbox.faults.next({ path: /^\/v1\//, delayMs: 60_000, times: 100 });
+    const sentAt = Date.now();
+    await h.command('/estoque', 'resumo agora');
+    await eventually(() => h.container.tasks.size === 1 || null);
+    await eventually(() => h.sandbox.calls.find((c) => c.at >= sentAt && c.kind === 'data'));
+    const clock = new ManualClock(Date.now());
+    const closing = h.container.close({ graceMs: 10_000, clock });
+    await eventually(() => (clock.pending > 0 ? true : null));
+    clock.advance(10_000);
+    clock.runDue();
+    await closing;
+    const told = await eventually(() =>
+      h.slack.messages.find((m) => m.at >= sentAt && /o bot está reiniciando/i.test(textOf(m))),
+    );
+    expect(textOf(told)).toContain('/estoque resumo agora');
+    expect(told.visibleTo).toBe(USERS.member);
+  });
+
   it('an answer that finishes within the grace is delivered, and nobody is told of a restart', async () => {
     const sentAt = await askSlowly(200);
     const clock = new ManualClock(Date.now());

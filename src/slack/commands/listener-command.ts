@@ -1,5 +1,5 @@
 import { type Logger, newCorrelationId } from '../../lib/logger.js';
-import type { Message } from '../../render/index.js';
+import { type Message, renderRestartingCommand } from '../../render/index.js';
 import type { RenderContext } from '../../render/types.js';
 import { sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
@@ -34,23 +34,30 @@ export async function runListenerCommand(
   const userId = args.command.user_id;
   const correlationId = newCorrelationId();
   const logger = deps.logger.child({ correlationId, workspaceId, command: names.kind });
-  await deps.tasks.run(names.task, async () => {
-    const render = { timeZone: deps.config.DIGEST_TZ, now: deps.now() };
-    let reply: Message | null;
-    try {
-      reply = await answer({ workspaceId, channelId, userId, correlationId, render }, logger);
-    } catch (error) {
-      const { count, windowMs } = deps.config.UPSTREAM_RATE_LIMIT;
-      reply = failureMessage(error, null, correlationId, render, logger, { limit: count, windowMs });
-    }
-    if (reply)
-      await sendResponse(
-        deps,
-        args.respond,
-        reply,
-        { response_type: 'ephemeral', replace_original: false },
-        logger,
-        { client: args.client, userId, channelId },
-      );
-  });
+  const recipient = { client: args.client, userId, channelId };
+  const options = { response_type: 'ephemeral', replace_original: false } as const;
+  /** Set once the person was told the bot is restarting: the reply is not sent after that notice. */
+  let abandoned = false;
+  await deps.tasks.run(
+    names.task,
+    async () => {
+      const render = { timeZone: deps.config.DIGEST_TZ, now: deps.now() };
+      let reply: Message | null;
+      try {
+        reply = await answer({ workspaceId, channelId, userId, correlationId, render }, logger);
+      } catch (error) {
+        const { count, windowMs } = deps.config.UPSTREAM_RATE_LIMIT;
+        reply = failureMessage(error, null, correlationId, render, logger, { limit: count, windowMs });
+      }
+      if (reply && !abandoned) await sendResponse(deps, args.respond, reply, options, logger, recipient);
+    },
+    {
+      // SIGTERM before it finished (or after shutdown began): the person is told, not left in silence.
+      onAbandon: async () => {
+        abandoned = true;
+        const command = `${args.command.command} ${args.command.text}`.trim();
+        await sendResponse(deps, args.respond, renderRestartingCommand(command), options, logger, recipient);
+      },
+    },
+  );
 }
