@@ -124,7 +124,8 @@ export class ResponseUrlOutcomeUnknownError extends Error {
 
 /** `response_type: in_channel` that neither replaces nor deletes the original: a new message everyone sees. */
 function postsNewChannelMessage(body: unknown): boolean {
-  if (typeof body !== 'string') return false;
+  // Most posts are ephemeral answers: no parse of their (large) body on the answers' path.
+  if (typeof body !== 'string' || !body.includes('in_channel')) return false;
   try {
     const parsed = JSON.parse(body) as Record<string, unknown>;
     return (
