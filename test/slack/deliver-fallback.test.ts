@@ -134,5 +134,6 @@ describe('an answer whose response_url post fails', () => {
     const told = await h.nextMessage(since, { userId: USERS.member });
     expect(told.via).toBe('chat.postEphemeral');
     expect(textOf(told)).toMatch(/acompanh/i);
+    expect(await h.container.feedListeners.getFollow(TEAM, USERS.member, id as number)).not.toBeNull();
   });
 });
