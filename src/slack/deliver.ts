@@ -53,8 +53,6 @@ export interface ShownState {
    * as the process closes its connections) is not sent, so the notice and its Tentar de novo stay.
    */
   abandoned?: boolean;
-  /** A first message may be replaced in place (not on a click on a message everyone sees: mode 'beside'). */
-  replaceable?: boolean;
 }
 
 /** Who an answer is for, when its response_url cannot take it. */
@@ -247,13 +245,15 @@ export function respondRestarting(
   respond: RespondFn,
   route: Route,
   shown?: ShownState,
+  /** The delivery's mode: a click on a message everyone sees ('beside') never replaces it. */
+  mode: DeliveryMode = 'new',
 ): Promise<void> {
   // Whatever the answer still comes to is not sent after this notice.
   if (shown) shown.abandoned = true;
   // A first message on screen ("consultando…") is replaced, not left beside the notice.
   return sendResponse(deps, respond, renderRestarting(route), {
     response_type: 'ephemeral',
-    replace_original: shown?.firstMessage === true && shown.replaceable !== false,
+    replace_original: shown?.firstMessage === true && mode !== 'beside',
   });
 }
 

@@ -44,7 +44,7 @@ export async function answerButton(
   // message and a restart notice all go beside it.
   let mode: DeliveryMode = onEphemeral ? 'replace' : 'beside';
   if (kind === 'share') mode = 'share';
-  const shown: ShownState = { firstMessage: false, replaceable: mode !== 'beside' };
+  const shown: ShownState = { firstMessage: false };
   await deps.tasks.run(
     `button ${kind}`,
     () =>
@@ -61,6 +61,6 @@ export async function answerButton(
         channelId: args.body.channel?.id,
         receivedAt: receivedAtOf(args.context),
       }),
-    { onAbandon: () => respondRestarting(deps, args.respond, route, shown) },
+    { onAbandon: () => respondRestarting(deps, args.respond, route, shown, mode) },
   );
 }
