@@ -339,10 +339,11 @@ export class DigestScheduler {
       .finally(() => {
         job.sending = false;
       });
-    // Known not to have reached Slack: the note goes back to what it was before this post.
-    const mayHaveArrived =
+    // Posted (the day is done) or in doubt: the note stays. Known not to have reached Slack: it goes back to what
+    // it was before this post.
+    const mayBeInSlack =
       outcome.kind === 'posted' || (outcome.kind === 'retry' && outcome.mayHaveArrived === true);
-    if (attempted && !mayHaveArrived) await claim.settleAttempt(mayRepeatSince).catch(() => undefined);
+    if (attempted && !mayBeInSlack) await claim.settleAttempt(mayRepeatSince).catch(() => undefined);
     const logger = this.deps.logger.child({ workspaceId, channelId, day: due.day });
     switch (outcome.kind) {
       case 'posted': {
