@@ -1,5 +1,5 @@
 import { definedOnly } from '../../lib/objects.js';
-import { UpstreamError } from '../../upstream/errors.js';
+import { isLastingRefusal, isTransient } from '../../upstream/budget-errors.js';
 import type { PurchaseOrder, Stockroom } from '../../upstream/schemas.js';
 import { NoSavedDataError, type ReadOptions } from '../cached-reader.js';
 import { endOfLocalDay, startOfLocalDay } from '../dates.js';
@@ -171,5 +171,5 @@ export function oldest(parts: Freshness[]): Freshness {
 
 /** A stockroom's read that failed for reasons of its own or of the moment: the other stockrooms still show. */
 function leavesTheRest(error: unknown): boolean {
-  return error instanceof UpstreamError || error instanceof NoSavedDataError;
+  return isTransient(error) || isLastingRefusal(error) || error instanceof NoSavedDataError;
 }

@@ -11,6 +11,7 @@ import { renderHome } from '../../render/home.js';
 import { renderHelpModal } from '../../render/home-modals.js';
 import { ActionIds, ActionPatterns } from '../../render/ids.js';
 import { requestIdOfButton } from '../actions/follow.js';
+import { sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import {
   emailOf,
@@ -95,18 +96,22 @@ export function registerHomeTab(app: App, deps: SlackDeps): void {
   );
   app.action<BlockAction<ButtonAction>>(
     ActionIds.homeUnlink,
-    onHome('home unlink', async ({ client, body, context }, workspaceId) => {
+    onHome('home unlink', async ({ client, body, context, respond }, workspaceId) => {
       const userId = body.user.id;
       const verdict = await linkAdminVerdict(client, userId, deps.config.BOT_ADMINS, context);
       if (verdict.allowed) {
         await deps.linkService.unlink(workspaceId);
       } else {
         deps.logger.warn({ workspaceId, reason: verdict.reason }, 'home: unlink refused');
-        // A Home click has no response_url: the person is told why by DM, not left with a Home that did nothing.
-        const notice = refusalOf(verdict);
-        await client.chat
-          .postMessage({ channel: userId, text: notice.text, blocks: notice.blocks })
-          .catch((error: unknown) => deps.logger.warn(errFields(error), 'home: unlink refusal not told'));
+        // A Home click has no response_url: sendResponse's fallback tells the person why, by DM.
+        await sendResponse(
+          deps,
+          respond,
+          refusalOf(verdict),
+          { response_type: 'ephemeral', replace_original: false },
+          deps.logger,
+          { client, userId },
+        );
       }
       await publishHome(deps, client, workspaceId, userId, { workspace: context });
     }),
