@@ -323,12 +323,12 @@ export function buildContainer(options: ContainerOptions): Container {
     store: feedListeners,
     poster,
     reads: {
-      async requestStatus(workspaceId, requestId, correlationId) {
-        const ws = await workspaces.resolve(workspaceId, 'interactive', correlationId);
+      async requestStatus(workspaceId, requestId, correlationId, calls) {
+        const ws = await workspaces.resolve(workspaceId, 'interactive', correlationId, calls);
         return (await requests.detail(ws, requestId, 1)).data.header?.statusName ?? null;
       },
-      async ownEmail(workspaceId, user, correlationId) {
-        const ws = await workspaces.resolve(workspaceId, 'interactive', correlationId);
+      async ownEmail(workspaceId, user, correlationId, calls) {
+        const ws = await workspaces.resolve(workspaceId, 'interactive', correlationId, calls);
         return requests.ownEmail(ws, user);
       },
     },

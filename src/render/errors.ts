@@ -94,9 +94,11 @@ export function renderServerError(hash: string | null, correlationId: string): M
   );
 }
 
-export function renderTimeout(route: Route, correlationId: string): Message {
-  const retry = actions([routeButton('Tentar de novo', route, ActionIds.retryPrefix, 'primary')]);
-  return failure(':hourglass: O sistema de estoque demorou demais para responder.', [
+/** Upstream did not answer in time; with a route, `Tentar de novo` asks again (a command without one is sent again). */
+export function renderTimeout(route: Route | null, correlationId: string): Message {
+  const retry = route && actions([routeButton('Tentar de novo', route, ActionIds.retryPrefix, 'primary')]);
+  const again = route ? '' : ' Tente de novo em alguns instantes.';
+  return failure(`:hourglass: O sistema de estoque demorou demais para responder.${again}`, [
     ...(retry ? [retry] : []),
     context(reference(correlationId)),
   ]);
@@ -139,6 +141,17 @@ export function renderRestarting(route: Route): Message {
 export function renderRestartingCommand(command: string): Message {
   return failure(
     `:arrows_counterclockwise: O bot está reiniciando e ${code(truncate(command.replace(/\s+/g, ' '), 100))} pode não ter terminado; confira ou envie de novo em alguns segundos.`,
+  );
+}
+
+/**
+ * A command without a route of its own (a follow, `minhas acompanhar`) got no answer by its deadline: its reads
+ * were cut then, but whether it was recorded is not known, so the person is told to check or send it again.
+ */
+export function renderCommandTimeout(command: string, correlationId: string): Message {
+  return failure(
+    `:hourglass: O sistema de estoque demorou demais para responder e ${code(truncate(command.replace(/\s+/g, ' '), 100))} pode não ter terminado; confira ou envie de novo em alguns instantes.`,
+    [context(reference(correlationId))],
   );
 }
 

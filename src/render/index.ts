@@ -6,6 +6,7 @@ export {
   renderBadUpstreamData,
   renderBrokenLinkAdminNotice,
   renderBudgetExhausted,
+  renderCommandTimeout,
   renderCredentialsExpired,
   renderDigestComingSoon,
   renderForbidden,
@@ -42,7 +43,7 @@ export {
   renderUnlinked,
 } from './link.js';
 export { renderMaterialSearch } from './materials.js';
-export { isFirstMessage, renderPending, renderQueued } from './progress.js';
+export { isFirstMessage, renderDoneInChannel, renderPending, renderQueued } from './progress.js';
 export {
   renderPendingPurchases,
   renderPurchaseList,

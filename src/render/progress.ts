@@ -33,3 +33,12 @@ export function renderQueued(position: number): Message {
   const text = `${PENDING_MARK} ${where} (limite de consultas ao sistema de estoque em uso).`;
   return finalizeMessage({ text, blocks: [section(text), context(REPLACED)] });
 }
+
+/**
+ * The answer of a command was a post in the channel (a subscription's confirmation): what replaces the first
+ * message that was on screen while it was being made.
+ */
+export function renderDoneInChannel(): Message {
+  const text = ':white_check_mark: Pronto: a confirmação foi postada no canal.';
+  return finalizeMessage({ text, blocks: [section(text)] });
+}

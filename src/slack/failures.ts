@@ -87,8 +87,10 @@ const unexpected = ({ correlationId }: FailureContext): Failure => ({
   message: renderUnexpected(correlationId),
 });
 
-const timeout = (at: FailureContext): Failure =>
-  at.route ? { level: 'warn', message: renderTimeout(at.route, at.correlationId) } : unexpected(at);
+const timeout = (at: FailureContext): Failure => ({
+  level: 'warn',
+  message: renderTimeout(at.route, at.correlationId),
+});
 
 /**
  * The one table from an error's code to what the user sees (and the level it is logged at). Every code of the

@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { FeedEventKind } from '../domain/feed/types.js';
+import type { AnswerCallOptions } from '../domain/workspace.js';
 import type { Logger } from '../lib/logger.js';
 import { renderDigestUnavailable, renderInviteBot } from '../render/digest.js';
 import {
@@ -20,7 +21,12 @@ import type { ChannelPoster } from './digest-subscriptions.js';
 /** What following needs from the domain; upstream and link failures are thrown, for the usual messages. */
 export interface FollowReads {
   /** The request's current status name (null when unknown); throws NotFound for a request that does not exist. */
-  requestStatus(workspaceId: string, requestId: number, correlationId: string): Promise<string | null>;
+  requestStatus(
+    workspaceId: string,
+    requestId: number,
+    correlationId: string,
+    calls?: AnswerCallOptions,
+  ): Promise<string | null>;
   /**
    * The user's e-mail when it matches an upstream user, as `/solicitacao minhas` matches it; throws
    * UserNotMatchedError otherwise.
@@ -29,6 +35,7 @@ export interface FollowReads {
     workspaceId: string,
     user: { id: string; email: () => Promise<string | null> },
     correlationId: string,
+    calls?: AnswerCallOptions,
   ): Promise<string>;
 }
 
@@ -106,8 +113,9 @@ export class FeedSubscriptions {
     userId: string,
     requestId: number,
     correlationId: string,
+    calls?: AnswerCallOptions,
   ): Promise<Message> {
-    const status = await this.deps.reads.requestStatus(workspaceId, requestId, correlationId);
+    const status = await this.deps.reads.requestStatus(workspaceId, requestId, correlationId, calls);
     const { follow, created } = await this.deps.store.follow(workspaceId, userId, requestId, status);
     this.deps.logger.info({ workspaceId, correlationId, requestId, created }, 'request followed');
     return renderFollowing(follow, { already: !created });
@@ -130,8 +138,9 @@ export class FeedSubscriptions {
     workspaceId: string,
     user: { id: string; email: () => Promise<string | null> },
     correlationId: string,
+    calls?: AnswerCallOptions,
   ): Promise<Message> {
-    const email = await this.deps.reads.ownEmail(workspaceId, user, correlationId);
+    const email = await this.deps.reads.ownEmail(workspaceId, user, correlationId, calls);
     const { created } = await this.deps.store.followOwn(workspaceId, user.id, email);
     this.deps.logger.info({ workspaceId, correlationId, created }, 'own requests followed');
     return renderOwnFollowing(email, { already: !created });

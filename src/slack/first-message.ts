@@ -23,7 +23,7 @@ import type { CallObserver } from '../upstream/call-observer.js';
  */
 
 export interface AnswerTiming {
-  /** From the command to its final answer. */
+  /** From the command to its final answer; Infinity: none (the notices still come). */
   deadlineMs: number;
   /** From the command, no answer yet and its call out at upstream: "consultando…". */
   pendingNoticeMs: number;
@@ -186,10 +186,12 @@ export async function firstMessageThenAnswer(run: FirstMessageRun): Promise<{ no
 
   const final = new Promise<Message>((resolve) => {
     run.answer.then(resolve, () => resolve(run.timedOut()));
-    afterArrival(timing.deadlineMs + HARD_STOP_GRACE_MS, () => {
-      if (!answered) run.logger.warn({ deadlineMs: timing.deadlineMs }, 'answer past its deadline');
-      resolve(run.timedOut());
-    });
+    // An answer without a deadline (Infinity: `/estoque resumo agora`, whose digest is built without one) has no net.
+    if (Number.isFinite(timing.deadlineMs))
+      afterArrival(timing.deadlineMs + HARD_STOP_GRACE_MS, () => {
+        if (!answered) run.logger.warn({ deadlineMs: timing.deadlineMs }, 'answer past its deadline');
+        resolve(run.timedOut());
+      });
   });
   const message = await final;
   answered = true;

@@ -162,16 +162,20 @@ describe('failure messages', () => {
     expect(result.code).toBe(error.code);
   });
 
-  it('a 404 without a route or of a list names no id; a timeout without a route has nothing to retry', () => {
+  it('a 404 without a route or of a list names no id; a timeout without a route says so, with nothing to retry', () => {
     expect(shown(new UpstreamNotFoundError(ep), null).message).toEqual(renderNothingFound());
     const list: Route = { view: 'requests', filters: { stockroomId: 999 }, page: 1 };
     expect(shown(new UpstreamNotFoundError(ep), list).message).toEqual(renderNothingFound());
     expect(renderNothingFound().text).not.toMatch(/\b0\b/);
-    expect(shown(new UpstreamTimeoutError(ep, 10_000), null)).toEqual({
-      message: renderUnexpected(CORRELATION),
-      level: 'error',
+    // A follow or `minhas acompanhar` that upstream did not answer in time: not "algo deu errado do nosso lado".
+    const timedOut = shown(new UpstreamTimeoutError(ep, 10_000), null);
+    expect(timedOut).toEqual({
+      message: renderTimeout(null, CORRELATION),
+      level: 'warn',
       code: 'upstream_timeout',
     });
+    expect(timedOut.message.text).toContain('demorou demais para responder');
+    expect(JSON.stringify(timedOut.message.blocks)).not.toContain('Tentar de novo');
   });
 
   it('anything else is unexpected, logged as such', () => {

@@ -7,6 +7,7 @@ import { resolveBudgetPolicy } from '../../src/upstream/budget-policy.js';
 import { budgetOverWindow, type WindowStore } from '../../src/upstream/budget-queue.js';
 import {
   buttonsOf,
+  CHANNELS,
   eventually,
   type Harness,
   type HarnessOptions,
@@ -351,5 +352,100 @@ describe('waiting for a budget slot: saved data or the place in the queue, then 
     pass(2_000);
     await eventually(() => versionsOf(saved).length === 2);
     expect(textOf(versionsOf(saved)[1] as FakeMessage)).not.toContain('Atualizando');
+  });
+});
+
+describe('commands without a route of their own: a first message too, then the answer in its place', () => {
+  const budget: { open: boolean; slots?: number; waitMs?: number } = { open: true };
+  const REQUEST = C1.requestsWithItemsBelowMinimum[0] as number;
+
+  it('/solicitacao <id> acompanhar waiting for a slot says where it stands in the queue, then the follow replaces it', async () => {
+    budget.open = true;
+    budget.slots = 0;
+    budget.waitMs = 5_000;
+    await start({ answerTiming: { budgetNotice: '1s', pendingNotice: '30s' }, budget: heldBudget(budget) });
+    budget.open = false;
+    const { sentAt } = await h.command('/solicitacao', `${REQUEST} acompanhar`);
+    // The answer's three timers (the two notices, the deadline) and the queue's two.
+    await eventually(() => clock.pending >= 5);
+    pass(999);
+    expect(h.slack.messages.filter((m) => m.at >= sentAt)).toEqual([]);
+    pass(1);
+    const first = await h.nextMessage(sentAt, { userId: USERS.member });
+    expect(textOf(first)).toContain('Sua consulta é a próxima da fila');
+
+    budget.open = true;
+    pass(5_000);
+    await eventually(() => versionsOf(first).length === 2);
+    expect(textOf(versionsOf(first)[1] as FakeMessage)).toContain(
+      `Você passou a acompanhar a solicitação ${REQUEST}`,
+    );
+    expect(h.slack.messages.filter((m) => m.at >= sentAt && !m.replaced)).toHaveLength(1);
+  });
+
+  it('/solicitacao <id> acompanhar against a hanging upstream: the timeout replaces "consultando…" by the deadline, nothing followed', async () => {
+    await start({ answerTiming: { deadline: '1500ms', pendingNotice: '3s' }, timeoutMs: 400 });
+    h.sandbox.faults.next({ path: `/v1/solicitacoes-materiais/${REQUEST}/itens`, delayMs: 60_000, times: 4 });
+    const { sentAt } = await h.command('/solicitacao', `${REQUEST} acompanhar`);
+    await pendingData(`/v1/solicitacoes-materiais/${REQUEST}/itens`);
+    pass(3_000);
+    const first = await h.nextMessage(sentAt, { userId: USERS.member });
+    expect(textOf(first)).toContain('Consultando');
+    await eventually(() => versionsOf(first).length === 2);
+    const answer = textOf(versionsOf(first)[1] as FakeMessage);
+    expect(answer).toContain('demorou demais');
+    expect(answer).not.toContain('passou a acompanhar');
+    expect(await h.container.feedListeners.listFollows(TEAM, USERS.member)).toEqual([]);
+  });
+
+  it('/estoque resumo agora: "consultando…" while the digest is built, never a timeout, then the answer in its place', async () => {
+    await start({ answerTiming: { deadline: '1500ms', pendingNotice: '3s' } });
+    const subscribed = await h.command('/estoque', 'resumo assinar 07:30');
+    await h.nextMessage(subscribed.sentAt, { channel: CHANNELS.stockroom, ephemeral: false });
+    const hold = gate();
+    h.sandbox.faults.next({ path: '/v1/solicitacoes-materiais', release: hold.released });
+    const { sentAt } = await h.command('/estoque', 'resumo agora');
+    await pendingData('/v1/solicitacoes-materiais');
+    pass(3_000);
+    const first = await h.nextMessage(sentAt, { userId: USERS.member, ephemeral: true });
+    expect(textOf(first)).toContain('Consultando');
+    // Far past an answer's deadline: the digest is still being built, and no timeout replaces the notice.
+    pass(60_000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(versionsOf(first)).toHaveLength(1);
+    hold.open();
+    await eventually(() => versionsOf(first).length === 2);
+    expect(textOf(versionsOf(first)[1] as FakeMessage)).toContain('Resumo');
+    await eventually(() =>
+      h.slack.messages.find((m) => m.at >= sentAt && m.channel === CHANNELS.stockroom && !m.ephemeral),
+    );
+  });
+});
+
+describe('a subscription whose confirmation in the channel is slow', () => {
+  it('the first message on screen is replaced by a short "pronto" once the confirmation is posted', async () => {
+    await start({ answerTiming: { budgetNotice: '1s', pendingNotice: '3s' } });
+    // Slack asks the bot to slow down: the confirmation waits a second (real time) before it is posted.
+    h.slack.failNext('chat.postMessage', { status: 429, retryAfterSec: 1 });
+    const { sentAt } = await h.command('/estoque', 'alertas assinar');
+    // The answer's three timers: the two notices and the deadline.
+    await eventually(() => clock.pending >= 3);
+    pass(1_000);
+    const first = await h.nextMessage(sentAt, { userId: USERS.member, ephemeral: true });
+    expect(textOf(first)).toContain('Consultando');
+    const confirmation = await h.nextMessage(sentAt, { channel: CHANNELS.stockroom, ephemeral: false });
+    expect(textOf(confirmation)).toContain('alertas');
+    await eventually(() => versionsOf(first).length === 2);
+    expect(textOf(versionsOf(first)[1] as FakeMessage)).toContain('a confirmação foi postada no canal');
+  });
+
+  it('a quick one leaves only the confirmation in the channel, nothing ephemeral', async () => {
+    await start({ answerTiming: { budgetNotice: '1s', pendingNotice: '3s' } });
+    const { sentAt } = await h.command('/estoque', 'alertas assinar');
+    await h.nextMessage(sentAt, { channel: CHANNELS.stockroom, ephemeral: false });
+    await eventually(async () => (await h.container.feedListeners.listChannels(TEAM)).length === 1);
+    pass(30_000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(h.slack.messages.filter((m) => m.at >= sentAt && m.ephemeral)).toEqual([]);
   });
 });

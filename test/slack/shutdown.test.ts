@@ -127,6 +127,28 @@ describe('SIGTERM: answers in flight', () => {
     expect(told.visibleTo).toBe(USERS.member);
   });
 
+  it('resumo agora with its "consultando…" on screen: the restart notice replaces it, not left beside it', async () => {
+    await h.close();
+    h = await startHarness({ timeoutMs: 60_000, answerTiming: { pendingNotice: '50ms' } });
+    await h.link(TEAM);
+    await h.command('/estoque', 'resumo assinar');
+    await eventually(() => h.container.tasks.size === 0 || null);
+    await h.container.cache.clear(TEAM);
+    h.sandbox.faults.next({ path: /^\/v1\//, delayMs: 60_000, times: 100 });
+    const sentAt = Date.now();
+    await h.command('/estoque', 'resumo agora');
+    const pending = await h.nextMessage(sentAt, { userId: USERS.member, ephemeral: true });
+    expect(textOf(pending)).toMatch(/consultando/i);
+    const clock = new ManualClock(Date.now());
+    const closing = h.container.close({ graceMs: 10_000, clock });
+    await eventually(() => (clock.pending > 0 ? true : null));
+    clock.advance(10_000);
+    clock.runDue();
+    await closing;
+    const shown = h.slack.messages.filter((m) => m.at >= sentAt && m.ephemeral && !m.replaced);
+    expect(shown.map((m) => textOf(m))).toEqual([expect.stringMatching(/o bot está reiniciando/i)]);
+  });
+
   it('an answer that finishes within the grace is delivered, and nobody is told of a restart', async () => {
     const sentAt = await askSlowly(200);
     const clock = new ManualClock(Date.now());

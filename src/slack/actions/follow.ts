@@ -5,6 +5,7 @@ import { type Message, renderStaleButton } from '../../render/index.js';
 import { sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
+import { DEFAULT_ANSWER_TIMING } from '../first-message.js';
 import { workspaceIdOf } from '../slack-users.js';
 import type { ButtonArgs } from './route-action.js';
 
@@ -53,7 +54,10 @@ async function onFollowButton(
     try {
       reply =
         action === 'follow'
-          ? await deps.feedSubscriptions.follow(workspaceId, userId, requestId, correlationId)
+          ? await deps.feedSubscriptions.follow(workspaceId, userId, requestId, correlationId, {
+              // Cut like any answer's reads: a click never waits past the answer deadline.
+              deadline: deps.now() + (deps.answerTiming ?? DEFAULT_ANSWER_TIMING).deadlineMs,
+            })
           : await deps.feedSubscriptions.unfollow(workspaceId, userId, requestId);
     } catch (error) {
       const { count, windowMs } = deps.config.UPSTREAM_RATE_LIMIT;

@@ -11,7 +11,12 @@ export function handleDigestCommand(
   args: CommandArgs,
   command: DigestCommand,
 ): Promise<void> {
-  const names = { kind: command.kind, task: `digest ${command.kind}` };
+  // `resumo agora` builds the digest at its own priority, not cut at an answer's deadline.
+  const names = {
+    kind: command.kind,
+    task: `digest ${command.kind}`,
+    deadline: command.kind !== 'digest-now',
+  };
   return runListenerCommand(deps, args, names, async ({ workspaceId, channelId, userId, render }) => {
     switch (command.kind) {
       case 'digest-subscribe':

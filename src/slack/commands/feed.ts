@@ -40,7 +40,7 @@ export function handleFeedCommand(deps: SlackDeps, args: CommandArgs, command: F
     deps,
     args,
     names,
-    async ({ workspaceId, channelId, userId, correlationId, render }) => {
+    async ({ workspaceId, channelId, userId, correlationId, render, calls }) => {
       switch (command.kind) {
         case 'feed-subscribe':
           return feed.subscribe(
@@ -52,7 +52,7 @@ export function handleFeedCommand(deps: SlackDeps, args: CommandArgs, command: F
         case 'feed-list':
           return feed.list(workspaceId, render);
         case 'request-follow':
-          return feed.follow(workspaceId, userId, command.id, correlationId);
+          return feed.follow(workspaceId, userId, command.id, correlationId, calls);
         case 'request-unfollow':
           return feed.unfollow(workspaceId, userId, command.id);
         case 'request-following':
@@ -62,6 +62,7 @@ export function handleFeedCommand(deps: SlackDeps, args: CommandArgs, command: F
             workspaceId,
             { id: userId, email: () => emailOf(args.client, userId) },
             correlationId,
+            calls,
           );
         case 'request-own-unfollow':
           return feed.unfollowOwn(workspaceId, userId);
