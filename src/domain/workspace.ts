@@ -1,4 +1,5 @@
 import type { LinkStore, WorkspaceLink } from '../store/link-store.js';
+import type { MaterialScope } from '../store/stock-store.js';
 import type { Priority } from '../upstream/budget.js';
 import type { CallContext } from '../upstream/client.js';
 import { CredentialsExpiredError } from '../upstream/errors.js';
@@ -10,6 +11,11 @@ export interface WorkspaceContext {
   call: CallContext;
   /** Every read answers with what is saved, never asking upstream (the first message of a waiting answer). */
   savedOnly?: boolean;
+}
+
+/** Whose materials a read under `ws` saw: the workspace as linked to its company (StockStore). */
+export function materialScope(ws: Pick<WorkspaceContext, 'workspaceId' | 'link'>): MaterialScope {
+  return { workspaceId: ws.workspaceId, empresaId: ws.link.empresaId };
 }
 
 /** What an interactive answer adds to its calls: its deadline, who watches them, and saved-only reads. */

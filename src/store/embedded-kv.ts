@@ -133,6 +133,11 @@ export class EmbeddedKeyValue implements KeyValue {
     return this.hash(key)?.fields[field] ?? null;
   }
 
+  async hgetMany(key: string, fields: readonly string[]): Promise<(string | null)[]> {
+    const hash = this.hash(key)?.fields;
+    return fields.map((field) => hash?.[field] ?? null);
+  }
+
   async hset(key: string, field: string, value: string): Promise<void> {
     this.hashForWrite(key).fields[field] = value;
     this.changed();

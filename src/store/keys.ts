@@ -107,13 +107,13 @@ export class Keys {
     return `${this.prefix}prefetch:${workspaceId}:${endpoint}:${paramsHash}`;
   }
 
-  // Last known stock, per workspace (hash field = material id).
-  lastKnownStock(workspaceId: string): string {
-    return `${this.prefix}stock:${workspaceId}`;
+  // Last known stock, per workspace and company linked (hash field = material id: the company's ids).
+  lastKnownStock(workspaceId: string, empresaId: number | null): string {
+    return `${this.prefix}stock:${workspaceId}:c${empresaId ?? ''}`;
   }
-  // Last known material names, per workspace (hash field = material id), kept beside the stock.
-  materialNames(workspaceId: string): string {
-    return `${this.prefix}stock:${workspaceId}:names`;
+  // Last known material names, per workspace and company (hash field = material id), kept beside the stock.
+  materialNames(workspaceId: string, empresaId: number | null): string {
+    return `${this.prefix}stock:${workspaceId}:c${empresaId ?? ''}:names`;
   }
 
   // Slack user -> upstream user mapping, per workspace.
@@ -145,9 +145,9 @@ export class Keys {
   digestPostSlot(workspaceId: string, channelId: string): string {
     return `${this.prefix}digest:${workspaceId}:${channelId}:post-slot`;
   }
-  /** Per material (hash field = material id): its name and stockroom, as the digest last saw them in request items. */
-  digestMaterials(workspaceId: string): string {
-    return `${this.prefix}digest:${workspaceId}:materials`;
+  /** Per company and material (hash field = material id): its stockroom, as the digest last saw it in request items. */
+  digestMaterials(workspaceId: string, empresaId: number | null): string {
+    return `${this.prefix}digest:${workspaceId}:materials:c${empresaId ?? ''}`;
   }
 
   // Change feed listeners (store/feed-listeners.ts), per workspace, and the index of workspaces that have any.

@@ -20,6 +20,8 @@ export interface KeyValue {
   /** Gives the key a new time to live only if it holds `value`, in one step (a lease's holder extends it). */
   expireIfEquals(key: string, value: string, ttlMs: number): Promise<boolean>;
   hget(key: string, field: string): Promise<string | null>;
+  /** The values of the fields given, in their order (null where absent), in one command. */
+  hgetMany(key: string, fields: readonly string[]): Promise<(string | null)[]>;
   hset(key: string, field: string, value: string): Promise<void>;
   /** Sets every field given, in one command (nothing when `fields` is empty). */
   hsetMany(key: string, fields: Record<string, string>): Promise<void>;
@@ -91,6 +93,10 @@ export class RedisKeyValue implements KeyValue {
 
   hget(key: string, field: string): Promise<string | null> {
     return this.redis.hget(key, field);
+  }
+
+  async hgetMany(key: string, fields: readonly string[]): Promise<(string | null)[]> {
+    return fields.length === 0 ? [] : this.redis.hmget(key, ...fields);
   }
 
   async hset(key: string, field: string, value: string): Promise<void> {

@@ -12,13 +12,23 @@ export interface LastKnownStock {
   seenAt: number;
 }
 
+/**
+ * Whose materials: a workspace as linked to one company. Material ids are the company's, so what was seen under
+ * one link is kept under that company, and a read made under the old link that lands after a relink to another
+ * company stays there instead of showing under the new one.
+ */
+export interface MaterialScope {
+  workspaceId: string;
+  empresaId: number | null;
+}
+
 /** A name is a label: longer text from upstream is cut before it is kept. */
 const MAX_NAME_CHARS = 200;
 
 /**
- * Per workspace and material, what the bot has seen of it: the newest stock balance from request items, and the
- * newest name from wherever it came (request items' `material_Nome`, the material list's `nome`), so that an
- * answer that has only a material's id (the digest's stock rows, an item or a material listed without a name)
+ * Per workspace, company and material, what the bot has seen of it: the newest stock balance from request items,
+ * and the newest name from wherever it came (request items' `material_Nome`, the material list's `nome`), so that
+ * an answer that has only a material's id (the digest's stock rows, an item or a material listed without a name)
  * can still name it.
  */
 export class StockStore {
@@ -27,17 +37,28 @@ export class StockStore {
     private readonly keys: Keys,
   ) {}
 
-  async record(workspaceId: string, entries: LastKnownStock[]): Promise<void> {
-    const key = this.keys.lastKnownStock(workspaceId);
+  /** Keeps each entry unless one seen later is there; one read and one write for the whole list. */
+  async record(scope: MaterialScope, entries: readonly LastKnownStock[]): Promise<void> {
+    const newest = new Map<number, LastKnownStock>();
     for (const entry of entries) {
-      const current = await this.kv.hget(key, String(entry.materialId));
-      if (current !== null && (JSON.parse(current) as LastKnownStock).seenAt > entry.seenAt) continue;
-      await this.kv.hset(key, String(entry.materialId), JSON.stringify(entry));
+      const seen = newest.get(entry.materialId);
+      if (!seen || seen.seenAt <= entry.seenAt) newest.set(entry.materialId, entry);
     }
+    if (newest.size === 0) return;
+    const key = this.keys.lastKnownStock(scope.workspaceId, scope.empresaId);
+    const fields = [...newest.keys()].map(String);
+    const current = await this.kv.hgetMany(key, fields);
+    const writes: Record<string, string> = {};
+    fields.forEach((field, i) => {
+      const entry = newest.get(Number(field)) as LastKnownStock;
+      const kept = seenAtOf(current[i] ?? null);
+      if (kept === null || kept <= entry.seenAt) writes[field] = JSON.stringify(entry);
+    });
+    await this.kv.hsetMany(key, writes);
   }
 
-  async all(workspaceId: string): Promise<Map<number, LastKnownStock>> {
-    const raw = await this.kv.hgetall(this.keys.lastKnownStock(workspaceId));
+  async all(scope: MaterialScope): Promise<Map<number, LastKnownStock>> {
+    const raw = await this.kv.hgetall(this.keys.lastKnownStock(scope.workspaceId, scope.empresaId));
     const out = new Map<number, LastKnownStock>();
     for (const [field, value] of Object.entries(raw)) {
       try {
@@ -54,7 +75,7 @@ export class StockStore {
    * known one. One write for the whole list.
    */
   async recordNames(
-    workspaceId: string,
+    scope: MaterialScope,
     names: Iterable<readonly [materialId: number, name: string | null | undefined]>,
   ): Promise<void> {
     const fields: Record<string, string> = {};
@@ -63,11 +84,11 @@ export class StockStore {
       if (!name || !Number.isSafeInteger(materialId)) continue;
       fields[String(materialId)] = [...name].slice(0, MAX_NAME_CHARS).join('');
     }
-    await this.kv.hsetMany(this.keys.materialNames(workspaceId), fields);
+    await this.kv.hsetMany(this.keys.materialNames(scope.workspaceId, scope.empresaId), fields);
   }
 
-  async names(workspaceId: string): Promise<Map<number, string>> {
-    const raw = await this.kv.hgetall(this.keys.materialNames(workspaceId));
+  async names(scope: MaterialScope): Promise<Map<number, string>> {
+    const raw = await this.kv.hgetall(this.keys.materialNames(scope.workspaceId, scope.empresaId));
     const out = new Map<number, string>();
     for (const [field, name] of Object.entries(raw)) {
       const materialId = Number(field);
@@ -76,8 +97,27 @@ export class StockStore {
     return out;
   }
 
-  /** Everything kept for the workspace: its link went, or now points to another company (other materials). */
-  async forget(workspaceId: string): Promise<void> {
-    await this.kv.del(this.keys.lastKnownStock(workspaceId), this.keys.materialNames(workspaceId));
+  /**
+   * Everything kept of the company's materials for the workspace (its stock, names, and the stockroom the digest
+   * noted for each): the link went, or now points to another company.
+   */
+  async forget(scope: MaterialScope): Promise<void> {
+    const { workspaceId, empresaId } = scope;
+    await this.kv.del(
+      this.keys.lastKnownStock(workspaceId, empresaId),
+      this.keys.materialNames(workspaceId, empresaId),
+      this.keys.digestMaterials(workspaceId, empresaId),
+    );
+  }
+}
+
+/** The `seenAt` of a kept entry; null when there is none or it cannot be read (then the new one replaces it). */
+function seenAtOf(raw: string | null): number | null {
+  if (raw === null) return null;
+  try {
+    const seenAt = (JSON.parse(raw) as Partial<LastKnownStock>).seenAt;
+    return typeof seenAt === 'number' ? seenAt : null;
+  } catch {
+    return null;
   }
 }

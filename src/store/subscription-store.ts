@@ -137,15 +137,14 @@ export class SubscriptionStore {
     return this.setPaused(workspaceId, (current) => (current === reason ? null : current));
   }
 
-  /** `app_uninstalled`: every subscription of the workspace and what the digest kept about it. */
+  /**
+   * `app_uninstalled`: every subscription of the workspace and what the digest kept about it (its notes of
+   * materials go with the link's unlink: StockStore.forget).
+   */
   async removeWorkspace(workspaceId: string): Promise<number> {
     const key = this.keys.subscriptions(workspaceId);
     const channels = Object.keys(await this.kv.hgetall(key));
-    await this.kv.del(
-      key,
-      this.keys.digestMaterials(workspaceId),
-      ...channels.map((channelId) => this.keys.digestState(workspaceId, channelId)),
-    );
+    await this.kv.del(key, ...channels.map((channelId) => this.keys.digestState(workspaceId, channelId)));
     await this.dropFromIndexIfEmpty(workspaceId);
     return channels.length;
   }

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import {
   CHANNELS,
+  eventually,
   type Harness,
   OTHER_TEAM,
   startHarness,
@@ -103,11 +104,11 @@ describe('last known stock', () => {
 describe('last known names', () => {
   it('are kept from the material list the search reads, per workspace', async () => {
     await ask('/estoque', C1.material.nome);
-    const names = await h.redis.redis.hgetall(h.redis.keys.materialNames(TEAM));
+    const names = await h.redis.redis.hgetall(h.redis.keys.materialNames(TEAM, C1.empresa));
     expect(Object.values(names)).toContain(C1.material.nome);
     // The whole list read upstream, not only the matches.
     expect(Object.keys(names).length).toBeGreaterThan(20);
-    expect(await h.redis.redis.exists(h.redis.keys.materialNames(OTHER_TEAM))).toBe(0);
+    expect(await h.redis.redis.exists(h.redis.keys.materialNames(OTHER_TEAM, C1.empresa))).toBe(0);
   });
 });
 
@@ -115,8 +116,8 @@ describe('last known stock and names across links', () => {
   it('stay for a new link to the same company, and go with an unlink or a link to another company', async () => {
     const [id] = C1.requestsWithItemsBelowMinimum;
     await ask('/solicitacao', String(id));
-    const stockKey = h.redis.keys.lastKnownStock(TEAM);
-    const namesKey = h.redis.keys.materialNames(TEAM);
+    const stockKey = h.redis.keys.lastKnownStock(TEAM, C1.empresa);
+    const namesKey = h.redis.keys.materialNames(TEAM, C1.empresa);
     const kept = async () => [await h.redis.redis.hlen(stockKey), await h.redis.redis.hlen(namesKey)];
     const [stock, names] = await kept();
     expect(stock).toBeGreaterThan(0);
@@ -130,6 +131,28 @@ describe('last known stock and names across links', () => {
     expect((await kept())[0]).toBeGreaterThan(0);
     await h.container.linkService.unlink(TEAM);
     expect(await kept()).toEqual([0, 0]);
+  });
+
+  it('a detail read under the old link that lands after a relink to another company is not kept for the new one', async () => {
+    const [id] = C1.requestsWithItemsBelowMinimum;
+    let release = () => {};
+    h.sandbox.faults.next({
+      path: `/v1/solicitacoes-materiais/${id}/itens`,
+      release: new Promise<void>((resolve) => {
+        release = resolve;
+      }),
+    });
+    const asked = await h.command('/solicitacao', String(id));
+    await eventually(() =>
+      h.sandbox.calls.find((c) => c.path === `/v1/solicitacoes-materiais/${id}/itens` && c.status === 0),
+    );
+    // The admin links the workspace to company 2 while company 1's items are on their way.
+    await h.link(TEAM, C2.login, C2.password, C2.empresa);
+    release();
+    await h.nextMessage(asked.sentAt, { userId: USERS.member });
+    const underC2 = { workspaceId: TEAM, empresaId: C2.empresa };
+    expect(await h.container.domain.stock.all(underC2)).toEqual(new Map());
+    expect(await h.container.domain.stock.names(underC2)).toEqual(new Map());
   });
 });
 

@@ -122,6 +122,13 @@ export function runKeyValueContract(name: string, open: () => Promise<KeyValueUn
       expect(await kv.keysWithPrefix(k('sm'))).toEqual([]);
     });
 
+    it('hgetMany reads the fields given in their order, null where absent', async () => {
+      expect(await kv.hgetMany(k('hm'), ['a'])).toEqual([null]);
+      expect(await kv.hgetMany(k('hm'), [])).toEqual([]);
+      await kv.hsetMany(k('hm'), { a: '1', c: '3' });
+      expect(await kv.hgetMany(k('hm'), ['c', 'b', 'a'])).toEqual(['3', null, '1']);
+    });
+
     it('hsetMany sets every field in one go, keeping the others; nothing at all creates no hash', async () => {
       await kv.hsetMany(k('many'), {});
       expect(await kv.keysWithPrefix(k('many'))).toEqual([]);

@@ -14,6 +14,10 @@ afterEach(async () => {
   await redis.cleanup();
 });
 
+const T1 = { workspaceId: 'T1', empresaId: 1 };
+const T2 = { workspaceId: 'T2', empresaId: 1 };
+const T3 = { workspaceId: 'T3', empresaId: 1 };
+
 const stock = (materialId: number, seenAt: number) => ({
   materialId,
   current: 1,
@@ -25,45 +29,85 @@ const stock = (materialId: number, seenAt: number) => ({
 
 describe('StockStore names', () => {
   it('keeps the newest name per workspace and material; a blank or missing one never replaces it', async () => {
-    await store.recordNames('T1', [
+    await store.recordNames(T1, [
       [1014, '  Luva nitrílica M  '],
       [1015, 'Fita isolante'],
     ]);
-    await store.recordNames('T1', [
+    await store.recordNames(T1, [
       [1014, 'Luva nitrílica tamanho M'],
       [1015, null],
       [1016, '   '],
     ]);
-    await store.recordNames('T2', [[1014, 'Outra empresa']]);
-    expect(await store.names('T1')).toEqual(
+    await store.recordNames(T2, [[1014, 'Outra empresa']]);
+    expect(await store.names(T1)).toEqual(
       new Map([
         [1014, 'Luva nitrílica tamanho M'],
         [1015, 'Fita isolante'],
       ]),
     );
-    expect((await store.names('T2')).get(1014)).toBe('Outra empresa');
-    expect(await redis.redis.hgetall(redis.keys.materialNames('T1'))).toEqual({
+    expect((await store.names(T2)).get(1014)).toBe('Outra empresa');
+    expect(await redis.redis.hgetall(redis.keys.materialNames('T1', 1))).toEqual({
       '1014': 'Luva nitrílica tamanho M',
       '1015': 'Fita isolante',
     });
   });
 
   it('cuts a name from upstream that is far too long, and writes nothing for nothing', async () => {
-    await store.recordNames('T1', [[7, 'x'.repeat(10_000)]]);
-    expect((await store.names('T1')).get(7)).toHaveLength(200);
-    await store.recordNames('T3', []);
-    expect(await redis.redis.exists(redis.keys.materialNames('T3'))).toBe(0);
+    await store.recordNames(T1, [[7, 'x'.repeat(10_000)]]);
+    expect((await store.names(T1)).get(7)).toHaveLength(200);
+    await store.recordNames(T3, []);
+    expect(await redis.redis.exists(redis.keys.materialNames('T3', 1))).toBe(0);
   });
 
   it('forget removes the stock and the names of that workspace only', async () => {
-    await store.record('T1', [stock(1014, 1)]);
-    await store.recordNames('T1', [[1014, 'Luva']]);
-    await store.record('T2', [stock(1014, 1)]);
-    await store.recordNames('T2', [[1014, 'Luva']]);
-    await store.forget('T1');
-    expect(await store.all('T1')).toEqual(new Map());
-    expect(await store.names('T1')).toEqual(new Map());
-    expect((await store.all('T2')).size).toBe(1);
-    expect((await store.names('T2')).size).toBe(1);
+    await store.record(T1, [stock(1014, 1)]);
+    await store.recordNames(T1, [[1014, 'Luva']]);
+    await store.record(T2, [stock(1014, 1)]);
+    await store.recordNames(T2, [[1014, 'Luva']]);
+    await store.forget(T1);
+    expect(await store.all(T1)).toEqual(new Map());
+    expect(await store.names(T1)).toEqual(new Map());
+    expect((await store.all(T2)).size).toBe(1);
+    expect((await store.names(T2)).size).toBe(1);
+  });
+});
+
+describe('StockStore stock', () => {
+  it('keeps the newest balance per material, in one read and one write, whatever order the entries come in', async () => {
+    await store.record(T1, [stock(1, 10), stock(2, 10)]);
+    await store.record(T1, [
+      { ...stock(1, 5), current: 99 },
+      { ...stock(2, 20), current: 7 },
+      { ...stock(3, 1), current: 3 },
+      { ...stock(3, 2), current: 4 },
+    ]);
+    const all = await store.all(T1);
+    expect([...all.entries()].map(([id, e]) => [id, e.current, e.seenAt])).toEqual([
+      [1, 1, 10],
+      [2, 7, 20],
+      [3, 4, 2],
+    ]);
+    await store.record(T1, []);
+  });
+
+  it('a damaged entry is replaced by a readable one, not a reason to keep nothing', async () => {
+    await redis.redis.hset(redis.keys.lastKnownStock('T1', 1), '1', '{not json');
+    await store.record(T1, [stock(1, 3)]);
+    expect((await store.all(T1)).get(1)?.seenAt).toBe(3);
+  });
+
+  it('is kept per company: another company linked to the workspace sees none of it; forget goes by company', async () => {
+    const other = { workspaceId: 'T1', empresaId: 2 };
+    await store.record(T1, [stock(1014, 1)]);
+    await store.recordNames(T1, [[1014, 'Luva']]);
+    await redis.redis.hset(redis.keys.digestMaterials('T1', 1), '1014', '{"stockroomId":3}');
+    expect(await store.all(other)).toEqual(new Map());
+    expect(await store.names(other)).toEqual(new Map());
+    await store.record(other, [stock(1014, 2)]);
+    await store.forget(T1);
+    expect(await store.all(T1)).toEqual(new Map());
+    expect(await store.names(T1)).toEqual(new Map());
+    expect(await redis.redis.exists(redis.keys.digestMaterials('T1', 1))).toBe(0);
+    expect((await store.all(other)).get(1014)?.seenAt).toBe(2);
   });
 });

@@ -1,6 +1,7 @@
 import { errFields } from '../../lib/logger.js';
 import { definedOnly } from '../../lib/objects.js';
 import { fold } from '../../lib/text.js';
+import type { MaterialScope } from '../../store/stock-store.js';
 import { isLastingRefusal, isTransient } from '../../upstream/budget-errors.js';
 import { fetchAllPages, type Page } from '../../upstream/client.js';
 import { UpstreamNotFoundError } from '../../upstream/errors.js';
@@ -10,7 +11,7 @@ import type { DomainDeps } from '../deps.js';
 import { oldest, type PurchaseService } from '../purchases/purchase-service.js';
 import type { RequestService } from '../requests/request-service.js';
 import type { Answer, Freshness } from '../views.js';
-import type { WorkspaceContext } from '../workspace.js';
+import { materialScope, type WorkspaceContext } from '../workspace.js';
 import type {
   BelowMinimumSection,
   DigestView,
@@ -97,7 +98,7 @@ export class DigestService {
       this.services.purchases.pending(ws, query.stockroomId, 1),
     ]);
     const itemListsRead = await this.readNewItems(ws, opened.data.rows);
-    const belowMinimum = await this.belowMinimum(ws.workspaceId, query.stockroomId);
+    const belowMinimum = await this.belowMinimum(materialScope(ws), query.stockroomId);
 
     const pendingRows = pending.data.groups.flatMap((group) =>
       group.purchases.map((purchase) => ({ purchase, stockroom: group.stockroom })),
@@ -200,10 +201,10 @@ export class DigestService {
       try {
         const items = await this.deps.reader.read(ws, 'requestItems', { id }, async (call) => {
           const rows: RequestItem[] = await this.deps.client.listRequestItems(call, id);
-          await this.services.requests.recordStock(ws.workspaceId, rows);
+          await this.services.requests.recordStock(ws, rows);
           return rows;
         });
-        await this.notes.record(ws.workspaceId, request.almoxarifado, items.data);
+        await this.notes.record(materialScope(ws), request.almoxarifado, items.data);
         read += 1;
       } catch (error) {
         if (error instanceof UpstreamNotFoundError) continue;
@@ -231,13 +232,13 @@ export class DigestService {
   }
 
   private async belowMinimum(
-    workspaceId: string,
+    scope: MaterialScope,
     stockroomId: number | null,
   ): Promise<Pick<BelowMinimumSection, 'total' | 'rows'>> {
     const [stock, notes, names] = await Promise.all([
-      this.deps.stock.all(workspaceId),
-      this.notes.all(workspaceId),
-      this.deps.stock.names(workspaceId),
+      this.deps.stock.all(scope),
+      this.notes.all(scope),
+      this.deps.stock.names(scope),
     ]);
     const rows = [...stock.values()]
       .filter((entry) => entry.minimum !== null && entry.current < entry.minimum)

@@ -1,5 +1,6 @@
 import type { Keys } from '../../store/keys.js';
 import type { KeyValue } from '../../store/kv.js';
+import type { MaterialScope } from '../../store/stock-store.js';
 import type { RequestItem } from '../../upstream/schemas.js';
 
 /** The stockroom of the request a material was last seen in. */
@@ -9,7 +10,7 @@ export interface MaterialNote {
 
 /**
  * The last known stock (StockStore) is kept per material without its stockroom. The digest, which reads request
- * items anyway, notes it here (`digestMaterials(ws)`, field = material id) so it can keep a stockroom's digest to
+ * items anyway, notes it here (`digestMaterials`, per company, field = material id) so it can keep a stockroom's digest to
  * that stockroom's materials, at no extra call. Names are kept by the StockStore, wherever they were seen.
  */
 export class DigestMaterialNotes {
@@ -18,16 +19,15 @@ export class DigestMaterialNotes {
     private readonly keys: Keys,
   ) {}
 
-  async record(workspaceId: string, stockroomId: number, items: RequestItem[]): Promise<void> {
-    const key = this.keys.digestMaterials(workspaceId);
-    for (const item of items) {
-      const note: MaterialNote = { stockroomId };
-      await this.kv.hset(key, String(item.material), JSON.stringify(note));
-    }
+  /** One write for the whole list. Forgotten with the rest of the company's materials (StockStore.forget). */
+  async record(scope: MaterialScope, stockroomId: number, items: RequestItem[]): Promise<void> {
+    const note = JSON.stringify({ stockroomId } satisfies MaterialNote);
+    const fields = Object.fromEntries(items.map((item) => [String(item.material), note]));
+    await this.kv.hsetMany(this.keys.digestMaterials(scope.workspaceId, scope.empresaId), fields);
   }
 
-  async all(workspaceId: string): Promise<Map<number, MaterialNote>> {
-    const raw = await this.kv.hgetall(this.keys.digestMaterials(workspaceId));
+  async all(scope: MaterialScope): Promise<Map<number, MaterialNote>> {
+    const raw = await this.kv.hgetall(this.keys.digestMaterials(scope.workspaceId, scope.empresaId));
     const out = new Map<number, MaterialNote>();
     for (const [field, value] of Object.entries(raw)) {
       try {

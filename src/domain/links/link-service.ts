@@ -128,7 +128,8 @@ export class LinkService {
     await this.forgetWorkspaceData(workspaceId);
     // What was seen of materials is slow to learn again and stays true for the same company; another company has
     // other materials under the same ids.
-    if (previous?.empresaId !== credential.empresaId) await this.deps.stock.forget(workspaceId);
+    if (previous && previous.empresaId !== credential.empresaId)
+      await this.deps.stock.forget({ workspaceId, empresaId: previous.empresaId });
     // PRODUCT.md: unlink, a broken link and tokens_revoked pause digests and alerts, a new link resumes them. A
     // Slack token that still does not work pauses them again at the next post (tokens_revoked).
     for (const reason of ['unlinked', 'tokens_revoked'] as const) {
@@ -144,7 +145,7 @@ export class LinkService {
     await this.deps.links.delete(workspaceId);
     await this.forgetWorkspaceData(workspaceId);
     // The next link may be to another company: nothing seen under this one may show then.
-    await this.deps.stock.forget(workspaceId);
+    if (link) await this.deps.stock.forget({ workspaceId, empresaId: link.empresaId });
     if (link) await this.deps.tokens.forget(link.credentialId);
     await this.deps.subscriptions.pauseWorkspace(workspaceId, 'unlinked');
     await this.deps.feedListeners.pauseWorkspace(workspaceId, 'unlinked');

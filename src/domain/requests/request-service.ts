@@ -19,7 +19,7 @@ import type {
   RequestHistoryView,
   RequestListView,
 } from '../views.js';
-import type { WorkspaceContext } from '../workspace.js';
+import { materialScope, type WorkspaceContext } from '../workspace.js';
 
 /** The Slack user asking; the e-mail is read (users.info) only when the match is not cached. */
 export interface SlackUserRef {
@@ -273,7 +273,7 @@ export class RequestService {
       { id },
       async (call) => {
         const rows = await this.deps.client.listRequestItems(call, id).catch(notFoundAs('request', id));
-        await this.recordStock(ws.workspaceId, rows);
+        await this.recordStock(ws, rows);
         return rows;
       },
       options,
@@ -304,7 +304,7 @@ export class RequestService {
     items: RequestItem[],
   ): Promise<ReadonlyMap<number, string>> {
     if (items.every((item) => item.material_Nome?.trim())) return new Map();
-    return this.deps.stock.names(ws.workspaceId).catch((error: unknown) => {
+    return this.deps.stock.names(materialScope(ws)).catch((error: unknown) => {
       this.deps.logger.warn(errFields(error), 'material names unavailable');
       return new Map<number, string>();
     });
@@ -314,7 +314,8 @@ export class RequestService {
    * Every read of request items updates the newest stock seen per material (never shown as live) and the
    * materials' last known names.
    */
-  async recordStock(workspaceId: string, items: RequestItem[]): Promise<void> {
+  async recordStock(ws: WorkspaceContext, items: RequestItem[]): Promise<void> {
+    const scope = materialScope(ws);
     const seenAt = this.deps.now();
     const entries: LastKnownStock[] = items.map((item) => ({
       materialId: item.material,
@@ -325,9 +326,9 @@ export class RequestService {
       seenAt,
     }));
     await Promise.all([
-      this.deps.stock.record(workspaceId, entries),
+      this.deps.stock.record(scope, entries),
       this.deps.stock.recordNames(
-        workspaceId,
+        scope,
         items.map((item) => [item.material, item.material_Nome] as const),
       ),
     ]).catch((error: unknown) => this.deps.logger.warn(errFields(error), 'last known stock not recorded'));

@@ -4,7 +4,7 @@ import type { Material } from '../../upstream/schemas.js';
 import { NoSavedDataError, type ReadOptions } from '../cached-reader.js';
 import type { DomainDeps } from '../deps.js';
 import type { Answer, CatalogEntry, MaterialMatch, MaterialSearchView } from '../views.js';
-import type { WorkspaceContext } from '../workspace.js';
+import { materialScope, type WorkspaceContext } from '../workspace.js';
 import type { CatalogService } from './catalog-service.js';
 
 /**
@@ -67,7 +67,7 @@ export class MaterialSearchService {
         );
         await this.deps.stock
           .recordNames(
-            ws.workspaceId,
+            materialScope(ws),
             rows.map((material) => [material.material, material.nome] as const),
           )
           .catch((error: unknown) => this.deps.logger.warn(errFields(error), 'material names not recorded'));
@@ -84,7 +84,7 @@ export class MaterialSearchService {
       found.length > 0
         ? this.namesOrEmpty(() => this.catalog.categories(ws))
         : new Map<number, string | null>(),
-      found.length > 0 ? this.deps.stock.all(ws.workspaceId) : new Map(),
+      found.length > 0 ? this.deps.stock.all(materialScope(ws)) : new Map(),
       unnamed ? this.knownNamesOrEmpty(ws) : new Map<number, string>(),
     ]);
     return found.map((material) => ({
@@ -100,7 +100,7 @@ export class MaterialSearchService {
   /** Names seen elsewhere label materials listed without one; when they cannot be read the ids show. */
   private async knownNamesOrEmpty(ws: WorkspaceContext): Promise<Map<number, string>> {
     try {
-      return await this.deps.stock.names(ws.workspaceId);
+      return await this.deps.stock.names(materialScope(ws));
     } catch (error) {
       this.deps.logger.warn(errFields(error), 'material names unavailable');
       return new Map();

@@ -29,7 +29,7 @@ describe('DigestService', () => {
     const itemCalls = h.dataCalls().filter((url) => url.includes('/itens'));
     expect(itemCalls).toHaveLength(10);
 
-    const stock = await replica.domain.stock.all(WS);
+    const stock = await replica.domain.stock.all({ workspaceId: WS, empresaId: DEMO_FACTS.company1.empresa });
     expect(stock.size).toBeGreaterThan(0);
     expect(view.belowMinimum.total).toBeGreaterThan(0);
     const below = DEMO_FACTS.company1.requestsWithItemsBelowMinimum as readonly number[];

@@ -98,7 +98,14 @@ describe('global shortcut buscar_material', () => {
     await h.command('/solicitacao', '1312');
     const items = await eventually(() => h.sandbox.calls.find((c) => c.path.endsWith('/1312/itens')));
     expect(items).toBeDefined();
-    const known = await eventually(async () => [...(await h.container.domain.stock.all(TEAM)).values()][0]);
+    const known = await eventually(
+      async () =>
+        [
+          ...(
+            await h.container.domain.stock.all({ workspaceId: TEAM, empresaId: DEMO_FACTS.company1.empresa })
+          ).values(),
+        ][0],
+    );
 
     let since = h.slack.views.length;
     await globalShortcut(h, 'buscar_material');
@@ -159,7 +166,14 @@ describe('global shortcut buscar_material', () => {
 describe('Buscar material when something fails after the click', () => {
   async function pickedDetail() {
     await h.command('/solicitacao', '1312');
-    const known = await eventually(async () => [...(await h.container.domain.stock.all(TEAM)).values()][0]);
+    const known = await eventually(
+      async () =>
+        [
+          ...(
+            await h.container.domain.stock.all({ workspaceId: TEAM, empresaId: DEMO_FACTS.company1.empresa })
+          ).values(),
+        ][0],
+    );
     let since = h.slack.views.length;
     await globalShortcut(h, 'buscar_material');
     const modal = await nextView(h, since, 'views.open');
@@ -210,7 +224,14 @@ describe('Buscar material when something fails after the click', () => {
 
   it('a material chosen after the link went away: the modal says so instead of staying as it was', async () => {
     await h.command('/solicitacao', '1312');
-    const known = await eventually(async () => [...(await h.container.domain.stock.all(TEAM)).values()][0]);
+    const known = await eventually(
+      async () =>
+        [
+          ...(
+            await h.container.domain.stock.all({ workspaceId: TEAM, empresaId: DEMO_FACTS.company1.empresa })
+          ).values(),
+        ][0],
+    );
     let since = h.slack.views.length;
     await globalShortcut(h, 'buscar_material');
     const modal = await nextView(h, since, 'views.open');
