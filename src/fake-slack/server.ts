@@ -108,7 +108,9 @@ function decodeArgs(args: ApiArgs): ApiArgs {
   return decoded;
 }
 
-function failureResult(failure: Exclude<FakeFailure, { dropReply: true }>): MethodResult {
+function failureResult(
+  failure: Exclude<FakeFailure, { dropReply: true } | { delayMs: number }>,
+): MethodResult {
   if ('error' in failure) return fail(failure.error);
   if (failure.status === 429) {
     return {
@@ -184,9 +186,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     req: IncomingMessage,
   ): MethodResult {
     const failure = failures.take(method);
-    if (failure !== undefined && !('dropReply' in failure)) return failureResult(failure);
-    const result = carryOut(method, args, token, req);
-    return failure === undefined ? result : { ...result, dropReply: true };
+    if (failure === undefined) return carryOut(method, args, token, req);
+    if ('delayMs' in failure) return { ...carryOut(method, args, token, req), delayMs: failure.delayMs };
+    if ('dropReply' in failure) return { ...carryOut(method, args, token, req), dropReply: true };
+    return failureResult(failure);
   }
 
   function carryOut(
@@ -230,6 +233,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     call.status = result.status ?? 200;
     call.ok = result.body.ok === true;
     if (typeof result.body.error === 'string') call.error = result.body.error;
+    if (result.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, result.delayMs));
     if (result.dropReply) {
       // Carried out, but the caller never hears so (failNext with dropReply).
       call.error = 'reply_dropped';
@@ -255,7 +259,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       res.socket?.destroy();
       return;
     }
-    if (failure !== undefined && !('dropReply' in failure)) {
+    if (failure !== undefined && 'delayMs' in failure)
+      await new Promise((resolve) => setTimeout(resolve, failure.delayMs));
+    if (failure !== undefined && !('dropReply' in failure) && !('delayMs' in failure)) {
       const result = failureResult(failure);
       reply =
         'error' in failure

@@ -141,6 +141,8 @@ export type FakeFailure =
   | { error: string }
   /** The call is carried out (a response_url post is shown), then the connection is cut before the reply. */
   | { dropReply: true }
+  /** The call is carried out and answered as usual, `delayMs` (real time) late: a slow Slack. API methods only. */
+  | { delayMs: number }
   | { status: 429; retryAfterSec: number }
   | { status: 500 | 502 | 503 };
 

@@ -151,6 +151,26 @@ describe('/estoque vincular', () => {
   });
 });
 
+describe('/estoque vincular when Slack is slow to say who submitted', () => {
+  it("the form says the check failed, within Slack's 3 s, and nothing is linked behind that answer", async () => {
+    // Both attempts of the admin check answer 3.5 s late: longer than the form may wait.
+    h.slack.failNext('users.info', { delayMs: 3_500 }, 2);
+    const loginsBefore = h.sandbox.calls.filter((c) => c.kind === 'login').length;
+    const result = await h.submitLink(
+      { login: C1.login, password: C1.password, company: '1' },
+      { user: USERS.admin },
+    );
+    const answer = JSON.parse(result.body) as Answer;
+    expect(answer.response_action).toBe('errors');
+    expect(answer.errors?.link_login).toContain('Não consegui confirmar no Slack quem você é');
+    // Let the late replies come: the submission stays refused, with no login spent and no link stored.
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(0);
+    expect(h.sandbox.calls.filter((c) => c.kind === 'login')).toHaveLength(loginsBefore);
+    expect(h.slack.messages.filter((m) => /vinculado/i.test(textOf(m)))).toEqual([]);
+  }, 15_000);
+});
+
 describe('/estoque desvincular', () => {
   it('refuses non-admins, and unlinks after a confirmation', async () => {
     await h.link(TEAM);

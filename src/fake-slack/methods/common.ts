@@ -25,6 +25,8 @@ export interface MethodResult {
   headers?: Record<string, string>;
   /** Carried out, then the connection is cut before the reply (failNext with `dropReply`). */
   dropReply?: boolean;
+  /** Answered this late, in ms of real time (failNext with `delayMs`). */
+  delayMs?: number;
 }
 
 export interface AuthedContext {
