@@ -223,8 +223,16 @@ export class UpstreamClient {
     });
   }
 
+  /**
+   * The request list takes no UnidadeId header (upstream-api.md lists EmpresaId only) but a `SiteId` filter, the
+   * unit's older name (the users endpoint lists SiteId as deprecated beside UnidadeId): a link to one unit asks
+   * with it, so its lists hold that unit's requests, the ones whose items and history (asked with UnidadeId)
+   * it can open.
+   */
   async listRequests(ctx: CallContext, query: RequestQuery = {}): Promise<Page<MaterialRequest>> {
-    const q = validateRequestQuery(query, new Date(this.now()), this.timeZone);
+    const unit = ctx.credential.unidadeId;
+    const scoped = query.siteId === undefined && unit !== null ? { ...query, siteId: unit } : query;
+    const q = validateRequestQuery(scoped, new Date(this.now()), this.timeZone);
     const rows = await this.call(ctx, {
       label: 'GET /v1/solicitacoes-materiais',
       path: '/v1/solicitacoes-materiais',

@@ -96,6 +96,27 @@ describe('every endpoint of the stockroom area, against the sandbox', () => {
     expect(status?.url).toContain(`CompraMaterialId=${C1.purchaseWithRequests.compraMaterialId}`);
   });
 
+  it('a link to one unit asks the request list for that unit (SiteId), whose requests it can then open', async () => {
+    const unit = C1.unitServedOnlyBy3;
+    const unitCtx = () => ({ credential: { ...demo(), unidadeId: unit }, priority: 'interactive' as const });
+    const page = await stack.client.listRequests(unitCtx(), { pageSize: 100 });
+    expect(page.rows.length).toBeGreaterThan(0);
+    expect(new Set(page.rows.map((r) => r.almoxarifado))).toEqual(new Set([3]));
+    const asked = dataCalls().filter((c) => c.path === '/v1/solicitacoes-materiais');
+    expect(asked.at(-1)?.url).toContain(`SiteId=${unit}`);
+    // A request of the list opens under the unit's UnidadeId.
+    const first = page.rows[0];
+    if (!first) throw new Error('no row');
+    await stack.client.listRequestItems(unitCtx(), first.solicitacaoMaterialId);
+    // Without a unit, no SiteId: the company's whole list.
+    await stack.client.listRequests(ctx(), { pageSize: 10 });
+    expect(
+      dataCalls()
+        .filter((c) => c.path === '/v1/solicitacoes-materiais')
+        .at(-1)?.url,
+    ).not.toContain('SiteId');
+  });
+
   it('reads purchases, linked requests, receipts and pending purchases', async () => {
     const purchases = await fetchAllPages((page) =>
       stack.client.listPurchases(ctx(), { page, pageSize: 50 }),
