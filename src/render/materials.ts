@@ -109,6 +109,11 @@ export function renderMaterialSearch(answer: Answer<MaterialSearchView>, ctx: Re
         section(
           `Nenhum material encontrado para ${search}${where}. Tente outra grafia, menos palavras ou o código exato.`,
         ),
+        // upstream-api.md: the material list leaves out protective equipment; a search for gloves must not
+        // read as a spelling problem.
+        context(
+          'EPIs (equipamentos de proteção individual) não aparecem nesta busca: o sistema de estoque não os lista.',
+        ),
       ],
       route,
       freshness: answer.freshness,

@@ -44,8 +44,9 @@ export interface DigestQuery {
 
 /**
  * The upstream does not document what its request statuses mean, so "open" is read from the status name: a
- * request is taken as closed when its folded name says attended (but not partially), cancelled, concluded,
- * finished, refused or rejected, or when the row says it was concluded with caveats. Anything else, an unknown
+ * request is taken as closed when its folded name says attended or delivered (but not partially), cancelled,
+ * concluded, finished, closed (encerrada, fechada, baixada, arquivada), refused or rejected, or when the row says
+ * it was concluded with caveats. Anything else, an unknown
  * or missing name included, counts as still in progress: a digest should rather show one request too many than
  * hide one that waits.
  */
@@ -54,8 +55,18 @@ export function looksClosed(
 ): boolean {
   if (request.concluidoComRessalvas) return true;
   const name = fold(request.statusAndamentoSolicitacao_Nome ?? '');
-  if (/cancelad|conclu|finaliz|recusad|rejeitad/.test(name)) return true;
-  return /atendid/.test(name) && !/parcial/.test(name);
+  if (/cancelad|conclu|finaliz|recusad|rejeitad|encerrad|fechad|baixad|arquivad/.test(name)) return true;
+  return /atendid|entregue/.test(name) && !/parcial/.test(name);
+}
+
+/**
+ * Requests newest first: the request list's order is not documented (upstream-api.md orders only the history) and
+ * its rows carry no date, so the number, which grows as requests are opened, stands for it.
+ */
+export function newestFirst<T extends Pick<MaterialRequest, 'solicitacaoMaterialId'>>(
+  rows: readonly T[],
+): T[] {
+  return [...rows].sort((a, b) => b.solicitacaoMaterialId - a.solicitacaoMaterialId);
 }
 
 /**
@@ -97,7 +108,9 @@ export class DigestService {
       this.inProgress(ws, query.stockroomId),
       this.services.purchases.pending(ws, query.stockroomId, 1),
     ]);
-    const itemListsRead = await this.readNewItems(ws, opened.data.rows);
+    // The document gives the list no order: the newest (highest numbers) first, whatever order the page came in.
+    const openedRows = newestFirst(opened.data.rows);
+    const itemListsRead = await this.readNewItems(ws, openedRows);
     const belowMinimum = await this.belowMinimum(materialScope(ws), query.stockroomId);
 
     const pendingRows = pending.data.groups.flatMap((group) =>
@@ -112,7 +125,7 @@ export class DigestService {
     const wall = wallTimeOf(since, this.deps.timeZone);
     const openedSection: OpenedSection = {
       total: opened.data.totalRows,
-      rows: opened.data.rows.slice(0, DIGEST_TOP_ROWS),
+      rows: openedRows.slice(0, DIGEST_TOP_ROWS),
       fromDay: { year: wall.year, month: wall.month, day: wall.day },
     };
     return {

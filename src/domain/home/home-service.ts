@@ -2,7 +2,7 @@ import { errFields, type Logger } from '../../lib/logger.js';
 import type { FeedListenerStore } from '../../store/feed-listeners.js';
 import type { SubscriptionStore } from '../../store/subscription-store.js';
 import { NoSavedDataError } from '../cached-reader.js';
-import { looksClosed } from '../digest/digest-service.js';
+import { looksClosed, newestFirst } from '../digest/digest-service.js';
 import { LinkBrokenError, NotLinkedError, UserNotMatchedError } from '../errors.js';
 import type { LinkService } from '../links/link-service.js';
 import type { RequestService, SlackUserRef } from '../requests/request-service.js';
@@ -72,7 +72,7 @@ export class HomeService {
       return {
         state: 'list',
         upstreamUserName: mine?.upstreamUserName ?? null,
-        open: list.rows.filter((row) => !looksClosed(row)),
+        open: newestFirst(list.rows.filter((row) => !looksClosed(row))),
         totalRows: list.totalRows,
         rowsRead: list.rows.length,
         freshness: answer.freshness,

@@ -135,6 +135,25 @@ describe('DigestService', () => {
     expect(view.inProgress.total).toBe(4);
   });
 
+  it('shows the newest new requests first, whatever order the list comes in (the document gives it none)', async () => {
+    harness = await startDigestHarness(saoPaulo(2026, 11, 23, 8));
+    const h = harness;
+    const records = (h.sandbox.data.company(1)?.requests ?? []).map((r) => r.record).slice(0, 8);
+    const ascending = [...records]
+      .sort((a, b) => a.solicitacaoMaterialId - b.solicitacaoMaterialId)
+      .map((r, i) => ({ ...r, rowNumber: i + 1, totalRows: records.length }));
+    h.sandbox.faults.next({
+      path: /\/v1\/solicitacoes-materiais\?.*DataInicial=/,
+      status: 200,
+      body: ascending,
+    });
+    const view = await h
+      .replica()
+      .digests.build({ workspaceId: WS, stockroomId: null, since: h.clock.now() - 8 * DAY });
+    const newest = ascending.map((r) => r.solicitacaoMaterialId).sort((a, b) => b - a);
+    expect(view.opened.rows.map((r) => r.solicitacaoMaterialId)).toEqual(newest.slice(0, 5));
+  });
+
   it('the closed-status heuristic', () => {
     const closed = (name: string | null, concluidoComRessalvas = false) =>
       looksClosed({ statusAndamentoSolicitacao_Nome: name, concluidoComRessalvas });
@@ -145,6 +164,12 @@ describe('DigestService', () => {
     expect(closed('Concluída')).toBe(true);
     expect(closed('Finalizado')).toBe(true);
     expect(closed('Recusada')).toBe(true);
+    // Other names a service may give a closed request.
+    expect(closed('Encerrada')).toBe(true);
+    expect(closed('Fechada')).toBe(true);
+    expect(closed('Baixada')).toBe(true);
+    expect(closed('Entregue')).toBe(true);
+    expect(closed('Entregue parcialmente')).toBe(false);
     expect(closed('Rejeitada pelo gestor')).toBe(true);
     expect(closed('Aberta')).toBe(false);
     expect(closed('Em separação')).toBe(false);
