@@ -1,5 +1,6 @@
 import { type Config, ConfigError, type Environment, loadConfig, readEnvironment } from './config.js';
 import { errFields, makeLogger } from './lib/logger.js';
+import { isSupportedNode, SUPPORTED_NODE } from './lib/runtime.js';
 import { EXIT, type Replica, StartupError, startReplica, stopDeadlineMs } from './redis-bot.js';
 
 async function main(): Promise<void> {
@@ -16,6 +17,13 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = makeLogger({ level: config.LOG_LEVEL });
+  if (!isSupportedNode(process.versions.node)) {
+    // package.json's engines say so only to npm, as a warning at install time: the process says it too.
+    logger.warn(
+      { node: process.versions.node, supported: SUPPORTED_NODE },
+      'this Node.js version is not supported: use Node.js 24 (LTS) or 22.12+',
+    );
+  }
   if (environment.dotEnvFile) {
     logger.info(
       { file: environment.dotEnvFile, variables: environment.fromFile },

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { orAfter } from './deadline.js';
 import type {
   AnswerSource,
   BudgetWaitOutcome,
@@ -8,6 +9,9 @@ import type {
   MetricsSources,
   SlackRequestKind,
 } from './metrics.js';
+
+/** How long a scrape waits for the budget's usage from the store (the store's own probe waits 1 s). */
+const USAGE_READ_MS = 2_000;
 
 /** Slack wants an ack within 3 s: the buckets are dense below it. */
 const ACK_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5];
@@ -116,7 +120,14 @@ export class PromMetrics implements Metrics, MetricsExposition {
     let pending: Promise<void> | null = null;
     const refreshUsage = (): Promise<void> => {
       pending ??= (async () => {
-        const rows = self.sources ? await self.sources.budgetUsage().catch(() => []) : [];
+        // A store that does not answer must not hold the scrape past its timeout: no rows then.
+        const rows = self.sources
+          ? await orAfter(
+              self.sources.budgetUsage().catch(() => []),
+              USAGE_READ_MS,
+              () => [],
+            )
+          : [];
         for (const gauge of [used, remaining, paused]) gauge.reset();
         for (const row of rows) {
           const labels = { credential: boundedLabel(row.credential) };

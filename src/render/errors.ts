@@ -94,11 +94,22 @@ export function renderServerError(hash: string | null, correlationId: string): M
   );
 }
 
-/** Upstream did not answer in time; with a route, `Tentar de novo` asks again (a command without one is sent again). */
-export function renderTimeout(route: Route | null, correlationId: string): Message {
+/**
+ * No answer in time; with a route, `Tentar de novo` asks again (a command without one is sent again). `upstream`
+ * false: no call had gone out (the bot's own store or another replica's read held it), so upstream is not blamed.
+ */
+export function renderTimeout(
+  route: Route | null,
+  correlationId: string,
+  options: { upstream?: boolean } = {},
+): Message {
   const retry = route && actions([routeButton('Tentar de novo', route, ActionIds.retryPrefix, 'primary')]);
   const again = route ? '' : ' Tente de novo em alguns instantes.';
-  return failure(`:hourglass: O sistema de estoque demorou demais para responder.${again}`, [
+  const what =
+    options.upstream === false
+      ? 'Não consegui preparar a resposta a tempo.'
+      : 'O sistema de estoque demorou demais para responder.';
+  return failure(`:hourglass: ${what}${again}`, [
     ...(retry ? [retry] : []),
     context(reference(correlationId)),
   ]);

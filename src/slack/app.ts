@@ -3,6 +3,7 @@ import type { ListenOptions } from 'node:net';
 import {
   App,
   type AppOptions,
+  type Authorize,
   type Logger as BoltLogger,
   type CustomRoute,
   HTTPModuleFunctions,
@@ -11,7 +12,9 @@ import {
   type ReceiverEvent,
   type ReceiverProcessEventErrorHandlerArgs,
   SocketModeReceiver,
+  webApi,
 } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
 import type { Config } from '../config.js';
 import { errFields, type Logger, maskSecretsInLine } from '../lib/logger.js';
 import type { SlackInstallationStore } from '../store/installation-store.js';
@@ -98,7 +101,16 @@ export function buildSlackApp(options: SlackAppOptions): App {
         fetch: meteredFetch(deps.metrics, config.SLACK_API_URL),
       }),
     },
-    ...(oauthOptions ?? { token: options.botToken ?? config.SLACK_BOT_TOKEN }),
+    ...(oauthOptions ?? {
+      authorize: singleWorkspaceAuthorize(
+        new webApi.WebClient(undefined, {
+          slackApiUrl: config.SLACK_API_URL,
+          ...INTERACTIVE_WEB_CLIENT,
+          fetch: meteredFetch(deps.metrics, config.SLACK_API_URL),
+        }),
+        options.botToken ?? config.SLACK_BOT_TOKEN ?? '',
+      ),
+    }),
   };
   const guard = new RequestGuard({
     seen: deps.seenRequests,
@@ -162,6 +174,27 @@ export function buildSlackApp(options: SlackAppOptions): App {
     deps.logger.error(errFields(error), 'bolt error');
   });
   return app;
+}
+
+/**
+ * One workspace's authorization (SLACK_BOT_TOKEN). Bolt's own, given the token, asks `auth.test` as it is built and
+ * keeps that promise: a Slack unreachable at start-up was an unhandled rejection that stopped the process (a crash
+ * loop through a Slack incident or a DNS failure), and every request after it failed the same way. This one asks
+ * when a request first needs the bot's ids, shares that call, keeps a success and asks again after a failure (that
+ * request fails; the process and the next requests go on).
+ */
+export function singleWorkspaceAuthorize(client: WebClient, botToken: string): Authorize<boolean> {
+  let ids: Promise<{ botId: string | undefined; botUserId: string | undefined }> | null = null;
+  return async ({ isEnterpriseInstall }) => {
+    ids ??= client.auth.test({ token: botToken }).then(
+      (result) => ({ botId: result.bot_id, botUserId: result.user_id }),
+      (error: unknown) => {
+        ids = null;
+        throw error;
+      },
+    );
+    return { isEnterpriseInstall, botToken, ...(await ids) };
+  };
 }
 
 /** Bolt's App, with every event going through the guard first (see request-guard.ts). */

@@ -4,7 +4,12 @@ import type { Route } from '../domain/routes.js';
 import { systemClock } from '../lib/clock.js';
 import { errFields, newCorrelationId } from '../lib/logger.js';
 import { type AnswerSource, secondsSince } from '../lib/metrics.js';
-import { type Message, type RenderContext, renderRestarting, renderTimeout } from '../render/index.js';
+import {
+  type Message,
+  type RenderContext,
+  renderRestarting,
+  renderTimeout,
+} from '../render/index.js';
 import { UpstreamErrorCode } from '../upstream/errors.js';
 import type { AnswerRequest } from './answers.js';
 import type { SlackDeps } from './deps.js';
@@ -170,7 +175,9 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
     timedOut: () => {
       failed = true;
       outcome = UpstreamErrorCode.Timeout;
-      return renderTimeout(delivery.route, correlationId);
+      // No call went out (the store not answering, a read another replica makes): not upstream's slowness.
+      if (!progress.calling) logger.warn('answer past its deadline before any upstream call');
+      return renderTimeout(delivery.route, correlationId, { upstream: progress.calling });
     },
     send: async (message, replacing) => {
       if (delivery.shown?.abandoned) {

@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle } from '../lib/clock.js';
+import { orAfter } from '../lib/deadline.js';
 import type { Logger } from '../lib/logger.js';
 import { type Message, renderPending, renderQueued } from '../render/index.js';
 import type { CallObserver } from '../upstream/call-observer.js';
@@ -36,6 +37,9 @@ export const DEFAULT_ANSWER_TIMING: AnswerTiming = Object.freeze({
   pendingNoticeMs: 3_000,
   budgetNoticeMs: 700,
 });
+
+/** How long a first message waits for the saved data before it goes without it. */
+const SAVED_READ_MS = 500;
 
 /** How long past the deadline the net waits for an answer the client should already have cut. */
 export const HARD_STOP_GRACE_MS = 2_000;
@@ -137,7 +141,12 @@ export async function firstMessageThenAnswer(run: FirstMessageRun): Promise<{ no
 
   /** The saved data when there is some, else `otherwise`; recorded as what it showed. */
   const savedOr = (otherwise: () => Message, kind: Notice) => async (): Promise<Message | null> => {
-    const saved = await run.saved();
+    // Saved data that the store cannot give in time (Redis away) must not hold the notice back: "consultando…".
+    const saved = await orAfter(
+      run.saved().catch(() => null),
+      SAVED_READ_MS,
+      () => null,
+    );
     if (answered) return null;
     shown.push(saved === null ? kind : 'saved');
     if (saved !== null) progress.savedShown = true;

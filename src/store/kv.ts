@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { orAfter } from '../lib/deadline.js';
 
 /**
  * The few storage operations the stores need. Redis in production; an embedded implementation for local mode
@@ -42,6 +43,7 @@ export interface KeyValue {
   ): Promise<{ member: string; score: number }[]>;
   /** Every key that starts with `prefix`. */
   keysWithPrefix(prefix: string): Promise<string[]>;
+  /** True when the store answers, within about a second (false when down or too slow to say). */
   ping(): Promise<boolean>;
 }
 
@@ -159,11 +161,18 @@ export class RedisKeyValue implements KeyValue {
     return found;
   }
 
-  async ping(): Promise<boolean> {
-    try {
-      return (await this.redis.ping()) === 'PONG';
-    } catch {
-      return false;
-    }
+  /**
+   * Whether Redis answered PING within PING_TIMEOUT_MS: a Redis that went away holds commands in ioredis's queue
+   * while it reconnects, and /healthz and the metrics scrape must say "down" in time, not after the retries.
+   */
+  ping(): Promise<boolean> {
+    const pong = this.redis.ping().then(
+      (reply) => reply === 'PONG',
+      () => false,
+    );
+    return orAfter(pong, PING_TIMEOUT_MS, () => false);
   }
 }
+
+/** How long a health probe waits for Redis's PONG: well under a Docker HEALTHCHECK's or a scrape's timeout. */
+export const PING_TIMEOUT_MS = 1_000;

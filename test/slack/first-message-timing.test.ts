@@ -16,7 +16,9 @@ const message = (text: string): Message => ({ text, blocks: [] });
 /** Lets the promises the timers started settle. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-function scenario(options: { saved?: string | null; timing?: AnswerTiming; arrivedAgoMs?: number } = {}) {
+function scenario(
+  options: { saved?: string | null; timing?: AnswerTiming; arrivedAgoMs?: number; savedHangs?: boolean } = {},
+) {
   const clock = new ManualClock(1_000_000);
   const progress = new AnswerProgress();
   const sent: { text: string; replacing: boolean }[] = [];
@@ -32,7 +34,9 @@ function scenario(options: { saved?: string | null; timing?: AnswerTiming; arriv
     arrivedAt,
     logger: captureLogger().logger,
     answer: answered,
-    saved: async () => (options.saved ? message(options.saved) : null),
+    saved: options.savedHangs
+      ? () => new Promise<Message | null>(() => undefined)
+      : async () => (options.saved ? message(options.saved) : null),
     timedOut: () => message('timeout'),
     send: async (m, replacing) => {
       sent.push({ text: m.text, replacing });
@@ -45,6 +49,20 @@ function scenario(options: { saved?: string | null; timing?: AnswerTiming; arriv
   };
   return { clock, progress, sent, answer, done, pass };
 }
+
+describe('a store that does not answer', () => {
+  it('the saved data it cannot give does not hold the first message back: "consultando…" goes without it', async () => {
+    const s = scenario({ savedHangs: true });
+    await s.pass(700);
+    // The saved-data read is given a moment (real time), then the notice goes without it.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    await settle();
+    expect(s.sent).toEqual([{ text: expect.stringContaining('Consultando'), replacing: false }]);
+    s.answer('the data');
+    await s.done;
+    expect(s.sent[1]).toEqual({ text: 'the data', replacing: true });
+  });
+});
 
 describe("the first message counts from the command's arrival", () => {
   it('a call queued after part of the notice time was spent shows its place when the notice time from arrival ends', async () => {
