@@ -52,7 +52,7 @@ function service(list: Material[], cachedAtStart: boolean) {
   return { materials: new MaterialSearchService(deps, new CatalogService(deps)), ...memory };
 }
 
-const ws = { workspaceId: 'T1' } as WorkspaceContext;
+const ws = { workspaceId: 'T1', link: { empresaId: 1 } } as WorkspaceContext;
 
 describe('MaterialSearchService.suggest (the picker type-ahead)', () => {
   it('gives at most the limit, matched like /estoque: every word of the name, accents and case ignored', async () => {
