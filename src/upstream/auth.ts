@@ -9,6 +9,7 @@ import {
   AuthRejectedError,
   CredentialsExpiredError,
   errorFromResponse,
+  problemText,
   UpstreamError,
   UpstreamRateLimitedError,
   UpstreamSchemaError,
@@ -370,14 +371,4 @@ function parseUtc(value: string): number | null {
   const text = /([zZ]|[+-]\d\d:?\d\d)$/.test(value) ? value : `${value}Z`;
   const ms = Date.parse(text);
   return Number.isNaN(ms) ? null : ms;
-}
-
-function problemText(body: unknown): string | null {
-  if (body && typeof body === 'object') {
-    const record = body as Record<string, unknown>;
-    for (const key of ['message', 'detail', 'title']) {
-      if (typeof record[key] === 'string' && record[key] !== '') return record[key] as string;
-    }
-  }
-  return null;
 }

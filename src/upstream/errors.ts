@@ -3,8 +3,8 @@ import { maskSecretsInText } from '../lib/logger.js';
 /**
  * Errors of the upstream client, one small hierarchy in the style of @slack/web-api: a stable `code` to switch
  * on, `cause` for the original error, checked with `instanceof`. Messages are for logs: they name the endpoint
- * label and the status, never a token, a password, a query value or a response body (ProblemDetails title and
- * detail excepted, masked and truncated).
+ * label and the status, never a token, a password, a query value or a response body (the cause a ProblemDetails
+ * states excepted, masked and truncated: see problemText).
  */
 
 export const UpstreamErrorCode = {
@@ -52,7 +52,7 @@ export class UpstreamBadRequestError extends UpstreamError {
   override readonly name = 'UpstreamBadRequestError';
   readonly code = UpstreamErrorCode.BadRequest;
   readonly retryable = false;
-  /** ProblemDetails.detail, else its title: the cause as the service states it. */
+  /** The cause as the service states it: ProblemDetails detail, message, first validation error or title. */
   readonly detail: string | null;
 
   constructor(endpoint: string, detail: string | null) {
@@ -275,9 +275,57 @@ function stringField(body: unknown, key: string): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value : null;
 }
 
-/** ProblemDetails.detail, else its title; lenient: any body that is not such an object gives null. */
-function problemText(body: unknown): string | null {
-  const text = stringField(body, 'detail') ?? stringField(body, 'title');
+/** Markup: an HTML page (or a fragment of one) in a text field is never shown as the cause. */
+const MARKUP = /<\s*\/?\s*[a-z!][^>]*>/i;
+
+function textField(body: unknown, key: string): string | null {
+  const text = stringField(body, key);
+  return text === null || MARKUP.test(text) ? null : text;
+}
+
+/**
+ * The first message of an `errors` extension: ASP.NET's validation dictionary (`{ Field: ['message', …] }`) as
+ * `Field: message` (the message alone under an empty name), or the first text of a plain list.
+ */
+function firstValidationError(body: unknown): string | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const errors = (body as Record<string, unknown>).errors;
+  if (Array.isArray(errors)) return firstText(errors);
+  if (typeof errors !== 'object' || errors === null) return null;
+  for (const [field, messages] of Object.entries(errors)) {
+    const message = typeof messages === 'string' ? usable(messages) : firstText(messages);
+    if (message === null) continue;
+    const name = field.trim();
+    return name === '' || MARKUP.test(name) ? message : `${name}: ${message}`;
+  }
+  return null;
+}
+
+function firstText(values: unknown): string | null {
+  if (!Array.isArray(values)) return null;
+  for (const value of values) {
+    const text = typeof value === 'string' ? usable(value) : null;
+    if (text !== null) return text;
+  }
+  return null;
+}
+
+function usable(text: string): string | null {
+  return text.trim() === '' || MARKUP.test(text) ? null : text;
+}
+
+/**
+ * The cause as the service states it (the API document: a 400's "message states the cause"; ProblemDetails allows
+ * extra properties): `detail`, else a `message`, else the first entry of a validation `errors` dictionary, else
+ * the `title` (ASP.NET's generic "One or more validation errors occurred." comes last for that reason). Masked
+ * and cut to MAX_DETAIL_CHARS; markup is skipped; any body that is not such an object gives null.
+ */
+export function problemText(body: unknown): string | null {
+  const text =
+    textField(body, 'detail') ??
+    textField(body, 'message') ??
+    firstValidationError(body) ??
+    textField(body, 'title');
   return text === null ? null : cleanText(text);
 }
 

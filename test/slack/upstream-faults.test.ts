@@ -68,6 +68,26 @@ describe('smaller upstream faults', () => {
     ]);
   });
 
+  it('a 400 with an ASP.NET validation body shows the field and its message, not the generic title', async () => {
+    await start();
+    h.sandbox.faults.next({
+      path: '/v1/almoxarifados',
+      status: 400,
+      body: {
+        type: 'https://tools.ietf.org/html/rfc9110#section-15.5.1',
+        title: 'One or more validation errors occurred.',
+        status: 400,
+        errors: { unidadeId: ["The value 'x' is not valid."] },
+        traceId: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00',
+      },
+    });
+    const { sentAt } = await h.command('/estoque', 'almoxarifados');
+    const text = textOf(await h.nextMessage(sentAt, { userId: USERS.member }));
+    expect(text).toContain('recusou a consulta');
+    expect(text).toContain("unidadeId: The value 'x' is not valid.");
+    expect(text).not.toContain('One or more validation errors');
+  });
+
   it('a null list is bad upstream data, not an empty answer', async () => {
     await start();
     h.sandbox.faults.next({

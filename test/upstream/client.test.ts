@@ -244,6 +244,23 @@ describe('tokens', () => {
     expect((refusal as AuthRejectedError).hasActiveSession).toBe(false);
   });
 
+  it("a login refused with an ASP.NET validation body keeps the field's message, not the generic title", async () => {
+    sandbox.faults.next({
+      path: '/auth/v1/auth/',
+      status: 400,
+      body: {
+        title: 'One or more validation errors occurred.',
+        status: 400,
+        errors: { Plataform: ['The Plataform field is required.'] },
+      },
+    });
+    const refusal = await stack.tokens.login(demo()).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(AuthRejectedError);
+    expect((refusal as AuthRejectedError).upstreamMessage).toBe(
+      'Plataform: The Plataform field is required.',
+    );
+  });
+
   it('refreshes ahead of expiry without a 401', async () => {
     let clock = Date.now();
     await stack.close();

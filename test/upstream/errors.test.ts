@@ -56,6 +56,56 @@ describe('errorFromResponse', () => {
     expect(errorFromResponse(400, undefined, {}, endpoint)).toMatchObject({ detail: null });
   });
 
+  it('400 with an ASP.NET validation body (title and errors, no detail) names the first field and its message', () => {
+    const error = errorFromResponse(
+      400,
+      problem({
+        title: 'One or more validation errors occurred.',
+        status: 400,
+        errors: { DataInicial: ["The value 'ontem' is not valid for DataInicial.", 'second'], Page: ['x'] },
+        traceId: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00',
+      }),
+      {},
+      endpoint,
+    );
+    expect(error).toMatchObject({ detail: "DataInicial: The value 'ontem' is not valid for DataInicial." });
+    // A message of its own under `errors` (a string, or a field with an empty name) is read too.
+    expect(errorFromResponse(400, problem({ errors: { '': 'Corpo inválido' } }), {}, endpoint)).toMatchObject(
+      {
+        detail: 'Corpo inválido',
+      },
+    );
+    expect(errorFromResponse(400, problem({ errors: ['Status inválido'] }), {}, endpoint)).toMatchObject({
+      detail: 'Status inválido',
+    });
+  });
+
+  it('400 with a `message` property (an extension ProblemDetails allows) shows it, not the generic title', () => {
+    const error = errorFromResponse(
+      400,
+      problem({ title: 'Bad Request', message: 'A anomalia típica informada é inválida' }),
+      {},
+      endpoint,
+    );
+    expect(error).toMatchObject({ detail: 'A anomalia típica informada é inválida' });
+    // detail still comes first.
+    expect(
+      errorFromResponse(400, problem({ detail: 'Período inválido', message: 'outro' }), {}, endpoint),
+    ).toMatchObject({ detail: 'Período inválido' });
+  });
+
+  it('400 never shows HTML markup as the cause; a bounded cause from the errors dictionary', () => {
+    const html = '<html><head><title>400</title></head><body><h1>Bad Request</h1></body></html>';
+    expect(
+      errorFromResponse(400, problem({ detail: html, title: 'Bad Request' }), {}, endpoint),
+    ).toMatchObject({ detail: 'Bad Request' });
+    expect(errorFromResponse(400, problem({ message: '<p>erro</p>' }), {}, endpoint)).toMatchObject({
+      detail: null,
+    });
+    const long = errorFromResponse(400, problem({ errors: { Search: ['y'.repeat(5000)] } }), {}, endpoint);
+    expect((long as UpstreamBadRequestError).detail?.length).toBeLessThanOrEqual(301);
+  });
+
   it('401 without a body (type and category lists)', () => {
     const error = errorFromResponse(401, undefined, {}, 'GET /v1/materiais/tipos');
     expect(error).toBeInstanceOf(UpstreamUnauthorizedError);
