@@ -47,6 +47,9 @@ export interface LoginOptions {
 
 const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
 
+const LOGIN_ENDPOINT = 'POST /v1/auth/';
+const REFRESH_ENDPOINT = 'POST /v1/auth/refresh';
+
 /** A token this close to expiry is treated as expired: a call made with it could land after it dies. */
 const EXPIRY_MARGIN_MS = 15_000;
 
@@ -150,7 +153,7 @@ export class TokenManager {
     const pair = await this.tokenCall(
       credential,
       options.priority ?? 'interactive',
-      'POST /v1/auth/',
+      LOGIN_ENDPOINT,
       this.loginUrl,
       form,
     );
@@ -276,7 +279,7 @@ export class TokenManager {
     const form = new URLSearchParams();
     form.set('Token', current.token);
     form.set('RefreshToken', current.refreshToken);
-    return this.tokenCall(credential, priority, 'POST /v1/auth/refresh', this.refreshUrl, form);
+    return this.tokenCall(credential, priority, REFRESH_ENDPOINT, this.refreshUrl, form);
   }
 
   private async store(credentialId: string, pair: TokenPair): Promise<void> {
@@ -364,6 +367,23 @@ function refreshUnusable(error: unknown): boolean {
 
 function retryableTransport(error: unknown): boolean {
   return error instanceof UpstreamError && error.retryable;
+}
+
+const TOKEN_ENDPOINTS: ReadonlySet<string> = new Set([LOGIN_ENDPOINT, REFRESH_ENDPOINT]);
+
+/**
+ * A token call's failure that tokenCall has already retried under its retry policy (a timeout, a network
+ * error): a caller that retries it again multiplies the attempts (4 logins for each of a data call's 4
+ * attempts). A 429 is not one: tokenCall pauses the credential and leaves the wait and the retry to its caller.
+ */
+export function retriedByTokenManager(error: unknown): boolean {
+  return (
+    error instanceof UpstreamError &&
+    error.retryable &&
+    !(error instanceof UpstreamRateLimitedError) &&
+    error.endpoint !== undefined &&
+    TOKEN_ENDPOINTS.has(error.endpoint)
+  );
 }
 
 /** The issuer says UTC; a value without a zone designator is read as UTC, not local time. */

@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { errFields, type Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
-import type { TokenManager } from './auth.js';
+import { retriedByTokenManager, type TokenManager } from './auth.js';
 import { type Budget, type Demand, type Priority, pauseAfter429, type ScheduleOptions } from './budget.js';
 import { DEFAULT_MAX_WAIT_MS } from './budget-policy.js';
 import type { CallObserver } from './call-observer.js';
@@ -337,21 +337,21 @@ export class UpstreamClient {
     let renewalsAfter401 = 0;
     const { deadline } = ctx;
     let timeouts = 0;
-    // Under a deadline a hanging upstream gets one more chance, not three: the answer must arrive in time.
-    const shouldRetry =
-      deadline === undefined
-        ? undefined
-        : (error: unknown) => {
-            if (!(error instanceof UpstreamError && error.retryable)) return false;
-            if (error instanceof UpstreamTimeoutError) timeouts += 1;
-            return timeouts <= 1;
-          };
+    const shouldRetry = (error: unknown) => {
+      if (!(error instanceof UpstreamError && error.retryable)) return false;
+      // The token step's own retries are spent already: retrying it here would multiply them.
+      if (retriedByTokenManager(error)) return false;
+      if (deadline === undefined) return true;
+      // Under a deadline a hanging upstream gets one more chance, not three: the answer must arrive in time.
+      if (error instanceof UpstreamTimeoutError) timeouts += 1;
+      return timeouts <= 1;
+    };
     for (;;) {
       try {
         return await withRetry((attempt) => this.attempt(ctx, endpoint, url, attempt, renewalsAfter401 > 0), {
           policy: this.retryPolicy,
           sleep: this.sleep,
-          ...(shouldRetry && { shouldRetry }),
+          shouldRetry,
           ...(deadline !== undefined && { remainingMs: () => deadline - this.now() }),
           onRetry: (error, attempt, delayMs) => {
             this.counters.retries += 1;

@@ -7,6 +7,7 @@ import {
   CredentialsExpiredError,
   InvalidArgumentError,
   UpstreamForbiddenError,
+  UpstreamNetworkError,
   UpstreamNotFoundError,
   UpstreamRateLimitedError,
   UpstreamServerError,
@@ -419,6 +420,15 @@ describe('errors and retries', () => {
     await expect(stack.client.listStockrooms(ctx())).resolves.toHaveLength(3);
     expect(pauses).toEqual([250]);
     expect(sandbox.calls.filter((c) => c.kind === 'login').map((c) => c.status)).toEqual([429, 200]);
+  });
+
+  it('a token call that keeps failing is retried by the token manager alone, not again for each data attempt', async () => {
+    sandbox.faults.next({ path: /\/auth\/v1\/auth\/?$/, dropConnection: true, times: 50 });
+    await expect(stack.client.listStockrooms(ctx())).rejects.toBeInstanceOf(UpstreamNetworkError);
+    // The retry policy's 3 retries: 4 logins in all, not 4 for each of the data call's 4 attempts.
+    expect(sandbox.calls.filter((c) => c.kind === 'login')).toHaveLength(4);
+    expect(dataCalls()).toHaveLength(0);
+    sandbox.faults.clear();
   });
 
   it('times out a call that does not answer, retrying a bounded number of times', async () => {
