@@ -296,8 +296,8 @@ export class TokenManager {
     body: FormData | URLSearchParams,
   ): Promise<TokenPair> {
     const result = await withRetry(
-      () =>
-        this.options.budget.schedule(credential.id, priority, () =>
+      async () => {
+        const answer = await this.options.budget.schedule(credential.id, priority, () =>
           observeAttempt(this.options.metrics, endpoint, () =>
             sendOnce(this.options.dispatcher, {
               method: 'POST',
@@ -309,8 +309,25 @@ export class TokenManager {
               endpoint,
             }),
           ),
-        ),
-      { policy: this.retryPolicy, shouldRetry: retryableTransport, sleep: this.sleep },
+        );
+        // A 5xx is retried like a timeout (the API document: retry 429 and 5xx with backoff); a 429 is not
+        // retried here: it pauses the credential below, and the caller's retry waits for the pause.
+        if (answer.status >= 500 && answer.status <= 599) {
+          throw errorFromResponse(answer.status, answer.body, answer.headers, endpoint);
+        }
+        return answer;
+      },
+      {
+        policy: this.retryPolicy,
+        shouldRetry: retryableTransport,
+        sleep: this.sleep,
+        onRetry: (error, attempt, delayMs) => {
+          this.options.logger.warn(
+            { credential: credential.id, endpoint, attempt, delayMs, ...errFields(error) },
+            'token call failed; retrying',
+          );
+        },
+      },
     );
     if (result.status === 429) {
       // Token calls count in the same limit: a 429 pauses the credential on every replica, as for data calls,
@@ -372,7 +389,7 @@ function retryableTransport(error: unknown): boolean {
 const TOKEN_ENDPOINTS: ReadonlySet<string> = new Set([LOGIN_ENDPOINT, REFRESH_ENDPOINT]);
 
 /**
- * A token call's failure that tokenCall has already retried under its retry policy (a timeout, a network
+ * A token call's failure that tokenCall has already retried under its retry policy (a 5xx, a timeout, a network
  * error): a caller that retries it again multiplies the attempts (4 logins for each of a data call's 4
  * attempts). A 429 is not one: tokenCall pauses the credential and leaves the wait and the retry to its caller.
  */

@@ -69,6 +69,36 @@ describe('/estoque vincular', () => {
     expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(0);
   });
 
+  it("one 500 from the token issuer's login is retried: the link is made, not refused as unavailable", async () => {
+    const since = Date.now();
+    h.sandbox.faults.next({ path: /\/auth\/v1\/auth\/?$/, status: 500 });
+    const result = await h.submitLink(
+      { login: C1.login, password: C1.password, company: '1' },
+      { user: USERS.admin },
+    );
+    expect(JSON.parse(result.body)).toEqual({ response_action: 'clear' });
+    expect(textOf(await h.nextMessage(since, { userId: USERS.admin }))).toMatch(/3 almoxarifados/);
+    expect(h.sandbox.calls.filter((c) => c.kind === 'login').map((c) => c.status)).toEqual([500, 200]);
+    expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(1);
+  });
+
+  it('a 500 that persists at the token issuer ends in "não respondeu" after a bounded number of logins', async () => {
+    const since = Date.now();
+    h.sandbox.faults.next({ path: /\/auth\/v1\/auth\/?$/, status: 500, times: 10 });
+    const result = await h.submitLink(
+      { login: C1.login, password: C1.password, company: '1' },
+      { user: USERS.admin },
+    );
+    // In the modal when the retries end within its budget, else posted once it is closed.
+    const shown = result.body.includes('não respondeu')
+      ? result.body
+      : textOf(await h.nextMessage(since, { userId: USERS.admin }));
+    expect(shown).toContain('O sistema de estoque não respondeu');
+    // The retry policy's 3 retries (FAST_RETRY_POLICY in the harness): 4 logins.
+    expect(h.sandbox.calls.filter((c) => c.kind === 'login')).toHaveLength(4);
+    expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(0);
+  });
+
   it('a read under the old link that lands after a link to another company never shows under the new one', async () => {
     await h.link(TEAM);
     // A read of company 1's stockrooms is held at upstream while the workspace is linked to company 2.

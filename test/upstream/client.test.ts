@@ -262,6 +262,30 @@ describe('tokens', () => {
     );
   });
 
+  it("retries a 5xx of the issuer's login and refresh like the data calls' (bounded), and gives up with the hash", async () => {
+    sandbox.faults.next({ path: '/auth/v1/auth/', status: 503 });
+    await expect(stack.tokens.login(demo())).resolves.toMatchObject({ jti: expect.any(String) });
+    sandbox.expireAccessTokens(C1.login);
+    sandbox.faults.next({ path: '/auth/v1/auth/refresh', status: 500 });
+    await expect(stack.client.listStockrooms(ctx())).resolves.toHaveLength(3);
+    expect(sandbox.calls.map((c) => `${c.kind}:${c.status}`)).toEqual([
+      'login:503',
+      'login:200',
+      'data:401',
+      'refresh:500',
+      'refresh:200',
+      'data:200',
+    ]);
+    sandbox.calls.length = 0;
+    sandbox.faults.next({ path: '/auth/v1/auth/', status: 500, times: 10 });
+    const error = await stack.tokens.login(demo()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamServerError);
+    expect((error as UpstreamServerError).hash).toMatch(/\w+/);
+    // The retry policy's 3 retries: 4 logins in all.
+    expect(sandbox.calls.map((c) => `${c.kind}:${c.status}`)).toEqual(Array(4).fill('login:500'));
+    sandbox.faults.clear();
+  });
+
   it('refreshes ahead of expiry without a 401', async () => {
     let clock = Date.now();
     await stack.close();
