@@ -78,19 +78,27 @@ export function maskSecretsInLine(text: string): string {
   );
 }
 
+/** A trace id longer than this is cut: it is a reference to look up, not data. */
+export const MAX_TRACE_ID_CHARS = 128;
+
 /**
- * What a log line says of a failure, spread into its fields: `{ err: { name, message, code } }` (code when the
- * error has one), JWT-like text in the message masked. Never a stack, never the error object itself (a cause or a
- * request may hang off it).
+ * What a log line says of a failure, spread into its fields: `{ err: { name, message, code, traceId } }` (code
+ * and traceId when the error has them: traceId is the upstream's id of a failed answer, for its support), JWT-like
+ * text masked. Never a stack, never the error object itself (a cause or a request may hang off it).
  */
-export function errFields(error: unknown): { err: { name: string; message: string; code?: string } } {
+export function errFields(error: unknown): {
+  err: { name: string; message: string; code?: string; traceId?: string };
+} {
   if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
+    const { code, traceId } = error as { code?: unknown; traceId?: unknown };
     return {
       err: {
         name: error.name,
         message: maskSecretsInText(error.message),
         ...(typeof code === 'string' && { code }),
+        ...(typeof traceId === 'string' && {
+          traceId: maskSecretsInText(traceId).slice(0, MAX_TRACE_ID_CHARS),
+        }),
       },
     };
   }

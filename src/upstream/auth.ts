@@ -336,7 +336,9 @@ export class TokenManager {
       const retryAfterMs = limited instanceof UpstreamRateLimitedError ? limited.retryAfterMs : undefined;
       const pauseMs = pauseAfter429(retryAfterMs, 1, this.options.rateWindowMs ?? 3_600_000);
       await this.options.budget.pause(credential.id, pauseMs);
-      throw new UpstreamRateLimitedError(endpoint, retryAfterMs, this.now() + pauseMs);
+      throw new UpstreamRateLimitedError(endpoint, retryAfterMs, this.now() + pauseMs, {
+        traceId: limited.traceId,
+      });
     }
     return this.parseTokenResponse(result.status, result.body, result.headers, endpoint);
   }

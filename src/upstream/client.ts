@@ -447,7 +447,9 @@ export class UpstreamClient {
       // Stop every replica for this credential: the upstream counts differently from us (another client?).
       const pauseMs = pauseAfter429(error.retryAfterMs, inARow, this.rateWindowMs);
       await this.options.budget.pause(ctx.credential.id, pauseMs);
-      throw new UpstreamRateLimitedError(endpoint.label, error.retryAfterMs, this.now() + pauseMs);
+      throw new UpstreamRateLimitedError(endpoint.label, error.retryAfterMs, this.now() + pauseMs, {
+        traceId: error.traceId,
+      });
     }
     throw error;
   }

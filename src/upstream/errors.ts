@@ -1,4 +1,4 @@
-import { maskSecretsInText } from '../lib/logger.js';
+import { MAX_TRACE_ID_CHARS, maskSecretsInText } from '../lib/logger.js';
 
 /**
  * Errors of the upstream client, one small hierarchy in the style of @slack/web-api: a stable `code` to switch
@@ -27,10 +27,16 @@ export const UpstreamErrorCode = {
 
 export type UpstreamErrorCode = (typeof UpstreamErrorCode)[keyof typeof UpstreamErrorCode];
 
-interface UpstreamErrorOptions {
+interface UpstreamErrorOptions extends AnswerFacts {
   status?: number;
   endpoint?: string;
   cause?: unknown;
+}
+
+/** What an error answer tells of itself besides its status, for logs and support. */
+export interface AnswerFacts {
+  /** The answer's ProblemDetails `traceId` extension, sanitized and bounded (traceIdOf). */
+  traceId?: string | undefined;
 }
 
 export abstract class UpstreamError extends Error {
@@ -40,11 +46,17 @@ export abstract class UpstreamError extends Error {
   readonly status?: number;
   /** A label such as `GET /v1/materiais`; never carries query values. */
   readonly endpoint?: string;
+  /**
+   * The upstream's trace id of the failed answer, when it gave one (the API document: "a correlation or trace id
+   * is logged when available"); errFields puts it on the failure's log line.
+   */
+  readonly traceId?: string;
 
   constructor(message: string, options: UpstreamErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     if (options.status !== undefined) this.status = options.status;
     if (options.endpoint !== undefined) this.endpoint = options.endpoint;
+    if (options.traceId !== undefined) this.traceId = options.traceId;
   }
 }
 
@@ -55,8 +67,12 @@ export class UpstreamBadRequestError extends UpstreamError {
   /** The cause as the service states it: ProblemDetails detail, message, first validation error or title. */
   readonly detail: string | null;
 
-  constructor(endpoint: string, detail: string | null) {
-    super(`${endpoint} answered 400${detail === null ? '' : `: ${detail}`}`, { status: 400, endpoint });
+  constructor(endpoint: string, detail: string | null, facts: AnswerFacts = {}) {
+    super(`${endpoint} answered 400${detail === null ? '' : `: ${detail}`}`, {
+      ...facts,
+      status: 400,
+      endpoint,
+    });
     this.detail = detail;
   }
 }
@@ -66,8 +82,8 @@ export class UpstreamUnauthorizedError extends UpstreamError {
   readonly code = UpstreamErrorCode.Unauthorized;
   readonly retryable = false;
 
-  constructor(endpoint: string) {
-    super(`${endpoint} answered 401 (token absent, expired or invalid)`, { status: 401, endpoint });
+  constructor(endpoint: string, facts: AnswerFacts = {}) {
+    super(`${endpoint} answered 401 (token absent, expired or invalid)`, { ...facts, status: 401, endpoint });
   }
 }
 
@@ -77,8 +93,12 @@ export class UpstreamForbiddenError extends UpstreamError {
   readonly retryable = false;
   readonly detail: string | null;
 
-  constructor(endpoint: string, detail: string | null = null) {
-    super(`${endpoint} answered 403${detail === null ? '' : `: ${detail}`}`, { status: 403, endpoint });
+  constructor(endpoint: string, detail: string | null = null, facts: AnswerFacts = {}) {
+    super(`${endpoint} answered 403${detail === null ? '' : `: ${detail}`}`, {
+      ...facts,
+      status: 403,
+      endpoint,
+    });
     this.detail = detail;
   }
 }
@@ -89,8 +109,12 @@ export class UpstreamNotFoundError extends UpstreamError {
   readonly retryable = false;
   readonly detail: string | null;
 
-  constructor(endpoint: string, detail: string | null = null) {
-    super(`${endpoint} answered 404${detail === null ? '' : `: ${detail}`}`, { status: 404, endpoint });
+  constructor(endpoint: string, detail: string | null = null, facts: AnswerFacts = {}) {
+    super(`${endpoint} answered 404${detail === null ? '' : `: ${detail}`}`, {
+      ...facts,
+      status: 404,
+      endpoint,
+    });
     this.detail = detail;
   }
 }
@@ -104,10 +128,10 @@ export class UpstreamRateLimitedError extends UpstreamError {
   /** Until when the client paused the credential after this 429 (epoch ms): when to tell people to try again. */
   readonly pausedUntil?: number;
 
-  constructor(endpoint: string, retryAfterMs?: number, pausedUntil?: number) {
+  constructor(endpoint: string, retryAfterMs?: number, pausedUntil?: number, facts: AnswerFacts = {}) {
     super(
       `${endpoint} answered 429 (rate limited${retryAfterMs === undefined ? '' : `, retry after ${retryAfterMs} ms`})`,
-      { status: 429, endpoint },
+      { ...facts, status: 429, endpoint },
     );
     if (retryAfterMs !== undefined) this.retryAfterMs = retryAfterMs;
     if (pausedUntil !== undefined) this.pausedUntil = pausedUntil;
@@ -127,10 +151,18 @@ export class UpstreamServerError extends UpstreamError {
   constructor(
     endpoint: string,
     status: number,
-    details: { hash?: string | null; type?: string | null; retryAfterMs?: number | undefined } = {},
+    details: {
+      hash?: string | null;
+      type?: string | null;
+      retryAfterMs?: number | undefined;
+    } & AnswerFacts = {},
   ) {
     const hash = details.hash ?? null;
-    super(`${endpoint} answered ${status}${hash === null ? '' : ` (hash ${hash})`}`, { status, endpoint });
+    super(`${endpoint} answered ${status}${hash === null ? '' : ` (hash ${hash})`}`, {
+      status,
+      endpoint,
+      traceId: details.traceId,
+    });
     this.hash = hash;
     this.type = details.type ?? null;
     if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
@@ -206,8 +238,8 @@ export class UpstreamUnexpectedStatusError extends UpstreamError {
   readonly code = UpstreamErrorCode.UnexpectedStatus;
   readonly retryable = false;
 
-  constructor(endpoint: string, status: number) {
-    super(`${endpoint} answered an unexpected status ${status}`, { status, endpoint });
+  constructor(endpoint: string, status: number, facts: AnswerFacts = {}) {
+    super(`${endpoint} answered an unexpected status ${status}`, { ...facts, status, endpoint });
   }
 }
 
@@ -329,6 +361,22 @@ export function problemText(body: unknown): string | null {
   return text === null ? null : cleanText(text);
 }
 
+/**
+ * The ProblemDetails `traceId` extension (ASP.NET's; the sandbox sends it too), reduced to the characters a trace
+ * id is made of (W3C traceparent, ASP.NET activity ids: letters, digits, `-._:|/+=@`) and MAX_TRACE_ID_CHARS, so
+ * a log field never carries a line break, a quote, markup or a token. The API document names no response header
+ * that carries such an id, so none is read.
+ */
+export function traceIdOf(body: unknown): string | undefined {
+  const raw = stringField(body, 'traceId');
+  if (raw === null) return undefined;
+  const clean = maskSecretsInText(raw)
+    .replace(/<[^>]*>/g, '')
+    .replace(/[^\w.:|/+=@-]/g, '')
+    .slice(0, MAX_TRACE_ID_CHARS);
+  return clean === '' ? undefined : clean;
+}
+
 function headerValue(
   headers: Record<string, string | string[] | undefined>,
   name: string,
@@ -361,17 +409,23 @@ export function errorFromResponse(
   headers: Record<string, string | string[] | undefined>,
   endpoint: string,
 ): UpstreamError {
+  const facts: AnswerFacts = { traceId: traceIdOf(body) };
   switch (status) {
     case 400:
-      return new UpstreamBadRequestError(endpoint, problemText(body));
+      return new UpstreamBadRequestError(endpoint, problemText(body), facts);
     case 401:
-      return new UpstreamUnauthorizedError(endpoint);
+      return new UpstreamUnauthorizedError(endpoint, facts);
     case 403:
-      return new UpstreamForbiddenError(endpoint, problemText(body));
+      return new UpstreamForbiddenError(endpoint, problemText(body), facts);
     case 404:
-      return new UpstreamNotFoundError(endpoint, problemText(body));
+      return new UpstreamNotFoundError(endpoint, problemText(body), facts);
     case 429:
-      return new UpstreamRateLimitedError(endpoint, parseRetryAfter(headerValue(headers, 'retry-after')));
+      return new UpstreamRateLimitedError(
+        endpoint,
+        parseRetryAfter(headerValue(headers, 'retry-after')),
+        undefined,
+        facts,
+      );
   }
   if (status >= 500 && status <= 599) {
     const hash = stringField(body, 'hash');
@@ -380,7 +434,8 @@ export function errorFromResponse(
       hash: hash === null ? null : cleanText(hash),
       type: type === null ? null : cleanText(type),
       retryAfterMs: parseRetryAfter(headerValue(headers, 'retry-after')),
+      ...facts,
     });
   }
-  return new UpstreamUnexpectedStatusError(endpoint, status);
+  return new UpstreamUnexpectedStatusError(endpoint, status, facts);
 }

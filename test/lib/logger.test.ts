@@ -42,3 +42,21 @@ it('describes a failure by name, code and masked message, never by its stack or 
   expect(errFields(new TypeError('bad'))).toEqual({ err: { name: 'TypeError', message: 'bad' } });
   expect(errFields('a string thrown')).toEqual({ err: { name: 'string', message: 'a string thrown' } });
 });
+
+it("names the upstream's trace id of a failure, when it carries one, bounded", () => {
+  const failure = Object.assign(new Error('GET /v1/materiais answered 403'), {
+    code: 'upstream_forbidden',
+    traceId: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00',
+  });
+  expect(errFields(failure)).toEqual({
+    err: {
+      name: 'Error',
+      message: 'GET /v1/materiais answered 403',
+      code: 'upstream_forbidden',
+      traceId: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00',
+    },
+  });
+  const long = Object.assign(new Error('x'), { traceId: 'a'.repeat(1000) });
+  expect(errFields(long).err.traceId).toHaveLength(128);
+  expect(errFields(Object.assign(new Error('x'), { traceId: 7 })).err).not.toHaveProperty('traceId');
+});

@@ -34,3 +34,18 @@ it('a failed answer is logged with one field per fact: correlationId and route o
   expect(counts.get('route')).toBe(1);
   expect([...counts.entries()].filter(([, n]) => n > 1)).toEqual([]);
 });
+
+it("a failed answer's log line names the upstream's trace id (ProblemDetails traceId)", async () => {
+  const traceId = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+  h.sandbox.faults.next({
+    path: '/v1/materiais/tipos',
+    status: 403,
+    body: { title: 'Forbidden', status: 403, detail: null, traceId },
+  });
+  const result = await h.command('/estoque', 'tipos');
+  await h.nextMessage(result.sentAt, { userId: USERS.member });
+  const failed = h.logs.filter((line) => line.includes('"msg":"answer failed"'));
+  expect(failed).toHaveLength(1);
+  const line = JSON.parse(failed[0] ?? '{}') as { err?: { code?: string; traceId?: string } };
+  expect(line.err).toMatchObject({ code: 'upstream_forbidden', traceId });
+});

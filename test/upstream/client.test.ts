@@ -415,6 +415,22 @@ describe('errors and retries', () => {
     expect(pauses).toEqual([250, 500]);
   });
 
+  it("logs the upstream's trace id on each failed attempt, and keeps it on the error it gives up with", async () => {
+    const { logger, lines } = captureLogger('warn');
+    await stack.close();
+    stack = stackOn({ logger, limit: { count: 1_000, windowMs: 1_000 } });
+    const traceId = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    sandbox.faults.next({ path: '/v1/almoxarifados', status: 429, times: 4, body: { status: 429, traceId } });
+    const error = await stack.client.listStockrooms(ctx()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamRateLimitedError);
+    expect((error as UpstreamRateLimitedError).traceId).toBe(traceId);
+    const retried = lines
+      .map((line) => JSON.parse(line) as { msg: string; err?: { traceId?: string } })
+      .filter((line) => line.msg === 'upstream call failed; retrying');
+    expect(retried).toHaveLength(3);
+    for (const line of retried) expect(line.err?.traceId).toBe(traceId);
+  });
+
   it('says until when it paused the credential on the 429 it gives up on', async () => {
     await stack.close();
     // A 1 s window: each pause is 250 ms, so the four attempts are over soon.

@@ -182,6 +182,33 @@ describe('errorFromResponse', () => {
   });
 });
 
+describe('the trace id of a failure (the API document: logged when available)', () => {
+  const traceId = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
+
+  it('is read from the ProblemDetails traceId extension of every error status', () => {
+    for (const status of [400, 401, 403, 404, 429, 500, 503, 409]) {
+      const error = errorFromResponse(status, problem({ status, traceId }), {}, endpoint);
+      expect(error.traceId).toBe(traceId);
+    }
+    expect(errorFromResponse(404, problem({}), {}, endpoint).traceId).toBeUndefined();
+    expect(errorFromResponse(500, { type: 'Error', hash: 'H1' }, {}, endpoint).traceId).toBeUndefined();
+    expect(errorFromResponse(401, undefined, {}, endpoint).traceId).toBeUndefined();
+    expect(errorFromResponse(400, problem({ traceId: 42 }), {}, endpoint).traceId).toBeUndefined();
+  });
+
+  it('is bounded and sanitized: no line break, quote, markup or token reaches a log field', () => {
+    const jwt =
+      'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
+    const dirty = errorFromResponse(400, problem({ traceId: `ab"c\n<b>d</b> ${jwt}` }), {}, endpoint);
+    expect(dirty.traceId).toMatch(/^[\w.:|/+=@-]+$/);
+    expect(dirty.traceId).not.toContain(jwt);
+    expect(dirty.traceId).toContain('abc');
+    const long = errorFromResponse(400, problem({ traceId: 'a'.repeat(5000) }), {}, endpoint);
+    expect(long.traceId).toHaveLength(128);
+    expect(errorFromResponse(400, problem({ traceId: ' "\n ' }), {}, endpoint).traceId).toBeUndefined();
+  });
+});
+
 describe('parseRetryAfter', () => {
   it('reads seconds and HTTP dates', () => {
     const now = Date.parse('2026-11-22T10:00:00Z');
