@@ -30,7 +30,7 @@ import { DigestSubscriptions } from './slack/digest-subscriptions.js';
 import { SlackFeedPoster } from './slack/feed-poster.js';
 import { FeedSubscriptions } from './slack/feed-subscriptions.js';
 import { DEFAULT_ANSWER_TIMING } from './slack/first-message.js';
-import { publishHome } from './slack/home/home-tab.js';
+import { createHomePublishes, publishHome } from './slack/home/home-tab.js';
 import { tellLinkingAdminBroken } from './slack/link-notices.js';
 import { createSlackClients } from './slack/slack-clients.js';
 import { meteredFetch } from './slack/slack-metrics.js';
@@ -357,6 +357,7 @@ export function buildContainer(options: ContainerOptions): Container {
     seenRequests: new SeenRequests(kv, keys),
     now,
     home: new HomeService({ workspaces, linkService, requests, subscriptions, feedListeners, logger }),
+    homePublishes: createHomePublishes(),
     materials,
     workspaces,
     ...(options.sandboxMotion && { sandbox: options.sandboxMotion }),

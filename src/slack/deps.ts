@@ -1,9 +1,11 @@
+import type { WebClient } from '@slack/web-api';
 import type { Config } from '../config.js';
 import type { HomeService } from '../domain/home/home-service.js';
 import type { LinkService } from '../domain/links/link-service.js';
 import type { MaterialSearchService } from '../domain/stock/material-search.js';
 import type { Workspaces } from '../domain/workspace.js';
 import type { Clock } from '../lib/clock.js';
+import type { SerialCoalescer } from '../lib/coalescer.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics, MetricsExposition } from '../lib/metrics.js';
 import type { SandboxChangeView } from '../render/sandbox.js';
@@ -16,12 +18,24 @@ import type { BackgroundTasks } from './background.js';
 import type { DigestSubscriptions } from './digest-subscriptions.js';
 import type { FeedSubscriptions } from './feed-subscriptions.js';
 import type { AnswerTiming } from './first-message.js';
+import type { RequestWorkspace } from './slack-users.js';
 
 /** Local mode only: moves the linked company's sandbox data along (`/estoque sandbox avancar`). */
 export interface SandboxMotion {
   advance(workspaceId: string, changes: number): Promise<SandboxChangeView[]>;
   /** After the reply: the change feed reports the advance's changes now (its round runs at once). */
   announce(workspaceId: string, changes: readonly SandboxChangeView[]): Promise<void>;
+}
+
+/** One build and publish of a user's App Home (home/home-tab.ts publishHome). */
+export interface HomePublishRequest {
+  client: WebClient;
+  workspaceId: string;
+  userId: string;
+  /** Read the user's requests from upstream first (`Atualizar`). */
+  refresh: boolean;
+  /** The workspace the admin check is about (an org-wide install is the organisation). */
+  workspace: RequestWorkspace;
 }
 
 /** What the Slack listeners are built from (factories, no module globals: a test builds the app in one call). */
@@ -43,6 +57,8 @@ export interface SlackDeps {
   now: () => number;
   /** The App Home and the shortcuts' modals. */
   home: HomeService;
+  /** One Home build and publish per workspace and user at a time, what comes meanwhile merged (home-tab.ts). */
+  homePublishes: SerialCoalescer<HomePublishRequest>;
   materials: MaterialSearchService;
   workspaces: Workspaces;
   /** Set in local mode only, where the sandbox runs in the same process. */

@@ -6,13 +6,14 @@ import type {
   SlackActionMiddlewareArgs,
 } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { SerialCoalescer } from '../../lib/coalescer.js';
 import { errFields, newCorrelationId } from '../../lib/logger.js';
 import { renderHome } from '../../render/home.js';
 import { renderHelpModal } from '../../render/home-modals.js';
 import { ActionIds, ActionPatterns } from '../../render/ids.js';
 import { requestIdOfButton } from '../actions/follow.js';
 import { sendResponse } from '../deliver.js';
-import type { SlackDeps } from '../deps.js';
+import type { HomePublishRequest, SlackDeps } from '../deps.js';
 import {
   emailOf,
   linkAdminVerdict,
@@ -26,9 +27,21 @@ import { openRequestLookup } from './request-modal.js';
 
 type HomeButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 
+/** Merges the Home publishes asked while one runs: one rerun, a refresh when any of them asked for one. */
+export function createHomePublishes(): SerialCoalescer<HomePublishRequest> {
+  return new SerialCoalescer<HomePublishRequest>((queued, next) => ({
+    ...next,
+    refresh: queued.refresh || next.refresh,
+  }));
+}
+
 /**
  * Builds one user's Home and publishes it. Opening reads only the store and the cache (never upstream, so never
  * a wait on the budget); `refresh` reads the user's requests from upstream at interactive priority first.
+ *
+ * One build and publish per workspace and user at a time: what is asked meanwhile (30 openings, a click on
+ * `Deixar de acompanhar` while `Atualizar` reads upstream) waits and is merged into one rerun after it, so the
+ * Home published last is built after the last change asked for, and Slack gets one publish, not one per event.
  */
 export async function publishHome(
   deps: SlackDeps,
@@ -41,30 +54,37 @@ export async function publishHome(
     workspace?: RequestWorkspace;
   } = {},
 ): Promise<void> {
+  const request: HomePublishRequest = {
+    client,
+    workspaceId,
+    userId,
+    refresh: options.refresh ?? false,
+    workspace: options.workspace ?? { teamId: workspaceId },
+  };
+  const key = `${workspaceId}:${userId}`;
+  if (deps.homePublishes.busy(key))
+    deps.logger.debug({ workspaceId, refresh: request.refresh }, 'home publish merged into the next one');
+  await deps.homePublishes.run(key, request, (merged) => buildAndPublish(deps, merged));
+}
+
+async function buildAndPublish(deps: SlackDeps, request: HomePublishRequest): Promise<void> {
+  const { client, workspaceId, userId, refresh } = request;
   const correlationId = newCorrelationId();
   const logger = deps.logger.child({ correlationId, workspaceId, surface: 'home' });
   const started = deps.now();
   try {
-    const verdict = await linkAdminVerdict(
-      client,
-      userId,
-      deps.config.BOT_ADMINS,
-      options.workspace ?? { teamId: workspaceId },
-    );
+    const verdict = await linkAdminVerdict(client, userId, deps.config.BOT_ADMINS, request.workspace);
     const isAdmin = verdict.allowed;
     const view = await deps.home.build(
       workspaceId,
       { id: userId, email: () => emailOf(client, userId), isAdmin },
-      { refresh: options.refresh ?? false, correlationId },
+      { refresh, correlationId },
     );
     await client.views.publish({
       user_id: userId,
       view: renderHome(view, { timeZone: deps.config.DIGEST_TZ, now: deps.now() }),
     });
-    logger.info(
-      { ms: deps.now() - started, refresh: options.refresh ?? false, mine: view.mine.state },
-      'home published',
-    );
+    logger.info({ ms: deps.now() - started, refresh, mine: view.mine.state }, 'home published');
   } catch (error) {
     logger.error(errFields(error), 'home not published');
   }

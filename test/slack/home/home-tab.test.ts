@@ -30,6 +30,19 @@ afterEach(async () => {
 });
 
 const dataCalls = () => h.sandbox.calls.filter((c) => c.path.startsWith('/v1/')).length;
+const slackCalls = (method: string) => h.slack.calls.filter((c) => c.method === method).length;
+const homePublishes = (since: number) =>
+  h.slack.views.slice(since).filter((v) => v.via === 'views.publish').length;
+const logged = (text: string) => h.logs.filter((line) => line.includes(text)).length;
+
+/** An upstream answer held until the test opens it. */
+function gate() {
+  let open: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { released, open: () => open() };
+}
 
 describe('App Home (app_home_opened -> views.publish)', () => {
   it('not linked: explains how to link; only admins get the Vincular button', async () => {
@@ -276,6 +289,56 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     expect(viewText(after)).not.toContain('*1312* · último');
     expect(viewText(after)).toContain('*1316* · último');
     expect(await store.getFollow(TEAM, USERS.admin, 1312)).toBeNull();
+  });
+
+  it('openings while the Home is being built make one more publish, built after them, not one each', async () => {
+    await h.link(TEAM);
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const first = await publishedHome(h, USERS.admin, since);
+    // Atualizar reads the user's requests upstream: held there, its build is still running.
+    const hold = gate();
+    h.sandbox.faults.next({ path: '/v1/solicitacoes-materiais', release: hold.released });
+    since = h.slack.views.length;
+    await clickInView(h, first, 'home:refresh');
+    await eventually(() => h.sandbox.faults.pending === 0);
+
+    const infoBefore = slackCalls('users.info');
+    const results = await Promise.all(Array.from({ length: 30 }, () => homeOpened(h, USERS.admin)));
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    // Each opening has reached the Home: merged into the next publish (or, were it not, published on its own).
+    await eventually(() => logged('home publish merged into the next one') + homePublishes(since) >= 30);
+    hold.open();
+    await eventually(() => homePublishes(since) >= 2);
+    expect(homePublishes(since)).toBe(2);
+    // One admin check (and at most one e-mail lookup) for the 30 openings, not 30 of each.
+    expect(slackCalls('users.info') - infoBefore).toBeLessThanOrEqual(2);
+  });
+
+  it('Deixar de acompanhar clicked while Atualizar reads upstream: the Home published last shows it unfollowed', async () => {
+    await h.link(TEAM);
+    await h.container.feedListeners.follow(TEAM, USERS.admin, 1312, 'Em separação');
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const home = await publishedHome(h, USERS.admin, since);
+    expect(viewText(home)).toContain('*1312* · último');
+
+    const hold = gate();
+    h.sandbox.faults.next({ path: '/v1/solicitacoes-materiais', release: hold.released });
+    since = h.slack.views.length;
+    await clickInView(h, home, 'home:refresh');
+    // The refresh has read the follows and waits on upstream.
+    await eventually(() => h.sandbox.faults.pending === 0);
+    await clickInView(h, home, 'home:unfollow:1312');
+    await eventually(
+      async () => (await h.container.feedListeners.getFollow(TEAM, USERS.admin, 1312)) === null,
+    );
+    // The unfollow's Home has reached publishHome: waiting behind the refresh (or, were it not, published).
+    await eventually(() => logged('home publish merged into the next one') + homePublishes(since) >= 1);
+    hold.open();
+    await eventually(() => homePublishes(since) >= 2);
+    const last = await publishedHome(h, USERS.admin, since);
+    expect(viewText(last)).not.toContain('*1312* · último');
   });
 
   it('a followed request that changes (its DM is posted) publishes the follower’s Home again', async () => {
