@@ -74,7 +74,10 @@ async function buildAndPublish(deps: SlackDeps, request: HomePublishRequest): Pr
   const started = deps.now();
   try {
     const verdict = await linkAdminVerdict(client, userId, deps.config.BOT_ADMINS, request.workspace);
-    const isAdmin = verdict.allowed;
+    // The admin controls only lead to actions that check admin again themselves (the Home's unlink, the link
+    // modal's opening and submit): a check that could not be made (users.info 429/5xx) keeps them on an admin's
+    // Home, while a refusal (not an admin, a guest, someone external) hides them.
+    const isAdmin = verdict.allowed || verdict.reason === 'lookup-failed';
     const view = await deps.home.build(
       workspaceId,
       { id: userId, email: () => emailOf(client, userId), isAdmin },

@@ -159,6 +159,25 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     expect(buttonsOfView(member).map((b) => b.text?.text)).not.toContain('Desvincular');
   });
 
+  it('an admin whose admin check cannot be made (users.info 429, 5xx) keeps the admin controls', async () => {
+    await h.link(TEAM);
+    const adminButtons = ['Vincular de novo', 'Desvincular'];
+    for (const failure of [
+      { status: 429, retryAfterSec: 1 },
+      // The listeners' client tries a 5xx three times.
+      { status: 503, times: 3 },
+    ] as const) {
+      const since = h.slack.views.length;
+      if (failure.status === 429) h.slack.failNext('users.info', failure, 1);
+      else h.slack.failNext('users.info', { status: failure.status }, failure.times);
+      await homeOpened(h, USERS.admin);
+      const home = await publishedHome(h, USERS.admin, since);
+      expect(buttonsOfView(home).map((b) => b.text?.text)).toEqual(expect.arrayContaining(adminButtons));
+      expect(viewText(home)).toMatch(/consultas usadas/);
+    }
+    expect(h.logs.some((line) => line.includes('home not published'))).toBe(false);
+  });
+
   it('Atualizar reads the user’s open requests (e-mail match); the next opening shows them from the cache', async () => {
     await h.link(TEAM);
     let since = h.slack.views.length;
