@@ -95,6 +95,16 @@ export function workspaceIdOf(context: {
   return context.teamId ?? context.enterpriseId ?? null;
 }
 
+/**
+ * The workspace a bare workspace id stands for, when no signed request says more (the feed's Home republish): an
+ * `E…` id is an organisation served by an org-wide install, anything else a team.
+ */
+export function workspaceOfId(workspaceId: string): RequestWorkspace {
+  return workspaceId.startsWith('E')
+    ? { enterpriseId: workspaceId, isEnterpriseInstall: true }
+    : { teamId: workspaceId };
+}
+
 /** What a refused person is told: a lookup that failed is not a refusal, and says to try again. */
 export function refusalOf(verdict: AdminVerdict): Message {
   return !verdict.allowed && verdict.reason === 'lookup-failed'

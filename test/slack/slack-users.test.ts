@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
-import { linkAdminVerdict, type RequestWorkspace } from '../../src/slack/slack-users.js';
+import { linkAdminVerdict, type RequestWorkspace, workspaceOfId } from '../../src/slack/slack-users.js';
 
 /** The admin check on users.info answers shaped as Slack sends them (workspace, Slack Connect, Enterprise Grid). */
 
@@ -118,5 +118,14 @@ describe('linkAdminVerdict', () => {
         as: 'workspace-admin',
       });
     });
+  });
+});
+
+describe('workspaceOfId', () => {
+  it('an E… id is an organisation of an org-wide install; its admins are the org’s', async () => {
+    expect(workspaceOfId(E1)).toEqual({ enterpriseId: E1, isEnterpriseInstall: true });
+    expect(workspaceOfId(T1)).toEqual({ teamId: T1 });
+    const orgAdmin = person({ enterprise_user: { enterprise_id: E1, is_admin: true, teams: [T1] } });
+    expect(await verdict(orgAdmin, workspaceOfId(E1))).toEqual({ allowed: true, as: 'org-admin' });
   });
 });

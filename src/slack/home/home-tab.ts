@@ -20,6 +20,7 @@ import {
   type RequestWorkspace,
   refusalOf,
   workspaceIdOf,
+  workspaceOfId,
 } from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
 import { openMaterialModal } from './material-modal.js';
@@ -50,7 +51,7 @@ export async function publishHome(
   userId: string,
   options: {
     refresh?: boolean;
-    /** The request's workspace as Bolt's context has it (org installs); default the workspace id as a team. */
+    /** The request's workspace as Bolt's context has it (org installs); default what the id stands for. */
     workspace?: RequestWorkspace;
   } = {},
 ): Promise<void> {
@@ -59,7 +60,7 @@ export async function publishHome(
     workspaceId,
     userId,
     refresh: options.refresh ?? false,
-    workspace: options.workspace ?? { teamId: workspaceId },
+    workspace: options.workspace ?? workspaceOfId(workspaceId),
   };
   const key = `${workspaceId}:${userId}`;
   if (deps.homePublishes.busy(key))

@@ -382,6 +382,41 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     expect(viewText(home)).toContain('*1312* · último status visto: Entregue parcialmente');
   });
 
+  it('an org-wide install (workspace E…): the Home published after a feed DM knows the org’s admin as one', async () => {
+    // One bot token for every workspace (SLACK_BOT_TOKEN), so the feed has a client for the organisation's id.
+    await h.close();
+    h = await startHarness({ env: { SLACK_BOT_TOKEN: 'xoxb-1-2-orgwide' } });
+    const ORG = 'E0ORG0001';
+    const orgAdmin = h.slack.addUser({
+      id: 'U0ORGADM1',
+      teamId: TEAM,
+      name: 'carla.org',
+      realName: 'Carla Org',
+      email: 'carla.org@manutencao.example.com',
+      enterpriseId: ORG,
+      isOrgAdmin: true,
+    });
+    await h.container.feedListeners.follow(ORG, orgAdmin.id, 1312, 'Entregue parcialmente');
+    const since = h.slack.views.length;
+    const result = await h.container.feedPoster.post(ORG, { kind: 'dm', userId: orgAdmin.id }, [
+      {
+        kind: 'status',
+        id: 'ev-org-1',
+        workspaceId: ORG,
+        detectedAt: Date.now(),
+        stockroomId: 1,
+        requestId: 1312,
+        fromStatus: 'Em separação',
+        toStatus: 'Entregue parcialmente',
+        requesterEmail: null,
+      },
+    ]);
+    expect(result).toEqual({ ok: true });
+    const home = await publishedHome(h, orgAdmin.id, since);
+    expect(viewText(home)).toContain('*1312* · último status visto: Entregue parcialmente');
+    expect(buttonsOfView(home).map((b) => b.text?.text)).toContain('Vincular');
+  });
+
   it('a Home with every section full stays within 100 blocks', async () => {
     await h.link(TEAM);
     const store = h.container.feedListeners;
