@@ -120,6 +120,12 @@ export function renderShareNotPosted(): Message {
   return finalizeMessage({ text, blocks: [section(`:warning: ${text}`)] });
 }
 
+/** A modal Slack would not open (a trigger expired or used, Slack rate-limiting or failing), told beside it. */
+export function renderModalNotOpened(): Message {
+  const text = 'Não consegui abrir a janela no Slack; tente de novo em alguns segundos.';
+  return finalizeMessage({ text, blocks: [section(`:warning: ${text}`)] });
+}
+
 /** The material as posted in a channel by `Compartilhar`. */
 export function renderMaterialShared(match: MaterialMatch, byUserId: string, ctx: RenderContext): Message {
   return finalizeMessage({

@@ -203,44 +203,77 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
 }
 
 /**
- * Posts through response_url (retried under `respond`, see response-url.ts). When that fails for good and the
- * recipient is known, the answer still reaches the person: a shared answer is posted in the channel, anything
- * else as an ephemeral message in the channel, and failing that in a DM. One log line tells what happened.
+ * Posts through response_url (retried under `respond`, see response-url.ts). When that fails for good, or there is
+ * no response_url (`respond` undefined: a click on the Home, a global shortcut), and the recipient is known, the
+ * answer still reaches the person: a shared answer is posted in the channel, anything else as an ephemeral message
+ * in the channel, and failing that (or with no channel) in a DM. One log line tells what happened.
  */
 export async function sendResponse(
   deps: Pick<SlackDeps, 'logger'>,
-  respond: RespondFn,
+  respond: RespondFn | undefined,
   message: Message,
   options: { response_type: 'ephemeral' | 'in_channel'; replace_original: boolean },
   logger = deps.logger,
   recipient?: Recipient,
 ): Promise<void> {
-  try {
-    await respond({ text: message.text, blocks: message.blocks, ...options });
-    return;
-  } catch (error) {
-    if (!recipient) {
-      logger.error(errFields(error), 'response_url post failed');
+  let failure: unknown;
+  if (respond) {
+    try {
+      await respond({ text: message.text, blocks: message.blocks, ...options });
       return;
+    } catch (error) {
+      failure = error;
     }
-    // A shared answer that may already be in the channel is not posted there again: the person who shared it
-    // gets it for sure, to them alone.
-    const inDoubt = error instanceof ResponseUrlOutcomeUnknownError;
-    const { deliveredBy, failures } = await deliverElsewhere(
-      recipient,
-      message,
-      inDoubt ? 'ephemeral' : options.response_type,
-    );
-    const fields = { ...errFields(error), userId: recipient.userId, fallbackFailures: failures };
-    if (deliveredBy && inDoubt)
-      logger.warn(
-        { ...fields, deliveredBy },
-        'shared answer may have reached Slack; shown to the person who shared it, not posted in the channel again',
-      );
-    else if (deliveredBy)
-      logger.warn({ ...fields, deliveredBy }, 'response_url post failed; answer delivered another way');
-    else logger.error(fields, 'answer lost: response_url, channel and DM all failed');
   }
+  if (!recipient) {
+    if (respond) logger.error(errFields(failure), 'response_url post failed');
+    else logger.error('answer lost: no response_url and nobody to tell');
+    return;
+  }
+  // A shared answer that may already be in the channel is not posted there again: the person who shared it
+  // gets it for sure, to them alone.
+  const inDoubt = failure instanceof ResponseUrlOutcomeUnknownError;
+  const { deliveredBy, failures } = await deliverElsewhere(
+    recipient,
+    message,
+    inDoubt ? 'ephemeral' : options.response_type,
+  );
+  const fields = {
+    ...(respond ? errFields(failure) : { responseUrl: 'none' }),
+    userId: recipient.userId,
+    fallbackFailures: failures,
+  };
+  if (deliveredBy && inDoubt)
+    logger.warn(
+      { ...fields, deliveredBy },
+      'shared answer may have reached Slack; shown to the person who shared it, not posted in the channel again',
+    );
+  else if (deliveredBy && !respond)
+    logger.info({ ...fields, deliveredBy }, 'no response_url; answer delivered another way');
+  else if (deliveredBy)
+    logger.warn({ ...fields, deliveredBy }, 'response_url post failed; answer delivered another way');
+  else logger.error(fields, 'answer lost: response_url, channel and DM all failed');
+}
+
+/**
+ * A short notice to one person beside whatever they were doing (a refusal, a modal Slack would not open): ephemeral
+ * through the response_url when there is one, else sendResponse's fallback (ephemeral in the channel, or a DM).
+ */
+export function tellPerson(
+  deps: Pick<SlackDeps, 'logger'>,
+  respond: RespondFn | undefined,
+  message: Message,
+  recipient: Recipient,
+  logger = deps.logger,
+): Promise<void> {
+  return sendResponse(
+    deps,
+    respond,
+    message,
+    { response_type: 'ephemeral', replace_original: false },
+    logger,
+    recipient,
+  );
 }
 
 /**

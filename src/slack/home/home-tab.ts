@@ -12,7 +12,7 @@ import { renderHome } from '../../render/home.js';
 import { renderHelpModal } from '../../render/home-modals.js';
 import { ActionIds, ActionPatterns } from '../../render/ids.js';
 import { requestIdOfButton } from '../actions/follow.js';
-import { sendResponse } from '../deliver.js';
+import { type Recipient, tellPerson } from '../deliver.js';
 import type { HomePublishRequest, SlackDeps } from '../deps.js';
 import {
   emailOf,
@@ -24,9 +24,15 @@ import {
 } from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
 import { openMaterialModal } from './material-modal.js';
+import { tellModalNotOpened } from './notices.js';
 import { openRequestLookup } from './request-modal.js';
 
 type HomeButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
+
+/** Who clicked a Home button, for what cannot be shown on the Home (no response_url, no channel: a DM). */
+function clicker({ client, body }: HomeButtonArgs): Recipient {
+  return { client, userId: body.user.id, channelId: body.channel?.id };
+}
 
 /** Merges the Home publishes asked while one runs: one rerun, a refresh when any of them asked for one. */
 export function createHomePublishes(): SerialCoalescer<HomePublishRequest> {
@@ -127,15 +133,8 @@ export function registerHomeTab(app: App, deps: SlackDeps): void {
         await deps.linkService.unlink(workspaceId);
       } else {
         deps.logger.warn({ workspaceId, reason: verdict.reason }, 'home: unlink refused');
-        // A Home click has no response_url: sendResponse's fallback tells the person why, by DM.
-        await sendResponse(
-          deps,
-          respond,
-          refusalOf(verdict),
-          { response_type: 'ephemeral', replace_original: false },
-          deps.logger,
-          { client, userId },
-        );
+        // A Home click has no response_url: tellPerson's fallback tells the person why, by DM.
+        await tellPerson(deps, respond, refusalOf(verdict), { client, userId });
       }
       await publishHome(deps, client, workspaceId, userId, { workspace: context });
     }),
@@ -152,21 +151,22 @@ export function registerHomeTab(app: App, deps: SlackDeps): void {
   app.action<BlockAction<ButtonAction>>(ActionIds.homeSearch, async (args) => {
     await args.ack();
     const workspaceId = workspaceIdOf(args.context);
-    if (workspaceId) await openMaterialModal(deps, args.client, args.body.trigger_id, workspaceId);
+    if (workspaceId)
+      await openMaterialModal(deps, args.client, args.body.trigger_id, workspaceId, clicker(args));
   });
   app.action<BlockAction<ButtonAction>>(ActionIds.homeLookup, async (args) => {
     await args.ack();
-    await openRequestLookup(deps, args.client, args.body.trigger_id);
+    await openRequestLookup(deps, args.client, args.body.trigger_id, clicker(args));
   });
-  app.action<BlockAction<ButtonAction>>(ActionIds.homeHelp, async ({ ack, client, body }) => {
-    await ack();
+  app.action<BlockAction<ButtonAction>>(ActionIds.homeHelp, async (args) => {
+    await args.ack();
     try {
-      await triggerClient(client, deps.metrics).views.open({
-        trigger_id: body.trigger_id,
+      await triggerClient(args.client, deps.metrics).views.open({
+        trigger_id: args.body.trigger_id,
         view: renderHelpModal({ timeZone: deps.config.DIGEST_TZ, now: deps.now() }),
       });
     } catch (error) {
-      deps.logger.warn(errFields(error), 'help modal not opened');
+      await tellModalNotOpened(deps, error, 'help modal not opened', clicker(args));
     }
   });
 }

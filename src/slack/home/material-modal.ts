@@ -19,12 +19,13 @@ import {
 } from '../../render/home-modals.js';
 import { ActionIds, BlockIds, ShortcutIds, ViewIds } from '../../render/ids.js';
 import type { Message, RenderContext } from '../../render/index.js';
-import { sendResponse } from '../deliver.js';
+import { type Recipient, sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { postToResponseUrl, ResponseUrlOutcomeUnknownError } from '../response-url.js';
 import { workspaceIdOf } from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
+import { tellModalNotOpened } from './notices.js';
 
 /** Slack shows at most 100 options in a select. */
 export const MAX_MATERIAL_OPTIONS = 100;
@@ -47,6 +48,8 @@ export async function openMaterialModal(
   client: WebClient,
   triggerId: string,
   workspaceId: string,
+  /** Who asked: told when the modal cannot be opened (neither the shortcut nor the Home has a response_url). */
+  recipient: Recipient,
 ): Promise<void> {
   let viewId: string | undefined;
   try {
@@ -56,7 +59,7 @@ export async function openMaterialModal(
     });
     viewId = opened.view?.id;
   } catch (error) {
-    deps.logger.warn(errFields(error), 'material modal not opened');
+    await tellModalNotOpened(deps, error, 'material modal not opened', recipient);
     return;
   }
   await deps.tasks.run('warm material list', async () => {
@@ -86,7 +89,11 @@ export function registerMaterialModal(app: App, deps: SlackDeps): void {
     async ({ ack, shortcut, client, context }) => {
       await ack();
       const workspaceId = workspaceIdOf(context);
-      if (workspaceId) await openMaterialModal(deps, client, shortcut.trigger_id, workspaceId);
+      if (workspaceId)
+        await openMaterialModal(deps, client, shortcut.trigger_id, workspaceId, {
+          client,
+          userId: shortcut.user.id,
+        });
     },
   );
 

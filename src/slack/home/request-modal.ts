@@ -4,6 +4,7 @@ import type {
   BlockAction,
   ButtonAction,
   MessageShortcut,
+  RespondFn,
   SlackViewMiddlewareArgs,
   ViewSubmitAction,
 } from '@slack/bolt';
@@ -22,11 +23,13 @@ import {
 } from '../../render/home-modals.js';
 import { ActionPatterns, BlockIds, InputActionIds, ShortcutIds, ViewIds } from '../../render/ids.js';
 import type { Message } from '../../render/index.js';
+import type { Recipient } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { visibleMessageText } from '../parse/message-text.js';
 import { workspaceIdOf } from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
+import { tellModalNotOpened } from './notices.js';
 
 const MAX_INT32 = 2_147_483_647;
 
@@ -39,6 +42,8 @@ export async function openRequestLookup(
   deps: SlackDeps,
   client: WebClient,
   triggerId: string,
+  /** Who clicked: told when the modal cannot be opened (a Home click has no response_url: by DM). */
+  recipient: Recipient,
 ): Promise<void> {
   try {
     await triggerClient(client, deps.metrics).views.open({
@@ -46,7 +51,7 @@ export async function openRequestLookup(
       view: renderRequestLookupModal(),
     });
   } catch (error) {
-    deps.logger.warn(errFields(error), 'request lookup modal not opened');
+    await tellModalNotOpened(deps, error, 'request lookup modal not opened', recipient);
   }
 }
 
@@ -96,7 +101,12 @@ async function openAndShow(
   deps: SlackDeps,
   client: WebClient,
   triggerId: string,
-  who: { workspaceId: string; userId: string },
+  who: {
+    workspaceId: string;
+    userId: string;
+    channelId?: string | undefined;
+    respond?: RespondFn | undefined;
+  },
   id: number,
 ): Promise<void> {
   let viewId: string | undefined;
@@ -107,7 +117,9 @@ async function openAndShow(
     });
     viewId = opened.view?.id;
   } catch (error) {
-    deps.logger.warn(errFields(error), 'request modal not opened');
+    const recipient = { client, userId: who.userId, channelId: who.channelId };
+    await tellModalNotOpened(deps, error, 'request modal not opened', recipient, who.respond);
+    return;
   }
   if (viewId === undefined) return;
   const target = { ...who, viewId };
@@ -117,28 +129,33 @@ async function openAndShow(
 export function registerRequestModals(app: App, deps: SlackDeps): void {
   app.shortcut<MessageShortcut>(
     { callback_id: ShortcutIds.openRequest, type: 'message_action' },
-    async ({ ack, shortcut, client, context }) => {
+    async ({ ack, shortcut, client, context, respond }) => {
       await ack();
       const workspaceId = workspaceIdOf(context);
       if (!workspaceId) return;
+      // The payload has a response_url: a modal that cannot be opened is told there, ephemerally.
+      const who = { workspaceId, userId: shortcut.user.id, channelId: shortcut.channel.id, respond };
       // The blocks too: a bot's message (a digest, an alert) has its numbers there, its text only sums up.
       const ids = findRequestNumbers(visibleMessageText(shortcut.message));
       const [only] = ids;
       if (ids.length === 1 && only !== undefined) {
-        await openAndShow(deps, client, shortcut.trigger_id, { workspaceId, userId: shortcut.user.id }, only);
+        await openAndShow(deps, client, shortcut.trigger_id, who, only);
         return;
       }
       const view = ids.length === 0 ? renderNoRequestFoundModal() : renderRequestChoiceModal(ids);
-      await client.views
-        .open({ trigger_id: shortcut.trigger_id, view })
-        .catch((error: unknown) => deps.logger.warn(errFields(error), 'request modal not opened'));
+      try {
+        await triggerClient(client, deps.metrics).views.open({ trigger_id: shortcut.trigger_id, view });
+      } catch (error) {
+        const recipient = { client, userId: who.userId, channelId: who.channelId };
+        await tellModalNotOpened(deps, error, 'request modal not opened', recipient, respond);
+      }
     },
   );
 
   // A request's button: in a modal (the choice of several numbers) it replaces the modal; on the Home it opens one.
   app.action<BlockAction<ButtonAction>>(
     ActionPatterns.requestOpen,
-    async ({ ack, body, action, client, context }) => {
+    async ({ ack, body, action, client, context, respond }) => {
       await ack();
       const workspaceId = workspaceIdOf(context);
       const id = parseRequestNumber(action.value ?? '');
@@ -152,7 +169,8 @@ export function registerRequestModals(app: App, deps: SlackDeps): void {
         await deps.tasks.run('request modal', () => showRequest(deps, client, { ...who, viewId }, id));
         return;
       }
-      await openAndShow(deps, client, body.trigger_id, who, id);
+      // On the Home there is no response_url nor channel: a modal that cannot be opened is told by DM.
+      await openAndShow(deps, client, body.trigger_id, { ...who, channelId: body.channel?.id, respond }, id);
     },
   );
 

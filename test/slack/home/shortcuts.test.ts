@@ -352,6 +352,53 @@ describe('message shortcut abrir_solicitacao', () => {
   });
 });
 
+describe('a modal Slack will not open: the person is told, never left with nothing', () => {
+  const NOT_OPENED = 'Não consegui abrir a janela no Slack';
+
+  it('Abrir solicitação (one number, several): an ephemeral message in the channel, through its response_url', async () => {
+    for (const [text, failure] of [
+      ['#1312', { error: 'expired_trigger_id' }],
+      ['SM 1312 e #1316', { status: 429, retryAfterSec: 1 }],
+    ] as const) {
+      h.slack.failNext('views.open', failure, 1);
+      const sent = Date.now();
+      await messageShortcut(h, 'abrir_solicitacao', text, { channel: CHANNELS.stockroom });
+      const told = await h.nextMessage(sent, { userId: USERS.member });
+      expect(textOf(told)).toContain(NOT_OPENED);
+      expect(told).toMatchObject({ channel: CHANNELS.stockroom, ephemeral: true, visibleTo: USERS.member });
+    }
+  });
+
+  it('Buscar material (global shortcut): no response_url, so a DM', async () => {
+    // The trigger's client tries a 5xx twice.
+    h.slack.failNext('views.open', { status: 500 }, 2);
+    const sent = Date.now();
+    await globalShortcut(h, 'buscar_material', USERS.member);
+    const told = await h.nextMessage(sent, { userId: USERS.member });
+    expect(textOf(told)).toContain(NOT_OPENED);
+    expect(told.channel).toMatch(/^D/);
+  });
+
+  it('the Home’s Buscar material, Consultar solicitação, Ajuda and a request row: a DM each', async () => {
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const first = await publishedHome(h, USERS.admin, since);
+    since = h.slack.views.length;
+    await clickInView(h, first, 'home:refresh');
+    const home = await publishedHome(h, USERS.admin, since);
+    const row = buttonsOfView(home).find((b) => b.action_id.startsWith('request:open:'));
+    expect(row).toBeDefined();
+    for (const button of ['home:search', 'home:lookup', 'home:help', row?.action_id ?? '']) {
+      h.slack.failNext('views.open', { error: 'expired_trigger_id' }, 1);
+      const sent = Date.now();
+      await clickInView(h, home, button);
+      const told = await h.nextMessage(sent, { userId: USERS.admin });
+      expect(textOf(told)).toContain(NOT_OPENED);
+      expect(told.channel).toMatch(/^D/);
+    }
+  });
+});
+
 describe('Consultar solicitação (Home button)', () => {
   it('asks the number, refuses what is not one, then turns into the request', async () => {
     let since = h.slack.views.length;
