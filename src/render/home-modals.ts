@@ -126,6 +126,13 @@ export function renderModalNotOpened(): Message {
   return finalizeMessage({ text, blocks: [section(`:warning: ${text}`)] });
 }
 
+/** A material chosen in the picker that Slack would not show in the modal (views.update refused: a 429, a 5xx). */
+export function renderMaterialNotShown(): Message {
+  const text =
+    'Não consegui mostrar o material na janela do Slack; escolha de novo em alguns segundos (ou use `/estoque <código>`).';
+  return finalizeMessage({ text, blocks: [section(`:warning: ${text}`)] });
+}
+
 /** The material as posted in a channel by `Compartilhar`. */
 export function renderMaterialShared(match: MaterialMatch, byUserId: string, ctx: RenderContext): Message {
   return finalizeMessage({

@@ -14,12 +14,13 @@ import {
   renderAnswerModal,
   renderMaterialGone,
   renderMaterialModal,
+  renderMaterialNotShown,
   renderMaterialShared,
   renderShareNotPosted,
 } from '../../render/home-modals.js';
 import { ActionIds, BlockIds, ShortcutIds, ViewIds } from '../../render/ids.js';
 import type { Message, RenderContext } from '../../render/index.js';
-import { type Recipient, sendResponse } from '../deliver.js';
+import { type Recipient, sendResponse, tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { postToResponseUrl, ResponseUrlOutcomeUnknownError } from '../response-url.js';
@@ -104,7 +105,7 @@ export function registerMaterialModal(app: App, deps: SlackDeps): void {
 
   app.action<BlockAction<ExternalSelectAction>>(
     ActionIds.materialPick,
-    async ({ ack, body, action, client, context }) => {
+    async ({ ack, body, action, client, context, respond }) => {
       await ack();
       const workspaceId = workspaceIdOf(context);
       const materialId = Number(action.selected_option?.value);
@@ -112,6 +113,7 @@ export function registerMaterialModal(app: App, deps: SlackDeps): void {
       if (!workspaceId || !view || !Number.isSafeInteger(materialId) || materialId <= 0) return;
       await deps.tasks.run('material picked', async () => {
         const correlationId = newCorrelationId();
+        const logger = deps.logger.child({ correlationId, workspaceId, surface: 'material-picker' });
         let shown: ReturnType<typeof renderMaterialModal>;
         try {
           const ws = await deps.workspaces.resolve(workspaceId, 'interactive', correlationId);
@@ -127,7 +129,23 @@ export function registerMaterialModal(app: App, deps: SlackDeps): void {
             pickerFailure(deps, error, correlationId, workspaceId),
           );
         }
-        await client.views.update({ view_id: view.id, view: shown });
+        try {
+          await client.views.update({ view_id: view.id, view: shown });
+        } catch (error) {
+          // A modal has no response_url: the person is told by DM (tellPerson's fallback).
+          logger.warn(errFields(error), 'material modal not updated');
+          await tellPerson(
+            deps,
+            respond,
+            renderMaterialNotShown(),
+            {
+              client,
+              userId: body.user.id,
+              channelId: body.channel?.id,
+            },
+            logger,
+          );
+        }
       });
     },
   );

@@ -222,6 +222,36 @@ describe('Buscar material when something fails after the click', () => {
     ).toEqual([]);
   });
 
+  it('a material chosen whose modal Slack will not update (429, 5xx): the person is told by DM', async () => {
+    await h.command('/solicitacao', '1312');
+    const known = await eventually(
+      async () =>
+        [
+          ...(
+            await h.container.domain.stock.all({ workspaceId: TEAM, empresaId: DEMO_FACTS.company1.empresa })
+          ).values(),
+        ][0],
+    );
+    const since = h.slack.views.length;
+    await globalShortcut(h, 'buscar_material');
+    const modal = await nextView(h, since, 'views.open');
+    // The warm-up read has landed: the next views.update is the one of the choice.
+    await eventually(() => materialCalls() === 1);
+    for (const failure of [
+      { failure: { status: 429, retryAfterSec: 1 }, times: 1 },
+      // The listeners' client tries a 5xx three times.
+      { failure: { status: 502 }, times: 3 },
+    ] as const) {
+      h.slack.failNext('views.update', failure.failure, failure.times);
+      const sent = Date.now();
+      await chooseInView(h, modal, 'material:pick', { text: 'x', value: String(known.materialId) });
+      const told = await h.nextMessage(sent, { userId: USERS.admin });
+      expect(textOf(told)).toContain('Não consegui mostrar o material na janela');
+      expect(told.channel).toMatch(/^D/);
+    }
+    expect(h.logs.some((line) => line.includes('background task failed'))).toBe(false);
+  });
+
   it('a material chosen after the link went away: the modal says so instead of staying as it was', async () => {
     await h.command('/solicitacao', '1312');
     const known = await eventually(
