@@ -4,12 +4,7 @@ import type { Route } from '../domain/routes.js';
 import { systemClock } from '../lib/clock.js';
 import { errFields, newCorrelationId } from '../lib/logger.js';
 import { type AnswerSource, secondsSince } from '../lib/metrics.js';
-import {
-  type Message,
-  type RenderContext,
-  renderRestarting,
-  renderTimeout,
-} from '../render/index.js';
+import { type Message, type RenderContext, renderRestarting, renderTimeout } from '../render/index.js';
 import { UpstreamErrorCode } from '../upstream/errors.js';
 import type { AnswerRequest } from './answers.js';
 import type { SlackDeps } from './deps.js';
