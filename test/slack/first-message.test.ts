@@ -355,6 +355,35 @@ describe('waiting for a budget slot: saved data or the place in the queue, then 
   });
 });
 
+describe('an answer held past its deadline before any call of its own went out', () => {
+  it('says it could not prepare the answer in time, with Tentar de novo, without blaming the stock system', async () => {
+    await start({ answerTiming: { deadline: '1500ms', pendingNotice: '3s' } });
+    // Another replica holds the refresh of the stockrooms and never stores it: this answer waits for it.
+    const link = await h.container.links.get(TEAM);
+    if (!link) throw new Error('not linked');
+    const paramsKey = cacheParamsKey(null, linkScope({ link }));
+    await h.redis.redis.set(
+      h.redis.keys.cacheFill(TEAM, 'stockrooms', paramsKey),
+      'interactive other-replica',
+      'PX',
+      60_000,
+    );
+    const { sentAt } = await h.command('/estoque', 'almoxarifados');
+    await eventually(() => clock.pending >= 3);
+    pass(1_000);
+    const first = await h.nextMessage(sentAt, { userId: USERS.member });
+    expect(textOf(first)).toContain('Consultando');
+    // The net 2 s past the deadline.
+    pass(2_500);
+    await eventually(() => versionsOf(first).length === 2);
+    const answer = versionsOf(first)[1] as FakeMessage;
+    expect(textOf(answer)).toContain('Não consegui preparar a resposta a tempo');
+    expect(textOf(answer)).not.toContain('sistema de estoque demorou');
+    expect(buttonsOf(answer).map((b) => b.text?.text)).toContain('Tentar de novo');
+    expect(h.sandbox.calls.filter((c) => c.path === '/v1/almoxarifados' && c.at >= sentAt)).toEqual([]);
+  });
+});
+
 describe('commands without a route of their own: a first message too, then the answer in its place', () => {
   const budget: { open: boolean; slots?: number; waitMs?: number } = { open: true };
   const REQUEST = C1.requestsWithItemsBelowMinimum[0] as number;
