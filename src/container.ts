@@ -356,7 +356,7 @@ export function buildContainer(options: ContainerOptions): Container {
     tasks,
     seenRequests: new SeenRequests(kv, keys),
     now,
-    home: new HomeService({ workspaces, linkService, requests, subscriptions, feedListeners, logger }),
+    home: new HomeService({ workspaces, linkService, requests, subscriptions, feedListeners, logger, now }),
     homePublishes: createHomePublishes(),
     materials,
     workspaces,

@@ -16,7 +16,15 @@ export interface HomeServiceDeps {
   subscriptions: Pick<SubscriptionStore, 'listWorkspace'>;
   feedListeners: Pick<FeedListenerStore, 'listFollows' | 'getOwnFollow' | 'listChannels' | 'pausedReason'>;
   logger: Logger;
+  /** Epoch ms; default Date.now. */
+  now?: () => number;
 }
+
+/**
+ * `Atualizar` asks upstream unless the user's requests were read this recently: a double click, or a click right
+ * after another, spends no second call of the shared budget on the same answer.
+ */
+export const HOME_REFRESH_REUSE_MS = 30_000;
 
 /**
  * The App Home of one user. Opening it reads the store and the cache only, never upstream, so it never waits on
@@ -66,7 +74,7 @@ export class HomeService {
         user,
         {},
         1,
-        refresh ? { bypassCache: true } : { savedOnly: true },
+        refresh ? { freshSince: (this.deps.now ?? Date.now)() - HOME_REFRESH_REUSE_MS } : { savedOnly: true },
       );
       const { list, mine } = answer.data;
       return {

@@ -206,6 +206,23 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     expect(dataCalls()).toBe(after);
   });
 
+  it('Atualizar clicked again at once spends no second upstream call: what was just read is shown', async () => {
+    await h.link(TEAM);
+    let since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const first = await publishedHome(h, USERS.admin, since);
+    since = h.slack.views.length;
+    await clickInView(h, first, 'home:refresh');
+    const refreshed = await publishedHome(h, USERS.admin, since);
+    const lists = () => h.sandbox.calls.filter((c) => c.path === '/v1/solicitacoes-materiais').length;
+    const afterFirst = lists();
+    since = h.slack.views.length;
+    await clickInView(h, refreshed, 'home:refresh');
+    const again = await publishedHome(h, USERS.admin, since);
+    expect(lists()).toBe(afterFirst);
+    expect(viewText(again)).toMatch(/Dados salvos agora/);
+  });
+
   it('a user without an upstream e-mail match is told why there are no requests', async () => {
     await h.link(TEAM);
     let since = h.slack.views.length;
