@@ -52,11 +52,13 @@ export function createSlackClients(options: SlackClientsOptions): SlackClients {
       if (options.botToken) return clientFor(options.botToken);
       if (!options.installations) return null;
       try {
-        const installation = await options.installations.fetchInstallation({
-          teamId: workspaceId,
-          isEnterpriseInstall: false,
-          enterpriseId: undefined,
-        });
+        // A workspace kept under its organisation's id (an org-wide install whose request named no team) is
+        // that organisation's install; any other id is a team's (or a team an org-wide install serves).
+        const installation = await options.installations.fetchInstallation(
+          workspaceId.startsWith('E')
+            ? { teamId: undefined, isEnterpriseInstall: true, enterpriseId: workspaceId }
+            : { teamId: workspaceId, isEnterpriseInstall: false, enterpriseId: undefined },
+        );
         const token = installation.bot?.token;
         return token ? clientFor(token) : null;
       } catch (error) {

@@ -55,6 +55,28 @@ describe('SlackClients', () => {
     await expect(clients.forWorkspace('T0BROKEN')).rejects.toThrow('ECONNREFUSED');
   });
 
+  it('OAuth mode: a workspace kept under an organisation id (E…) is that organisation-wide install', async () => {
+    const token = slack.tokenFor(FAKE_SEED.teamId);
+    const queries: unknown[] = [];
+    const clients = createSlackClients({
+      slackApiUrl: slack.apiUrl,
+      logger,
+      installations: {
+        async fetchInstallation(query) {
+          queries.push(query);
+          if (!query.isEnterpriseInstall || query.enterpriseId !== 'E0ORG1')
+            throw new Error('no installation');
+          return {
+            enterprise: { id: 'E0ORG1' },
+            bot: { token, userId: 'U1', scopes: [], id: 'B1' },
+          } as never;
+        },
+      },
+    });
+    expect(await clients.forWorkspace('E0ORG1')).not.toBeNull();
+    expect(queries).toEqual([{ teamId: undefined, isEnterpriseInstall: true, enterpriseId: 'E0ORG1' }]);
+  });
+
   it('rejects rate-limited calls with their Retry-After and does not retry 5xx', async () => {
     const clients = createSlackClients({ slackApiUrl: slack.apiUrl, logger, botToken: 'xoxb-fixed' });
     const client = (await clients.forWorkspace(FAKE_SEED.teamId))!;
