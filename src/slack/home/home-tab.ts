@@ -15,6 +15,7 @@ import { requestIdOfButton } from '../actions/follow.js';
 import { type Recipient, tellPerson } from '../deliver.js';
 import type { HomePublishRequest, SlackDeps } from '../deps.js';
 import {
+  type AdminVerdict,
   emailOf,
   linkAdminVerdict,
   type RequestWorkspace,
@@ -74,6 +75,33 @@ export async function publishHome(
   await deps.homePublishes.run(key, request, (merged) => buildAndPublish(deps, merged));
 }
 
+/** How long a Home remembers that a person was found to be an admin, for when the check cannot be made. */
+const ADMIN_MEMORY_MS = 60 * 60_000;
+
+/** Per process (the deps of one app), who was last found to be an admin, and when: key workspace:user. */
+const lastAdminVerdicts = new WeakMap<SlackDeps, Map<string, { allowed: boolean; at: number }>>();
+
+/**
+ * Whether the Home shows the admin controls. A check that could not be made (users.info 429/5xx) keeps the last
+ * verdict of the hour, so an admin keeps them through Slack's hiccup, and nobody else ever gets them (the actions
+ * behind them check again anyway); never checked, they stay hidden.
+ */
+function adminOnHome(deps: SlackDeps, key: string, verdict: AdminVerdict): boolean {
+  let memory = lastAdminVerdicts.get(deps);
+  if (!memory) {
+    memory = new Map();
+    lastAdminVerdicts.set(deps, memory);
+  }
+  const now = deps.now();
+  if (verdict.allowed || verdict.reason !== 'lookup-failed') {
+    if (verdict.allowed) memory.set(key, { allowed: true, at: now });
+    else memory.delete(key);
+    return verdict.allowed;
+  }
+  const last = memory.get(key);
+  return last !== undefined && now - last.at < ADMIN_MEMORY_MS && last.allowed;
+}
+
 async function buildAndPublish(deps: SlackDeps, request: HomePublishRequest): Promise<void> {
   const { client, workspaceId, userId, refresh } = request;
   const correlationId = newCorrelationId();
@@ -81,10 +109,7 @@ async function buildAndPublish(deps: SlackDeps, request: HomePublishRequest): Pr
   const started = deps.now();
   try {
     const verdict = await linkAdminVerdict(client, userId, deps.config.BOT_ADMINS, request.workspace);
-    // The admin controls only lead to actions that check admin again themselves (the Home's unlink, the link
-    // modal's opening and submit): a check that could not be made (users.info 429/5xx) keeps them on an admin's
-    // Home, while a refusal (not an admin, a guest, someone external) hides them.
-    const isAdmin = verdict.allowed || verdict.reason === 'lookup-failed';
+    const isAdmin = adminOnHome(deps, `${workspaceId}:${userId}`, verdict);
     const view = await deps.home.build(
       workspaceId,
       { id: userId, email: () => emailOf(client, userId), isAdmin },

@@ -162,6 +162,10 @@ describe('App Home (app_home_opened -> views.publish)', () => {
   it('an admin whose admin check cannot be made (users.info 429, 5xx) keeps the admin controls', async () => {
     await h.link(TEAM);
     const adminButtons = ['Vincular de novo', 'Desvincular'];
+    // Found to be an admin once: the Home remembers it through a check that cannot be made.
+    const checked = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    await publishedHome(h, USERS.admin, checked);
     for (const failure of [
       { status: 429, retryAfterSec: 1 },
       // The listeners' client tries a 5xx three times.
@@ -176,6 +180,18 @@ describe('App Home (app_home_opened -> views.publish)', () => {
       expect(viewText(home)).toMatch(/consultas usadas/);
     }
     expect(h.logs.some((line) => line.includes('home not published'))).toBe(false);
+  });
+
+  it('anyone else whose check cannot be made gets no admin controls (nor an admin never checked before)', async () => {
+    await h.link(TEAM);
+    for (const user of [USERS.member, USERS.admin]) {
+      const since = h.slack.views.length;
+      h.slack.failNext('users.info', { status: 429, retryAfterSec: 1 }, 1);
+      await homeOpened(h, user);
+      const home = await publishedHome(h, user, since);
+      expect(buttonsOfView(home).map((b) => b.text?.text)).not.toContain('Desvincular');
+      expect(viewText(home)).not.toMatch(/consultas usadas/);
+    }
   });
 
   it('Atualizar reads the user’s open requests (e-mail match); the next opening shows them from the cache', async () => {
