@@ -159,11 +159,19 @@ export function renderRestartingCommand(command: string): Message {
  * A command without a route of its own (a follow, `minhas acompanhar`) got no answer by its deadline: its reads
  * were cut then, but whether it was recorded is not known, so the person is told to check or send it again.
  */
-export function renderCommandTimeout(command: string, correlationId: string): Message {
-  return failure(
-    `:hourglass: O sistema de estoque demorou demais para responder e ${code(truncate(command.replace(/\s+/g, ' '), 100))} pode não ter terminado; confira ou envie de novo em alguns instantes.`,
-    [context(reference(correlationId))],
-  );
+export function renderCommandTimeout(
+  command: string,
+  correlationId: string,
+  options: { upstream?: boolean } = {},
+): Message {
+  const what = code(truncate(command.replace(/\s+/g, ' '), 100));
+  const why =
+    options.upstream === false
+      ? `Não consegui concluir ${what} a tempo e ele`
+      : `O sistema de estoque demorou demais para responder e ${what}`;
+  return failure(`:hourglass: ${why} pode não ter terminado; confira ou envie de novo em alguns instantes.`, [
+    context(reference(correlationId)),
+  ]);
 }
 
 export function renderBadUpstreamData(correlationId: string): Message {

@@ -11,12 +11,9 @@ export function handleDigestCommand(
   args: CommandArgs,
   command: DigestCommand,
 ): Promise<void> {
-  // `resumo agora` builds the digest at its own priority, not cut at an answer's deadline.
-  const names = {
-    kind: command.kind,
-    task: `digest ${command.kind}`,
-    deadline: command.kind !== 'digest-now',
-  };
+  // None is cut at an answer's deadline: `resumo agora` builds the digest at its own priority, and the others
+  // wait on Slack (the confirmation posted in the channel) and the store alone.
+  const names = { kind: command.kind, task: `digest ${command.kind}`, deadline: false };
   return runListenerCommand(deps, args, names, async ({ workspaceId, channelId, userId, render }) => {
     switch (command.kind) {
       case 'digest-subscribe':

@@ -35,7 +35,10 @@ export function isFeedCommand(command: EstoqueCommand | SolicitacaoCommand): com
  */
 export function handleFeedCommand(deps: SlackDeps, args: CommandArgs, command: FeedCommand): Promise<void> {
   const feed = deps.feedSubscriptions;
-  const names = { kind: command.kind, task: `feed ${command.kind}` };
+  // Only the follows read upstream (the request's status, the user's match): they are cut at an answer's
+  // deadline; the others wait on Slack and the store alone, and answer whenever they are done.
+  const readsUpstream = command.kind === 'request-follow' || command.kind === 'request-own-follow';
+  const names = { kind: command.kind, task: `feed ${command.kind}`, deadline: readsUpstream };
   return runListenerCommand(
     deps,
     args,

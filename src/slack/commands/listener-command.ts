@@ -32,8 +32,9 @@ export interface ListenerCommandNames {
   /** The background task's name. */
   task: string;
   /**
-   * False for a command whose work is not cut at the answer deadline (`resumo agora` builds and posts a digest at
-   * the digest's priority): its first message still comes, and its answer replaces it whenever it is done.
+   * True for a command whose upstream reads are cut at the answer deadline (a follow). False (the default) for one
+   * that is not (`resumo agora` builds and posts a digest at the digest's priority; a subscription waits on Slack
+   * and the store): its first message still comes, and its answer replaces it whenever it is done.
    */
   deadline?: boolean;
 }
@@ -64,7 +65,7 @@ export async function runListenerCommand(
   const arrivedAt = receivedAtOf(args.context) ?? clock.monotonic();
   const configured = deps.answerTiming ?? DEFAULT_ANSWER_TIMING;
   const timing =
-    names.deadline === false ? { ...configured, deadlineMs: Number.POSITIVE_INFINITY } : configured;
+    names.deadline === true ? configured : { ...configured, deadlineMs: Number.POSITIVE_INFINITY };
   /** Set once the person was told the bot is restarting: nothing is sent after that notice. */
   let abandoned = false;
   /** A first message is on screen: the answer, or the restart notice, replaces it. */
@@ -113,7 +114,7 @@ export async function runListenerCommand(
           return reply ?? renderDoneInChannel();
         }),
         saved: async () => null,
-        timedOut: () => renderCommandTimeout(command, correlationId),
+        timedOut: () => renderCommandTimeout(command, correlationId, { upstream: progress.calling }),
         send: async (message, replacing) => {
           if (abandoned) {
             logger.info('answer after the restart notice; not sent');
