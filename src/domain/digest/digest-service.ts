@@ -56,7 +56,8 @@ export function looksClosed(
   if (request.concluidoComRessalvas) return true;
   const name = fold(request.statusAndamentoSolicitacao_Nome ?? '');
   if (/cancelad|conclu|finaliz|recusad|rejeitad|encerrad|fechad|baixad|arquivad/.test(name)) return true;
-  return /atendid|entregue/.test(name) && !/parcial/.test(name);
+  // "Não entregue", "A ser atendida", "Aguardando entrega" wait still.
+  return /atendid|entregue/.test(name) && !/parcial|\bnao\b|\ba ser\b|aguard/.test(name);
 }
 
 /**

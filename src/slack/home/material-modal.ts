@@ -132,6 +132,11 @@ export function registerMaterialModal(app: App, deps: SlackDeps): void {
         try {
           await client.views.update({ view_id: view.id, view: shown });
         } catch (error) {
+          // The person closed the modal meanwhile (Slack: not_found): nothing to tell them.
+          if ((error as { data?: { error?: unknown } }).data?.error === 'not_found') {
+            logger.info('material modal closed before it could show the material');
+            return;
+          }
           // A modal has no response_url: the person is told by DM (tellPerson's fallback).
           logger.warn(errFields(error), 'material modal not updated');
           await tellPerson(

@@ -170,6 +170,10 @@ describe('DigestService', () => {
     expect(closed('Baixada')).toBe(true);
     expect(closed('Entregue')).toBe(true);
     expect(closed('Entregue parcialmente')).toBe(false);
+    expect(closed('Não entregue')).toBe(false);
+    expect(closed('A ser entregue')).toBe(false);
+    expect(closed('Não atendida')).toBe(false);
+    expect(closed('Aguardando ser atendida')).toBe(false);
     expect(closed('Rejeitada pelo gestor')).toBe(true);
     expect(closed('Aberta')).toBe(false);
     expect(closed('Em separação')).toBe(false);

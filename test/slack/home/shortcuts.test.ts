@@ -250,6 +250,14 @@ describe('Buscar material when something fails after the click', () => {
       expect(told.channel).toMatch(/^D/);
     }
     expect(h.logs.some((line) => line.includes('background task failed'))).toBe(false);
+    // A modal the person closed meanwhile (Slack: not_found) is not a reason to DM them.
+    h.slack.failNext('views.update', { error: 'not_found' }, 1);
+    const closedAt = Date.now();
+    await chooseInView(h, modal, 'material:pick', { text: 'x', value: String(known.materialId) });
+    await eventually(() =>
+      h.logs.some((line) => line.includes('material modal closed before it could show')),
+    );
+    expect(h.slack.messages.filter((m) => m.at >= closedAt)).toEqual([]);
   });
 
   it('a material chosen after the link went away: the modal says so instead of staying as it was', async () => {
