@@ -180,12 +180,14 @@ export function buildSlackApp(options: SlackAppOptions): App {
  * One workspace's authorization (SLACK_BOT_TOKEN). Bolt's own, given the token, asks `auth.test` as it is built and
  * keeps that promise: a Slack unreachable at start-up was an unhandled rejection that stopped the process (a crash
  * loop through a Slack incident or a DNS failure), and every request after it failed the same way. This one asks
- * when a request first needs the bot's ids, shares that call, keeps a success and asks again after a failure (that
- * request fails; the process and the next requests go on).
+ * when a request first needs the bot's ids, shares that call, keeps a success and asks again after a failure.
+ * While the ids cannot be read, a command or a click goes on without them (nothing of theirs needs them); an
+ * Events API event does not (Bolt's ignoreSelf and the chat help need them to tell the bot's own messages from a
+ * person's, or the bot would answer itself).
  */
 export function singleWorkspaceAuthorize(client: WebClient, botToken: string): Authorize<boolean> {
   let ids: Promise<{ botId: string | undefined; botUserId: string | undefined }> | null = null;
-  return async ({ isEnterpriseInstall }) => {
+  return async ({ isEnterpriseInstall }, body) => {
     ids ??= client.auth.test({ token: botToken }).then(
       (result) => ({ botId: result.bot_id, botUserId: result.user_id }),
       (error: unknown) => {
@@ -193,7 +195,12 @@ export function singleWorkspaceAuthorize(client: WebClient, botToken: string): A
         throw error;
       },
     );
-    return { isEnterpriseInstall, botToken, ...(await ids) };
+    try {
+      return { isEnterpriseInstall, botToken, ...(await ids) };
+    } catch (error) {
+      if (typeof body === 'object' && body !== null && 'event' in body) throw error;
+      return { isEnterpriseInstall, botToken };
+    }
   };
 }
 
