@@ -111,6 +111,14 @@ export class Keys {
   lastKnownStock(workspaceId: string, empresaId: number | null): string {
     return `${this.prefix}stock:${workspaceId}:c${empresaId ?? ''}`;
   }
+  // What was kept of materials per workspace alone, before it was kept per company (2026-11-26): deleted with them.
+  legacyMaterialKeys(workspaceId: string): string[] {
+    return [
+      `${this.prefix}stock:${workspaceId}`,
+      `${this.prefix}stock:${workspaceId}:names`,
+      `${this.prefix}digest:${workspaceId}:materials`,
+    ];
+  }
   // Last known material names, per workspace and company (hash field = material id), kept beside the stock.
   materialNames(workspaceId: string, empresaId: number | null): string {
     return `${this.prefix}stock:${workspaceId}:c${empresaId ?? ''}:names`;

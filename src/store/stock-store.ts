@@ -107,6 +107,7 @@ export class StockStore {
       this.keys.lastKnownStock(workspaceId, empresaId),
       this.keys.materialNames(workspaceId, empresaId),
       this.keys.digestMaterials(workspaceId, empresaId),
+      ...this.keys.legacyMaterialKeys(workspaceId),
     );
   }
 }

@@ -108,6 +108,10 @@ describe('StockStore stock', () => {
     expect(await store.all(T1)).toEqual(new Map());
     expect(await store.names(T1)).toEqual(new Map());
     expect(await redis.redis.exists(redis.keys.digestMaterials('T1', 1))).toBe(0);
+    // What was kept per workspace alone before (an upgrade) goes too.
+    await redis.redis.hset(redis.keys.legacyMaterialKeys('T1')[0] as string, '1014', '{}');
+    await store.forget(T1);
+    expect(await redis.redis.exists(...redis.keys.legacyMaterialKeys('T1'))).toBe(0);
     expect((await store.all(other)).get(1014)?.seenAt).toBe(2);
   });
 });
