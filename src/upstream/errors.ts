@@ -312,7 +312,7 @@ const MARKUP = /<\s*\/?\s*[a-z!][^>]*>/i;
 
 function textField(body: unknown, key: string): string | null {
   const text = stringField(body, key);
-  return text === null || MARKUP.test(text) ? null : text;
+  return text === null ? null : usable(text);
 }
 
 /**

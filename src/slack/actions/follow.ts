@@ -2,7 +2,7 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { newCorrelationId } from '../../lib/logger.js';
 import { ActionPatterns } from '../../render/ids.js';
 import { type Message, renderStaleButton } from '../../render/index.js';
-import { sendResponse } from '../deliver.js';
+import { tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { DEFAULT_ANSWER_TIMING } from '../first-message.js';
@@ -38,12 +38,11 @@ async function onFollowButton(
   await args.ack();
   const requestId = requestIdOfButton(args.action.value);
   const workspaceId = workspaceIdOf(args.context);
-  const options = { response_type: 'ephemeral', replace_original: false } as const;
   // When the response_url fails, the reply still reaches the person: in the channel, else by DM.
   const recipient = { client: args.client, userId: args.body.user.id, channelId: args.body.channel?.id };
   if (requestId === null || workspaceId === null) {
     deps.logger.warn({ actionId: args.action.action_id }, 'follow button with an unreadable value');
-    await sendResponse(deps, args.respond, renderStaleButton(), options, deps.logger, recipient);
+    await tellPerson(deps, args.respond, renderStaleButton(), recipient);
     return;
   }
   const userId = args.body.user.id;
@@ -64,6 +63,6 @@ async function onFollowButton(
       const render = { timeZone: deps.config.DIGEST_TZ, now: deps.now() };
       reply = failureMessage(error, null, correlationId, render, logger, { limit: count, windowMs });
     }
-    await sendResponse(deps, args.respond, reply, options, logger, recipient);
+    await tellPerson(deps, args.respond, reply, recipient, logger);
   });
 }

@@ -6,7 +6,7 @@ import {
   deliverRoute,
   respondRestarting,
   type ShownState,
-  sendResponse,
+  tellPerson,
 } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { receivedAtOf } from '../request-guard.js';
@@ -29,14 +29,11 @@ export async function answerButton(
   const workspaceId = workspaceIdOf(args.context);
   if (!route || !workspaceId) {
     deps.logger.warn({ actionId: args.action.action_id }, 'button with an unreadable value');
-    await sendResponse(
-      deps,
-      args.respond,
-      renderStaleButton(),
-      { response_type: 'ephemeral', replace_original: false },
-      deps.logger,
-      { client: args.client, userId: args.body.user.id, channelId: args.body.channel?.id },
-    );
+    await tellPerson(deps, args.respond, renderStaleButton(), {
+      client: args.client,
+      userId: args.body.user.id,
+      channelId: args.body.channel?.id,
+    });
     return;
   }
   const onEphemeral = args.body.container?.is_ephemeral === true;

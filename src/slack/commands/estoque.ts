@@ -12,7 +12,7 @@ import {
   renderSandboxUnavailable,
   type SandboxChangeView,
 } from '../../render/sandbox.js';
-import { sendResponse } from '../deliver.js';
+import { sendResponse, tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { parseEstoque } from '../parse/commands.js';
 import { linkAdminVerdict, refusalOf, workspaceIdOf } from '../slack-users.js';
@@ -143,12 +143,9 @@ async function askUnlink(deps: SlackDeps, args: CommandArgs): Promise<void> {
   if (!verdict.allowed)
     deps.logger.info({ userId: args.command.user_id, reason: verdict.reason }, 'unlink refused');
   const message = verdict.allowed ? renderUnlinkConfirm() : refusalOf(verdict);
-  await sendResponse(
-    deps,
-    args.respond,
-    message,
-    { response_type: 'ephemeral', replace_original: false },
-    deps.logger,
-    { client: args.client, userId: args.command.user_id, channelId: args.command.channel_id },
-  );
+  await tellPerson(deps, args.respond, message, {
+    client: args.client,
+    userId: args.command.user_id,
+    channelId: args.command.channel_id,
+  });
 }

@@ -20,7 +20,7 @@ import {
 } from '../../render/home-modals.js';
 import { ActionIds, BlockIds, ShortcutIds, ViewIds } from '../../render/ids.js';
 import type { Message, RenderContext } from '../../render/index.js';
-import { type Recipient, sendResponse, tellPerson } from '../deliver.js';
+import { type Recipient, tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { postToResponseUrl, ResponseUrlOutcomeUnknownError } from '../response-url.js';
@@ -235,13 +235,12 @@ async function shareMaterial(deps: SlackDeps, args: ViewArgs): Promise<void> {
     }
     if (!failure) return;
     const notice = failure;
-    await sendResponse(
+    await tellPerson(
       deps,
       (args) => postToResponseUrl(responseUrl, typeof args === 'string' ? { text: args } : args),
       notice,
-      { response_type: 'ephemeral', replace_original: false },
-      logger,
       { client: args.client, userId, channelId: undefined },
+      logger,
     );
   });
 }

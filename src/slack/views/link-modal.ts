@@ -20,7 +20,7 @@ import {
   renderLinkUnavailable,
   renderUsage,
 } from '../../render/index.js';
-import { sendResponse } from '../deliver.js';
+import { tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { publishHome } from '../home/home-tab.js';
 import { postToResponseUrl } from '../response-url.js';
@@ -62,14 +62,7 @@ export function registerLinkModal(app: App, deps: SlackDeps): void {
       const recipient = { client, userId: body.user.id, channelId: body.channel?.id };
       if (!verdict.allowed) {
         deps.logger.info({ userId: body.user.id, reason: verdict.reason }, 'link refused');
-        await sendResponse(
-          deps,
-          respond,
-          refusalOf(verdict),
-          { response_type: 'ephemeral', replace_original: false },
-          deps.logger,
-          recipient,
-        );
+        await tellPerson(deps, respond, refusalOf(verdict), recipient);
         return;
       }
       const metadata = JSON.stringify(
@@ -84,12 +77,10 @@ export function registerLinkModal(app: App, deps: SlackDeps): void {
         });
       } catch (error) {
         deps.logger.error(errFields(error), 'could not open the link modal');
-        await sendResponse(
+        await tellPerson(
           deps,
           respond,
           renderUsage('estoque', 'não foi possível abrir o formulário de vínculo; tente de novo.'),
-          { response_type: 'ephemeral', replace_original: false },
-          deps.logger,
           recipient,
         );
       }
@@ -196,18 +187,7 @@ async function postOutcome(
     if (!responseUrl) throw new Error('no response_url to confirm through');
     return postToResponseUrl(responseUrl, typeof args === 'string' ? { text: args } : args);
   };
-  await sendResponse(
-    deps,
-    respond,
-    message,
-    { response_type: 'ephemeral', replace_original: false },
-    logger,
-    {
-      client,
-      userId,
-      channelId: metadata.channelId,
-    },
-  );
+  await tellPerson(deps, respond, message, { client, userId, channelId: metadata.channelId }, logger);
 }
 
 function readInput(raw: StateValues | null | undefined): LinkInput | { errors: Record<string, string> } {
