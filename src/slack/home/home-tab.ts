@@ -78,8 +78,8 @@ export async function publishHome(
 /** How long a Home remembers that a person was found to be an admin, for when the check cannot be made. */
 const ADMIN_MEMORY_MS = 60 * 60_000;
 
-/** Per process (the deps of one app), who was last found to be an admin, and when: key workspace:user. */
-const lastAdminVerdicts = new WeakMap<SlackDeps, Map<string, { allowed: boolean; at: number }>>();
+/** Per process (the deps of one app), when each person was last found to be an admin: key workspace:user. */
+const adminSeenAt = new WeakMap<SlackDeps, Map<string, number>>();
 
 /**
  * Whether the Home shows the admin controls. A check that could not be made (users.info 429/5xx) keeps the last
@@ -87,19 +87,19 @@ const lastAdminVerdicts = new WeakMap<SlackDeps, Map<string, { allowed: boolean;
  * behind them check again anyway); never checked, they stay hidden.
  */
 function adminOnHome(deps: SlackDeps, key: string, verdict: AdminVerdict): boolean {
-  let memory = lastAdminVerdicts.get(deps);
-  if (!memory) {
-    memory = new Map();
-    lastAdminVerdicts.set(deps, memory);
+  let seen = adminSeenAt.get(deps);
+  if (!seen) {
+    seen = new Map();
+    adminSeenAt.set(deps, seen);
   }
   const now = deps.now();
-  if (verdict.allowed || verdict.reason !== 'lookup-failed') {
-    if (verdict.allowed) memory.set(key, { allowed: true, at: now });
-    else memory.delete(key);
-    return verdict.allowed;
+  if (verdict.allowed) seen.set(key, now);
+  else if (verdict.reason !== 'lookup-failed') seen.delete(key);
+  else {
+    const at = seen.get(key);
+    return at !== undefined && now - at < ADMIN_MEMORY_MS;
   }
-  const last = memory.get(key);
-  return last !== undefined && now - last.at < ADMIN_MEMORY_MS && last.allowed;
+  return verdict.allowed;
 }
 
 async function buildAndPublish(deps: SlackDeps, request: HomePublishRequest): Promise<void> {
