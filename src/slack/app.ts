@@ -89,25 +89,22 @@ export function buildSlackApp(options: SlackAppOptions): App {
         },
       }
     : null;
+  const clientOptions = {
+    slackApiUrl: config.SLACK_API_URL,
+    ...INTERACTIVE_WEB_CLIENT,
+    // Bolt's Web API clients and respond() fetch through this: response_url posts are retried there
+    // (response-url.ts), and every attempt's Slack error is counted by method (slack-metrics.ts).
+    fetch: retryingFetch({
+      webApiUrl: config.SLACK_API_URL,
+      fetch: meteredFetch(deps.metrics, config.SLACK_API_URL),
+    }),
+  };
   const common = {
     logger,
-    clientOptions: {
-      slackApiUrl: config.SLACK_API_URL,
-      ...INTERACTIVE_WEB_CLIENT,
-      // Bolt's Web API clients and respond() fetch through this: response_url posts are retried there
-      // (response-url.ts), and every attempt's Slack error is counted by method (slack-metrics.ts).
-      fetch: retryingFetch({
-        webApiUrl: config.SLACK_API_URL,
-        fetch: meteredFetch(deps.metrics, config.SLACK_API_URL),
-      }),
-    },
+    clientOptions,
     ...(oauthOptions ?? {
       authorize: singleWorkspaceAuthorize(
-        new webApi.WebClient(undefined, {
-          slackApiUrl: config.SLACK_API_URL,
-          ...INTERACTIVE_WEB_CLIENT,
-          fetch: meteredFetch(deps.metrics, config.SLACK_API_URL),
-        }),
+        new webApi.WebClient(undefined, clientOptions),
         options.botToken ?? config.SLACK_BOT_TOKEN ?? '',
       ),
     }),
