@@ -39,6 +39,18 @@ describe('PromMetrics', () => {
     expect(await metrics.render()).toContain('estoque_redis_up 0');
   });
 
+  it('a store that never answers the budget read does not hold the scrape: the store down, no budget rows', async () => {
+    const metrics = new PromMetrics({ defaultMetrics: false });
+    metrics.readFrom({
+      // What the store's bounded probe says of a Redis gone away (RedisKeyValue.ping).
+      storeUp: async () => false,
+      budgetUsage: () => new Promise(() => undefined),
+    });
+    const text = await metrics.render();
+    expect(text).toContain('estoque_redis_up 0');
+    expect(text).not.toContain('estoque_budget_used{');
+  });
+
   it('turns a label value that is not a short code into "other"', () => {
     expect(boundedLabel('not_in_channel')).toBe('not_in_channel');
     expect(boundedLabel('chat.postMessage')).toBe('chat.postMessage');
