@@ -8,7 +8,7 @@ import {
   renderRestartingCommand,
 } from '../../render/index.js';
 import type { RenderContext } from '../../render/types.js';
-import { sendResponse } from '../deliver.js';
+import { type ShownState, sendResponse } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { AnswerProgress, DEFAULT_ANSWER_TIMING, firstMessageThenAnswer } from '../first-message.js';
@@ -66,10 +66,8 @@ export async function runListenerCommand(
   const configured = deps.answerTiming ?? DEFAULT_ANSWER_TIMING;
   const timing =
     names.deadline === true ? configured : { ...configured, deadlineMs: Number.POSITIVE_INFINITY };
-  /** Set once the person was told the bot is restarting: nothing is sent after that notice. */
-  let abandoned = false;
-  /** A first message is on screen: the answer, or the restart notice, replaces it. */
-  let firstShown = false;
+  /** What the person has on screen (a first message) and whether they were told the bot is restarting. */
+  const shown: ShownState = { firstMessage: false };
   const send = (message: Message, replacing: boolean) =>
     sendResponse(
       deps,
@@ -116,21 +114,21 @@ export async function runListenerCommand(
         saved: async () => null,
         timedOut: () => renderCommandTimeout(command, correlationId, { upstream: progress.calling }),
         send: async (message, replacing) => {
-          if (abandoned) {
+          if (shown.abandoned) {
             logger.info('answer after the restart notice; not sent');
             return;
           }
           if (toldInChannel && !replacing) return;
           await send(message, replacing);
-          firstShown = true;
+          shown.firstMessage = true;
         },
       });
     },
     {
       // SIGTERM before it finished (or after shutdown began): the person is told, not left in silence.
       onAbandon: async () => {
-        abandoned = true;
-        await send(renderRestartingCommand(command), firstShown);
+        shown.abandoned = true;
+        await send(renderRestartingCommand(command), shown.firstMessage);
       },
     },
   );
