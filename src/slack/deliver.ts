@@ -2,6 +2,7 @@ import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Route } from '../domain/routes.js';
 import { systemClock } from '../lib/clock.js';
+import { orAfter } from '../lib/deadline.js';
 import { errFields, newCorrelationId } from '../lib/logger.js';
 import { type AnswerSource, secondsSince } from '../lib/metrics.js';
 import { type Message, type RenderContext, renderRestarting, renderTimeout } from '../render/index.js';
@@ -48,6 +49,8 @@ export interface Delivery {
 
 export interface ShownState {
   firstMessage: boolean;
+  /** A message on its way to the screen: a restart notice waits for it, to replace it rather than land beside it. */
+  sending?: Promise<void> | undefined;
   /**
    * The person was told the bot is restarting (respondRestarting): whatever this answer still comes to (a failure
    * as the process closes its connections) is not sent, so the notice and its Tentar de novo stay.
@@ -179,7 +182,7 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
         logger.info('answer after the restart notice; not sent');
         return;
       }
-      await sendResponse(
+      const sent = sendResponse(
         deps,
         delivery.respond,
         message,
@@ -190,7 +193,7 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
         logger,
         recipient,
       );
-      if (delivery.shown) delivery.shown.firstMessage = true;
+      await (delivery.shown ? showing(delivery.shown, sent) : sent);
     },
   });
   logger.info({ ms: deps.now() - started, failed, ...(notices.length > 0 && { notices }) }, 'answered');
@@ -271,11 +274,40 @@ export function tellPerson(
   );
 }
 
+/** How long a restart notice waits for a message still on its way, so that it replaces it. */
+const SENDING_WAIT_MS = 1_500;
+
+/** Keeps `sent` in `shown` while it is on its way; once it is through, a message is on screen. */
+export async function showing(shown: ShownState, sent: Promise<void>): Promise<void> {
+  shown.sending = sent;
+  try {
+    await sent;
+    shown.firstMessage = true;
+  } finally {
+    if (shown.sending === sent) shown.sending = undefined;
+  }
+}
+
+/**
+ * Whether a restart notice replaces what is on screen: a message on its way is waited for (at most
+ * SENDING_WAIT_MS), else the notice would land beside it, or under it when the notice got there first.
+ */
+export async function onScreen(shown: ShownState): Promise<boolean> {
+  const sending = shown.sending;
+  if (sending)
+    await orAfter(
+      sending.catch(() => undefined),
+      SENDING_WAIT_MS,
+      () => undefined,
+    );
+  return shown.firstMessage || shown.sending !== undefined;
+}
+
 /**
  * The process is stopping before this answer could be given (SIGTERM, BackgroundTasks.shutdown): the person who
  * asked is told so, ephemerally, with a button that asks again (another replica, or this one restarted, answers).
  */
-export function respondRestarting(
+export async function respondRestarting(
   deps: Pick<SlackDeps, 'logger'>,
   respond: RespondFn,
   route: Route,
@@ -286,9 +318,10 @@ export function respondRestarting(
   // Whatever the answer still comes to is not sent after this notice.
   if (shown) shown.abandoned = true;
   // A first message on screen ("consultando…") is replaced, not left beside the notice.
+  const replacing = shown !== undefined && mode !== 'beside' && (await onScreen(shown));
   return sendResponse(deps, respond, renderRestarting(route), {
     response_type: 'ephemeral',
-    replace_original: shown?.firstMessage === true && mode !== 'beside',
+    replace_original: replacing,
   });
 }
 

@@ -62,6 +62,26 @@ describe('SIGTERM: answers in flight', () => {
     expect(shown.map((m) => textOf(m))).toEqual([expect.stringMatching(/o bot está reiniciando/i)]);
   });
 
+  it('a "consultando…" still on its way when the grace ends is replaced by the restart notice, not left beside it', async () => {
+    await h.close();
+    h = await startHarness({ timeoutMs: 5_000, answerTiming: { pendingNotice: '50ms' } });
+    await h.link(TEAM);
+    // Slack takes a second to take the first message: the grace ends while it is on its way.
+    h.slack.failNext('response_url', { delayMs: 1_000 });
+    const sentAt = await askSlowly(4_000);
+    await eventually(() => h.slack.calls.find((c) => c.method === 'response_url' && c.at >= sentAt));
+    const clock = new ManualClock(Date.now());
+    const closing = h.container.close({ graceMs: 10_000, clock });
+    await eventually(() => (clock.pending > 0 ? true : null));
+    clock.advance(10_000);
+    clock.runDue();
+    await closing;
+    // The first message has reached Slack, replaced by now or beside the notice.
+    await eventually(() => h.slack.messages.find((m) => m.at >= sentAt && /consultando/i.test(textOf(m))));
+    const shown = h.slack.messages.filter((m) => m.at >= sentAt && m.ephemeral && !m.replaced);
+    expect(shown.map((m) => textOf(m))).toEqual([expect.stringMatching(/o bot está reiniciando/i)]);
+  });
+
   it('the restart notice stays: the cut answer’s late failure is not sent over it', async () => {
     await h.close();
     h = await startHarness({ timeoutMs: 60_000, answerTiming: { pendingNotice: '50ms' } });
@@ -145,6 +165,30 @@ describe('SIGTERM: answers in flight', () => {
     clock.advance(10_000);
     clock.runDue();
     await closing;
+    const shown = h.slack.messages.filter((m) => m.at >= sentAt && m.ephemeral && !m.replaced);
+    expect(shown.map((m) => textOf(m))).toEqual([expect.stringMatching(/o bot está reiniciando/i)]);
+  });
+
+  it('resumo agora with its "consultando…" still on its way: the restart notice replaces it', async () => {
+    await h.close();
+    h = await startHarness({ timeoutMs: 60_000, answerTiming: { pendingNotice: '50ms' } });
+    await h.link(TEAM);
+    await h.command('/estoque', 'resumo assinar');
+    await eventually(() => h.container.tasks.size === 0 || null);
+    await h.container.cache.clear(TEAM);
+    h.sandbox.faults.next({ path: /^\/v1\//, delayMs: 60_000, times: 100 });
+    h.slack.failNext('response_url', { delayMs: 1_000 });
+    const sentAt = Date.now();
+    await h.command('/estoque', 'resumo agora');
+    await eventually(() => h.slack.calls.find((c) => c.method === 'response_url' && c.at >= sentAt));
+    const clock = new ManualClock(Date.now());
+    const closing = h.container.close({ graceMs: 10_000, clock });
+    await eventually(() => (clock.pending > 0 ? true : null));
+    clock.advance(10_000);
+    clock.runDue();
+    await closing;
+    // The first message has reached Slack, replaced by now or beside the notice.
+    await eventually(() => h.slack.messages.find((m) => m.at >= sentAt && /consultando/i.test(textOf(m))));
     const shown = h.slack.messages.filter((m) => m.at >= sentAt && m.ephemeral && !m.replaced);
     expect(shown.map((m) => textOf(m))).toEqual([expect.stringMatching(/o bot está reiniciando/i)]);
   });

@@ -8,7 +8,7 @@ import {
   renderRestartingCommand,
 } from '../../render/index.js';
 import type { RenderContext } from '../../render/types.js';
-import { type ShownState, sendResponse } from '../deliver.js';
+import { onScreen, type ShownState, sendResponse, showing } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { AnswerProgress, DEFAULT_ANSWER_TIMING, firstMessageThenAnswer } from '../first-message.js';
@@ -119,8 +119,7 @@ export async function runListenerCommand(
             return;
           }
           if (toldInChannel && !replacing) return;
-          await send(message, replacing);
-          shown.firstMessage = true;
+          await showing(shown, send(message, replacing));
         },
       });
     },
@@ -128,7 +127,7 @@ export async function runListenerCommand(
       // SIGTERM before it finished (or after shutdown began): the person is told, not left in silence.
       onAbandon: async () => {
         shown.abandoned = true;
-        await send(renderRestartingCommand(command), shown.firstMessage);
+        await send(renderRestartingCommand(command), await onScreen(shown));
       },
     },
   );
