@@ -1,5 +1,6 @@
 import type { BufferedIncomingMessage, ReceiverEvent } from '@slack/bolt';
 import { type Clock, systemClock } from '../lib/clock.js';
+import { orAfter } from '../lib/deadline.js';
 import { errFields, type Logger } from '../lib/logger.js';
 import { renderFormUnreadable, renderNotProcessed } from '../render/index.js';
 import type { SeenRequests } from '../store/seen-requests.js';
@@ -215,17 +216,9 @@ export class RequestGuard {
    * outage of every command); told once per outage.
    */
   private async stored(check: () => Promise<boolean>): Promise<boolean> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const first = await Promise.race([
-        check(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`the store did not answer within ${STORE_CHECK_MS} ms`)),
-            STORE_CHECK_MS,
-          );
-        }),
-      ]);
+      const first = await orAfter<boolean | typeof NO_ANSWER>(check(), STORE_CHECK_MS, () => NO_ANSWER);
+      if (first === NO_ANSWER) throw new Error(`the store did not answer within ${STORE_CHECK_MS} ms`);
       this.storeWarned = false;
       return first;
     } catch (error) {
@@ -234,11 +227,12 @@ export class RequestGuard {
         this.logger.warn(errFields(error), 'replay check skipped: the store does not answer');
       }
       return true;
-    } finally {
-      clearTimeout(timer);
     }
   }
 }
+
+/** The store's check did not answer within STORE_CHECK_MS. */
+const NO_ANSWER = Symbol('no answer');
 
 /**
  * The kinds whose listeners all ack before any I/O (see commands/, actions/, the shortcuts): their processing may
