@@ -27,8 +27,13 @@ import { upstreamWallTime, wallTimeOf } from './schedule.js';
 export const DIGEST_TOP_ROWS = 5;
 /** Item lists of new requests a digest reads, at most (one call each), to refresh the last known stock. */
 export const DIGEST_MAX_ITEM_READS = 10;
-/** One page of new requests: its totalRows is the count (the rows carry no date); its rows are the newest. */
-const OPENED_PAGE_SIZE = 10;
+/**
+ * One page of new requests, one call: its totalRows is the count (the rows carry no date). The list's order is
+ * not documented, so the page is as large as a list page goes: the newest of up to 100 new requests are shown
+ * whatever order the service lists them in (a page of 10 from a service that lists oldest first held the 10
+ * oldest).
+ */
+const OPENED_PAGE_SIZE = 100;
 const IN_PROGRESS_DAYS = 30;
 const IN_PROGRESS_MAX_PAGES = 3;
 /** A digest never reports "new" requests from further back than this (a subscription paused for months). */
@@ -73,7 +78,7 @@ export function newestFirst<T extends Pick<MaterialRequest, 'solicitacaoMaterial
 /**
  * Builds a digest from the same services and cache the commands use, every call at the 'digest' priority of
  * the shared budget (`Workspaces.resolve(ws, 'digest')`). Cost with a cold cache, in upstream calls:
- * stockrooms 1, new requests 1, requests of the last 30 days 1 (up to 3 past 100 rows), purchases to receive 1
+ * stockrooms 1, new requests 1 (a page of 100), requests of the last 30 days 1 (up to 3 past 100 rows), purchases to receive 1
  * per stockroom asked, item lists 1 per new request up to DIGEST_MAX_ITEM_READS; plus a token call when the
  * token must be renewed. Every part is cached, so channels and ticks that ask the same thing share it.
  */

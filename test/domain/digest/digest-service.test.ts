@@ -125,7 +125,9 @@ describe('DigestService', () => {
     expect(open).toHaveLength(4);
     // 101 in all: two pages of 100 (the rest of page 1 left out, so only these four count).
     const rows = open.map((r, i) => ({ ...r, rowNumber: i + 1, totalRows: 101 }));
-    const page = (n: number) => new RegExp(`/v1/solicitacoes-materiais\\?.*[?&]Page=${n}&PageSize=100(&|$)`);
+    // The 30-day read's pages (from the start of a day), not the new requests' page (from the last digest).
+    const page = (n: number) =>
+      new RegExp(`/v1/solicitacoes-materiais\\?.*DataInicial=[^&]*T00%3A00%3A00&Page=${n}&PageSize=100(&|$)`);
     h.sandbox.faults.next({ path: page(1), status: 200, body: rows.slice(0, 3) });
     h.sandbox.faults.next({ path: page(2), status: 200, body: rows.slice(2, 4) });
     const view = await h
@@ -152,6 +154,18 @@ describe('DigestService', () => {
       .digests.build({ workspaceId: WS, stockroomId: null, since: h.clock.now() - 8 * DAY });
     const newest = ascending.map((r) => r.solicitacaoMaterialId).sort((a, b) => b - a);
     expect(view.opened.rows.map((r) => r.solicitacaoMaterialId)).toEqual(newest.slice(0, 5));
+  });
+
+  it('asks the new requests in one page of 100: against a list that comes oldest first it still holds the newest', async () => {
+    harness = await startDigestHarness(saoPaulo(2026, 11, 23, 8));
+    const h = harness;
+    await h.replica().digests.build({ workspaceId: WS, stockroomId: null, since: h.clock.now() - 8 * DAY });
+    // Since the last digest (08:00 eight days ago); the other list read is the 30-day one, from midnight.
+    const opened = h
+      .dataCalls()
+      .filter((url) => /\/v1\/solicitacoes-materiais\?.*DataInicial=[^&]*T08%3A00/.test(url));
+    expect(opened).toHaveLength(1);
+    expect(new URL(opened[0]!, 'http://upstream').searchParams.get('PageSize')).toBe('100');
   });
 
   it('the closed-status heuristic', () => {
