@@ -162,6 +162,8 @@ describe('/compras', () => {
     expect(parseCompras('pendentes status:1').ok).toBe(false);
     expect(parseCompras('entradas compra:3').ok).toBe(false);
     expect(parseCompras('55 almox:1').ok).toBe(false);
+    // A filter with no value is malformed there too, as `/solicitacao 5 almox:` is.
+    expect(parseCompras('55 almox:').ok).toBe(false);
     expect(parseCompras('status:x').ok).toBe(false);
   });
 });

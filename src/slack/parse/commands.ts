@@ -382,7 +382,7 @@ export function parseCompras(text: string): Result<ComprasCommand> {
   if (id === null && first !== undefined && /^#?\d+$/.test(first))
     return fail(`\`${first}\` não é um número de compra válido`);
   if (id !== null) {
-    if (rest.length > 0 || tokens.filters.size > 0)
+    if (rest.length > 0 || tokens.filters.size > 0 || tokens.problems.length > 0)
       return fail('use `/compras <número>` sozinho para ver as solicitações vinculadas');
     return ok({ kind: 'purchase-requests', id });
   }
