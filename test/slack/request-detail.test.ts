@@ -64,3 +64,22 @@ it('a request that does not exist is answered as not found, whichever read says 
   const answer = await h.nextMessage(sentAt, { userId: USERS.member });
   expect(textOf(answer)).toContain('Solicitação 999999 não encontrada.');
 });
+
+it('a number the service answers with empty lists (200 [], no 404) is not found, not shown as an empty request', async () => {
+  // upstream-api.md documents empty lists given instead of errors; a request always has its opening in the history.
+  const id = 777_777;
+  h.sandbox.faults.next({ path: `${REQUESTS}/${id}/itens`, status: 200, body: [] });
+  h.sandbox.faults.next({ path: `${REQUESTS}/${id}/historico`, status: 200, body: [] });
+  const { sentAt } = await h.command('/solicitacao', String(id));
+  const answer = await h.nextMessage(sentAt, { userId: USERS.member });
+  expect(textOf(answer)).toContain(`Solicitação ${id} não encontrada.`);
+  expect(answer.blocks?.some((b) => JSON.stringify(b).includes('Acompanhar'))).toBe(false);
+});
+
+it('a request with no items but its history is still shown (only both empty means not found)', async () => {
+  h.sandbox.faults.next({ path: `${REQUESTS}/${ID}/itens`, status: 200, body: [] });
+  const { sentAt } = await h.command('/solicitacao', String(ID));
+  const answer = await h.nextMessage(sentAt, { userId: USERS.member });
+  expect(textOf(answer)).not.toMatch(/não encontrada/);
+  expect(textOf(answer)).toMatch(/Aberta em/);
+});

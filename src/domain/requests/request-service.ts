@@ -84,6 +84,10 @@ export class RequestService {
       this.deps.logger.warn({ requestId: id, ...errFields(read.error) }, 'request history unavailable');
     }
     const history = 'answer' in read ? read.answer : null;
+    // A request has at least the entry of its opening: no items and no history at all is a number that does not
+    // exist, from a service that answers it with empty lists rather than a 404.
+    if (itemsAnswer.data.length === 0 && history?.data.rows.length === 0)
+      throw new NotFoundError('request', id);
     let last: HistoryEntry | undefined = history?.data.rows.at(-1);
     if (history && history.data.totalPages > 1) {
       const lastPage = await this.historyPage(
