@@ -83,3 +83,53 @@ it('a request with no items but its history is still shown (only both empty mean
   expect(textOf(answer)).not.toMatch(/não encontrada/);
   expect(textOf(answer)).toMatch(/Aberta em/);
 });
+
+it('names the history leaves null (they are nullable there) come from the request’s list row, one search', async () => {
+  const entry = {
+    andamentoSolicitacao: 1,
+    solicitacaoMaterial: ID,
+    responsavelSaidaMaterial: null,
+    responsavelRetirada: null,
+    status: 1,
+    data: '2026-01-10T09:00:00',
+    site_Nome: null,
+    almoxarifado_Nome: null,
+    solicitante: null,
+    solicitante_Nome: null,
+    responsavelSaidaMaterial_Nome: null,
+    responsavelRetirada_Nome: null,
+    statusAndamentoSolicitacao_Nome: null,
+    rowNumber: 1,
+    totalRows: 1,
+  };
+  const row = {
+    solicitacaoMaterialId: ID,
+    almoxarifado: 1,
+    site: 1,
+    solicitante: 7,
+    almoxarifado_Nome: 'Almoxarifado da Torre Sul',
+    solicitante_Nome: 'Márcia Conceição',
+    listaStatusAndamentoSolicitacao: null,
+    statusAndamentoSolicitacao: 1,
+    statusAndamentoSolicitacao_Nome: 'Em separação',
+    ocorrencias: null,
+    concluidoComRessalvas: false,
+    rowNumber: 1,
+    totalRows: 1,
+  };
+  h.sandbox.faults.next({ path: `${REQUESTS}/${ID}/historico`, status: 200, body: [entry] });
+  h.sandbox.faults.next({ path: new RegExp(`^${REQUESTS}\\?.*Search=${ID}`), status: 200, body: [row] });
+  const { sentAt } = await h.command('/solicitacao', String(ID));
+  const answer = await h.nextMessage(sentAt, { userId: USERS.member });
+  const shown = JSON.stringify(answer.blocks);
+  expect(shown).toContain('Almoxarifado da Torre Sul');
+  expect(shown).toContain('Márcia Conceição');
+  expect(shown).toContain('Em separação');
+  expect(h.sandbox.calls.filter((c) => c.kind === 'data' && c.path === REQUESTS)).toHaveLength(1);
+});
+
+it('a history with its names makes no list search', async () => {
+  const { sentAt } = await h.command('/solicitacao', String(ID));
+  await h.nextMessage(sentAt, { userId: USERS.member });
+  expect(h.sandbox.calls.filter((c) => c.kind === 'data' && c.path === REQUESTS)).toHaveLength(0);
+});

@@ -99,7 +99,12 @@ export class RequestService {
       ).catch(() => null);
       last = lastPage?.data.rows.at(-1) ?? last;
     }
-    const header = history ? headerOf(history.data.rows[0], last) : null;
+    const header = await this.withListNames(
+      ws,
+      id,
+      history ? headerOf(history.data.rows[0], last) : null,
+      options,
+    );
     return {
       data: {
         id,
@@ -300,6 +305,49 @@ export class RequestService {
         this.deps.client.listRequestHistory(call, id, { page, pageSize }).catch(notFoundAs('request', id)),
       options,
     );
+  }
+
+  /**
+   * The header's names the history left null (they are nullable there) taken from the request's list row: a search
+   * by its number over the 12 months the list allows, one call, made only when a name is missing. The status name
+   * only when the row is at the history's last status. A search that fails leaves the header as it was.
+   */
+  private async withListNames(
+    ws: WorkspaceContext,
+    id: number,
+    header: RequestHeader | null,
+    options?: ReadOptions,
+  ): Promise<RequestHeader | null> {
+    if (!header || (header.stockroomName && header.requesterName && header.statusName)) return header;
+    const today = localDateDaysAgo(this.deps.now(), this.deps.timeZone, 0);
+    const query = {
+      dataInicial: startOfLocalDay(firstDayOfMonthsEnding(today, MAX_PERIOD_MONTHS)),
+      search: String(id),
+      page: 1,
+      pageSize: LIST_BLOCK_SIZE,
+    };
+    try {
+      const list = await this.deps.reader.read(
+        ws,
+        'requestList',
+        query,
+        (call) => this.deps.client.listRequests(call, query),
+        options,
+      );
+      const row = list.data.rows.find((r) => r.solicitacaoMaterialId === id);
+      if (!row) return header;
+      const sameStatus = row.statusAndamentoSolicitacao === header.status;
+      return {
+        ...header,
+        stockroomName: header.stockroomName || row.almoxarifado_Nome?.trim() || null,
+        requesterName: header.requesterName || row.solicitante_Nome?.trim() || null,
+        statusName:
+          header.statusName || (sameStatus ? row.statusAndamentoSolicitacao_Nome?.trim() || null : null),
+      };
+    } catch (error) {
+      this.deps.logger.warn({ requestId: id, ...errFields(error) }, 'request names not found in the list');
+      return header;
+    }
   }
 
   /** Names kept from elsewhere for items that came without one; no store read when every item is named. */

@@ -31,7 +31,16 @@ const ITEM = {
   estoqueMaximo: 10,
 };
 const HISTORY_PAGE = {
-  rows: [{ status: 1, data: '2026-11-20T10:00:00', statusAndamentoSolicitacao_Nome: 'Aberta' }],
+  // With its names: a history without them is completed from the list (a read of its own, not these tests').
+  rows: [
+    {
+      status: 1,
+      data: '2026-11-20T10:00:00',
+      statusAndamentoSolicitacao_Nome: 'Aberta',
+      almoxarifado_Nome: 'Central',
+      solicitante_Nome: 'Ana',
+    },
+  ],
   page: 1,
   pageSize: 50,
   totalRows: 1,
