@@ -44,7 +44,8 @@ export function purchaseSection(
 export function receiptSection(receipt: GoodsReceipt, ctx: RenderContext): SectionBlock {
   const found = recordId(receipt, RECEIPT_ID_KEYS);
   const lines = recordLines(receipt, ctx.timeZone, found ? [found.key] : []);
-  const purchase = recordId(receipt, ['compraMaterialId']);
+  // The receipt filter names the purchase OrdemCompra (`oc:`): a receipt may carry it under that name alone.
+  const purchase = recordId(receipt, ['compraMaterialId', 'ordemCompra']);
   return recordSection(
     found ? `*Entrada ${found.id}*` : '*Entrada*',
     lines,

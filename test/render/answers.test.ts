@@ -540,6 +540,18 @@ describe('purchases and receipts', () => {
     expect(undated).toContain('*Data da entrada*\n18/11/2026 09:15');
   });
 
+  it('a receipt that names its purchase only as ordemCompra (the filter’s name) still opens its requests', () => {
+    const row: Record<string, unknown> = { ...receipt(), ordemCompra: 5678 };
+    delete row.compraMaterialId;
+    const list = { rows: [row], page: 1, pageSize: 10, totalRows: 1, totalPages: 1 };
+    const message = renderReceiptList(answer({ filters: {}, list }), ctx);
+    expect(buttonNamed(message, 'Solicitações vinculadas')?.route).toEqual({
+      view: 'purchase',
+      id: 5678,
+      page: 1,
+    });
+  });
+
   it('renders a receipt without a recognisable id or with odd fields without failing', () => {
     const odd = { totalRows: 1, foo: { bar: 1 }, lista: [1, 2], vazio: '', nulo: null, flag: false };
     const list = { rows: [odd], page: 1, pageSize: 10, totalRows: 1, totalPages: 1 };
