@@ -20,6 +20,8 @@ export interface DataContext {
   /** The request path, for ProblemDetails.instance. */
   instance: string;
   now: number;
+  /** Sandbox.servePagesOf: the most rows a page serves, whatever PageSize asks. */
+  maxPageSize: number | null;
 }
 
 export type DataHandler = (ctx: DataContext, id: number | undefined) => Reply;
@@ -148,7 +150,7 @@ export const listRequests: DataHandler = (ctx) => {
   const requester = query.int('SolicitanteId');
   const withPurchase = query.bool('ComCompraMaterial');
   const purchase = query.int('CompraMaterialId');
-  const { page, pageSize } = readPaging(query, ctx.instance);
+  const { page, pageSize } = readPaging(query, ctx.instance, ctx.maxPageSize);
   const { from, to } = readPeriod(ctx, true);
   const statuses = readStatusList(query);
   if (statuses === 'invalid') return unexpectedError();
@@ -183,7 +185,7 @@ export const listRequestItems: DataHandler = (ctx, id = 0) => {
 };
 
 export const listRequestHistory: DataHandler = (ctx, id = 0) => {
-  const { page, pageSize } = readPaging(ctx.query, ctx.instance);
+  const { page, pageSize } = readPaging(ctx.query, ctx.instance, ctx.maxPageSize);
   const request = requestOr404(ctx, id);
   const entries = [...request.history].sort(
     (a, b) => Date.parse(a.data) - Date.parse(b.data) || a.andamentoSolicitacao - b.andamentoSolicitacao,
@@ -195,7 +197,7 @@ export const listPurchases: DataHandler = (ctx) => {
   const { query } = ctx;
   const stockroom = query.int('AlmoxarifadoId');
   const supplier = query.int('FornecedorId');
-  const { page, pageSize } = readPaging(query, ctx.instance);
+  const { page, pageSize } = readPaging(query, ctx.instance, ctx.maxPageSize);
   const { from, to } = readPeriod(ctx, false);
   const statuses = readStatusList(query);
   if (statuses === 'invalid') return unexpectedError();
@@ -235,7 +237,7 @@ export const listReceipts: DataHandler = (ctx) => {
   const { query } = ctx;
   const stockroom = query.int('AlmoxarifadoId');
   const order = query.int('OrdemCompra');
-  const { page, pageSize } = readPaging(query, ctx.instance);
+  const { page, pageSize } = readPaging(query, ctx.instance, ctx.maxPageSize);
   // The date filter applies to the date of the PURCHASE, not of the receipt.
   const { from, to } = readPeriod(ctx, false);
   const words = searchWords(query.text('Search'));

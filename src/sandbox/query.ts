@@ -96,7 +96,12 @@ export function parseBool(raw: string): boolean | null {
 }
 
 /** Page/PageSize (or page/pageSize): defaults 1 and 50; Page below 1 or PageSize outside 1..100 is a 400. */
-export function readPaging(query: QueryParams, instance: string): { page: number; pageSize: number } {
+export function readPaging(
+  query: QueryParams,
+  instance: string,
+  /** The most rows a page serves (Sandbox.servePagesOf), whatever PageSize asks. */
+  maxPageSize: number | null = null,
+): { page: number; pageSize: number } {
   const page = query.int('Page') ?? 1;
   const pageSize = query.int('PageSize') ?? 50;
   if (page < 1) {
@@ -105,7 +110,7 @@ export function readPaging(query: QueryParams, instance: string): { page: number
   if (pageSize < 1 || pageSize > 100) {
     throw new ReplyError(validationProblem('PageSize', 'PageSize deve estar entre 1 e 100.', instance));
   }
-  return { page, pageSize };
+  return { page, pageSize: maxPageSize === null ? pageSize : Math.min(pageSize, maxPageSize) };
 }
 
 /**

@@ -90,6 +90,8 @@ export interface DataCall {
   params: URLSearchParams;
   path: string;
   now: number;
+  /** Sandbox.servePagesOf. */
+  maxPageSize?: number | null;
 }
 
 const UNAUTHORIZED_DETAIL = {
@@ -150,7 +152,10 @@ export function serveData(call: DataCall, issuer: TokenIssuer, data: SandboxData
     }
     id = parsed;
   }
-  return route.handler({ company, unitStockrooms, query, instance: path, now: call.now }, id);
+  return route.handler(
+    { company, unitStockrooms, query, instance: path, now: call.now, maxPageSize: call.maxPageSize ?? null },
+    id,
+  );
 }
 
 function companyFor(

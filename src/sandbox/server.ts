@@ -98,6 +98,12 @@ export interface Sandbox {
   advance(request?: AdvanceRequest): SandboxChange[];
   /** Every change made so far, by `advance`, the admin route or the timer, in order (seq 1, 2, ...). */
   readonly changes: readonly SandboxChange[];
+  /**
+   * Serves at most `rows` rows a page of the paginated lists, whatever PageSize asks (null: as asked), as a service
+   * may: the allowed range of PageSize on the stockroom lists is not documented. Rows keep their rowNumber and
+   * totalRows, and Page counts pages of the size served.
+   */
+  servePagesOf(rows: number | null): void;
   expireAccessTokens(login?: string): void;
   expireRefreshTokens(login?: string): void;
   endSessions(login?: string): void;
@@ -237,6 +243,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const faults = new FaultQueue();
   const calls: SandboxCall[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  /** Sandbox.servePagesOf. */
+  let maxPageSize: number | null = null;
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
@@ -293,6 +301,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         params: url.searchParams,
         path: instance,
         now: now(),
+        maxPageSize,
       },
       issuer,
       data,
@@ -383,6 +392,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     advance: (request) => control.advance(request),
     get changes() {
       return control.changes;
+    },
+    servePagesOf: (rows) => {
+      maxPageSize = rows;
     },
     expireAccessTokens: (login) => issuer.expireAccessTokens(login),
     expireRefreshTokens: (login) => issuer.expireRefreshTokens(login),

@@ -240,7 +240,7 @@ export class UpstreamClient {
       headers: 'empresa',
       schema: materialRequestListSchema,
     });
-    return toPage(rows, q.Page, q.PageSize);
+    return servedPage(rows, q.Page, q.PageSize);
   }
 
   async listRequestItems(ctx: CallContext, requestId: number): Promise<RequestItem[]> {
@@ -267,7 +267,7 @@ export class UpstreamClient {
       headers: 'empresa-unidade',
       schema: historyEntryListSchema,
     });
-    return toPage(rows, q.page, q.pageSize);
+    return servedPage(rows, q.page, q.pageSize);
   }
 
   async listPurchases(ctx: CallContext, query: PurchaseQuery = {}): Promise<Page<PurchaseOrder>> {
@@ -279,7 +279,7 @@ export class UpstreamClient {
       headers: 'empresa-unidade',
       schema: purchaseOrderListSchema,
     });
-    return toPage(rows, q.Page, q.PageSize);
+    return servedPage(rows, q.Page, q.PageSize);
   }
 
   /** At most 50 rows, no pagination (documented). */
@@ -303,7 +303,7 @@ export class UpstreamClient {
       headers: 'empresa-unidade',
       schema: goodsReceiptListSchema,
     });
-    return toPage(rows, q.Page, q.PageSize);
+    return servedPage(rows, q.Page, q.PageSize);
   }
 
   /** Purchases of one stockroom with a pending receivable balance; the endpoint answers per stockroom. */
@@ -495,6 +495,32 @@ export function toPage<T extends { totalRows?: number | null }>(
     totalRows,
     totalPages: Math.max(1, Math.ceil(totalRows / size)),
   };
+}
+
+/**
+ * A page as the service served it. The allowed PageSize of the stockroom lists is not documented (upstream-api.md:
+ * "not shown"; their default is 50), so a service may serve fewer rows a page than asked: page 1 shorter than asked
+ * while its total says more rows follow, or a later page whose first rowNumber does not follow from the size asked,
+ * says the size it pages by. `pageSize` and `totalPages` are then that size's, so whoever reads the next pages
+ * (same Page numbers, the service keeps its size) reads every row, and whoever cuts pages out of a block knows
+ * where the block really starts.
+ */
+export function servedPage<T extends { totalRows?: number | null; rowNumber?: number | null }>(
+  rows: T[],
+  page: number | undefined,
+  pageSize: number | undefined,
+): Page<T> {
+  const asked = pageSize ?? 50;
+  const at = page ?? 1;
+  const first = rows[0];
+  let served = asked;
+  if (first && rows.length < asked && at === 1 && (first.totalRows ?? 0) > rows.length) served = rows.length;
+  if (first && at > 1 && typeof first.rowNumber === 'number') {
+    const implied = (first.rowNumber - 1) / (at - 1);
+    if (Number.isInteger(implied) && implied >= rows.length && implied >= 1 && implied < asked)
+      served = implied;
+  }
+  return toPage(rows, page, served);
 }
 
 /**

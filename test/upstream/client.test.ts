@@ -97,6 +97,29 @@ describe('every endpoint of the stockroom area, against the sandbox', () => {
     expect(status?.url).toContain(`CompraMaterialId=${C1.purchaseWithRequests.compraMaterialId}`);
   });
 
+  it('reads every row from a service that serves fewer rows a page than asked (the allowed PageSize is undocumented)', async () => {
+    sandbox.servePagesOf(20);
+    try {
+      const first = await stack.client.listRequests(ctx(), { pageSize: 100, page: 1 });
+      expect(first.rows).toHaveLength(20);
+      expect(first.pageSize).toBe(20);
+      expect(first.totalPages).toBe(Math.ceil(first.totalRows / 20));
+      // A later page says the size it was served at by its first rowNumber.
+      const third = await stack.client.listRequests(ctx(), { pageSize: 100, page: 3 });
+      expect(third.rows[0]?.rowNumber).toBe(41);
+      expect(third.pageSize).toBe(20);
+      const all = await fetchAllPages(
+        (page) => stack.client.listRequests(ctx(), { pageSize: 100, page }),
+        20,
+        (r) => r.solicitacaoMaterialId,
+      );
+      expect(all.rows).toHaveLength(all.totalRows);
+      expect(all.complete).toBe(true);
+    } finally {
+      sandbox.servePagesOf(null);
+    }
+  });
+
   it('a link to one unit asks the request list for that unit (SiteId), whose requests it can then open', async () => {
     const unit = C1.unitServedOnlyBy3;
     const unitCtx = () => ({ credential: { ...demo(), unidadeId: unit }, priority: 'interactive' as const });

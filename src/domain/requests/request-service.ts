@@ -10,7 +10,7 @@ import type { ReadOptions } from '../cached-reader.js';
 import { endOfLocalDay, firstDayOfMonthsEnding, localDateDaysAgo, startOfLocalDay } from '../dates.js';
 import type { DomainDeps } from '../deps.js';
 import { NotFoundError, UserNotMatchedError } from '../errors.js';
-import { blockOf, pageFromBlock } from '../page-blocks.js';
+import { type BlockRef, blockOf, pageFromBlock } from '../page-blocks.js';
 import type {
   Answer,
   RequestDetailView,
@@ -146,26 +146,36 @@ export class RequestService {
         ? localDateDaysAgo(this.deps.now(), this.deps.timeZone, DEFAULT_PERIOD_DAYS)
         : filters.to && firstDayOfMonthsEnding(filters.to, MAX_PERIOD_MONTHS));
     const shown = defaultPeriod || filters.from !== undefined ? filters : { ...filters, from };
-    const block = blockOf(page, LIST_PAGE_SIZE, LIST_BLOCK_SIZE);
-    // Same keys in the same order as `recentPage`: with the default filters both read one cache entry.
-    const query = {
-      almoxarifadoId: filters.stockroomId,
-      status: filters.status,
-      compraMaterialId: filters.purchaseId,
-      dataInicial: from && startOfLocalDay(from),
-      dataFinal: filters.to && endOfLocalDay(filters.to),
-      search: filters.text,
-      solicitanteId,
-      page: block.page,
-      pageSize: block.pageSize,
+    const readBlock = (ref: BlockRef) => {
+      // Same keys in the same order as `recentPage`: with the default filters both read one cache entry.
+      const query = {
+        almoxarifadoId: filters.stockroomId,
+        status: filters.status,
+        compraMaterialId: filters.purchaseId,
+        dataInicial: from && startOfLocalDay(from),
+        dataFinal: filters.to && endOfLocalDay(filters.to),
+        search: filters.text,
+        solicitanteId,
+        page: ref.page,
+        pageSize: ref.pageSize,
+      };
+      return this.deps.reader.read(
+        ws,
+        'requestList',
+        query,
+        (call) => this.deps.client.listRequests(call, definedOnly(query)),
+        options,
+      );
     };
-    const list = await this.deps.reader.read(
-      ws,
-      'requestList',
-      query,
-      (call) => this.deps.client.listRequests(call, definedOnly(query)),
-      options,
-    );
+    let block = blockOf(page, LIST_PAGE_SIZE, LIST_BLOCK_SIZE);
+    let list = await readBlock(block);
+    // The service served smaller pages than asked (servedPage): the page shown is cut from the block of its size that
+    // holds it, read again unless it lies within the rows this first block brought.
+    const served = list.data.pageSize;
+    if (served < block.pageSize && !(block.page === 1 && block.offset + LIST_PAGE_SIZE <= served)) {
+      block = blockOf(page, LIST_PAGE_SIZE, Math.max(LIST_PAGE_SIZE, served - (served % LIST_PAGE_SIZE)));
+      list = await readBlock(block);
+    }
     return {
       data: {
         filters: shown,
