@@ -10,7 +10,7 @@ import type {
   SectionBlock,
 } from '@slack/types';
 import { encodeRoute, type Route, routeSchema } from '../domain/routes.js';
-import { truncate } from './format.js';
+import { truncate, truncateMrkdwn } from './format.js';
 import { ActionIds } from './ids.js';
 import { Limits } from './limits.js';
 import type { Message } from './types.js';
@@ -39,7 +39,7 @@ export function header(text: string): HeaderBlock {
 }
 
 export function section(text: string, accessory?: Button | null): SectionBlock {
-  const block: SectionBlock = { type: 'section', text: mrkdwn(truncate(text, Limits.sectionText)) };
+  const block: SectionBlock = { type: 'section', text: mrkdwn(truncateMrkdwn(text, Limits.sectionText)) };
   if (accessory) block.accessory = accessory;
   return block;
 }
@@ -48,9 +48,11 @@ export function section(text: string, accessory?: Button | null): SectionBlock {
 export function fieldsSection(fields: string[], text?: string, accessory?: Button | null): SectionBlock {
   const block: SectionBlock = {
     type: 'section',
-    fields: fields.slice(0, Limits.sectionFields).map((field) => mrkdwn(truncate(field, Limits.fieldText))),
+    fields: fields
+      .slice(0, Limits.sectionFields)
+      .map((field) => mrkdwn(truncateMrkdwn(field, Limits.fieldText))),
   };
-  if (text !== undefined) block.text = mrkdwn(truncate(text, Limits.sectionText));
+  if (text !== undefined) block.text = mrkdwn(truncateMrkdwn(text, Limits.sectionText));
   if (accessory) block.accessory = accessory;
   return block;
 }
@@ -60,7 +62,7 @@ export function context(...texts: string[]): ContextBlock {
     type: 'context',
     elements: texts
       .slice(0, Limits.contextElements)
-      .map((text) => mrkdwn(truncate(text, Limits.contextText))),
+      .map((text) => mrkdwn(truncateMrkdwn(text, Limits.contextText))),
   };
 }
 

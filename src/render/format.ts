@@ -33,6 +33,25 @@ export function truncate(text: string, max: number): string {
   return `${text.slice(0, Math.max(0, end))}${ELLIPSIS}`;
 }
 
+/**
+ * `truncate` for mrkdwn text, never cutting inside an escape (`&amp;`) or a link or mention (`<…|…>`): a cut there
+ * would show its broken half (`&am…`) or swallow the rest of the text. The cut moves back before it.
+ */
+export function truncateMrkdwn(text: string, max: number): string {
+  const cut = truncate(text, max);
+  if (cut === text) return cut;
+  let kept = cut.slice(0, cut.length - ELLIPSIS.length);
+  const open = kept.lastIndexOf('<');
+  if (open > kept.lastIndexOf('>')) kept = kept.slice(0, open);
+  const amp = kept.lastIndexOf('&');
+  if (amp !== -1 && amp > kept.lastIndexOf(';') && kept.length - amp <= MAX_ENTITY_LENGTH)
+    kept = kept.slice(0, amp);
+  return `${kept}${ELLIPSIS}`;
+}
+
+/** The longest escape escapeMrkdwn writes (`&amp;`), less its `;`. */
+const MAX_ENTITY_LENGTH = 4;
+
 /** An upstream string ready for mrkdwn: trimmed, cut to `max` characters, escaped; empty or null → "—". */
 export function safeText(text: string | null | undefined, max = 200): string {
   const trimmed = text?.trim() ?? '';

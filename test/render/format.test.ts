@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { section } from '../../src/render/blocks.js';
 import {
   escapeMrkdwn,
   formatAge,
@@ -16,6 +17,7 @@ import {
   mentionUser,
   safeText,
   truncate,
+  truncateMrkdwn,
 } from '../../src/render/format.js';
 import { NOW } from './fixtures.js';
 
@@ -119,6 +121,18 @@ describe('text', () => {
     const cut = truncate('ab😀cd', 4);
     expect(cut.length).toBeLessThanOrEqual(4);
     expect(cut).toBe('ab…');
+  });
+
+  it('cuts mrkdwn before an escape or a link it would split, never inside', () => {
+    // "Fios & cabos" escaped: a plain cut at 9 would end in "&am…".
+    expect(truncateMrkdwn('Fios &amp; cabos', 9)).toBe('Fios …');
+    expect(truncateMrkdwn('Fios &amp; cabos', 11)).toBe('Fios &amp;…');
+    expect(truncateMrkdwn('Pedido de <@U0123ABC> ontem', 14)).toBe('Pedido de …');
+    expect(truncateMrkdwn('R&amp;D &lt;novo&gt;', 12)).toBe('R&amp;D …');
+    expect(truncateMrkdwn('curto', 10)).toBe('curto');
+    // What a section does with a text too long for Slack.
+    const long = section(`${'x'.repeat(2994)} &amp; cabos`);
+    expect(long.text?.text).toBe(`${'x'.repeat(2994)} …`);
   });
 
   it('mentions only real-looking user ids', () => {
