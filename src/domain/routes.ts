@@ -12,7 +12,13 @@ import { z } from 'zod';
  */
 
 const id = z.number().int().min(1).max(2_147_483_647);
-const page = z.number().int().min(1).max(100_000);
+/**
+ * The highest page a route or `pagina:` names (a million rows of 10). Past it no list is real, and the upstream page
+ * it would become (times a page size of up to 100) nears the service's int32 offsets: a 500, retried, spending
+ * budget on nothing.
+ */
+export const MAX_PAGE = 100_000;
+const page = z.number().int().min(1).max(MAX_PAGE);
 const localDate = z.object({
   year: z.number().int().min(2000).max(2100),
   month: z.number().int().min(1).max(12),

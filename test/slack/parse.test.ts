@@ -164,6 +164,10 @@ describe('/compras', () => {
     expect(parseCompras('55 almox:1').ok).toBe(false);
     // A filter with no value is malformed there too, as `/solicitacao 5 almox:` is.
     expect(parseCompras('55 almox:').ok).toBe(false);
+    // A page no list has, whose upstream offset would overflow the service's int32: the usage, no call.
+    expect(parseCompras('pagina:2147483647').ok).toBe(false);
+    expect(parseSolicitacao('pagina:100001').ok).toBe(false);
+    expect(parseSolicitacao('pagina:100000')).toMatchObject({ ok: true, command: { page: 100_000 } });
     expect(parseCompras('status:x').ok).toBe(false);
   });
 });

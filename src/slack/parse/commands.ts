@@ -1,5 +1,6 @@
 import { compareLocalDates, firstDayOfMonthsEnding, type LocalDate } from '../../domain/dates.js';
 import { FEED_EVENT_KINDS, type FeedEventKind } from '../../domain/feed/types.js';
+import { MAX_PAGE } from '../../domain/routes.js';
 import { fold } from '../../lib/text.js';
 import { MAX_PERIOD_MONTHS as MAX_REQUEST_PERIOD_MONTHS } from '../../upstream/queries.js';
 import { didYouMean, SUBCOMMAND_WORDS, type Suggestion } from './did-you-mean.js';
@@ -145,7 +146,10 @@ function statusFilter(tokens: Tokens): number[] | undefined | string {
 function pageFilter(tokens: Tokens): number | string {
   const raw = tokens.filters.get('pagina');
   if (raw === undefined) return 1;
-  return parseId(raw) ?? `\`pagina:${raw}\` não é válida (use um número a partir de 1)`;
+  const page = parseId(raw);
+  return page !== null && page <= MAX_PAGE
+    ? page
+    : `\`pagina:${raw}\` não é válida (use um número de 1 a ${MAX_PAGE})`;
 }
 
 /** Collects typed filter values, stopping at the first problem. */
