@@ -28,9 +28,9 @@ export const DIGEST_TOP_ROWS = 5;
 /** Item lists of new requests a digest reads, at most (one call each), to refresh the last known stock. */
 export const DIGEST_MAX_ITEM_READS = 10;
 /**
- * One page of new requests, one call: its totalRows is the count (the rows carry no date). The list's order is
- * not documented, so the page is as large as a list page goes: the newest of up to 100 new requests are shown
- * whatever order the service lists them in (a page of 10 from a service that lists oldest first held the 10
+ * Pages of new requests: page 1's totalRows is the count (the rows carry no date). The list's order is not
+ * documented, so the page is as large as a list page goes, and past it the last page is read too: the newest are
+ * shown whatever order the service lists them in (a page of 10 from a service that lists oldest first held the 10
  * oldest).
  */
 const OPENED_PAGE_SIZE = 100;
@@ -78,7 +78,7 @@ export function newestFirst<T extends Pick<MaterialRequest, 'solicitacaoMaterial
 /**
  * Builds a digest from the same services and cache the commands use, every call at the 'digest' priority of
  * the shared budget (`Workspaces.resolve(ws, 'digest')`). Cost with a cold cache, in upstream calls:
- * stockrooms 1, new requests 1 (a page of 100), requests of the last 30 days 1 (up to 3 past 100 rows), purchases to receive 1
+ * stockrooms 1, new requests 1 (a page of 100; 2 past 100), requests of the last 30 days 1 (up to 3 past 100 rows), purchases to receive 1
  * per stockroom asked, item lists 1 per new request up to DIGEST_MAX_ITEM_READS; plus a token call when the
  * token must be renewed. Every part is cached, so channels and ticks that ask the same thing share it.
  */
@@ -112,7 +112,8 @@ export class DigestService {
     const [opened, inProgress, pending] = await Promise.all([
       this.openedSince(ws, query.stockroomId, since),
       this.inProgress(ws, query.stockroomId),
-      this.services.purchases.pending(ws, query.stockroomId, 1),
+      // A stockroom whose pending purchases cannot be read now is counted, not the digest's failure.
+      this.services.purchases.pending(ws, query.stockroomId, 1, undefined, { partial: true }),
     ]);
     // The document gives the list no order: the newest (highest numbers) first, whatever order the page came in.
     const openedRows = newestFirst(opened.data.rows);
@@ -149,20 +150,45 @@ export class DigestService {
     };
   }
 
-  private openedSince(
+  /**
+   * The requests opened since `since`: page 1 (of 100), and with more than a page the last page too, so that the
+   * newest are among the rows whichever end the service lists from (the list's order is not documented). A last
+   * page that cannot be read now leaves page 1 alone.
+   */
+  private async openedSince(
     ws: WorkspaceContext,
     stockroomId: number | null,
     since: number,
   ): Promise<Answer<Page<MaterialRequest>>> {
-    const query = definedOnly({
-      almoxarifadoId: stockroomId ?? undefined,
-      dataInicial: upstreamWallTime(since, this.deps.timeZone),
-      page: 1,
-      pageSize: OPENED_PAGE_SIZE,
+    const read = (page: number) => {
+      const query = definedOnly({
+        almoxarifadoId: stockroomId ?? undefined,
+        dataInicial: upstreamWallTime(since, this.deps.timeZone),
+        page,
+        pageSize: OPENED_PAGE_SIZE,
+      });
+      return this.deps.reader.read(ws, 'requestList', query, (call) =>
+        this.deps.client.listRequests(call, query),
+      );
+    };
+    const first = await read(1);
+    if (first.data.totalPages <= 1) return first;
+    const last = await read(first.data.totalPages).catch((error: unknown) => {
+      this.deps.logger.warn(errFields(error), 'digest: last page of new requests not read; page 1 alone');
+      return null;
     });
-    return this.deps.reader.read(ws, 'requestList', query, (call) =>
-      this.deps.client.listRequests(call, query),
-    );
+    if (!last) return first;
+    const onFirst = new Set(first.data.rows.map((row) => row.solicitacaoMaterialId));
+    return {
+      data: {
+        ...first.data,
+        rows: [
+          ...first.data.rows,
+          ...last.data.rows.filter((row) => !onFirst.has(row.solicitacaoMaterialId)),
+        ],
+      },
+      freshness: oldest([first.freshness, last.freshness]),
+    };
   }
 
   private async inProgress(

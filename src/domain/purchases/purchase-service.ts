@@ -27,13 +27,16 @@ export class PurchaseService {
 
   /**
    * Purchases with a pending receivable balance. The endpoint answers per stockroom, so without a stockroom
-   * every active one is asked (each answer cached on its own).
+   * every active one is asked (each answer cached on its own). `partial` (the digest's): a stockroom that cannot be
+   * read now is left out and counted even when it is the one asked or every one failed, so that this section never
+   * keeps the rest of a digest from being posted.
    */
   async pending(
     ws: WorkspaceContext,
     stockroomId: number | null,
     page: number,
     options?: ReadOptions,
+    { partial = false }: { partial?: boolean } = {},
   ): Promise<Answer<PendingPurchasesView>> {
     const stockrooms = await this.catalog.stockrooms(ws);
     const targets: Pick<Stockroom, 'almoxarifado' | 'nome'>[] =
@@ -58,12 +61,12 @@ export class PurchaseService {
         answers.push(outcome.value);
         continue;
       }
-      if (stockroomId !== null || !leavesTheRest(outcome.reason)) throw outcome.reason;
+      if ((stockroomId !== null && !partial) || !leavesTheRest(outcome.reason)) throw outcome.reason;
       firstFailure ??= outcome.reason;
       answers.push(null);
     }
     const read = answers.filter((answer): answer is Answer<PurchaseOrder[]> => answer !== null);
-    if (firstFailure !== null && read.length === 0) throw firstFailure;
+    if (firstFailure !== null && read.length === 0 && !partial) throw firstFailure;
     const groups: PendingPurchasesGroup[] = targets
       .map((stockroom, index) => ({ stockroom, purchases: answers[index]?.data ?? [] }))
       .filter((group) => group.purchases.length > 0 || stockroomId !== null);

@@ -168,6 +168,37 @@ describe('DigestService', () => {
     expect(new URL(opened[0]!, 'http://upstream').searchParams.get('PageSize')).toBe('100');
   });
 
+  it('past 100 new requests the last page is read too: the newest are shown from a list that comes oldest first', async () => {
+    harness = await startDigestHarness(saoPaulo(2026, 11, 23, 8));
+    const h = harness;
+    const template = (h.sandbox.data.company(1)?.requests ?? [])[0]!.record;
+    const total = 250;
+    // 250 new requests (5001..5250), served oldest first in pages of 100.
+    const rows = Array.from({ length: total }, (_, i) => ({
+      ...template,
+      solicitacaoMaterialId: 5001 + i,
+      rowNumber: i + 1,
+      totalRows: total,
+    }));
+    for (const page of [1, 2, 3]) {
+      h.sandbox.faults.next({
+        path: new RegExp(`/v1/solicitacoes-materiais\\?.*DataInicial=[^&]*T08%3A00.*[?&]Page=${page}(&|$)`),
+        status: 200,
+        body: rows.slice((page - 1) * 100, page * 100),
+      });
+    }
+    const view = await h
+      .replica()
+      .digests.build({ workspaceId: WS, stockroomId: null, since: h.clock.now() - 8 * DAY });
+    expect(view.opened.total).toBe(total);
+    expect(view.opened.rows.map((r) => r.solicitacaoMaterialId)).toEqual([5250, 5249, 5248, 5247, 5246]);
+    // Two reads: page 1 and the last; the middle page is never asked.
+    const opened = h
+      .dataCalls()
+      .filter((url) => /\/v1\/solicitacoes-materiais\?.*DataInicial=[^&]*T08%3A00/.test(url));
+    expect(opened.map((url) => new URL(url, 'http://upstream').searchParams.get('Page'))).toEqual(['1', '3']);
+  });
+
   it('the closed-status heuristic', () => {
     const closed = (name: string | null, concluidoComRessalvas = false) =>
       looksClosed({ statusAndamentoSolicitacao_Nome: name, concluidoComRessalvas });

@@ -95,6 +95,19 @@ describe('exactly one post per subscription and day', () => {
     expect(h.posts(CHANNELS.general)).toHaveLength(1);
   });
 
+  it('a digest of one stockroom whose pending purchases upstream refuses is posted without them, not lost', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general, stockroomId: 2 });
+    // A lasting refusal of that stockroom's pending purchases (the one section), every time it is asked.
+    h.sandbox.faults.next({ path: '/v1/entradas-materiais/compras', status: 403, times: 100 });
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    const report = await h.replica().scheduler.tick();
+    expect(report).toMatchObject({ posted: 1, failed: 0 });
+    const [post] = h.posts(CHANNELS.general);
+    expect(textOf(post!)).toContain('Novas solicitações');
+    expect(textOf(post!)).toContain('1 almoxarifado não pôde ser consultado');
+  });
+
   it('an on-time digest carries no delay note', async () => {
     const h = await start();
     await h.subscribe({ channelId: CHANNELS.general });
