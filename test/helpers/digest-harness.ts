@@ -49,6 +49,8 @@ export interface ReplicaOptions {
     onTestClock?: boolean;
   };
   leaseMs?: number;
+  /** DigestSchedulerDeps.recordRetryMs. */
+  recordRetryMs?: number;
   /**
    * Off: the poster does not wait for a channel's one-second slot, and its waits (Retry-After) are recorded in
    * `sleeps` instead of slept. The pacing is digest-poster.test.ts's subject, not the scheduler's. On (the
@@ -224,6 +226,7 @@ export async function startDigestHarness(
         logger,
         now: clock.now,
         clock,
+        ...(options.recordRetryMs !== undefined && { recordRetryMs: options.recordRetryMs }),
       });
       const digestSubscriptions = new DigestSubscriptions({
         store,

@@ -77,6 +77,8 @@ export interface DigestSchedulerDeps {
   concurrency?: number;
   /** Wait before retrying after the n-th failed attempt. Default 1, 2, 4… minutes, at most 30. */
   retryBackoff?: (failures: number) => number;
+  /** How long the records of a post Slack accepted are asked again of a store that refuses them (RECORD_RETRY_MS). */
+  recordRetryMs?: number;
   /** Lease renewal period. Default a quarter of the lease. */
   renewEveryMs?: number;
   /** Waits while Slack requests wait for their ack (slack/ack-priority.ts); a digest is never that urgent. */
@@ -131,6 +133,8 @@ export class DigestScheduler {
   private readonly concurrency: number;
   private readonly backoff: (failures: number) => number;
   private readonly clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
+  /** Days this process posted whose records the store could not take (RECORD_RETRY_MS): never posted again here. */
+  private readonly unrecorded = new Map<string, { day: string; postedAt: number; coveredUntil: number }>();
 
   constructor(private readonly deps: DigestSchedulerDeps) {
     this.concurrency = Math.max(1, deps.concurrency ?? 4);
@@ -252,6 +256,11 @@ export class DigestScheduler {
 
   private async claim(subscription: Subscription, due: Due, now: number): Promise<Job | null> {
     const { workspaceId, channelId } = subscription;
+    const unrecorded = this.unrecorded.get(postedKey(workspaceId, channelId, due.day));
+    if (unrecorded) {
+      await this.recordLater(subscription, unrecorded);
+      return null;
+    }
     const retryAt = await this.deps.subscriptions.retryNotBefore(workspaceId, channelId);
     if (retryAt !== null && retryAt > now) return null;
     const result = await this.deps.claims.acquire(workspaceId, channelId, due.day);
@@ -348,20 +357,24 @@ export class DigestScheduler {
     switch (outcome.kind) {
       case 'posted': {
         // Two records, each enough to stop a second post: the claim (first, at once) and the subscription's day.
-        // Never released after this point, whatever fails.
+        // Never released after this point, whatever fails. A store that cannot take them now (a Redis restart) is
+        // asked again for RECORD_RETRY_MS, while the tick's renewals keep the claim; after that this process still
+        // never posts the day again, and writes the records at its next tick.
         const postedAt = this.deps.now();
-        await retrying(() => claim.markPosted(postedAt, view.coveredUntil)).catch((error: unknown) =>
-          logger.error(errFields(error), 'digest posted but its claim not recorded'),
-        );
-        await retrying(() =>
-          this.deps.subscriptions.markPosted(workspaceId, channelId, {
-            day: due.day,
-            postedAt,
-            coveredUntil: view.coveredUntil,
-          }),
-        ).catch((error: unknown) =>
-          logger.error(errFields(error), 'digest posted but the subscription not updated'),
-        );
+        const posted = { day: due.day, postedAt, coveredUntil: view.coveredUntil };
+        const retryFor = this.deps.recordRetryMs ?? RECORD_RETRY_MS;
+        const recorded = await retrying(() => claim.markPosted(postedAt, view.coveredUntil), retryFor)
+          .then(() =>
+            retrying(() => this.deps.subscriptions.markPosted(workspaceId, channelId, posted), retryFor),
+          )
+          .then(
+            () => true,
+            (error: unknown) => {
+              logger.error(errFields(error), 'digest posted but not recorded; recorded at a later tick');
+              return false;
+            },
+          );
+        if (!recorded) this.unrecorded.set(postedKey(workspaceId, channelId, due.day), posted);
         report.posted += 1;
         logger.info({ delayMs: Math.max(0, postedAt - due.at) }, 'digest posted');
         return;
@@ -414,6 +427,32 @@ export class DigestScheduler {
     );
   }
 
+  /**
+   * The records of a day this process posted but could not record: the claim (taken again, unless another record of
+   * the day is there) and the subscription's day. Left for the next tick when the store still cannot take them.
+   */
+  private async recordLater(
+    subscription: Subscription,
+    posted: { day: string; postedAt: number; coveredUntil: number },
+  ): Promise<void> {
+    const { workspaceId, channelId } = subscription;
+    try {
+      const result = await this.deps.claims.acquire(workspaceId, channelId, posted.day);
+      if (result.acquired) await result.claim.markPosted(posted.postedAt, posted.coveredUntil);
+      await this.deps.subscriptions.markPosted(workspaceId, channelId, posted);
+      this.unrecorded.delete(postedKey(workspaceId, channelId, posted.day));
+      this.deps.logger.info(
+        { workspaceId, channelId, day: posted.day },
+        'digest posted earlier now recorded',
+      );
+    } catch (error) {
+      this.deps.logger.warn(
+        { workspaceId, channelId, day: posted.day, ...errFields(error) },
+        'digest posted earlier still not recorded',
+      );
+    }
+  }
+
   /** Records when to retry, then releases the claim (in that order, so no replica retries at once). */
   private async giveBack(job: Job, backoff: (failures: number) => number): Promise<void> {
     const { workspaceId, channelId } = job.subscription;
@@ -440,16 +479,30 @@ function sinceOf(subscription: Subscription, scheduledAt: number): number {
   return subscription.lastDigestAt ?? scheduledAt - DAY_MS;
 }
 
-async function retrying(write: () => Promise<void>, attempts = 3): Promise<void> {
+/**
+ * How long a record of a post Slack accepted is asked again of a store that cannot take it now: a Redis restart,
+ * whose commands ioredis refuses after about a second (until 2026-11-27 three tries within 0.3 s, after which the
+ * lease ran out and another replica posted the day again).
+ */
+export const RECORD_RETRY_MS = 5 * 60_000;
+
+/** `write` until it succeeds, with waits from 100 ms doubling to 5 s, for at most `forMs`. */
+async function retrying(write: () => Promise<void>, forMs: number): Promise<void> {
+  const until = Date.now() + forMs;
   for (let attempt = 1; ; attempt += 1) {
     try {
       await write();
       return;
     } catch (error) {
-      if (attempt >= attempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      const wait = Math.min(5_000, 100 * 2 ** (attempt - 1));
+      if (Date.now() + wait > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
+}
+
+function postedKey(workspaceId: string, channelId: string, day: string): string {
+  return JSON.stringify([workspaceId, channelId, day]);
 }
 
 async function runPool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {

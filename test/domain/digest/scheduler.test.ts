@@ -200,6 +200,70 @@ describe('exactly one post per subscription and day', () => {
     expect((await replica.scheduler.tick()).due).toBe(0);
   });
 
+  /** The store refuses the first `times` writes of each of the post's records, as it does while Redis restarts. */
+  function refuseRecords(replica: ReturnType<Harness['replica']>, times: number) {
+    const refusing = () => {
+      let refused = 0;
+      return () => refused++ < times;
+    };
+    const refuseStore = refusing();
+    const refuseClaim = refusing();
+    const storeWrite = replica.store.markPosted.bind(replica.store);
+    vi.spyOn(replica.store, 'markPosted').mockImplementation(async (...args) => {
+      if (refuseStore()) throw new Error('Reached the max retries per request limit (which is 3)');
+      return storeWrite(...args);
+    });
+    const acquire = replica.claims.acquire.bind(replica.claims);
+    vi.spyOn(replica.claims, 'acquire').mockImplementation(async (...args) => {
+      const result = await acquire(...args);
+      if (!result.acquired) return result;
+      const claimWrite = result.claim.markPosted.bind(result.claim);
+      result.claim.markPosted = async (...write) => {
+        if (refuseClaim()) throw new Error('Reached the max retries per request limit (which is 3)');
+        return claimWrite(...write);
+      };
+      return result;
+    });
+  }
+
+  it('a post Slack accepted while the store restarts is recorded once the store is back, not posted again', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    const replica = h.replica();
+    // Three refusals of each write: more than the three tries the records had until 2026-11-27.
+    refuseRecords(replica, 3);
+    expect((await replica.scheduler.tick()).posted).toBe(1);
+    // The claim's lease runs out (as it would while nobody could record it) and another replica ticks.
+    await h.redis.redis.pexpire(h.redis.keys.digestClaim(WS, CHANNELS.general, '2026-11-23'), 1);
+    await h.replica().scheduler.tick();
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+    expect((await replica.store.get(WS, CHANNELS.general))?.lastPostedDay).toBe('2026-11-23');
+  });
+
+  it('a post whose records the store refused for longer is never posted again by its process, and recorded later', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    const replica = h.replica({ recordRetryMs: 0 });
+    refuseRecords(replica, 1);
+    expect((await replica.scheduler.tick()).posted).toBe(1);
+    expect((await replica.store.get(WS, CHANNELS.general))?.lastPostedDay).toBeNull();
+    // The lease runs out; the next tick of the same process records the day instead of posting it again.
+    await h.redis.redis.pexpire(h.redis.keys.digestClaim(WS, CHANNELS.general, '2026-11-23'), 1);
+    await vi.waitFor(async () =>
+      expect(await h.redis.redis.exists(h.redis.keys.digestClaim(WS, CHANNELS.general, '2026-11-23'))).toBe(
+        0,
+      ),
+    );
+    // Its next ticks (the store still refusing one write) record the day instead of posting it again.
+    expect((await replica.scheduler.tick()).posted).toBe(0);
+    expect((await replica.scheduler.tick()).posted).toBe(0);
+    expect((await replica.store.get(WS, CHANNELS.general))?.lastPostedDay).toBe('2026-11-23');
+    await h.replica().scheduler.tick();
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+  });
+
   it('a broken link pauses the digests as unlinking does; a new link brings the day’s digest at once', async () => {
     const h = await start();
     await h.subscribe({ channelId: CHANNELS.general });
