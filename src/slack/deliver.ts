@@ -355,7 +355,7 @@ async function deliverElsewhere(
 }
 
 /** Slack's error code (`not_in_channel`, `slack_webapi_rate_limited_error`...), never a message with data in it. */
-function slackErrorCode(error: unknown): string {
+export function slackErrorCode(error: unknown): string {
   const e = error as { data?: { error?: unknown }; code?: unknown } | null;
   if (typeof e?.data?.error === 'string') return e.data.error;
   return typeof e?.code === 'string' ? e.code : 'unknown';

@@ -20,7 +20,7 @@ import {
 } from '../../render/home-modals.js';
 import { ActionIds, BlockIds, ShortcutIds, ViewIds } from '../../render/ids.js';
 import type { Message, RenderContext } from '../../render/index.js';
-import { type Recipient, tellPerson } from '../deliver.js';
+import { type Recipient, slackErrorCode, tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { postToResponseUrl, ResponseUrlOutcomeUnknownError } from '../response-url.js';
@@ -133,7 +133,7 @@ export function registerMaterialModal(app: App, deps: SlackDeps): void {
           await client.views.update({ view_id: view.id, view: shown });
         } catch (error) {
           // The person closed the modal meanwhile (Slack: not_found): nothing to tell them.
-          if ((error as { data?: { error?: unknown } }).data?.error === 'not_found') {
+          if (slackErrorCode(error) === 'not_found') {
             logger.info('material modal closed before it could show the material');
             return;
           }

@@ -23,7 +23,7 @@ import {
 } from '../../render/home-modals.js';
 import { ActionPatterns, BlockIds, InputActionIds, ShortcutIds, ViewIds } from '../../render/ids.js';
 import type { Message } from '../../render/index.js';
-import type { Recipient } from '../deliver.js';
+import { type Recipient, slackErrorCode } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { visibleMessageText } from '../parse/message-text.js';
@@ -59,7 +59,8 @@ export async function openRequestLookup(
 async function showRequest(
   deps: SlackDeps,
   client: WebClient,
-  where: { viewId: string; workspaceId: string; userId: string },
+  /** `hash`: the view's as this click left it; a later click changes it, and this answer then gives way. */
+  where: { viewId: string; hash?: string | undefined; workspaceId: string; userId: string },
   id: number,
 ): Promise<void> {
   const correlationId = newCorrelationId();
@@ -87,10 +88,16 @@ async function showRequest(
   try {
     await client.views.update({
       view_id: where.viewId,
+      ...(where.hash !== undefined && { hash: where.hash }),
       // A failure names the request only when it offered to try again (a timeout, the budget), not a 404.
       view: renderAnswerModal(title(id), message, ok || offersRetry(message) ? id : undefined),
     });
   } catch (error) {
+    // Another choice was clicked in this modal meanwhile: its answer shows, not this older one.
+    if (slackErrorCode(error) === 'hash_conflict') {
+      logger.info({ requestId: id }, 'request modal moved on to a later choice; this answer not shown');
+      return;
+    }
     // The person closed the modal meanwhile, or Slack refused it: nothing to show it in.
     logger.warn(errFields(error), 'request modal not updated');
   }
@@ -110,19 +117,21 @@ async function openAndShow(
   id: number,
 ): Promise<void> {
   let viewId: string | undefined;
+  let hash: string | undefined;
   try {
     const opened = await triggerClient(client, deps.metrics).views.open({
       trigger_id: triggerId,
       view: renderLoadingModal(title(id), `Buscando a solicitação ${id}…`),
     });
     viewId = opened.view?.id;
+    hash = opened.view?.hash;
   } catch (error) {
     const recipient = { client, userId: who.userId, channelId: who.channelId };
     await tellModalNotOpened(deps, error, 'request modal not opened', recipient, who.respond);
     return;
   }
   if (viewId === undefined) return;
-  const target = { ...who, viewId };
+  const target = { ...who, viewId, hash };
   await deps.tasks.run('request modal', () => showRequest(deps, client, target, id));
 }
 
@@ -163,10 +172,17 @@ export function registerRequestModals(app: App, deps: SlackDeps): void {
       const who = { workspaceId, userId: body.user.id };
       if (body.view?.type === 'modal') {
         const viewId = body.view.id;
-        await client.views
+        // The hash of the view this click leaves: a later click in the same modal changes it, and wins.
+        const hash = await client.views
           .update({ view_id: viewId, view: renderLoadingModal(title(id), `Buscando a solicitação ${id}…`) })
-          .catch((error: unknown) => deps.logger.warn(errFields(error), 'request modal not updated'));
-        await deps.tasks.run('request modal', () => showRequest(deps, client, { ...who, viewId }, id));
+          .then(
+            (updated) => updated.view?.hash,
+            (error: unknown) => {
+              deps.logger.warn(errFields(error), 'request modal not updated');
+              return undefined;
+            },
+          );
+        await deps.tasks.run('request modal', () => showRequest(deps, client, { ...who, viewId, hash }, id));
         return;
       }
       // On the Home there is no response_url nor channel: a modal that cannot be opened is told by DM.

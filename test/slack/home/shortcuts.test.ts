@@ -321,6 +321,30 @@ describe('message shortcut abrir_solicitacao', () => {
     expect(viewText(shown)).toContain('1316');
   });
 
+  it('two choices clicked in turn: the modal ends on the later one, however late the earlier one answers', async () => {
+    const since = h.slack.views.length;
+    await messageShortcut(h, 'abrir_solicitacao', 'SM 1312, #1316', { channel: CHANNELS.stockroom });
+    const choice = await nextView(h, since, 'views.open');
+    // 1312's reads are held upstream until 1316 is on screen.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    h.sandbox.faults.next({ path: /solicitacoes-materiais\/1312\//, release: released, times: 2 });
+    const at = h.slack.views.length;
+    const shownTitles = () =>
+      updatesOf(choice.viewId, at)
+        .filter((v) => !viewText(v).includes('Buscando'))
+        .map((v) => (v.view.title as { text: string }).text);
+    await clickInView(h, choice, 'request:open:1312', USERS.member);
+    await clickInView(h, choice, 'request:open:1316', USERS.member);
+    await eventually(() => shownTitles().includes('Solicitação 1316') || null);
+    release();
+    // 1312's answer is done (and gave way): nothing is left running.
+    await eventually(() => h.container.tasks.size === 0 || null);
+    expect(shownTitles()).toEqual(['Solicitação 1316']);
+  });
+
   it('on the bot’s own alert, reads the numbers in its blocks, not only the summary in its text', async () => {
     const novas = (requestId: number): NewRequestEvent => ({
       kind: 'novas',
