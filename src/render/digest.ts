@@ -326,12 +326,16 @@ const GONE_TEXT: Record<ChannelGoneError, string> = {
   not_in_channel: 'o bot não está mais no canal',
   channel_not_found: 'o canal não existe mais ou o bot perdeu o acesso a ele',
   is_archived: 'o canal foi arquivado',
+  restricted_action: 'uma configuração do workspace impede',
+  restricted_action_read_only_channel: 'o canal só aceita mensagens de quem o administra',
+  restricted_action_thread_only_channel: 'o canal só aceita respostas em conversas',
 };
 
 /** The DM to who subscribed, when the bot could no longer post in the channel and removed the subscription. */
 export function renderSubscriptionRemovedDm(channelId: string, reason: ChannelGoneError): Message {
+  // Inviting the bot again mends only its leaving; an archived or restricted channel stays as it is.
   const again =
-    reason === 'is_archived'
+    reason === 'is_archived' || reason.startsWith('restricted_action')
       ? 'Para receber o resumo em outro canal, use `/estoque resumo assinar` lá.'
       : 'Para assinar de novo, convide o bot com `/invite @estoque-bot` e use `/estoque resumo assinar` no canal.';
   const text =

@@ -207,6 +207,7 @@ const cases: Record<string, () => Message> = {
   'subscription list empty': () => renderSubscriptionList([], ctx),
   'removed DM not_in_channel': () => renderSubscriptionRemovedDm('C0ALMOX1', 'not_in_channel'),
   'removed DM is_archived': () => renderSubscriptionRemovedDm('C0ALMOX1', 'is_archived'),
+  'removed DM restricted_action': () => renderSubscriptionRemovedDm('C0ALMOX1', 'restricted_action'),
 };
 
 describe('digest messages', () => {

@@ -222,6 +222,13 @@ describe('Slack refusals: lost, transient, unauthorized', () => {
       lost: true,
       error: 'is_archived',
     });
+    // Posting restricted there (a workspace preference, a read-only channel): as lasting as the setting.
+    slack.failNext('chat.postMessage', { error: 'restricted_action_read_only_channel' });
+    expect(await poster.post(WS, channel(CHANNELS.general), [moved(1)])).toEqual({
+      ok: false,
+      lost: true,
+      error: 'restricted_action_read_only_channel',
+    });
     expect(posted()).toEqual([]);
   });
 

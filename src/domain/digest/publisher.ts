@@ -1,8 +1,19 @@
 import type { Subscription } from '../../store/subscription-store.js';
 import type { DigestView } from './digest-view.js';
 
-/** Slack errors after which the bot cannot post in a channel any more: the subscription goes. */
-export const CHANNEL_GONE_ERRORS = ['not_in_channel', 'channel_not_found', 'is_archived'] as const;
+/**
+ * Slack errors after which the bot cannot post in a channel any more: the subscription goes. The `restricted_action`
+ * ones (chat.postMessage: a workspace preference, a read-only or thread-only channel) last as long as the setting;
+ * until 2026-11-27 they were retried every tick, every day, and the subscriber never told.
+ */
+export const CHANNEL_GONE_ERRORS = [
+  'not_in_channel',
+  'channel_not_found',
+  'is_archived',
+  'restricted_action',
+  'restricted_action_read_only_channel',
+  'restricted_action_thread_only_channel',
+] as const;
 export type ChannelGoneError = (typeof CHANNEL_GONE_ERRORS)[number];
 
 export function isChannelGoneError(error: string): error is ChannelGoneError {

@@ -475,6 +475,17 @@ describe('Slack failures', () => {
       CHANNELS.general,
       (h: Harness) => h.slack.failNext('chat.postMessage', { error: 'channel_not_found' }),
     ],
+    // Posting restricted by a workspace preference, or a read-only channel: as lasting as the setting.
+    [
+      'restricted_action',
+      CHANNELS.general,
+      (h: Harness) => h.slack.failNext('chat.postMessage', { error: 'restricted_action' }),
+    ],
+    [
+      'restricted_action_read_only_channel',
+      CHANNELS.general,
+      (h: Harness) => h.slack.failNext('chat.postMessage', { error: 'restricted_action_read_only_channel' }),
+    ],
   ] as const) {
     it(`${name}: the subscription is removed and the subscriber gets a DM`, async () => {
       const h = await start();
