@@ -17,10 +17,11 @@ import type { FeedEvent } from './types.js';
 
 /**
  * One detection round of one workspace (the engine holds its lease): reads the request list of the last 30 days
- * (every page of 100), the followed requests older than that (one call each), and, less often, the pending
- * purchases of every active stockroom; diffs them with the stored snapshot; puts the events in the outbox, then
- * writes the snapshot. In that order: a replica that dies between the two leaves the snapshot as it was, so the
- * next round finds the same differences, names them with the same ids, and the outbox keeps one of each.
+ * (every page of 100), the followed requests older than that (each searched by number, a few pages at most), and,
+ * less often, the pending purchases of every active stockroom; diffs them with the stored snapshot; puts the events
+ * in the outbox, then writes the snapshot. In that order: a replica that dies between the two leaves the snapshot
+ * as it was, so the next round finds the same differences, names them with the same ids, and the outbox keeps one
+ * of each.
  *
  * Every read goes through the services and the cache the commands use, at the 'feed' priority (the caller resolves
  * the workspace with it): a fresh cache entry costs nothing, and what a round reads is fresh for the next command.
@@ -32,6 +33,11 @@ import type { FeedEvent } from './types.js';
 const MAX_PAGES = 100;
 /** The request list accepts at most 12 months: followed requests older than that cannot be read from it. */
 const FOLLOWED_PERIOD_DAYS = 364;
+/**
+ * Pages of its search (of 100) a followed request older than the 30 days is looked for in, at most. `Search` matches
+ * every word of the number, the stockroom, the requester and the status, so newer requests can come before it.
+ */
+export const FOLLOWED_MAX_PAGES = 5;
 /** Receipts are read once every this many intervals: goods arrive far less often than requests move. */
 export const RECEIPTS_EVERY_INTERVALS = 3;
 /** What a round compares with its snapshot; the catalogues (stockrooms, users, a purchase's requests) keep their TTLs. */
@@ -231,17 +237,24 @@ export class FeedRound {
     return { rows, complete: totalPages <= MAX_PAGES, nextPage: Math.min(totalPages, MAX_PAGES) + 1 };
   }
 
-  /** Followed requests outside the 30 days: found by number in the list of the last 12 months, one call each. */
+  /**
+   * Followed requests outside the 30 days: found by number in the list of the last 12 months, page after page of
+   * its search until the request is on one (or the pages end), FOLLOWED_MAX_PAGES at most: one call each when it is
+   * on page 1.
+   */
   private async readFollowedOutside(ids: number[]): Promise<MaterialRequest[]> {
     const out: MaterialRequest[] = [];
     const from = startOfLocalDay(localDateDaysAgo(this.deps.now(), this.deps.timeZone, FOLLOWED_PERIOD_DAYS));
     for (const id of ids.sort((a, b) => a - b)) {
-      const query = definedOnly({
-        search: String(id),
-        dataInicial: from,
-        page: 1,
-        pageSize: RECENT_PAGE_SIZE,
-      });
+      const row = await this.findFollowed(id, from);
+      if (row) out.push(row);
+    }
+    return out;
+  }
+
+  private async findFollowed(id: number, from: string): Promise<MaterialRequest | null> {
+    for (let page = 1; page <= FOLLOWED_MAX_PAGES; page += 1) {
+      const query = definedOnly({ search: String(id), dataInicial: from, page, pageSize: RECENT_PAGE_SIZE });
       const answer = await this.attempt(
         () =>
           this.deps.reader.read(this.ws, 'requestList', query, (call) =>
@@ -249,10 +262,16 @@ export class FeedRound {
           ),
         { part: true },
       );
-      const row = answer?.data.rows.find((r) => r.solicitacaoMaterialId === id);
-      if (row) out.push(row);
+      if (answer === null) return null;
+      const row = answer.data.rows.find((r) => r.solicitacaoMaterialId === id);
+      if (row) return row;
+      if (answer.data.rows.length === 0 || page >= answer.data.totalPages) return null;
     }
-    return out;
+    this.deps.logger.warn(
+      { workspaceId: this.ws.workspaceId, requestId: id, pages: FOLLOWED_MAX_PAGES },
+      'followed request not found within the pages its search reads; not watched this round',
+    );
+    return null;
   }
 
   /**

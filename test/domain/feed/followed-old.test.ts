@@ -1,0 +1,117 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { FOLLOWED_MAX_PAGES } from '../../../src/domain/feed/round.js';
+import type { StatusEvent } from '../../../src/domain/feed/types.js';
+import { saoPaulo } from '../../helpers/digest-harness.js';
+import { type FeedHarness, INTERVAL_MS, startFeedHarness, WS } from '../../helpers/feed-harness.js';
+
+const DAY = 86_400_000;
+let harness: FeedHarness | undefined;
+
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+async function start(): Promise<FeedHarness> {
+  harness = await startFeedHarness(saoPaulo(2026, 11, 23, 9));
+  return harness;
+}
+
+/** A request of the demo data older than the rounds' 30 days (within the list's 12 months), with a status. */
+function oldRequest(h: FeedHarness) {
+  const old = h.sandbox.data
+    .company(1)
+    ?.requests.find(
+      (r) =>
+        r.createdAt < h.clock.now() - 60 * DAY &&
+        r.createdAt > h.clock.now() - 300 * DAY &&
+        r.record.statusAndamentoSolicitacao !== null,
+    );
+  if (!old) throw new Error('no old request in the demo data');
+  return old;
+}
+
+/**
+ * `count` newer requests (40 days old: in the 12 months, out of the 30 days) whose number holds the old one's, so
+ * that its search (`Search=<number>`) lists them before it.
+ */
+function newerMatches(h: FeedHarness, old: ReturnType<typeof oldRequest>, count: number): void {
+  const requests = h.sandbox.data.company(1)?.requests;
+  if (!requests) throw new Error('no company');
+  const id = old.record.solicitacaoMaterialId;
+  for (let k = 0; k < count; k += 1) {
+    requests.push({
+      ...old,
+      record: { ...old.record, solicitacaoMaterialId: Number(`${id}${String(k).padStart(3, '0')}`) },
+      createdAt: h.clock.now() - 40 * DAY,
+    });
+  }
+}
+
+/** The pages of the followed request's own search that upstream saw, in order. */
+function searchPages(h: FeedHarness, id: number, since = 0): number[] {
+  return h.sandbox.calls
+    .filter((call) => call.kind === 'data' && call.at >= since)
+    .map((call) => new URL(call.url, 'http://sandbox').searchParams)
+    .filter((params) => params.get('Search') === String(id))
+    .map((params) => Number(params.get('Page') ?? 1));
+}
+
+function dmEvents(h: FeedHarness, userId: string): StatusEvent[] {
+  return h.allPosts
+    .filter((p) => p.target.kind === 'dm' && p.target.userId === userId)
+    .flatMap((p) => p.events) as StatusEvent[];
+}
+
+function moveOn(old: ReturnType<typeof oldRequest>, statusName: string): void {
+  old.record.statusAndamentoSolicitacao = (old.record.statusAndamentoSolicitacao ?? 0) + 100;
+  old.record.statusAndamentoSolicitacao_Nome = statusName;
+}
+
+describe('FeedEngine: a followed request older than the 30 days', () => {
+  it('is found on a later page of its search when newer requests match its number, and its change is DMed', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    const old = oldRequest(h);
+    const id = old.record.solicitacaoMaterialId;
+    newerMatches(h, old, 120);
+    await h.listeners.follow(WS, 'U-OLD', id, old.record.statusAndamentoSolicitacao_Nome ?? null);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: false, reason: 'planned' });
+    h.clock.advance(INTERVAL_MS);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: true, round: { recorded: true } });
+    expect((await a.snapshots.requests(WS)).has(id)).toBe(true);
+
+    h.clock.advance(60_000);
+    const from = old.record.statusAndamentoSolicitacao_Nome;
+    moveOn(old, 'Status novo de teste');
+    h.clock.advance(INTERVAL_MS);
+    const since = h.clock.now();
+    await a.engine.runIfDue(WS);
+
+    expect(dmEvents(h, 'U-OLD')).toContainEqual(
+      expect.objectContaining({
+        kind: 'status',
+        requestId: id,
+        fromStatus: from,
+        toStatus: 'Status novo de teste',
+      }),
+    );
+    // Page 1 holds 100 newer matches: the round reads on to page 2, where the request is, and no further.
+    expect(searchPages(h, id, since)).toEqual([1, 2]);
+  });
+
+  it('is looked for in a few pages at most: a search with more pages costs no more than that per round', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    const old = oldRequest(h);
+    const id = old.record.solicitacaoMaterialId;
+    newerMatches(h, old, (FOLLOWED_MAX_PAGES + 1) * 100);
+    await h.listeners.follow(WS, 'U-OLD', id, old.record.statusAndamentoSolicitacao_Nome ?? null);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: false, reason: 'planned' });
+    h.clock.advance(INTERVAL_MS);
+    const since = h.clock.now();
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: true, round: { complete: true } });
+    expect(searchPages(h, id, since)).toEqual(Array.from({ length: FOLLOWED_MAX_PAGES }, (_, i) => i + 1));
+    expect((await a.snapshots.requests(WS)).has(id)).toBe(false);
+  });
+});
