@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import type { Follow } from '../../store/feed-listeners.js';
 import type { PurchaseSnapshot, RequestSnapshot } from '../../store/feed-snapshot-store.js';
 import type { MaterialRequest, PurchaseOrder } from '../../upstream/schemas.js';
 import type { NewRequestEvent, ReceiptEvent, StatusEvent } from './types.js';
@@ -20,15 +22,17 @@ export interface RequestDiff {
 
 /**
  * `rows` are the rows a round read; a request missing from them is not gone (a page the budget did not pay for,
- * or a request older than the 30 days): only rows read are compared. `newAllowed` is false for rows read on their
- * own (followed requests older than the 30 days) and while the workspace is only being recorded.
+ * or a request older than the 30 days): only rows read are compared. No `novas` for rows read on their own
+ * (followed requests older than the 30 days), and no event at all while the workspace is only being recorded.
+ * A followed request the snapshot does not have yet is compared with the status each follower was shown when they
+ * followed it (`follows`): a change made between the follow and this first read is told to them.
  */
 export function diffRequests(
   workspaceId: string,
   previous: ReadonlyMap<number, RequestSnapshot>,
   rows: readonly MaterialRequest[],
   detectedAt: number,
-  options: { record: boolean; fromList: ReadonlySet<number> },
+  options: { record: boolean; fromList: ReadonlySet<number>; follows?: readonly Follow[] },
 ): RequestDiff {
   const novas: NewRequestEvent[] = [];
   const status: StatusEvent[] = [];
@@ -53,6 +57,10 @@ export function diffRequests(
         version: 0,
         seenAt: detectedAt,
       });
+      if (!options.record) {
+        const followers = (options.follows ?? []).filter((follow) => follow.requestId === id);
+        status.push(...firstReadChanges(workspaceId, row, followers, detectedAt, options.fromList.has(id)));
+      }
       if (!options.record && options.fromList.has(id)) {
         novas.push({
           ...base,
@@ -94,6 +102,52 @@ export function diffRequests(
     }
   }
   return { novas, status, next };
+}
+
+/**
+ * The first read of a followed request: one event per follower whose last seen status is another, for that follower
+ * only. Its id names the follow and both statuses, so a rerun on any replica names it the same way, and the
+ * snapshot entry the round writes keeps the next round from finding it again.
+ */
+function firstReadChanges(
+  workspaceId: string,
+  row: MaterialRequest,
+  followers: readonly Follow[],
+  detectedAt: number,
+  inList: boolean,
+): StatusEvent[] {
+  const id = row.solicitacaoMaterialId;
+  const statusName = row.statusAndamentoSolicitacao_Nome?.trim() || null;
+  if (statusName === null) return [];
+  const out: StatusEvent[] = [];
+  for (const follow of [...followers].sort((a, b) => a.userId.localeCompare(b.userId))) {
+    const seen = follow.lastSeenStatus?.trim() || null;
+    // Nothing seen (the follow could not read a status): nothing to compare with.
+    if (seen === null || sameStatusName(seen, statusName)) continue;
+    const to = row.statusAndamentoSolicitacao ?? nameHash(statusName);
+    out.push({
+      id: `${workspaceId}:status:${id}:seen:${follow.userId}:${follow.createdAt}:${nameHash(seen)}>${to}`,
+      kind: 'status',
+      workspaceId,
+      detectedAt,
+      stockroomId: row.almoxarifado,
+      requestId: id,
+      fromStatus: seen,
+      toStatus: statusName,
+      requesterEmail: null,
+      followers: [follow.userId],
+      ...(!inList && { outsideRecent: true }),
+    });
+  }
+  return out;
+}
+
+function sameStatusName(a: string, b: string): boolean {
+  return a.localeCompare(b, 'pt-BR', { sensitivity: 'accent' }) === 0;
+}
+
+function nameHash(name: string): string {
+  return createHash('sha256').update(name).digest('hex').slice(0, 12);
 }
 
 /** Snapshot entries no round has seen for SNAPSHOT_KEEP_MS, except the ones still followed. */

@@ -138,6 +138,7 @@ export class FeedRound {
     const requestDiff = diffRequests(workspaceId, previous, [...recent.rows, ...older], detectedAt, {
       record,
       fromList,
+      follows: this.listeners.follows,
     });
     const requestEvents: FeedEvent[] = [...requestDiff.novas, ...requestDiff.status];
     addRequesterEmails(requestEvents, requestDiff.next, emails);

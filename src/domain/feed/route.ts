@@ -6,7 +6,7 @@ import type { ChannelFeed, FeedEvent, FeedTarget } from './types.js';
  * stockroom); a follower the status changes of the request and the receipts of purchases linked to it; an own
  * follower the same of every request whose requester e-mail is theirs, new ones included. A user's follows and own follow
  * make one DM. A listener gets only events detected since it began listening, so a new feed does not receive what
- * an outbox still holds for others.
+ * an outbox still holds for others. A status event that names its `followers` goes to their DMs alone.
  */
 
 export interface Delivery {
@@ -34,8 +34,9 @@ export function route(listeners: WorkspaceListeners, events: readonly FeedEvent[
       (event) =>
         event.detectedAt >= feed.createdAt &&
         feed.kinds.includes(event.kind) &&
-        // A followed request older than the 30 days is read for its followers only.
-        !(event.kind === 'status' && event.outsideRecent === true) &&
+        // A followed request older than the 30 days is read for its followers only, and a change found against what
+        // followers were shown is theirs alone.
+        !(event.kind === 'status' && (event.outsideRecent === true || event.followers !== undefined)) &&
         (feed.stockroomId === null || event.stockroomId === feed.stockroomId),
     );
     const target: FeedTarget = { kind: 'channel', channelId: feed.channelId };
@@ -67,7 +68,9 @@ export function route(listeners: WorkspaceListeners, events: readonly FeedEvent[
       }
       if (event.kind === 'status') {
         const since = followedSince(event.requestId);
-        if (since !== null && event.detectedAt >= since) return true;
+        const followed = since !== null && event.detectedAt >= since;
+        if (event.followers !== undefined) return followed && event.followers.includes(userId);
+        if (followed) return true;
       }
       return (
         own !== undefined &&

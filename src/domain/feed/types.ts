@@ -46,6 +46,11 @@ export interface StatusEvent extends FeedEventBase {
    * followers, not for channel feeds (which cover the 30-day list).
    */
   outsideRecent?: boolean;
+  /**
+   * Set when the change was found against what these users were shown when they followed the request (the round
+   * that first reads it has no status of its own to compare): only their DMs get it, no channel, no own follow.
+   */
+  followers?: string[];
 }
 
 export interface ReceiptEvent extends FeedEventBase {

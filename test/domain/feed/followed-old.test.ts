@@ -114,4 +114,49 @@ describe('FeedEngine: a followed request older than the 30 days', () => {
     expect(searchPages(h, id, since)).toEqual(Array.from({ length: FOLLOWED_MAX_PAGES }, (_, i) => i + 1));
     expect((await a.snapshots.requests(WS)).has(id)).toBe(false);
   });
+
+  it('a change made between the follow and the first round that reads it reaches the follower, once, and only them', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    await h.listeners.upsertChannel({
+      workspaceId: WS,
+      channelId: 'C1',
+      stockroomId: null,
+      subscribedBy: 'U1',
+    });
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: false, reason: 'planned' });
+    h.clock.advance(INTERVAL_MS);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: true, round: { recorded: true } });
+
+    const old = oldRequest(h);
+    const id = old.record.solicitacaoMaterialId;
+    const seen = old.record.statusAndamentoSolicitacao_Nome ?? null;
+    // Someone follows it as it is now (what `/solicitacao <id> acompanhar` keeps) ...
+    h.clock.advance(10_000);
+    await h.listeners.follow(WS, 'U-OLD', id, seen);
+    // ... a minute later it moves on, and a third person follows it as it is then.
+    h.clock.advance(60_000);
+    moveOn(old, 'Status novo de teste');
+    await h.listeners.follow(WS, 'U-LATE', id, 'Status novo de teste');
+    for (let round = 0; round < 3; round += 1) {
+      h.clock.advance(INTERVAL_MS);
+      await a.engine.runIfDue(WS);
+    }
+
+    const told = dmEvents(h, 'U-OLD');
+    expect(told).toEqual([
+      expect.objectContaining({
+        kind: 'status',
+        requestId: id,
+        fromStatus: seen,
+        toStatus: 'Status novo de teste',
+      }),
+    ]);
+    expect((await h.listeners.getFollow(WS, 'U-OLD', id))?.lastSeenStatus).toBe('Status novo de teste');
+    // Who followed it after the change saw the new status already; the channel covers the 30 days only.
+    expect(dmEvents(h, 'U-LATE')).toEqual([]);
+    expect(h.allPosts.filter((p) => p.target.kind === 'channel').flatMap((p) => p.events)).not.toContainEqual(
+      expect.objectContaining({ requestId: id }),
+    );
+  });
 });

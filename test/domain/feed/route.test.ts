@@ -140,6 +140,30 @@ describe('route', () => {
     expect(out.map((d) => d.key)).toEqual(['u-U-F']);
   });
 
+  it('gives a change found against what followers were shown to those followers alone', () => {
+    const seen = {
+      ...status(6, 1, 'bia@x.com'),
+      id: `${WS}:status:6:seen:U-A`,
+      followers: ['U-A'],
+    } as FeedEvent;
+    const follow = (userId: string) => ({
+      workspaceId: WS,
+      userId,
+      requestId: 6,
+      lastSeenStatus: null,
+      createdAt: 0,
+    });
+    const out = route(
+      listeners({
+        channels: [channel('C-ALL')],
+        follows: [follow('U-A'), follow('U-B')],
+        ownFollows: [{ workspaceId: WS, userId: 'U-BIA', email: 'bia@x.com', createdAt: 0 }],
+      }),
+      [seen],
+    );
+    expect(out.map((d) => d.key)).toEqual(['u-U-A']);
+  });
+
   it('routes nothing in a paused workspace', () => {
     expect(route(listeners({ paused: 'tokens_revoked', channels: [channel('C1')] }), events)).toEqual([]);
   });
