@@ -16,8 +16,8 @@ const REQUEST_LIST_CHARS = 400;
 
 export interface FeedRenderOptions {
   /**
-   * Set when the changes may have happened well before they were detected (the round before this one ran at
-   * `lateSince`: downtime, a spent budget). The message says so.
+   * Set when the changes may have happened well before they were detected (the last round that read the list
+   * started at `lateSince`: downtime, a spent budget). The message says so.
    */
   lateSince?: number | null;
   /** Some events were in an earlier post, made then, that may have reached Slack: the message may repeat it. */

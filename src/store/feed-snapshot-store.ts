@@ -54,6 +54,11 @@ export interface FeedRoundState {
   /** Upstream calls the last round made (cache hits cost nothing). */
   lastRoundCalls: number | null;
   lastRoundAt: number | null;
+  /**
+   * When the last round that read the request list (a page of it at least) started: what a late post counts from.
+   * A round the budget stopped before any read still sets lastRoundAt, and changes since then are not any newer.
+   */
+  lastReadAt: number | null;
   /** When the last round finished reading: a cache entry fetched later was fetched by someone else, and is newer. */
   readUntil: number | null;
   /** Which company (and unit) the snapshot was read from: `<empresaId>:<unidadeId>`; null before it was noted. */
@@ -81,6 +86,7 @@ const STATE_FIELDS = [
   'lateMs',
   'lastRoundCalls',
   'lastRoundAt',
+  'lastReadAt',
   'readUntil',
   'resumedAt',
   'recordFromPage',

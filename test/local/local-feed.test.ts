@@ -40,6 +40,7 @@ function world(options: {
         lateMs: null,
         lastRoundCalls: null,
         lastRoundAt: null,
+        lastReadAt: null,
         readUntil: null,
         scope: null,
       }),

@@ -53,7 +53,7 @@ export async function deliverOutbox(
   listeners: WorkspaceListeners,
   /** Called before each post: false when this process lost the round's lease (then it stops). */
   stillOwner: () => Promise<boolean>,
-  /** The previous round's time when this round comes late (downtime, a spent budget): the poster says so. */
+  /** When the last round that read the list started, when this one comes late (downtime, a spent budget). */
   lateSince: number | null = null,
   /** When the workspace last resumed from a pause: events that waited through it are kept from then. */
   resumedAt: number | null = null,

@@ -307,8 +307,7 @@ export class FeedEngine {
       },
       listeners,
       () => snapshots.renewRound(workspaceId, this.owner, this.leaseMs),
-      // Late: more than two intervals since the previous round (no replica ran, or the budget was spent).
-      state.lastRoundAt !== null && startedAt - state.lastRoundAt > 2 * intervalMs ? state.lastRoundAt : null,
+      lateSince(state, startedAt, intervalMs),
       state.resumedAt,
     );
     // The interval the share pays for, measured on this round; a spent budget puts the next round after its slot.
@@ -330,6 +329,7 @@ export class FeedEngine {
       lateMs,
       lastRoundCalls: round.calls,
       lastRoundAt: startedAt,
+      ...(round.readList && { lastReadAt: startedAt }),
       ...(round.complete && { lastCompleteAt: startedAt }),
     });
     logger.info(
@@ -392,6 +392,21 @@ export function intervalInForce(
   const observed = complete ? startedAt - state.lastCompleteAt : now - state.lastCompleteAt;
   const planned = Math.max(shareIntervalMs, state.shareIntervalMs ?? 0);
   return { intervalMs: Math.max(shareIntervalMs, observed), lateMs: Math.max(0, observed - planned) };
+}
+
+/**
+ * When the changes a round reports may have happened since, if that is late: more than two intervals since the last
+ * round that read the list (no replica ran, or the budget was spent). A round the budget stopped before any read
+ * does not count, or changes that waited through a spent share for hours would be posted as if they had just
+ * happened. (State written before `lastReadAt` existed falls back on the last round.)
+ */
+function lateSince(
+  state: Pick<FeedRoundState, 'lastReadAt' | 'lastRoundAt'>,
+  startedAt: number,
+  intervalMs: number,
+): number | null {
+  const lastRead = state.lastReadAt ?? state.lastRoundAt;
+  return lastRead !== null && startedAt - lastRead > 2 * intervalMs ? lastRead : null;
 }
 
 function hasListeners(listeners: WorkspaceListeners): boolean {

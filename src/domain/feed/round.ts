@@ -48,6 +48,8 @@ export interface RoundOutcome {
   calls: number;
   /** Every read the round wanted was made. */
   complete: boolean;
+  /** At least one page of the 30-day list was read (from upstream or a cache entry fresh enough). */
+  readList: boolean;
   /** The round only recorded (first round of the workspace, or of its purchases). */
   recorded: boolean;
   /** Events put in the outbox. */
@@ -175,6 +177,7 @@ export class FeedRound {
     return {
       calls: this.calls,
       complete,
+      readList: recent.pagesRead > 0,
       recorded: record || (receipts !== null && this.state.purchasesRecordedAt === null),
       detected: added.length,
       budgetRetryAt: this.stopped instanceof BudgetExhaustedError ? this.stopped.retryAt : null,
@@ -210,16 +213,20 @@ export class FeedRound {
     }
   }
 
-  /** The 30-day list from `fromPage` on; `nextPage`: the first page not read (where a recording goes on). */
+  /**
+   * The 30-day list from `fromPage` on; `nextPage`: the first page not read (where a recording goes on), `pagesRead`:
+   * how many were.
+   */
   private async readRecent(
     fromPage = 1,
-  ): Promise<{ rows: MaterialRequest[]; complete: boolean; nextPage: number }> {
+  ): Promise<{ rows: MaterialRequest[]; complete: boolean; nextPage: number; pagesRead: number }> {
     const rows: MaterialRequest[] = [];
+    let pagesRead = 0;
     let totalPages = fromPage;
     let above: number | null = null;
     for (let page = fromPage; page <= Math.min(totalPages, MAX_PAGES); page += 1) {
       let answer = await this.attempt(() => this.requests.recentPage(this.ws, null, page));
-      if (answer === null) return { rows, complete: false, nextPage: page };
+      if (answer === null) return { rows, complete: false, nextPage: page, pagesRead };
       // The list is newest first: rows move down a page as requests are opened. A page cached before the page above
       // it was read misses the rows that moved down between the two reads (in neither), so it is read again. A page
       // older than the one above it after that (upstream could not be asked) leaves the read incomplete.
@@ -228,14 +235,20 @@ export class FeedRound {
           this.requests.recentPage(this.ws, null, page, { bypassCache: true }),
         );
         if (answer === null || answer.freshness.fetchedAt < above)
-          return { rows, complete: false, nextPage: page };
+          return { rows, complete: false, nextPage: page, pagesRead };
       }
       above = answer.freshness.fetchedAt;
+      pagesRead += 1;
       rows.push(...answer.data.rows);
       totalPages = answer.data.totalPages;
       if (answer.data.rows.length === 0) break;
     }
-    return { rows, complete: totalPages <= MAX_PAGES, nextPage: Math.min(totalPages, MAX_PAGES) + 1 };
+    return {
+      rows,
+      complete: totalPages <= MAX_PAGES,
+      nextPage: Math.min(totalPages, MAX_PAGES) + 1,
+      pagesRead,
+    };
   }
 
   /**

@@ -85,7 +85,10 @@ export type FeedPostResult =
     };
 
 export interface FeedPostOptions {
-  /** The previous round of the workspace ran then: the changes happened at some point since (said when late). */
+  /**
+   * The last round of the workspace that read the request list started then: the changes happened at some point
+   * since (said when late).
+   */
   lateSince?: number | null;
   /**
    * Some of these events were in a post made then whose outcome is unknown (its process died, or its reply was
