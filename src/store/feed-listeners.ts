@@ -271,14 +271,22 @@ export class FeedListenerStore {
    * its first reason. Returns whether it was paused now.
    */
   async pauseWorkspace(workspaceId: string, reason: FeedPauseReason): Promise<boolean> {
-    return this.kv.set(this.keys.feedPaused(workspaceId), reason, { onlyIfAbsent: true });
+    const paused = await this.kv.set(this.keys.feedPaused(workspaceId), reason, { onlyIfAbsent: true });
+    // The outbox waits through the pause, and the delivery claims that guard it must not expire meanwhile. Only
+    // when paused now: a broken link pauses again at every resolve, and holding scans the workspace's claims.
+    if (paused) await this.snapshots.holdDeliveries(workspaceId);
+    return paused;
   }
 
   /** Resumes the workspace when it was paused for `reason` (a new link, a new install). Returns whether it was. */
   async resumeWorkspace(workspaceId: string, reason: FeedPauseReason): Promise<boolean> {
     const resumed = await this.kv.delIfEquals(this.keys.feedPaused(workspaceId), reason);
-    // The outbox waited while paused: its events are kept from now on (deliver.ts), not expired for the wait.
-    if (resumed) await this.snapshots.updateState(workspaceId, { resumedAt: this.now() });
+    // The outbox waited while paused: its events are kept from now on (deliver.ts), not expired for the wait, and
+    // the claims that guard them expire again, counted from now too.
+    if (resumed) {
+      await this.snapshots.updateState(workspaceId, { resumedAt: this.now() });
+      await this.snapshots.releaseDeliveries(workspaceId);
+    }
     return resumed;
   }
 

@@ -92,7 +92,10 @@ const STATE_FIELDS = [
   'recordFromPage',
 ] as const satisfies readonly (keyof FeedRoundState)[];
 
-/** How long a delivered event is remembered per target: far longer than any event stays in an outbox. */
+/**
+ * How long a delivered event is remembered per target: far longer than any event stays in an outbox of a workspace
+ * that runs (7 days). A pause keeps the outbox for as long as it lasts, so it stops this clock (holdDeliveries).
+ */
 export const DELIVERED_KEEP_MS = 30 * 86_400_000;
 
 export type DeliveryClaim = { state: 'posting'; owner: string } | { state: 'sent'; at: number };
@@ -298,6 +301,43 @@ export class FeedSnapshotStore {
     for (const eventId of eventIds)
       entries[this.keys.feedDelivery(workspaceId, target, eventId)] = `sent:${at}`;
     await this.kv.setMany(entries, { ttlMs: DELIVERED_KEEP_MS });
+    // Paused meanwhile (unlink, tokens_revoked): holdDeliveries may have looked before these were written. Read after
+    // the write, the pause is seen by one of the two.
+    if ((await this.kv.get(this.keys.feedPaused(workspaceId))) !== null) {
+      for (const [key, value] of Object.entries(entries)) await this.kv.set(key, value);
+    }
+  }
+
+  /**
+   * The workspace pauses: its outbox waits for as long as the pause lasts (deliver.ts keeps events from the resume),
+   * and so must what guards its events: the `sent` claims, or a target that had an event would get it again after a
+   * pause longer than DELIVERED_KEEP_MS, and the notes of posts in doubt, or the repeat would not say so. They stop
+   * expiring until releaseDeliveries. A claim being posted is left to its lease.
+   */
+  async holdDeliveries(workspaceId: string): Promise<void> {
+    for (const { key, value } of await this.guards(workspaceId)) await this.kv.set(key, value);
+  }
+
+  /** The workspace resumed: what holdDeliveries kept expires again, counted from now. */
+  async releaseDeliveries(workspaceId: string): Promise<void> {
+    for (const { key, value, keepMs } of await this.guards(workspaceId))
+      await this.kv.expireIfEquals(key, value, keepMs);
+  }
+
+  /** The `sent` claims and the notes of posts in doubt of the workspace, with how long each is kept. */
+  private async guards(workspaceId: string): Promise<{ key: string; value: string; keepMs: number }[]> {
+    const out: { key: string; value: string; keepMs: number }[] = [];
+    const kinds = [
+      { prefix: this.keys.feedDeliveryPrefix(workspaceId), keepMs: DELIVERED_KEEP_MS, sent: true },
+      { prefix: this.keys.feedPostAttemptPrefix(workspaceId), keepMs: ATTEMPT_KEEP_MS, sent: false },
+    ];
+    for (const { prefix, keepMs, sent } of kinds) {
+      for (const key of await this.kv.keysWithPrefix(prefix)) {
+        const value = await this.kv.get(key);
+        if (value !== null && (!sent || value.startsWith('sent:'))) out.push({ key, value, keepMs });
+      }
+    }
+    return out;
   }
 
   /**

@@ -8,10 +8,11 @@ import type { FeedEvent, FeedPoster } from './types.js';
  * Hands the outbox to the listeners: per target at most one FeedPoster.post per round, with every event of the
  * outbox that matches it and that it has not had yet. Exactly once per target and event, across replicas and
  * restarts: before posting, each event is claimed for the target in the store (`posting`, a lease); once Slack has
- * the message the claim becomes `sent` (kept 30 days), and an event claimed or sent is never posted to that target
- * again. A post that fails gives its claims back, so the next round posts them (late, with their detection time);
- * a process that dies mid-post leaves claims that expire, with the same outcome. An event leaves the outbox once
- * every target it matches has it (or is gone).
+ * the message the claim becomes `sent` (kept 30 days, and for as long as the workspace is paused, since its outbox
+ * waits as long), and an event claimed or sent is never posted to that target again. A post that fails gives its
+ * claims back, so the next round posts them (late, with their detection time); a process that dies mid-post leaves
+ * claims that expire, with the same outcome. An event leaves the outbox once every target it matches has it (or is
+ * gone).
  *
  * The one case that posts twice: a process that dies after Slack took its message and before the claims became
  * `sent` (Slack's reply on its way, or the write under way). Its claims expire and the events are posted again:
