@@ -1,5 +1,6 @@
 import { type Clock, systemClock, type TimerHandle } from '../../lib/clock.js';
 import { errFields, type Logger } from '../../lib/logger.js';
+import { persistently } from '../../lib/persist.js';
 import type { Subscription, SubscriptionStore } from '../../store/subscription-store.js';
 import { LinkBrokenError, NotLinkedError } from '../errors.js';
 import type { DigestClaims, HeldClaim } from './claims.js';
@@ -363,9 +364,9 @@ export class DigestScheduler {
         const postedAt = this.deps.now();
         const posted = { day: due.day, postedAt, coveredUntil: view.coveredUntil };
         const retryFor = this.deps.recordRetryMs ?? RECORD_RETRY_MS;
-        const recorded = await retrying(() => claim.markPosted(postedAt, view.coveredUntil), retryFor)
+        const recorded = await persistently(() => claim.markPosted(postedAt, view.coveredUntil), retryFor)
           .then(() =>
-            retrying(() => this.deps.subscriptions.markPosted(workspaceId, channelId, posted), retryFor),
+            persistently(() => this.deps.subscriptions.markPosted(workspaceId, channelId, posted), retryFor),
           )
           .then(
             () => true,
@@ -485,21 +486,6 @@ function sinceOf(subscription: Subscription, scheduledAt: number): number {
  * lease ran out and another replica posted the day again).
  */
 export const RECORD_RETRY_MS = 5 * 60_000;
-
-/** `write` until it succeeds, with waits from 100 ms doubling to 5 s, for at most `forMs`. */
-async function retrying(write: () => Promise<void>, forMs: number): Promise<void> {
-  const until = Date.now() + forMs;
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await write();
-      return;
-    } catch (error) {
-      const wait = Math.min(5_000, 100 * 2 ** (attempt - 1));
-      if (Date.now() + wait > until) throw error;
-      await new Promise((resolve) => setTimeout(resolve, wait));
-    }
-  }
-}
 
 function postedKey(workspaceId: string, channelId: string, day: string): string {
   return JSON.stringify([workspaceId, channelId, day]);

@@ -1,4 +1,5 @@
 import { errFields, type Logger } from '../../lib/logger.js';
+import { persistently } from '../../lib/persist.js';
 import type { FeedListenerStore, WorkspaceListeners } from '../../store/feed-listeners.js';
 import type { FeedSnapshotStore } from '../../store/feed-snapshot-store.js';
 import { route } from './route.js';
@@ -166,7 +167,12 @@ export async function deliverOutbox(
     }
     outcome.posts += 1;
     if (result.ok) {
-      await snapshots.markDelivered(workspaceId, delivery.key, claimedIds, deps.now());
+      // Slack has it: the claims must say so, or they expire and it is posted again. A store that cannot take them
+      // for a moment (a Redis restart) is asked again within half the claims' lease, renewed right before the post.
+      await persistently(
+        () => snapshots.markDelivered(workspaceId, delivery.key, claimedIds, deps.now()),
+        deps.claimLeaseMs / 2,
+      );
       await snapshots.clearPostAttempt(workspaceId, delivery.key);
       outcome.delivered += claimed.length;
       continue;

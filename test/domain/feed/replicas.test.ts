@@ -231,6 +231,52 @@ describe('FeedEngine across replicas', () => {
     expect(await b.snapshots.outbox(WS)).toEqual([]);
   });
 
+  it('a store that refuses for a moment right after Slack took a post (a Redis restart): recorded, not posted again', async () => {
+    const refusing = { left: 0 };
+    const restarting = (kv: KeyValue): KeyValue =>
+      new Proxy(kv, {
+        get(target, property, receiver) {
+          const value = Reflect.get(target, property, receiver);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            if (refusing.left > 0) {
+              refusing.left -= 1;
+              return Promise.reject(new Error('Reached the max retries per request limit (which is 3)'));
+            }
+            return value.apply(target, args);
+          };
+        },
+      });
+    const h = await start();
+    const a = h.feedReplica({ wrapKv: restarting });
+    const b = h.feedReplica();
+    await recorded(h, a);
+
+    h.clock.advance(30_000);
+    h.sandbox.advance({ changes: 3, kinds: ['novas'] });
+    h.clock.advance(INTERVAL_MS);
+    // The store refuses A's next two commands after Slack took its post (the claims' record among them).
+    a.poster.afterPost = () => {
+      refusing.left = 2;
+    };
+    await a.engine.tick();
+    expect(a.poster.posts).toHaveLength(1);
+
+    // Whatever A left as `posting` runs out, as it would without the record; B then runs the next rounds.
+    const { redis } = h.redis;
+    for (const key of await redis.keys(`${h.redis.prefix}feed:${WS}:sent:*`)) {
+      expect(await redis.get(key)).toMatch(/^sent:/);
+    }
+    await redis.pexpire(`${h.redis.prefix}feed:${WS}:round-lease`, 1);
+    await vi.waitFor(async () =>
+      expect(await redis.exists(`${h.redis.prefix}feed:${WS}:round-lease`)).toBe(0),
+    );
+    h.clock.advance(INTERVAL_MS);
+    await b.engine.tick();
+    expect(b.poster.posts).toEqual([]);
+    noDuplicates(h);
+  });
+
   it('does not send a post whose claims ran out while it waited on Slack: the replica that took them posts once', async () => {
     const h = await start();
     const a = h.feedReplica({ leaseMs: 300 });
