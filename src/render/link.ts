@@ -110,7 +110,7 @@ function notice(text: string): Message {
  * modal field. With `ctx`, a retry time is given as a time of day.
  */
 export function renderLinkUnavailable(
-  reason: 'busy' | 'unavailable' | 'refused',
+  reason: 'busy' | 'unavailable' | 'store' | 'refused',
   retryAt: number | null,
   afterModal = false,
   message?: string | null,
@@ -125,6 +125,9 @@ export function renderLinkUnavailable(
     text = `Limite de consultas ao sistema atingido; tente de novo ${when}.`;
   } else if (reason === 'unavailable') {
     text = 'O sistema de estoque não respondeu; tente de novo em alguns minutos.';
+  } else if (reason === 'store') {
+    // The login went through; the bot's own storage (Redis) would not keep the link.
+    text = 'O login foi aceito, mas não consegui guardar o vínculo agora; tente de novo em alguns minutos.';
   } else {
     text = message?.trim() ? truncate(message.trim(), 300) : 'O sistema de estoque recusou o login.';
   }

@@ -1,5 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
+import { LinkStore } from '../../src/store/link-store.js';
 import {
   CHANNELS,
   eventually,
@@ -18,6 +19,7 @@ beforeEach(async () => {
   h = await startHarness({ botAdmins: [USERS.outsider] });
 });
 afterEach(async () => {
+  vi.restoreAllMocks();
   await h.close();
 });
 
@@ -179,6 +181,42 @@ describe('/estoque vincular', () => {
     expect(statusText).toContain(`<@${USERS.admin}>`);
     expect(statusText).not.toContain(C1.password === C1.login ? '\u0000' : C1.password);
   });
+});
+
+describe('/estoque vincular while the store restarts', () => {
+  it('a store that refuses the link for a moment is asked again: the link is made and kept', async () => {
+    const save = LinkStore.prototype.save;
+    let refusals = 2;
+    vi.spyOn(LinkStore.prototype, 'save').mockImplementation(function (this: LinkStore, ...args) {
+      if (refusals-- > 0)
+        return Promise.reject(new Error('Reached the max retries per request limit (which is 3)'));
+      return save.apply(this, args);
+    });
+    const since = Date.now();
+    const result = await h.submitLink(
+      { login: C1.login, password: C1.password, company: '1' },
+      { user: USERS.admin },
+    );
+    expect(JSON.parse(result.body)).toEqual({ response_action: 'clear' });
+    const confirmation = await h.nextMessage(since, { userId: USERS.admin });
+    expect(textOf(confirmation)).toMatch(/3 almoxarifados/);
+    expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(1);
+  });
+
+  it('a store that keeps refusing: the admin is told nothing was linked, never left without an answer', async () => {
+    vi.spyOn(LinkStore.prototype, 'save').mockRejectedValue(new Error('Connection is closed.'));
+    const since = Date.now();
+    const result = await h.submitLink(
+      { login: C1.login, password: C1.password, company: '1' },
+      { user: USERS.admin },
+    );
+    // Past the form's 3 s: the form closes and the outcome comes as a message.
+    expect(JSON.parse(result.body)).toEqual({ response_action: 'clear' });
+    const told = await h.nextMessage(since, { userId: USERS.admin });
+    expect(textOf(told)).toContain('Nada foi vinculado');
+    expect(textOf(told)).toContain('não consegui guardar o vínculo');
+    expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(0);
+  }, 15_000);
 });
 
 describe('/estoque vincular when Slack is slow to say who submitted', () => {

@@ -1,7 +1,8 @@
 import { errFields, type Logger } from '../../lib/logger.js';
+import { persistently } from '../../lib/persist.js';
 import type { CacheStore } from '../../store/cache-store.js';
 import type { FeedListenerStore } from '../../store/feed-listeners.js';
-import type { LinkStore } from '../../store/link-store.js';
+import type { LinkStore, WorkspaceLink } from '../../store/link-store.js';
 import type { StockStore } from '../../store/stock-store.js';
 import type { SubscriptionStore } from '../../store/subscription-store.js';
 import type { UserMatchStore } from '../../store/user-match-store.js';
@@ -31,7 +32,13 @@ export type LinkField = 'login' | 'password' | 'company' | 'unit' | 'endSession'
 export type LinkOutcome =
   | { ok: true; stockroomCount: number }
   | { ok: false; field: LinkField; message: string }
-  | { ok: false; field: null; reason: 'busy' | 'unavailable'; retryAt?: number };
+  | { ok: false; field: null; reason: 'busy' | 'unavailable' | 'store'; retryAt?: number };
+
+/**
+ * How long the link, once the login and its check went through, is asked again of a store that cannot take it (a
+ * Redis restart): the login was spent for it, and the admin waits for its outcome.
+ */
+export const LINK_STORE_RETRY_MS = 5_000;
 
 export interface LinkServiceDeps {
   authUrl: string;
@@ -112,23 +119,55 @@ export class LinkService {
       }
       return this.unavailable(error, 'check');
     }
-    const previous = await this.deps.links.get(workspaceId).catch(() => null);
-    await this.deps.links.save({
-      workspaceId,
-      credentialId: credential.id,
-      login: credential.login,
-      password: credential.password,
-      empresaId: credential.empresaId,
-      unidadeId: credential.unidadeId,
-      linkedBy: byUserId,
-      linkedAt: this.deps.now(),
-      brokenAt: null,
-    });
+    // The store may not answer for a moment (a Redis restart): asked again rather than the link lost, and if it
+    // still cannot take it, the admin is told nothing was linked (never a link said made and not kept).
+    let previous: WorkspaceLink | null = null;
+    try {
+      await persistently(async () => {
+        previous = await this.deps.links.get(workspaceId).catch(() => null);
+        await this.deps.links.save({
+          workspaceId,
+          credentialId: credential.id,
+          login: credential.login,
+          password: credential.password,
+          empresaId: credential.empresaId,
+          unidadeId: credential.unidadeId,
+          linkedBy: byUserId,
+          linkedAt: this.deps.now(),
+          brokenAt: null,
+        });
+      }, LINK_STORE_RETRY_MS);
+    } catch (error) {
+      this.deps.logger.error(
+        { workspaceId, ...errFields(error) },
+        'link not stored: the store does not answer',
+      );
+      return { ok: false, field: null, reason: 'store' };
+    }
+    await persistently(
+      () => this.afterLink(workspaceId, previous, credential.empresaId),
+      LINK_STORE_RETRY_MS,
+    ).catch((error: unknown) =>
+      this.deps.logger.error(
+        { workspaceId, ...errFields(error) },
+        'workspace linked, but what the old link left could not all be cleared',
+      ),
+    );
+    this.deps.logger.info({ workspaceId, credential: credential.id, correlationId }, 'workspace linked');
+    return { ok: true, stockroomCount };
+  }
+
+  /** What a new link changes besides itself; each step may run again. */
+  private async afterLink(
+    workspaceId: string,
+    previous: WorkspaceLink | null,
+    empresaId: number | null,
+  ): Promise<void> {
     // A new link may point to another company: nothing cached under the old one may show.
     await this.forgetWorkspaceData(workspaceId);
     // What was seen of materials is slow to learn again and stays true for the same company; another company has
     // other materials under the same ids.
-    if (previous && previous.empresaId !== credential.empresaId)
+    if (previous && previous.empresaId !== empresaId)
       await this.deps.stock.forget({ workspaceId, empresaId: previous.empresaId });
     // PRODUCT.md: unlink, a broken link and tokens_revoked pause digests and alerts, a new link resumes them. A
     // Slack token that still does not work pauses them again at the next post (tokens_revoked).
@@ -136,8 +175,6 @@ export class LinkService {
       await this.deps.subscriptions.resumeWorkspace(workspaceId, reason);
       await this.deps.feedListeners.resumeWorkspace(workspaceId, reason);
     }
-    this.deps.logger.info({ workspaceId, credential: credential.id, correlationId }, 'workspace linked');
-    return { ok: true, stockroomCount };
   }
 
   async unlink(workspaceId: string): Promise<boolean> {
