@@ -83,6 +83,15 @@ describe('/solicitacao', () => {
   it('reads a request id, with history in any spelling', () => {
     expect(parseSolicitacao('123')).toEqual({ ok: true, command: { kind: 'request-detail', id: 123 } });
     expect(parseSolicitacao('#123')).toEqual({ ok: true, command: { kind: 'request-detail', id: 123 } });
+    // As people write a request's number (and as Abrir solicitação reads it).
+    for (const text of ['SM 123', 'sm #123', 'nº 123', 'N. 123', 'Solicitação 123', 'numero 123'])
+      expect(parseSolicitacao(text)).toEqual({ ok: true, command: { kind: 'request-detail', id: 123 } });
+    expect(parseSolicitacao('SM 123 historico')).toEqual({
+      ok: true,
+      command: { kind: 'request-history', id: 123 },
+    });
+    // Without a number after it, the word is a search like any other.
+    expect(parseSolicitacao('sm')).toMatchObject({ ok: true, command: { kind: 'request-list' } });
     for (const word of ['historico', 'histórico', 'HISTORICO']) {
       expect(parseSolicitacao(`123 ${word}`)).toEqual({
         ok: true,
