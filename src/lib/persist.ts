@@ -6,17 +6,21 @@
 export async function persistently(
   write: () => Promise<unknown>,
   forMs: number,
-  sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  /** The waits and the clock they are measured on (a test's fake clock moves both). */
+  time: { sleep: (ms: number) => Promise<void>; now: () => number } = {
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    now: Date.now,
+  },
 ): Promise<void> {
-  const until = Date.now() + forMs;
+  const until = time.now() + forMs;
   for (let attempt = 1; ; attempt += 1) {
     try {
       await write();
       return;
     } catch (error) {
       const wait = Math.min(5_000, 100 * 2 ** (attempt - 1));
-      if (Date.now() + wait > until) throw error;
-      await sleep(wait);
+      if (time.now() + wait > until) throw error;
+      await time.sleep(wait);
     }
   }
 }

@@ -100,9 +100,10 @@ export class DigestClaims {
         return !gone;
       },
       async markPosted(postedAt, coveredUntil) {
-        gone = true;
-        // Unconditional: Slack has the message, whatever happened to the lease meanwhile.
+        // Unconditional: Slack has the message, whatever happened to the lease meanwhile. Until the write is through
+        // the claim is still renewed (a store restarting refuses it for a moment): its lease must not run out.
         await kv.set(key, `posted:${postedAt}:${coveredUntil}`, { ttlMs: postedKeepMs });
+        gone = true;
       },
       async release() {
         if (gone) return;

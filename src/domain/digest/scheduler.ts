@@ -135,7 +135,10 @@ export class DigestScheduler {
   private readonly backoff: (failures: number) => number;
   private readonly clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
   /** Days this process posted whose records the store could not take (RECORD_RETRY_MS): never posted again here. */
-  private readonly unrecorded = new Map<string, { day: string; postedAt: number; coveredUntil: number }>();
+  private readonly unrecorded = new Map<
+    string,
+    { workspaceId: string; channelId: string; day: string; postedAt: number; coveredUntil: number }
+  >();
 
   constructor(private readonly deps: DigestSchedulerDeps) {
     this.concurrency = Math.max(1, deps.concurrency ?? 4);
@@ -180,6 +183,7 @@ export class DigestScheduler {
   }
 
   async tick(): Promise<TickReport> {
+    await this.recordLater();
     const now = this.deps.now();
     const report: TickReport = {
       at: now,
@@ -257,11 +261,8 @@ export class DigestScheduler {
 
   private async claim(subscription: Subscription, due: Due, now: number): Promise<Job | null> {
     const { workspaceId, channelId } = subscription;
-    const unrecorded = this.unrecorded.get(postedKey(workspaceId, channelId, due.day));
-    if (unrecorded) {
-      await this.recordLater(subscription, unrecorded);
-      return null;
-    }
+    // Posted by this process, not recorded yet (tick() asks again): never posted twice.
+    if (this.unrecorded.has(postedKey(workspaceId, channelId, due.day))) return null;
     const retryAt = await this.deps.subscriptions.retryNotBefore(workspaceId, channelId);
     if (retryAt !== null && retryAt > now) return null;
     const result = await this.deps.claims.acquire(workspaceId, channelId, due.day);
@@ -363,10 +364,11 @@ export class DigestScheduler {
         // never posts the day again, and writes the records at its next tick.
         const postedAt = this.deps.now();
         const posted = { day: due.day, postedAt, coveredUntil: view.coveredUntil };
-        const retryFor = this.deps.recordRetryMs ?? RECORD_RETRY_MS;
-        const recorded = await persistently(() => claim.markPosted(postedAt, view.coveredUntil), retryFor)
+        const until = Date.now() + (this.deps.recordRetryMs ?? RECORD_RETRY_MS);
+        const left = () => Math.max(0, until - Date.now());
+        const recorded = await persistently(() => claim.markPosted(postedAt, view.coveredUntil), left())
           .then(() =>
-            persistently(() => this.deps.subscriptions.markPosted(workspaceId, channelId, posted), retryFor),
+            persistently(() => this.deps.subscriptions.markPosted(workspaceId, channelId, posted), left()),
           )
           .then(
             () => true,
@@ -375,7 +377,12 @@ export class DigestScheduler {
               return false;
             },
           );
-        if (!recorded) this.unrecorded.set(postedKey(workspaceId, channelId, due.day), posted);
+        if (!recorded)
+          this.unrecorded.set(postedKey(workspaceId, channelId, due.day), {
+            workspaceId,
+            channelId,
+            ...posted,
+          });
         report.posted += 1;
         logger.info({ delayMs: Math.max(0, postedAt - due.at) }, 'digest posted');
         return;
@@ -429,28 +436,25 @@ export class DigestScheduler {
   }
 
   /**
-   * The records of a day this process posted but could not record: the claim (taken again, unless another record of
-   * the day is there) and the subscription's day. Left for the next tick when the store still cannot take them.
+   * The records of the days this process posted but could not record (a store that refused them past
+   * RECORD_RETRY_MS): the claim (taken again, unless another record of the day is there) and the subscription's
+   * day. Each is asked again at every tick until it is through, whatever day it is now.
    */
-  private async recordLater(
-    subscription: Subscription,
-    posted: { day: string; postedAt: number; coveredUntil: number },
-  ): Promise<void> {
-    const { workspaceId, channelId } = subscription;
-    try {
-      const result = await this.deps.claims.acquire(workspaceId, channelId, posted.day);
-      if (result.acquired) await result.claim.markPosted(posted.postedAt, posted.coveredUntil);
-      await this.deps.subscriptions.markPosted(workspaceId, channelId, posted);
-      this.unrecorded.delete(postedKey(workspaceId, channelId, posted.day));
-      this.deps.logger.info(
-        { workspaceId, channelId, day: posted.day },
-        'digest posted earlier now recorded',
-      );
-    } catch (error) {
-      this.deps.logger.warn(
-        { workspaceId, channelId, day: posted.day, ...errFields(error) },
-        'digest posted earlier still not recorded',
-      );
+  private async recordLater(): Promise<void> {
+    for (const [key, posted] of this.unrecorded) {
+      const { workspaceId, channelId, day } = posted;
+      try {
+        const result = await this.deps.claims.acquire(workspaceId, channelId, day);
+        if (result.acquired) await result.claim.markPosted(posted.postedAt, posted.coveredUntil);
+        await this.deps.subscriptions.markPosted(workspaceId, channelId, posted);
+        this.unrecorded.delete(key);
+        this.deps.logger.info({ workspaceId, channelId, day }, 'digest posted earlier now recorded');
+      } catch (error) {
+        this.deps.logger.warn(
+          { workspaceId, channelId, day, ...errFields(error) },
+          'digest posted earlier still not recorded',
+        );
+      }
     }
   }
 

@@ -22,6 +22,7 @@ const MONDAY_7AM = saoPaulo(2026, 11, 23, 7);
 let harness: Harness | undefined;
 
 afterEach(async () => {
+  vi.restoreAllMocks();
   const h = harness;
   harness = undefined;
   if (!h) return;
@@ -202,28 +203,22 @@ describe('exactly one post per subscription and day', () => {
 
   /** The store refuses the first `times` writes of each of the post's records, as it does while Redis restarts. */
   function refuseRecords(replica: ReturnType<Harness['replica']>, times: number) {
-    const refusing = () => {
-      let refused = 0;
-      return () => refused++ < times;
-    };
-    const refuseStore = refusing();
-    const refuseClaim = refusing();
+    const refused = { store: 0, claim: 0 };
+    const refuseStore = () => refused.store++ < times;
+    const refuseClaim = () => refused.claim++ < times;
     const storeWrite = replica.store.markPosted.bind(replica.store);
     vi.spyOn(replica.store, 'markPosted').mockImplementation(async (...args) => {
       if (refuseStore()) throw new Error('Reached the max retries per request limit (which is 3)');
       return storeWrite(...args);
     });
-    const acquire = replica.claims.acquire.bind(replica.claims);
-    vi.spyOn(replica.claims, 'acquire').mockImplementation(async (...args) => {
-      const result = await acquire(...args);
-      if (!result.acquired) return result;
-      const claimWrite = result.claim.markPosted.bind(result.claim);
-      result.claim.markPosted = async (...write) => {
-        if (refuseClaim()) throw new Error('Reached the max retries per request limit (which is 3)');
-        return claimWrite(...write);
-      };
-      return result;
+    // The claim's `posted` write, refused by the store itself (as Redis does while it restarts).
+    const set = RedisKeyValue.prototype.set;
+    vi.spyOn(RedisKeyValue.prototype, 'set').mockImplementation(function (this: RedisKeyValue, ...args) {
+      if (args[1].startsWith('posted:') && refuseClaim())
+        return Promise.reject(new Error('Reached the max retries per request limit (which is 3)'));
+      return set.apply(this, args);
     });
+    return refused;
   }
 
   it('a post Slack accepted while the store restarts is recorded once the store is back, not posted again', async () => {
@@ -239,6 +234,24 @@ describe('exactly one post per subscription and day', () => {
     await h.replica().scheduler.tick();
     expect(h.posts(CHANNELS.general)).toHaveLength(1);
     expect((await replica.store.get(WS, CHANNELS.general))?.lastPostedDay).toBe('2026-11-23');
+  });
+
+  it('while the records are asked again, the claim stays renewed: another replica never takes the day', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    // A lease far shorter than the records' retries (the claim's write goes through after 100 + 200 + 400 ms).
+    const a = h.replica({ leaseMs: 300 });
+    const refused = refuseRecords(a, 3);
+    const ticking = a.scheduler.tick();
+    await vi.waitFor(() => expect(refused.claim).toBeGreaterThanOrEqual(3));
+    // Past a lease since the last refusal began its wait: a claim nobody renews is gone by now.
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    const key = h.redis.keys.digestClaim(WS, CHANNELS.general, '2026-11-23');
+    expect(await h.redis.redis.exists(key)).toBe(1);
+    expect((await ticking).posted).toBe(1);
+    await h.replica().scheduler.tick();
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
   });
 
   it('a post whose records the store refused for longer is never posted again by its process, and recorded later', async () => {
