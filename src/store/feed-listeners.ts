@@ -271,23 +271,26 @@ export class FeedListenerStore {
    * its first reason. Returns whether it was paused now.
    */
   async pauseWorkspace(workspaceId: string, reason: FeedPauseReason): Promise<boolean> {
-    const paused = await this.kv.set(this.keys.feedPaused(workspaceId), reason, { onlyIfAbsent: true });
-    // The outbox waits through the pause, and the delivery claims that guard it must not expire meanwhile. Only
-    // when paused now: a broken link pauses again at every resolve, and holding scans the workspace's claims.
-    if (paused) await this.snapshots.holdDeliveries(workspaceId);
-    return paused;
+    const key = this.keys.feedPaused(workspaceId);
+    // Only when not paused yet: a broken link pauses again at every resolve, and holding scans the workspace's claims.
+    if ((await this.kv.get(key)) !== null) return false;
+    // The outbox waits through the pause, and the delivery claims that guard it must not expire meanwhile: held
+    // before the pause is set, so that a hold the store refuses leaves the workspace unpaused, and the next pause
+    // (a broken link's next resolve, the unlink asked again) holds them.
+    await this.snapshots.holdDeliveries(workspaceId);
+    return this.kv.set(key, reason, { onlyIfAbsent: true });
   }
 
   /** Resumes the workspace when it was paused for `reason` (a new link, a new install). Returns whether it was. */
   async resumeWorkspace(workspaceId: string, reason: FeedPauseReason): Promise<boolean> {
-    const resumed = await this.kv.delIfEquals(this.keys.feedPaused(workspaceId), reason);
+    const key = this.keys.feedPaused(workspaceId);
+    if ((await this.kv.get(key)) !== reason) return false;
     // The outbox waited while paused: its events are kept from now on (deliver.ts), not expired for the wait, and
-    // the claims that guard them expire again, counted from now too.
-    if (resumed) {
-      await this.snapshots.updateState(workspaceId, { resumedAt: this.now() });
-      await this.snapshots.releaseDeliveries(workspaceId);
-    }
-    return resumed;
+    // the claims that guard them expire again, counted from now too. Before the pause is lifted, so that a step the
+    // store refuses leaves it paused, and the resume asked again (the link's retry) does it.
+    await this.snapshots.updateState(workspaceId, { resumedAt: this.now() });
+    await this.snapshots.releaseDeliveries(workspaceId);
+    return this.kv.delIfEquals(key, reason);
   }
 
   /** `app_uninstalled`: every listener of the workspace and its pause. Returns how many listeners there were. */

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EmbeddedKeyValue } from '../../src/store/embedded-kv.js';
 import { FeedListenerStore } from '../../src/store/feed-listeners.js';
 import { DELIVERED_KEEP_MS, FeedSnapshotStore } from '../../src/store/feed-snapshot-store.js';
@@ -31,6 +31,7 @@ describe('FeedSnapshotStore: delivery claims of a paused workspace', () => {
     listeners = new FeedListenerStore(kv, keys, () => clock);
   });
   afterEach(async () => {
+    vi.restoreAllMocks();
     await kv.close();
     await rm(dir, { recursive: true, force: true });
   });
@@ -60,6 +61,31 @@ describe('FeedSnapshotStore: delivery claims of a paused workspace', () => {
     expect(await snapshots.delivery(WS, 'c-C1', 'e2')).toBeNull();
     clock += DELIVERED_KEEP_MS;
     expect(await snapshots.delivery(WS, 'c-C2', 'e1')).toMatchObject({ state: 'sent' });
+  });
+
+  it('a hold the store refuses leaves the workspace unpaused, and the pause asked again holds the claims', async () => {
+    await snapshots.markDelivered(WS, 'c-C1', ['e1'], clock);
+    // The listeners' own snapshot store: refused once, as a store restarting would.
+    const hold = vi.spyOn(FeedSnapshotStore.prototype, 'holdDeliveries');
+    hold.mockRejectedValueOnce(new Error('Connection is closed.'));
+    await expect(listeners.pauseWorkspace(WS, 'unlinked')).rejects.toThrow('Connection is closed.');
+    expect(await listeners.pausedReason(WS)).toBeNull();
+    expect(await listeners.pauseWorkspace(WS, 'unlinked')).toBe(true);
+    clock += DELIVERED_KEEP_MS + DAY;
+    expect(await snapshots.delivery(WS, 'c-C1', 'e1')).toMatchObject({ state: 'sent' });
+  });
+
+  it('a release the store refuses leaves the workspace paused, and the resume asked again releases the claims', async () => {
+    await snapshots.markDelivered(WS, 'c-C1', ['e1'], clock);
+    await listeners.pauseWorkspace(WS, 'unlinked');
+    vi.spyOn(FeedSnapshotStore.prototype, 'releaseDeliveries').mockRejectedValueOnce(
+      new Error('Connection is closed.'),
+    );
+    await expect(listeners.resumeWorkspace(WS, 'unlinked')).rejects.toThrow('Connection is closed.');
+    expect(await listeners.pausedReason(WS)).toBe('unlinked');
+    expect(await listeners.resumeWorkspace(WS, 'unlinked')).toBe(true);
+    clock += DELIVERED_KEEP_MS + DAY;
+    expect(await snapshots.delivery(WS, 'c-C1', 'e1')).toBeNull();
   });
 
   it('without a pause a sent claim expires after its lifetime', async () => {
