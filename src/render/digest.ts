@@ -304,9 +304,25 @@ export function renderNotSubscribed(): Message {
   return finalizeMessage({ text, blocks: [section(text)] });
 }
 
-export function renderInviteBot(): Message {
-  const text = 'Não consigo postar neste canal. Convide o bot com `/invite @estoque-bot` e tente de novo.';
+/**
+ * A subscription refused because the bot cannot post in the channel: inviting it mends only its absence (the
+ * default, what Slack says of a private channel it is not in); an archived or restricted channel stays as it is.
+ */
+export function renderInviteBot(reason: ChannelGoneError = 'not_in_channel'): Message {
+  const text = invitingMends(reason)
+    ? 'Não consigo postar neste canal. Convide o bot com `/invite @estoque-bot` e tente de novo.'
+    : `Não consigo postar neste canal: ${GONE_TEXT[reason]}. Use o comando em outro canal.`;
   return finalizeMessage({ text, blocks: [section(text)] });
+}
+
+/** Whether inviting the bot to the channel would let it post there again. */
+export function invitingMends(reason: ChannelGoneError): boolean {
+  return reason === 'not_in_channel' || reason === 'channel_not_found';
+}
+
+/** Why the bot cannot post in a channel, as a clause ("o canal foi arquivado"). */
+export function channelGoneText(reason: ChannelGoneError): string {
+  return GONE_TEXT[reason];
 }
 
 /** `/estoque resumo agora`, to the one who asked, once the digest is in the channel. */
@@ -333,11 +349,9 @@ const GONE_TEXT: Record<ChannelGoneError, string> = {
 
 /** The DM to who subscribed, when the bot could no longer post in the channel and removed the subscription. */
 export function renderSubscriptionRemovedDm(channelId: string, reason: ChannelGoneError): Message {
-  // Inviting the bot again mends only its leaving; an archived or restricted channel stays as it is.
-  const again =
-    reason === 'is_archived' || reason.startsWith('restricted_action')
-      ? 'Para receber o resumo em outro canal, use `/estoque resumo assinar` lá.'
-      : 'Para assinar de novo, convide o bot com `/invite @estoque-bot` e use `/estoque resumo assinar` no canal.';
+  const again = !invitingMends(reason)
+    ? 'Para receber o resumo em outro canal, use `/estoque resumo assinar` lá.'
+    : 'Para assinar de novo, convide o bot com `/invite @estoque-bot` e use `/estoque resumo assinar` no canal.';
   const text =
     `:warning: Cancelei a assinatura do resumo diário do estoque em ${mentionChannel(channelId)}: ` +
     `não consigo mais postar lá (${GONE_TEXT[reason]}). ${again}`;

@@ -1,7 +1,8 @@
 import type { Button, KnownBlock, SectionBlock } from '@slack/types';
+import { isChannelGoneError } from '../domain/digest/publisher.js';
 import type { FeedEvent, FeedTarget } from '../domain/feed/types.js';
 import { context, finalizeMessage, header, routeButton, section } from './blocks.js';
-import { formatDelay } from './digest.js';
+import { channelGoneText, formatDelay, invitingMends } from './digest.js';
 import { formatAt, mentionChannel, plural, safeText, truncate } from './format.js';
 import { statusText } from './requests.js';
 import type { Message, RenderContext } from './types.js';
@@ -118,11 +119,17 @@ export function renderFeedPost(
   return finalizeMessage({ text, blocks });
 }
 
-/** The DM to who subscribed a channel, when the bot could no longer post there and the feed was removed. */
-export function renderFeedLostDm(channelId: string): Message {
-  const text =
-    `:warning: Cancelei os alertas do estoque em ${mentionChannel(channelId)}: não consigo mais postar lá ` +
-    '(o canal foi arquivado, apagado, ou o bot saiu dele). Para assinar de novo, convide o bot com ' +
-    '`/invite @estoque-bot` e use `/estoque alertas assinar` no canal.';
+/**
+ * The DM to who subscribed a channel, when the bot could no longer post there and the feed was removed; `reason`,
+ * Slack's refusal when it is one of those (else the usual causes are named).
+ */
+export function renderFeedLostDm(channelId: string, reason?: string): Message {
+  const known = reason !== undefined && isChannelGoneError(reason) ? reason : null;
+  const why = known ? channelGoneText(known) : 'o canal foi arquivado, apagado, ou o bot saiu dele';
+  const again =
+    known && !invitingMends(known)
+      ? 'Para receber os alertas em outro canal, use `/estoque alertas assinar` lá.'
+      : 'Para assinar de novo, convide o bot com `/invite @estoque-bot` e use `/estoque alertas assinar` no canal.';
+  const text = `:warning: Cancelei os alertas do estoque em ${mentionChannel(channelId)}: não consigo mais postar lá (${why}). ${again}`;
   return finalizeMessage({ text, blocks: [section(text)] });
 }

@@ -12,15 +12,11 @@ import {
 } from '../render/digest.js';
 import type { Message, RenderContext } from '../render/types.js';
 import type { Subscription, SubscriptionStore } from '../store/subscription-store.js';
+import type { PostResult } from './digest-poster.js';
 
 /** Posts one message in a channel (DigestPoster.post): the only Slack operation subscribing needs. */
 export interface ChannelPoster {
-  post(
-    client: WebClient,
-    workspaceId: string,
-    channelId: string,
-    message: Message,
-  ): Promise<{ ok: true; ts: string } | { ok: false; kind: string }>;
+  post(client: WebClient, workspaceId: string, channelId: string, message: Message): Promise<PostResult>;
 }
 
 export interface DigestSubscriptionsDeps {
@@ -83,7 +79,7 @@ export class DigestSubscriptions {
         { workspaceId: input.workspaceId, channelId: input.channelId, outcome: posted.kind },
         'digest subscription refused: cannot post in the channel',
       );
-      return posted.kind === 'channel_gone' ? renderInviteBot() : renderDigestUnavailable();
+      return posted.kind === 'channel_gone' ? renderInviteBot(posted.error) : renderDigestUnavailable();
     }
     await this.deps.store.upsert({
       workspaceId: candidate.workspaceId,
@@ -120,7 +116,7 @@ export class DigestSubscriptions {
       case 'posted':
         return renderDigestPosted();
       case 'channel_gone':
-        return renderInviteBot();
+        return renderInviteBot(result.error);
       default:
         return renderDigestUnavailable();
     }

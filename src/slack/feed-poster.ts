@@ -134,10 +134,10 @@ export class SlackFeedPoster implements FeedPoster {
     };
   }
 
-  async tellFeedLost(workspaceId: string, feed: ChannelFeed): Promise<void> {
+  async tellFeedLost(workspaceId: string, feed: ChannelFeed, error?: string): Promise<void> {
     const client = await this.client(workspaceId);
     if (!client.ok) return;
-    await this.dm(client.client, workspaceId, feed.subscribedBy, renderFeedLostDm(feed.channelId));
+    await this.dm(client.client, workspaceId, feed.subscribedBy, renderFeedLostDm(feed.channelId, error));
   }
 
   private async dm(

@@ -81,7 +81,7 @@ export class FeedSubscriptions {
         { workspaceId: input.workspaceId, channelId: input.channelId, outcome: posted.kind },
         'feed subscription refused: cannot post in the channel',
       );
-      return posted.kind === 'channel_gone' ? renderInviteBot() : renderDigestUnavailable();
+      return posted.kind === 'channel_gone' ? renderInviteBot(posted.error) : renderDigestUnavailable();
     }
     await this.deps.store.upsertChannel({
       workspaceId: input.workspaceId,

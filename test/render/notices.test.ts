@@ -151,6 +151,16 @@ describe('notices', () => {
       () => renderInviteBot(),
       'Não consigo postar neste canal. Convide o bot com `/invite @estoque-bot` e tente de novo.',
     ],
+    [
+      'archived: inviting would not mend it',
+      () => renderInviteBot('is_archived'),
+      'Não consigo postar neste canal: o canal foi arquivado. Use o comando em outro canal.',
+    ],
+    [
+      'read-only: inviting would not mend it',
+      () => renderInviteBot('restricted_action_read_only_channel'),
+      'Não consigo postar neste canal: o canal só aceita mensagens de quem o administra. Use o comando em outro canal.',
+    ],
     ['digest posted', () => renderDigestPosted(), 'Resumo postado neste canal.'],
     [
       'digest unavailable',

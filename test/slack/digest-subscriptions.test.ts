@@ -88,15 +88,19 @@ describe('/estoque resumo', () => {
     expect(await store.listWorkspace(WS)).toHaveLength(1);
   });
 
-  it('assinar where the bot cannot post says how to invite it and subscribes nothing', async () => {
+  it('assinar where the bot cannot post says why (how to invite it, when that mends it) and subscribes nothing', async () => {
     const h = await start();
     const { digestSubscriptions: subscriptions, store } = h.replica();
-    for (const channelId of [CHANNELS.withoutBot, CHANNELS.archived]) {
+    for (const [channelId, says] of [
+      [CHANNELS.withoutBot, 'Convide o bot com `/invite @estoque-bot`'],
+      // Inviting the bot does not unarchive a channel.
+      [CHANNELS.archived, 'o canal foi arquivado. Use o comando em outro canal'],
+    ] as const) {
       const reply = await subscriptions.subscribe(
         { workspaceId: WS, channelId, userId: SUBSCRIBER, hour: 8, minute: 0, weekdaysOnly: false },
         commandClient(h),
       );
-      expect(messageText(reply)).toContain('Convide o bot com `/invite @estoque-bot`');
+      expect(messageText(reply)).toContain(says);
       expect(await store.get(WS, channelId)).toBeNull();
     }
     expect(await store.listAll()).toEqual([]);

@@ -352,4 +352,24 @@ describe('SlackFeedPoster.tellFeedLost', () => {
     expect(textOf(dm!)).toContain(`Cancelei os alertas do estoque em <#${CHANNELS.archived}>`);
     expect(textOf(dm!)).toContain('/estoque alertas assinar');
   });
+
+  it('says why when Slack said it, and offers no invitation that would not mend it', async () => {
+    await poster.tellFeedLost(
+      WS,
+      {
+        workspaceId: WS,
+        channelId: CHANNELS.general,
+        stockroomId: null,
+        kinds: ['novas'],
+        subscribedBy: USERS.member,
+        createdAt: NOW,
+        paused: null,
+      },
+      'restricted_action_read_only_channel',
+    );
+    const [dm] = posted();
+    expect(textOf(dm!)).toContain('o canal só aceita mensagens de quem o administra');
+    expect(textOf(dm!)).toContain('use `/estoque alertas assinar` lá');
+    expect(textOf(dm!)).not.toContain('/invite');
+  });
 });

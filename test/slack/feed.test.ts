@@ -71,11 +71,14 @@ describe('/estoque alertas', () => {
     });
   });
 
-  it('says how to invite the bot where it cannot post, and subscribes nothing', async () => {
-    for (const channel of [CHANNELS.withoutBot, CHANNELS.archived]) {
+  it('says why it cannot post (how to invite the bot, when that mends it), and subscribes nothing', async () => {
+    for (const [channel, says] of [
+      [CHANNELS.withoutBot, '/invite @estoque-bot'],
+      [CHANNELS.archived, 'o canal foi arquivado'],
+    ] as const) {
       const result = await h.command('/estoque', 'alertas assinar', { channel, user: USERS.admin });
       const answer = await h.nextMessage(result.sentAt, { userId: USERS.admin, ephemeral: true });
-      expect(textOf(answer)).toContain('/invite @estoque-bot');
+      expect(textOf(answer)).toContain(says);
       expect(await feeds().getChannel(TEAM, channel)).toBeNull();
     }
     expect(await feeds().listWorkspaces()).toEqual([]);

@@ -203,7 +203,7 @@ export async function deliverOutbox(
     if (delivery.target.kind === 'channel') {
       await deps.listeners.removeChannel(workspaceId, delivery.target.channelId);
       if (delivery.feed) {
-        await poster.tellFeedLost(workspaceId, delivery.feed).catch((error: unknown) => {
+        await poster.tellFeedLost(workspaceId, delivery.feed, result.error).catch((error: unknown) => {
           logger.warn(
             { workspaceId, ...errFields(error) },
             'could not tell the subscriber the feed was lost',

@@ -115,5 +115,6 @@ export interface FeedPoster {
     options?: FeedPostOptions,
   ): Promise<FeedPostResult>;
   /** Tells a subscriber that their channel feed was removed because the channel is lost. */
-  tellFeedLost(workspaceId: string, feed: ChannelFeed): Promise<void>;
+  /** `error`: Slack's refusal that lost the channel. */
+  tellFeedLost(workspaceId: string, feed: ChannelFeed, error?: string): Promise<void>;
 }
