@@ -1,15 +1,13 @@
 import { errFields } from '../../lib/logger.js';
-import { definedOnly } from '../../lib/objects.js';
 import type { WorkspaceListeners } from '../../store/feed-listeners.js';
 import type { FeedRoundState, FeedSnapshotStore } from '../../store/feed-snapshot-store.js';
 import { BudgetExhaustedError, isLastingRefusal, isTransient } from '../../upstream/budget-errors.js';
 import type { MaterialRequest, PurchaseOrder } from '../../upstream/schemas.js';
 import type { AnswerReader, CachedEndpoint } from '../cached-reader.js';
-import { localDateDaysAgo, startOfLocalDay } from '../dates.js';
 import type { DomainDeps } from '../deps.js';
 import { NotFoundError } from '../errors.js';
 import { PurchaseService } from '../purchases/purchase-service.js';
-import { RECENT_PAGE_SIZE, RequestService } from '../requests/request-service.js';
+import { RequestService } from '../requests/request-service.js';
 import { CatalogService } from '../stock/catalog-service.js';
 import type { WorkspaceContext } from '../workspace.js';
 import { diffPurchases, diffRequests, receiptEvent, staleRequests } from './detect.js';
@@ -31,8 +29,6 @@ import type { FeedEvent } from './types.js';
 
 /** Pages of the 30-day list a round reads at most (10,000 requests). */
 const MAX_PAGES = 100;
-/** The request list accepts at most 12 months: followed requests older than that cannot be read from it. */
-const FOLLOWED_PERIOD_DAYS = 364;
 /**
  * Pages of its search (of 100) a followed request older than the 30 days is looked for in, at most. `Search` matches
  * every word of the number, the stockroom, the requester and the status, so newer requests can come before it.
@@ -252,40 +248,30 @@ export class FeedRound {
   }
 
   /**
-   * Followed requests outside the 30 days: found by number in the list of the last 12 months, page after page of
-   * its search until the request is on one (or the pages end), FOLLOWED_MAX_PAGES at most: one call each when it is
-   * on page 1.
+   * Followed requests outside the 30 days: found by number in the list of the last 12 months (findListRow; older
+   * ones cannot be read from it), FOLLOWED_MAX_PAGES pages of its search at most: one call each when it is on page 1.
    */
   private async readFollowedOutside(ids: number[]): Promise<MaterialRequest[]> {
     const out: MaterialRequest[] = [];
-    const from = startOfLocalDay(localDateDaysAgo(this.deps.now(), this.deps.timeZone, FOLLOWED_PERIOD_DAYS));
     for (const id of ids.sort((a, b) => a - b)) {
-      const row = await this.findFollowed(id, from);
+      const row = await this.findFollowed(id);
       if (row) out.push(row);
     }
     return out;
   }
 
-  private async findFollowed(id: number, from: string): Promise<MaterialRequest | null> {
-    for (let page = 1; page <= FOLLOWED_MAX_PAGES; page += 1) {
-      const query = definedOnly({ search: String(id), dataInicial: from, page, pageSize: RECENT_PAGE_SIZE });
-      const answer = await this.attempt(
-        () =>
-          this.deps.reader.read(this.ws, 'requestList', query, (call) =>
-            this.deps.client.listRequests(call, query),
-          ),
-        { part: true },
-      );
-      if (answer === null) return null;
-      const row = answer.data.rows.find((r) => r.solicitacaoMaterialId === id);
-      if (row) return row;
-      if (answer.data.rows.length === 0 || page >= answer.data.totalPages) return null;
-    }
-    this.deps.logger.warn(
-      { workspaceId: this.ws.workspaceId, requestId: id, pages: FOLLOWED_MAX_PAGES },
-      'followed request not found within the pages its search reads; not watched this round',
+  private async findFollowed(id: number): Promise<MaterialRequest | null> {
+    const found = await this.attempt(
+      () => this.requests.findListRow(this.ws, id, { maxPages: FOLLOWED_MAX_PAGES }),
+      { part: true },
     );
-    return null;
+    if (found && !found.complete) {
+      this.deps.logger.warn(
+        { workspaceId: this.ws.workspaceId, requestId: id, pages: FOLLOWED_MAX_PAGES },
+        'followed request not found within the pages its search reads; not watched this round',
+      );
+    }
+    return found?.row ?? null;
   }
 
   /**

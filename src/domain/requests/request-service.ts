@@ -41,6 +41,10 @@ export const HISTORY_BLOCK_SIZE = 50;
  */
 export const LIST_BLOCK_SIZE = 100;
 const DEFAULT_PERIOD_DAYS = 30;
+/** How far back a request is looked for by its number: the 12 months the request list allows, never past them. */
+export const LOOKUP_PERIOD_DAYS = 364;
+/** Pages of that search a request's header reads for the names its history left null. */
+const HEADER_LOOKUP_PAGES = 2;
 /** Rows per page when a service reads the whole 30-day list (the digest's counts, the change feed's rounds). */
 export const RECENT_PAGE_SIZE = LIST_BLOCK_SIZE;
 const USER_MATCH_TTL_MS = 24 * 3_600_000;
@@ -99,12 +103,7 @@ export class RequestService {
       ).catch(() => null);
       last = lastPage?.data.rows.at(-1) ?? last;
     }
-    const header = await this.withListNames(
-      ws,
-      id,
-      history ? headerOf(history.data.rows[0], last) : null,
-      options,
-    );
+    const header = await this.withListNames(ws, id, history ? headerOf(history.data.rows[0], last) : null);
     return {
       data: {
         id,
@@ -318,33 +317,53 @@ export class RequestService {
   }
 
   /**
-   * The header's names the history left null (they are nullable there) taken from the request's list row: a search
-   * by its number over the 12 months the list allows, one call, made only when a name is missing. The status name
-   * only when the row is at the history's last status. A search that fails leaves the header as it was.
+   * A request's list row, found by its number: `Search=<id>` over the 12 months the list allows, page after page
+   * until the row is on one or the pages end, `maxPages` at most (the search also matches the number's digits in
+   * other requests' numbers, stockrooms, requesters and statuses). `complete`: no page was left unread.
    */
-  private async withListNames(
+  async findListRow(
     ws: WorkspaceContext,
     id: number,
-    header: RequestHeader | null,
-    options?: ReadOptions,
-  ): Promise<RequestHeader | null> {
-    if (!header || (header.stockroomName && header.requesterName && header.statusName)) return header;
-    const today = localDateDaysAgo(this.deps.now(), this.deps.timeZone, 0);
-    const query = {
-      dataInicial: startOfLocalDay(firstDayOfMonthsEnding(today, MAX_PERIOD_MONTHS)),
-      search: String(id),
-      page: 1,
-      pageSize: LIST_BLOCK_SIZE,
-    };
-    try {
-      const list = await this.deps.reader.read(
+    { maxPages, options }: { maxPages: number; options?: ReadOptions | undefined },
+  ): Promise<{ row: MaterialRequest | null; complete: boolean }> {
+    const from = startOfLocalDay(localDateDaysAgo(this.deps.now(), this.deps.timeZone, LOOKUP_PERIOD_DAYS));
+    for (let page = 1; page <= maxPages; page += 1) {
+      const query = definedOnly({ search: String(id), dataInicial: from, page, pageSize: RECENT_PAGE_SIZE });
+      const answer = await this.deps.reader.read(
         ws,
         'requestList',
         query,
         (call) => this.deps.client.listRequests(call, query),
         options,
       );
-      const row = list.data.rows.find((r) => r.solicitacaoMaterialId === id);
+      const row = answer.data.rows.find((r) => r.solicitacaoMaterialId === id);
+      if (row) return { row, complete: true };
+      if (answer.data.rows.length === 0 || page >= answer.data.totalPages)
+        return { row: null, complete: true };
+    }
+    return { row: null, complete: false };
+  }
+
+  /**
+   * The header's names the history left null (they are nullable there) taken from the request's list row
+   * (findListRow, the reads the change feed makes for an old followed request), only when a name is missing, and at
+   * background priority: a call only while the window has room, never a wait for a slot for what is a nicety of the
+   * header. The status name only when the row is at the history's last status. A row not found leaves the header
+   * as it was.
+   */
+  private async withListNames(
+    ws: WorkspaceContext,
+    id: number,
+    header: RequestHeader | null,
+  ): Promise<RequestHeader | null> {
+    if (!header || (header.stockroomName && header.requesterName && header.statusName)) return header;
+    const { credential, correlationId } = ws.call;
+    const nicety: WorkspaceContext = {
+      ...ws,
+      call: { credential, priority: 'background', ...(correlationId && { correlationId }) },
+    };
+    try {
+      const { row } = await this.findListRow(nicety, id, { maxPages: HEADER_LOOKUP_PAGES });
       if (!row) return header;
       const sameStatus = row.statusAndamentoSolicitacao === header.status;
       return {
