@@ -84,8 +84,10 @@ describe('/solicitacao', () => {
     expect(parseSolicitacao('123')).toEqual({ ok: true, command: { kind: 'request-detail', id: 123 } });
     expect(parseSolicitacao('#123')).toEqual({ ok: true, command: { kind: 'request-detail', id: 123 } });
     // As people write a request's number (and as Abrir solicitação reads it).
-    for (const text of ['SM 123', 'sm #123', 'nº 123', 'N. 123', 'Solicitação 123', 'numero 123'])
+    for (const text of ['SM 123', 'sm #123', 'SM-123', 'SM123', 'Solicitação 123', 'solicitação nº 123'])
       expect(parseSolicitacao(text)).toEqual({ ok: true, command: { kind: 'request-detail', id: 123 } });
+    // `no` is a word of its own in Portuguese: `no 2025` is a search.
+    expect(parseSolicitacao('no 2025')).toMatchObject({ ok: true, command: { kind: 'request-list' } });
     expect(parseSolicitacao('SM 123 historico')).toEqual({
       ok: true,
       command: { kind: 'request-history', id: 123 },

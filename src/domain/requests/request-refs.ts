@@ -15,6 +15,8 @@ const EXPLICIT = [
   // #4105 (not inside a word, a channel or a URL fragment)
   /(?:^|[^\w&/])#(\d{1,10})(?!\d)/g,
 ];
+/** The words that name a request's number (`solicitação 4105`, `SM 4105`), at the start of a text. */
+const LEADING = EXPLICIT.slice(0, 2).map((pattern) => new RegExp(`^\\s*${pattern.source}`));
 // A bare number of 4 to 9 digits, not part of a date, time, decimal, id, URL or another number.
 const BARE = /(?:^|[^\w./:,-])(\d{4,9})(?![\w]|[./:,-]\d)/g;
 
@@ -31,6 +33,22 @@ export function findRequestNumbers(text: unknown): number[] {
   const explicit = collect(plain, EXPLICIT);
   if (explicit.length > 0) return explicit;
   return collect(plain, [BARE]);
+}
+
+/**
+ * A text that starts by naming a request's number as findRequestNumbers reads it (`SM 4105`, `SM-4105`,
+ * `solicitação nº 4105`; `#4105` is a number already): the number, and the rest of the text (folded: accents and
+ * case gone). Null otherwise.
+ */
+export function leadingRequestNumber(text: string): { id: number; rest: string } | null {
+  const plain = fold(text.slice(0, MAX_TEXT_CHARS)).replace(/º|°|ª/g, 'o');
+  for (const pattern of LEADING) {
+    const match = pattern.exec(plain);
+    const id = Number(match?.[1]);
+    if (match && Number.isSafeInteger(id) && id >= 1 && id <= MAX_INT32)
+      return { id, rest: plain.slice(match[0].length) };
+  }
+  return null;
 }
 
 function collect(text: string, patterns: RegExp[]): number[] {

@@ -1,5 +1,6 @@
 import { compareLocalDates, firstDayOfMonthsEnding, type LocalDate } from '../../domain/dates.js';
 import { FEED_EVENT_KINDS, type FeedEventKind } from '../../domain/feed/types.js';
+import { leadingRequestNumber } from '../../domain/requests/request-refs.js';
 import { MAX_PAGE } from '../../domain/routes.js';
 import { fold } from '../../lib/text.js';
 import { MAX_PERIOD_MONTHS as MAX_REQUEST_PERIOD_MONTHS } from '../../upstream/queries.js';
@@ -314,25 +315,13 @@ function followAction(word: string | undefined): 'follow' | 'unfollow' | null {
 
 const REQUEST_FILTERS = ['almox', 'status', 'de', 'ate', 'compra', 'pagina'] as const;
 
-/**
- * The words a request's number is named with, as people write it and as *Abrir solicitação* reads it: `SM 4105`,
- * `nº 4105`, `solicitação 4105` (accents and case ignored).
- */
-const REQUEST_WORDS = new Set(['sm', 'n', 'no', 'nº', 'n°', 'num', 'numero', 'solicitacao']);
-
-/** The words without a leading request word, when a number follows it (`SM 4105` is `4105`). */
-function withoutRequestWord(words: string[]): string[] {
-  const [first, second] = words;
-  if (first === undefined || second === undefined) return words;
-  const word = fold(first).replace(/\.$/, '');
-  return REQUEST_WORDS.has(word) && /^#?\d+$/.test(second) ? words.slice(1) : words;
-}
-
 export function parseSolicitacao(text: string): Result<SolicitacaoCommand> {
   const long = lengthProblem(text);
   if (long) return fail(long);
-  const tokens = tokenize(text);
-  const [first, second, ...rest] = withoutRequestWord(tokens.words);
+  // `SM 4105`, `solicitação nº 4105`: the number, as Abrir solicitação reads it.
+  const named = leadingRequestNumber(text);
+  const tokens = tokenize(named ? `${named.id} ${named.rest}` : text);
+  const [first, second, ...rest] = tokens.words;
   const id = first === undefined ? null : parseId(first);
   if (id === null && first !== undefined && /^#?\d+$/.test(first))
     return fail(`\`${first}\` não é um número de solicitação válido`);
