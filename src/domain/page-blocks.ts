@@ -1,4 +1,5 @@
 import { type Page, toPage } from '../upstream/client.js';
+import type { Answer } from './views.js';
 
 /**
  * Small pages shown from large pages read. A Slack message shows 10 rows, but one upstream call costs the same
@@ -36,4 +37,26 @@ export function pageFromBlock<T extends { totalRows?: number | null }>(
   pageSize: number,
 ): Page<T> {
   return toPage(block.rows.slice(ref.offset, ref.offset + pageSize), page, pageSize);
+}
+
+/**
+ * The page of `pageSize` rows asked for, cut out of a block of `blockSize` rows that `read` brings. A service that
+ * served the block at a smaller size than asked (servedPage: the allowed PageSize is not documented) pages by that
+ * size: the block of that size that holds the page is read again, unless the page lies within the rows the first
+ * read brought.
+ */
+export async function pageOutOfBlocks<T extends { totalRows?: number | null }>(
+  page: number,
+  pageSize: number,
+  blockSize: number,
+  read: (ref: BlockRef) => Promise<Answer<Page<T>>>,
+): Promise<Answer<Page<T>>> {
+  let ref = blockOf(page, pageSize, blockSize);
+  let block = await read(ref);
+  const served = block.data.pageSize;
+  if (served < ref.pageSize && !(ref.page === 1 && ref.offset + pageSize <= served)) {
+    ref = blockOf(page, pageSize, Math.max(pageSize, served - (served % pageSize)));
+    block = await read(ref);
+  }
+  return { data: pageFromBlock(block.data, ref, page, pageSize), freshness: block.freshness };
 }

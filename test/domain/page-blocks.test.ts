@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blockOf, pageFromBlock } from '../../src/domain/page-blocks.js';
+import { type BlockRef, blockOf, pageFromBlock, pageOutOfBlocks } from '../../src/domain/page-blocks.js';
 import { toPage } from '../../src/upstream/client.js';
 
 const rows = (from: number, count: number, totalRows: number) =>
@@ -33,5 +33,56 @@ describe('pageFromBlock', () => {
   it('gives an empty page past the end, with no total, as an empty upstream page does', () => {
     const block = toPage(rows(1, 24, 24), 1, 100);
     expect(pageFromBlock(block, blockOf(4, 10, 100), 4, 10)).toEqual(toPage([], 4, 10));
+  });
+});
+
+describe('pageOutOfBlocks', () => {
+  const total = 130;
+  const rows = Array.from({ length: total }, (_, i) => ({ n: i + 1, totalRows: total }));
+  /** A service that serves at most 20 rows a page, whatever is asked (and says so: servedPage). */
+  const capped = (reads: BlockRef[]) => async (ref: BlockRef) => {
+    reads.push(ref);
+    const size = Math.min(ref.pageSize, 20);
+    const page = rows.slice((ref.page - 1) * size, ref.page * size);
+    return {
+      data: {
+        rows: page,
+        page: ref.page,
+        pageSize: size,
+        totalRows: total,
+        totalPages: Math.ceil(total / size),
+      },
+      freshness: { fetchedAt: 0, fromCache: false, degraded: null },
+    };
+  };
+
+  it('cuts each page of 10 from the block the service really served, reading it again when needed', async () => {
+    for (const [page, first, readsMade] of [
+      [1, 1, 1],
+      [2, 11, 1],
+      [3, 21, 2],
+      [11, 101, 2],
+      [13, 121, 2],
+    ] as const) {
+      const reads: BlockRef[] = [];
+      const answer = await pageOutOfBlocks(page, 10, 100, capped(reads));
+      expect(answer.data.rows.map((r) => r.n)).toEqual(rows.slice(first - 1, first + 9).map((r) => r.n));
+      expect(answer.data.totalPages).toBe(13);
+      expect(reads).toHaveLength(readsMade);
+    }
+  });
+
+  it('reads once from a service that serves what is asked', async () => {
+    const reads: BlockRef[] = [];
+    const answer = await pageOutOfBlocks(12, 10, 100, async (ref) => {
+      reads.push(ref);
+      const page = rows.slice((ref.page - 1) * ref.pageSize, ref.page * ref.pageSize);
+      return {
+        data: { rows: page, page: ref.page, pageSize: ref.pageSize, totalRows: total, totalPages: 2 },
+        freshness: { fetchedAt: 0, fromCache: false, degraded: null },
+      };
+    });
+    expect(answer.data.rows.map((r) => r.n)).toEqual([111, 112, 113, 114, 115, 116, 117, 118, 119, 120]);
+    expect(reads).toEqual([{ page: 2, pageSize: 100, offset: 10 }]);
   });
 });

@@ -10,7 +10,7 @@ import type { ReadOptions } from '../cached-reader.js';
 import { endOfLocalDay, firstDayOfMonthsEnding, localDateDaysAgo, startOfLocalDay } from '../dates.js';
 import type { DomainDeps } from '../deps.js';
 import { NotFoundError, UserNotMatchedError } from '../errors.js';
-import { type BlockRef, blockOf, pageFromBlock } from '../page-blocks.js';
+import { type BlockRef, pageOutOfBlocks } from '../page-blocks.js';
 import type {
   Answer,
   RequestDetailView,
@@ -122,12 +122,10 @@ export class RequestService {
     page: number,
     options?: ReadOptions,
   ): Promise<Answer<RequestHistoryView>> {
-    const block = blockOf(page, LIST_PAGE_SIZE, HISTORY_BLOCK_SIZE);
-    const history = await this.historyPage(ws, id, block.page, block.pageSize, options);
-    return {
-      data: { id, history: pageFromBlock(history.data, block, page, LIST_PAGE_SIZE) },
-      freshness: history.freshness,
-    };
+    const history = await pageOutOfBlocks(page, LIST_PAGE_SIZE, HISTORY_BLOCK_SIZE, (ref) =>
+      this.historyPage(ws, id, ref.page, ref.pageSize, options),
+    );
+    return { data: { id, history: history.data }, freshness: history.freshness };
   }
 
   async list(
@@ -166,22 +164,9 @@ export class RequestService {
         options,
       );
     };
-    let block = blockOf(page, LIST_PAGE_SIZE, LIST_BLOCK_SIZE);
-    let list = await readBlock(block);
-    // The service served smaller pages than asked (servedPage): the page shown is cut from the block of its size that
-    // holds it, read again unless it lies within the rows this first block brought.
-    const served = list.data.pageSize;
-    if (served < block.pageSize && !(block.page === 1 && block.offset + LIST_PAGE_SIZE <= served)) {
-      block = blockOf(page, LIST_PAGE_SIZE, Math.max(LIST_PAGE_SIZE, served - (served % LIST_PAGE_SIZE)));
-      list = await readBlock(block);
-    }
+    const list = await pageOutOfBlocks(page, LIST_PAGE_SIZE, LIST_BLOCK_SIZE, readBlock);
     return {
-      data: {
-        filters: shown,
-        mine: null,
-        defaultPeriod,
-        list: pageFromBlock(list.data, block, page, LIST_PAGE_SIZE),
-      },
+      data: { filters: shown, mine: null, defaultPeriod, list: list.data },
       freshness: list.freshness,
     };
   }
