@@ -20,6 +20,38 @@ afterEach(async () => {
   await h.close();
 });
 
+/** SIGTERM, then the grace (10 s, on a clock the test moves) runs out: the stop, still under way. */
+async function graceRunsOut(): Promise<{ closing: Promise<unknown> }> {
+  const clock = new ManualClock(Date.now());
+  const closing = h.container.close({ graceMs: 10_000, clock });
+  await eventually(() => (clock.pending > 0 ? true : null));
+  clock.advance(10_000);
+  clock.runDue();
+  return { closing };
+}
+
+/** A bot with these options in place of the test's, linked. */
+async function restart(options: Parameters<typeof startHarness>[0]): Promise<void> {
+  await h.close();
+  h = await startHarness(options);
+  await h.link(TEAM);
+}
+
+/**
+ * `/estoque resumo agora` in a subscribed channel, with nothing saved and every upstream read hanging: the digest
+ * cannot be built before the grace ends; `beforeSending` runs right before it goes. Returns when it was sent.
+ */
+async function resumoAgoraThatHangs(beforeSending = () => {}): Promise<number> {
+  await h.command('/estoque', 'resumo assinar');
+  await eventually(() => h.container.tasks.size === 0 || null);
+  await h.container.cache.clear(TEAM);
+  h.sandbox.faults.next({ path: /^\/v1\//, delayMs: 60_000, times: 100 });
+  beforeSending();
+  const sentAt = Date.now();
+  await h.command('/estoque', 'resumo agora');
+  return sentAt;
+}
+
 /** Sends the command and waits until its answer is being worked on (the upstream call is under way). */
 async function askSlowly(delayMs: number) {
   h.sandbox.faults.next({ path: '/v1/almoxarifados', delayMs });
@@ -32,11 +64,7 @@ async function askSlowly(delayMs: number) {
 describe('SIGTERM: answers in flight', () => {
   it('an answer still running at the end of the grace: its user is told the bot is restarting, with a retry', async () => {
     const sentAt = await askSlowly(4_000);
-    const clock = new ManualClock(Date.now());
-    const closing = h.container.close({ graceMs: 10_000, clock });
-    await eventually(() => (clock.pending > 0 ? true : null));
-    clock.advance(10_000);
-    clock.runDue();
+    const { closing } = await graceRunsOut();
     const message = await h.nextMessage(sentAt, { userId: USERS.member });
     expect(textOf(message)).toMatch(/o bot está reiniciando, tente de novo/i);
     expect(message.ephemeral).toBe(true);
@@ -46,36 +74,22 @@ describe('SIGTERM: answers in flight', () => {
   });
 
   it('a "consultando…" already on screen is replaced by the restart notice, not left beside it', async () => {
-    await h.close();
-    h = await startHarness({ timeoutMs: 5_000, answerTiming: { pendingNotice: '50ms' } });
-    await h.link(TEAM);
+    await restart({ timeoutMs: 5_000, answerTiming: { pendingNotice: '50ms' } });
     const sentAt = await askSlowly(4_000);
     const pending = await h.nextMessage(sentAt, { userId: USERS.member });
     expect(textOf(pending)).toMatch(/consultando/i);
-    const clock = new ManualClock(Date.now());
-    const closing = h.container.close({ graceMs: 10_000, clock });
-    await eventually(() => (clock.pending > 0 ? true : null));
-    clock.advance(10_000);
-    clock.runDue();
-    await closing;
+    await (await graceRunsOut()).closing;
     const shown = h.slack.messages.filter((m) => m.channel === pending.channel && !m.replaced);
     expect(shown.map((m) => textOf(m))).toEqual([expect.stringMatching(/o bot está reiniciando/i)]);
   });
 
   it('a "consultando…" still on its way when the grace ends is replaced by the restart notice, not left beside it', async () => {
-    await h.close();
-    h = await startHarness({ timeoutMs: 5_000, answerTiming: { pendingNotice: '50ms' } });
-    await h.link(TEAM);
+    await restart({ timeoutMs: 5_000, answerTiming: { pendingNotice: '50ms' } });
     // Slack takes a second to take the first message: the grace ends while it is on its way.
     h.slack.failNext('response_url', { delayMs: 1_000 });
     const sentAt = await askSlowly(4_000);
     await eventually(() => h.slack.calls.find((c) => c.method === 'response_url' && c.at >= sentAt));
-    const clock = new ManualClock(Date.now());
-    const closing = h.container.close({ graceMs: 10_000, clock });
-    await eventually(() => (clock.pending > 0 ? true : null));
-    clock.advance(10_000);
-    clock.runDue();
-    await closing;
+    await (await graceRunsOut()).closing;
     // The first message has reached Slack, replaced by now or beside the notice.
     await eventually(() => h.slack.messages.find((m) => m.at >= sentAt && /consultando/i.test(textOf(m))));
     const shown = h.slack.messages.filter((m) => m.at >= sentAt && m.ephemeral && !m.replaced);
@@ -83,17 +97,10 @@ describe('SIGTERM: answers in flight', () => {
   });
 
   it('the restart notice stays: the cut answer’s late failure is not sent over it', async () => {
-    await h.close();
-    h = await startHarness({ timeoutMs: 60_000, answerTiming: { pendingNotice: '50ms' } });
-    await h.link(TEAM);
+    await restart({ timeoutMs: 60_000, answerTiming: { pendingNotice: '50ms' } });
     const sentAt = await askSlowly(60_000);
     const pending = await h.nextMessage(sentAt, { userId: USERS.member });
-    const clock = new ManualClock(Date.now());
-    const closing = h.container.close({ graceMs: 10_000, clock });
-    await eventually(() => (clock.pending > 0 ? true : null));
-    clock.advance(10_000);
-    clock.runDue();
-    await closing;
+    await (await graceRunsOut()).closing;
     // The upstream call is cut as the process closes; the answer it comes to is dropped, not sent.
     await eventually(() => h.logs.some((line) => line.includes('answer after the restart notice; not sent')));
     const shown = h.slack.messages.filter((m) => m.channel === pending.channel && !m.replaced);
@@ -102,15 +109,9 @@ describe('SIGTERM: answers in flight', () => {
   });
 
   it('upstream calls still hanging when the grace ends do not hold the stop (they are cut, their users told)', async () => {
-    await h.close();
-    h = await startHarness({ timeoutMs: 60_000 });
-    await h.link(TEAM);
+    await restart({ timeoutMs: 60_000 });
     const sentAt = await askSlowly(60_000);
-    const clock = new ManualClock(Date.now());
-    const closing = h.container.close({ graceMs: 10_000, clock });
-    await eventually(() => (clock.pending > 0 ? true : null));
-    clock.advance(10_000);
-    clock.runDue();
+    const { closing } = await graceRunsOut();
     // Without the fix the stop waits for the 60 s upstream call: far past this.
     const outcome = await Promise.race([
       closing.then(() => 'stopped'),
@@ -122,24 +123,11 @@ describe('SIGTERM: answers in flight', () => {
   });
 
   it('a subscription command still running (resumo agora) is told too, not dropped in silence', async () => {
-    await h.close();
-    h = await startHarness({ timeoutMs: 60_000 });
-    await h.link(TEAM);
-    await h.command('/estoque', 'resumo assinar');
-    await eventually(() => h.container.tasks.size === 0 || null);
-    // Nothing saved, and every upstream read hangs: the digest cannot be built before the grace ends.
-    await h.container.cache.clear(TEAM);
-    h.sandbox.faults.next({ path: /^\/v1\//, delayMs: 60_000, times: 100 });
-    const sentAt = Date.now();
-    await h.command('/estoque', 'resumo agora');
+    await restart({ timeoutMs: 60_000 });
+    const sentAt = await resumoAgoraThatHangs();
     await eventually(() => h.container.tasks.size === 1 || null);
     await eventually(() => h.sandbox.calls.find((c) => c.at >= sentAt && c.kind === 'data'));
-    const clock = new ManualClock(Date.now());
-    const closing = h.container.close({ graceMs: 10_000, clock });
-    await eventually(() => (clock.pending > 0 ? true : null));
-    clock.advance(10_000);
-    clock.runDue();
-    await closing;
+    await (await graceRunsOut()).closing;
     const told = await eventually(() =>
       h.slack.messages.find((m) => m.at >= sentAt && /o bot está reiniciando/i.test(textOf(m))),
     );
@@ -148,45 +136,21 @@ describe('SIGTERM: answers in flight', () => {
   });
 
   it('resumo agora with its "consultando…" on screen: the restart notice replaces it, not left beside it', async () => {
-    await h.close();
-    h = await startHarness({ timeoutMs: 60_000, answerTiming: { pendingNotice: '50ms' } });
-    await h.link(TEAM);
-    await h.command('/estoque', 'resumo assinar');
-    await eventually(() => h.container.tasks.size === 0 || null);
-    await h.container.cache.clear(TEAM);
-    h.sandbox.faults.next({ path: /^\/v1\//, delayMs: 60_000, times: 100 });
-    const sentAt = Date.now();
-    await h.command('/estoque', 'resumo agora');
+    await restart({ timeoutMs: 60_000, answerTiming: { pendingNotice: '50ms' } });
+    const sentAt = await resumoAgoraThatHangs();
     const pending = await h.nextMessage(sentAt, { userId: USERS.member, ephemeral: true });
     expect(textOf(pending)).toMatch(/consultando/i);
-    const clock = new ManualClock(Date.now());
-    const closing = h.container.close({ graceMs: 10_000, clock });
-    await eventually(() => (clock.pending > 0 ? true : null));
-    clock.advance(10_000);
-    clock.runDue();
-    await closing;
+    await (await graceRunsOut()).closing;
     const shown = h.slack.messages.filter((m) => m.at >= sentAt && m.ephemeral && !m.replaced);
     expect(shown.map((m) => textOf(m))).toEqual([expect.stringMatching(/o bot está reiniciando/i)]);
   });
 
   it('resumo agora with its "consultando…" still on its way: the restart notice replaces it', async () => {
-    await h.close();
-    h = await startHarness({ timeoutMs: 60_000, answerTiming: { pendingNotice: '50ms' } });
-    await h.link(TEAM);
-    await h.command('/estoque', 'resumo assinar');
-    await eventually(() => h.container.tasks.size === 0 || null);
-    await h.container.cache.clear(TEAM);
-    h.sandbox.faults.next({ path: /^\/v1\//, delayMs: 60_000, times: 100 });
-    h.slack.failNext('response_url', { delayMs: 1_000 });
-    const sentAt = Date.now();
-    await h.command('/estoque', 'resumo agora');
+    await restart({ timeoutMs: 60_000, answerTiming: { pendingNotice: '50ms' } });
+    // Slack takes a second to take the first message: the grace ends while it is on its way.
+    const sentAt = await resumoAgoraThatHangs(() => h.slack.failNext('response_url', { delayMs: 1_000 }));
     await eventually(() => h.slack.calls.find((c) => c.method === 'response_url' && c.at >= sentAt));
-    const clock = new ManualClock(Date.now());
-    const closing = h.container.close({ graceMs: 10_000, clock });
-    await eventually(() => (clock.pending > 0 ? true : null));
-    clock.advance(10_000);
-    clock.runDue();
-    await closing;
+    await (await graceRunsOut()).closing;
     // The first message has reached Slack, replaced by now or beside the notice.
     await eventually(() => h.slack.messages.find((m) => m.at >= sentAt && /consultando/i.test(textOf(m))));
     const shown = h.slack.messages.filter((m) => m.at >= sentAt && m.ephemeral && !m.replaced);
