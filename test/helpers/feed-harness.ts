@@ -1,3 +1,4 @@
+import { afterEach, expect } from 'vitest';
 import { FeedEngine } from '../../src/domain/feed/engine.js';
 import type {
   ChannelFeed,
@@ -11,7 +12,7 @@ import { FeedListenerStore } from '../../src/store/feed-listeners.js';
 import { FeedSnapshotStore } from '../../src/store/feed-snapshot-store.js';
 import { type KeyValue, RedisKeyValue } from '../../src/store/kv.js';
 import type { BudgetOptions } from '../../src/upstream/budget.js';
-import { type Harness, type Replica, startDigestHarness, WS } from './digest-harness.js';
+import { type Harness, type Replica, saoPaulo, startDigestHarness, WS } from './digest-harness.js';
 
 export { WS };
 
@@ -169,4 +170,29 @@ export function deliveredIds(posts: readonly RecordedPost[]): Map<string, string
     out.set(key, [...(out.get(key) ?? []), ...post.events.map((event) => event.id)]);
   }
   return out;
+}
+
+/**
+ * A harness for each test of the file that calls this (at its top level): `open()` starts it, on Monday 23/11/2026
+ * 09:00 in São Paulo unless told otherwise, and it is closed after the test.
+ */
+export function feedHarnessPerTest(): (startAt?: number) => Promise<FeedHarness> {
+  let harness: FeedHarness | undefined;
+  afterEach(async () => {
+    await harness?.close();
+    harness = undefined;
+  });
+  return async (startAt = saoPaulo(2026, 11, 23, 9)) => {
+    harness = await startFeedHarness(startAt);
+    return harness;
+  };
+}
+
+/** Plans the workspace, then lets its first round run: it only records. */
+export async function recorded(h: FeedHarness, engine = h.feedReplica().engine): Promise<FeedEngine> {
+  expect(await engine.runIfDue(WS)).toMatchObject({ ran: false, reason: 'planned' });
+  h.clock.advance(INTERVAL_MS);
+  const first = await engine.runIfDue(WS);
+  expect(first).toMatchObject({ ran: true, round: { recorded: true, detected: 0, complete: true } });
+  return engine;
 }

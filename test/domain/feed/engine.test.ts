@@ -1,31 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { NewRequestEvent, ReceiptEvent, StatusEvent } from '../../../src/domain/feed/types.js';
 import { RequestService } from '../../../src/domain/requests/request-service.js';
 import type { ReceiptChange, StatusChange } from '../../../src/sandbox/server.js';
-import { saoPaulo } from '../../helpers/digest-harness.js';
-import { type FeedHarness, INTERVAL_MS, startFeedHarness, WS } from '../../helpers/feed-harness.js';
+import {
+  type FeedHarness,
+  feedHarnessPerTest,
+  INTERVAL_MS,
+  recorded,
+  WS,
+} from '../../helpers/feed-harness.js';
 
 const DAY = 86_400_000;
-let harness: FeedHarness | undefined;
-
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
-async function start(): Promise<FeedHarness> {
-  harness = await startFeedHarness(saoPaulo(2026, 11, 23, 9));
-  return harness;
-}
-
-/** Plans the workspace, then lets its first round run: it only records. */
-async function recorded(h: FeedHarness, engine = h.feedReplica().engine) {
-  expect(await engine.runIfDue(WS)).toMatchObject({ ran: false, reason: 'planned' });
-  h.clock.advance(INTERVAL_MS);
-  const first = await engine.runIfDue(WS);
-  expect(first).toMatchObject({ ran: true, round: { recorded: true, detected: 0, complete: true } });
-  return engine;
-}
+const start = feedHarnessPerTest();
 
 /** A channel that listens to receipts only, and its workspace recorded by a replica's first round. */
 async function receiptsRecorded() {

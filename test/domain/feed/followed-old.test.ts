@@ -1,21 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FOLLOWED_MAX_PAGES } from '../../../src/domain/feed/round.js';
 import type { StatusEvent } from '../../../src/domain/feed/types.js';
-import { saoPaulo } from '../../helpers/digest-harness.js';
-import { type FeedHarness, INTERVAL_MS, startFeedHarness, WS } from '../../helpers/feed-harness.js';
+import { type FeedHarness, feedHarnessPerTest, INTERVAL_MS, WS } from '../../helpers/feed-harness.js';
 
 const DAY = 86_400_000;
-let harness: FeedHarness | undefined;
-
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
-async function start(): Promise<FeedHarness> {
-  harness = await startFeedHarness(saoPaulo(2026, 11, 23, 9));
-  return harness;
-}
+const start = feedHarnessPerTest();
 
 /** A request of the demo data older than the rounds' 30 days (within the list's 12 months), with a status. */
 function oldRequest(h: FeedHarness) {

@@ -1,16 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { renderFeedPost } from '../../../src/render/feed.js';
-import { saoPaulo } from '../../helpers/digest-harness.js';
-import { type FeedHarness, startFeedHarness, WS } from '../../helpers/feed-harness.js';
+import { feedHarnessPerTest, WS } from '../../helpers/feed-harness.js';
 
 const HOUR = 3_600_000;
 const INTERVAL = 10 * 60_000;
-let harness: FeedHarness | undefined;
-
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+const start = feedHarnessPerTest();
 
 /**
  * PRODUCT.md: a change made "while the budget was spent, is reported by the next round that runs (saying when it
@@ -19,8 +13,7 @@ afterEach(async () => {
  */
 describe('FeedEngine: the late note', () => {
   it('changes that waited an hour for the budget are posted late, since the last round that read the list', async () => {
-    const h = await startFeedHarness(saoPaulo(2026, 11, 23, 9));
-    harness = h;
+    const h = await start();
     const a = h.feedReplica({
       budget: {
         limit: { count: 100, windowMs: HOUR },

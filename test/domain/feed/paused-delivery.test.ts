@@ -1,21 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DELIVERED_KEEP_MS } from '../../../src/store/feed-snapshot-store.js';
-import { saoPaulo } from '../../helpers/digest-harness.js';
-import {
-  deliveredIds,
-  type FeedHarness,
-  INTERVAL_MS,
-  startFeedHarness,
-  WS,
-} from '../../helpers/feed-harness.js';
+import { deliveredIds, feedHarnessPerTest, INTERVAL_MS, WS } from '../../helpers/feed-harness.js';
 
 const DAY = 86_400_000;
-let harness: FeedHarness | undefined;
-
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+const start = feedHarnessPerTest();
 
 /**
  * An event stays in the outbox until every target it matches has it, or 7 days after the last resume of a paused
@@ -24,8 +12,7 @@ afterEach(async () => {
  */
 describe('FeedEngine: a workspace paused longer than the delivery claims live', () => {
   it('a channel that had an event does not get it again when the workspace resumes 5 weeks later', async () => {
-    const h = await startFeedHarness(saoPaulo(2026, 11, 23, 9));
-    harness = h;
+    const h = await start();
     const a = h.feedReplica();
     for (const channelId of ['C-OK', 'C-FLAKY'])
       await h.listeners.upsertChannel({ workspaceId: WS, channelId, stockroomId: null, subscribedBy: 'U1' });

@@ -1,26 +1,20 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { StatusEvent } from '../../../src/domain/feed/types.js';
 import type { SandboxChange } from '../../../src/sandbox/server.js';
 import type { KeyValue } from '../../../src/store/kv.js';
-import { saoPaulo } from '../../helpers/digest-harness.js';
 import {
   deliveredIds,
   type FeedHarness,
   type FeedReplica,
+  feedHarnessPerTest,
   INTERVAL_MS,
-  startFeedHarness,
   WS,
 } from '../../helpers/feed-harness.js';
 
-let harness: FeedHarness | undefined;
-
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+const open = feedHarnessPerTest();
 
 async function start(): Promise<FeedHarness> {
-  harness = await startFeedHarness(saoPaulo(2026, 11, 23, 9));
+  const harness = await open();
   await harness.listeners.upsertChannel({
     workspaceId: WS,
     channelId: 'C1',

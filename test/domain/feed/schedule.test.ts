@@ -1,7 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spreadOffset } from '../../../src/domain/feed/engine.js';
-import { saoPaulo } from '../../helpers/digest-harness.js';
-import { type FeedHarness, INTERVAL_MS, startFeedHarness, WS } from '../../helpers/feed-harness.js';
+import { type FeedHarness, feedHarnessPerTest, INTERVAL_MS, WS } from '../../helpers/feed-harness.js';
 
 /**
  * The feed's schedule: one sorted set of the workspaces with listeners, scored by their next round, so that a tick
@@ -11,15 +10,10 @@ import { type FeedHarness, INTERVAL_MS, startFeedHarness, WS } from '../../helpe
 // A second workspace with listeners (not linked: its rounds end as `not-linked`, which is enough to be run).
 const OTHER = 'T0SCHEDULE2';
 
-let harness: FeedHarness | undefined;
-
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+const open = feedHarnessPerTest();
 
 async function start(): Promise<FeedHarness> {
-  harness = await startFeedHarness(saoPaulo(2026, 11, 23, 9));
+  const harness = await open();
   for (const workspaceId of [WS, OTHER]) {
     await harness.listeners.upsertChannel({
       workspaceId,
