@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { FOLLOWED_MAX_PAGES } from '../../../src/domain/feed/round.js';
 import type { StatusEvent } from '../../../src/domain/feed/types.js';
-import { type FeedHarness, feedHarnessPerTest, INTERVAL_MS, WS } from '../../helpers/feed-harness.js';
+import {
+  type FeedHarness,
+  feedHarnessPerTest,
+  INTERVAL_MS,
+  recorded,
+  WS,
+} from '../../helpers/feed-harness.js';
 
 const DAY = 86_400_000;
 const start = feedHarnessPerTest();
@@ -65,9 +71,7 @@ describe('FeedEngine: a followed request older than the 30 days', () => {
     const id = old.record.solicitacaoMaterialId;
     newerMatches(h, old, 120);
     await h.listeners.follow(WS, 'U-OLD', id, old.record.statusAndamentoSolicitacao_Nome ?? null);
-    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: false, reason: 'planned' });
-    h.clock.advance(INTERVAL_MS);
-    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: true, round: { recorded: true } });
+    await recorded(h, a.engine);
     expect((await a.snapshots.requests(WS)).has(id)).toBe(true);
 
     h.clock.advance(60_000);
@@ -113,9 +117,7 @@ describe('FeedEngine: a followed request older than the 30 days', () => {
       stockroomId: null,
       subscribedBy: 'U1',
     });
-    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: false, reason: 'planned' });
-    h.clock.advance(INTERVAL_MS);
-    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: true, round: { recorded: true } });
+    await recorded(h, a.engine);
 
     const old = oldRequest(h);
     const id = old.record.solicitacaoMaterialId;

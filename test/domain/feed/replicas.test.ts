@@ -46,6 +46,21 @@ async function recorded(h: FeedHarness, replica: FeedReplica): Promise<void> {
   await replica.engine.tick();
 }
 
+/**
+ * A store whose every call first asks `instead()`: a promise it returns stands for the call's answer (one that never
+ * settles: a process that died; a rejection: a store that refuses), undefined lets the call through.
+ */
+function interceptKv(instead: () => Promise<never> | undefined): (kv: KeyValue) => KeyValue {
+  return (kv) =>
+    new Proxy(kv, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => instead() ?? value.apply(target, args);
+      },
+    });
+}
+
 /** Both replicas tick at once, as their timers would. */
 async function bothTick(a: FeedReplica, b: FeedReplica) {
   return Promise.all([a.engine.tick(), b.engine.tick()]);
@@ -177,18 +192,11 @@ describe('FeedEngine across replicas', () => {
   it('records a post it made in one write: dying while recording leaves it sent, and no replica posts it again', async () => {
     // A store that stops answering after `callsLeft` more calls: the process died there.
     const dying = { callsLeft: Number.POSITIVE_INFINITY };
-    const die = (kv: KeyValue): KeyValue =>
-      new Proxy(kv, {
-        get(target, property, receiver) {
-          const value = Reflect.get(target, property, receiver);
-          if (typeof value !== 'function') return value;
-          return (...args: unknown[]) => {
-            if (dying.callsLeft <= 0) return new Promise<never>(() => undefined);
-            dying.callsLeft -= 1;
-            return value.apply(target, args);
-          };
-        },
-      });
+    const die = interceptKv(() => {
+      if (dying.callsLeft <= 0) return new Promise<never>(() => undefined);
+      dying.callsLeft -= 1;
+      return undefined;
+    });
     const h = await start();
     const a = h.feedReplica({ wrapKv: die });
     const b = h.feedReplica();
@@ -227,20 +235,11 @@ describe('FeedEngine across replicas', () => {
 
   it('a store that refuses for a moment right after Slack took a post (a Redis restart): recorded, not posted again', async () => {
     const refusing = { left: 0 };
-    const restarting = (kv: KeyValue): KeyValue =>
-      new Proxy(kv, {
-        get(target, property, receiver) {
-          const value = Reflect.get(target, property, receiver);
-          if (typeof value !== 'function') return value;
-          return (...args: unknown[]) => {
-            if (refusing.left > 0) {
-              refusing.left -= 1;
-              return Promise.reject(new Error('Reached the max retries per request limit (which is 3)'));
-            }
-            return value.apply(target, args);
-          };
-        },
-      });
+    const restarting = interceptKv(() => {
+      if (refusing.left <= 0) return undefined;
+      refusing.left -= 1;
+      return Promise.reject(new Error('Reached the max retries per request limit (which is 3)'));
+    });
     const h = await start();
     const a = h.feedReplica({ wrapKv: restarting });
     const b = h.feedReplica();
