@@ -27,6 +27,25 @@ import {
 } from '../../helpers/shortcuts.js';
 
 const C1 = DEMO_FACTS.company1;
+
+/** A material whose last known stock the bot keeps (once a read of request items recorded it). */
+function knownStock() {
+  return eventually(
+    async () =>
+      [
+        ...(
+          await h.container.domain.stock.all({ workspaceId: TEAM, empresaId: DEMO_FACTS.company1.empresa })
+        ).values(),
+      ][0],
+  );
+}
+
+/** Request 1312's items teach the bot some last known stock: one of those materials. */
+async function learnStock() {
+  await h.command('/solicitacao', '1312');
+  return knownStock();
+}
+
 let h: Harness;
 
 beforeEach(async () => {
@@ -98,14 +117,7 @@ describe('global shortcut buscar_material', () => {
     await h.command('/solicitacao', '1312');
     const items = await eventually(() => h.sandbox.calls.find((c) => c.path.endsWith('/1312/itens')));
     expect(items).toBeDefined();
-    const known = await eventually(
-      async () =>
-        [
-          ...(
-            await h.container.domain.stock.all({ workspaceId: TEAM, empresaId: DEMO_FACTS.company1.empresa })
-          ).values(),
-        ][0],
-    );
+    const known = await knownStock();
 
     let since = h.slack.views.length;
     await globalShortcut(h, 'buscar_material');
@@ -165,15 +177,7 @@ describe('global shortcut buscar_material', () => {
 
 describe('Buscar material when something fails after the click', () => {
   async function pickedDetail() {
-    await h.command('/solicitacao', '1312');
-    const known = await eventually(
-      async () =>
-        [
-          ...(
-            await h.container.domain.stock.all({ workspaceId: TEAM, empresaId: DEMO_FACTS.company1.empresa })
-          ).values(),
-        ][0],
-    );
+    const known = await learnStock();
     let since = h.slack.views.length;
     await globalShortcut(h, 'buscar_material');
     const modal = await nextView(h, since, 'views.open');
@@ -223,15 +227,7 @@ describe('Buscar material when something fails after the click', () => {
   });
 
   it('a material chosen whose modal Slack will not update (429, 5xx): the person is told by DM', async () => {
-    await h.command('/solicitacao', '1312');
-    const known = await eventually(
-      async () =>
-        [
-          ...(
-            await h.container.domain.stock.all({ workspaceId: TEAM, empresaId: DEMO_FACTS.company1.empresa })
-          ).values(),
-        ][0],
-    );
+    const known = await learnStock();
     const since = h.slack.views.length;
     await globalShortcut(h, 'buscar_material');
     const modal = await nextView(h, since, 'views.open');
@@ -261,15 +257,7 @@ describe('Buscar material when something fails after the click', () => {
   });
 
   it('a material chosen after the link went away: the modal says so instead of staying as it was', async () => {
-    await h.command('/solicitacao', '1312');
-    const known = await eventually(
-      async () =>
-        [
-          ...(
-            await h.container.domain.stock.all({ workspaceId: TEAM, empresaId: DEMO_FACTS.company1.empresa })
-          ).values(),
-        ][0],
-    );
+    const known = await learnStock();
     let since = h.slack.views.length;
     await globalShortcut(h, 'buscar_material');
     const modal = await nextView(h, since, 'views.open');
