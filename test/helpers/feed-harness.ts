@@ -196,3 +196,8 @@ export async function recorded(h: FeedHarness, engine = h.feedReplica().engine):
   expect(first).toMatchObject({ ran: true, round: { recorded: true, detected: 0, complete: true } });
   return engine;
 }
+
+/** A channel of the test workspace that gets the feed (every event, every stockroom), subscribed by U1. */
+export function channelListens(h: FeedHarness, channelId: string): Promise<unknown> {
+  return h.listeners.upsertChannel({ workspaceId: WS, channelId, stockroomId: null, subscribedBy: 'U1' });
+}

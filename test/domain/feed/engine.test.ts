@@ -3,6 +3,7 @@ import type { NewRequestEvent, ReceiptEvent, StatusEvent } from '../../../src/do
 import { RequestService } from '../../../src/domain/requests/request-service.js';
 import type { ReceiptChange, StatusChange } from '../../../src/sandbox/server.js';
 import {
+  channelListens,
   type FeedHarness,
   feedHarnessPerTest,
   INTERVAL_MS,
@@ -37,12 +38,7 @@ function email(h: FeedHarness, usuario: number): string {
 describe('FeedEngine: detection', () => {
   it('records on the first round, then reports new requests and status changes once, to the channel that listens', async () => {
     const h = await start();
-    await h.listeners.upsertChannel({
-      workspaceId: WS,
-      channelId: 'C1',
-      stockroomId: null,
-      subscribedBy: 'U1',
-    });
+    await channelListens(h, 'C1');
     const a = h.feedReplica();
     await recorded(h, a.engine);
     expect(a.poster.posts).toHaveLength(0);
@@ -159,12 +155,7 @@ describe('FeedEngine: detection', () => {
 
   it('own follows get an own new request even when the round that found it could not read the users list', async () => {
     const h = await start();
-    await h.listeners.upsertChannel({
-      workspaceId: WS,
-      channelId: 'C1',
-      stockroomId: null,
-      subscribedBy: 'U1',
-    });
+    await channelListens(h, 'C1');
     const a = h.feedReplica();
     await recorded(h, a.engine);
     h.clock.advance(60_000);
@@ -299,18 +290,8 @@ describe('FeedEngine: delivery', () => {
   it('removes a lost channel feed and tells its subscriber; a DM refused for good ends the follows', async () => {
     const h = await start();
     const a = h.feedReplica();
-    await h.listeners.upsertChannel({
-      workspaceId: WS,
-      channelId: 'C-GONE',
-      stockroomId: null,
-      subscribedBy: 'U1',
-    });
-    await h.listeners.upsertChannel({
-      workspaceId: WS,
-      channelId: 'C-OK',
-      stockroomId: null,
-      subscribedBy: 'U1',
-    });
+    await channelListens(h, 'C-GONE');
+    await channelListens(h, 'C-OK');
     await recorded(h, a.engine);
     h.clock.advance(60_000);
     const [made] = h.sandbox.advance({ kinds: ['novas'] });
@@ -335,12 +316,7 @@ describe('FeedEngine: a post whose outcome is not known', () => {
   async function withChannel() {
     const h = await start();
     const a = h.feedReplica();
-    await h.listeners.upsertChannel({
-      workspaceId: WS,
-      channelId: 'C1',
-      stockroomId: null,
-      subscribedBy: 'U1',
-    });
+    await channelListens(h, 'C1');
     await recorded(h, a.engine);
     return { h, a };
   }
@@ -402,12 +378,7 @@ describe('FeedEngine: list pages cached at different times', () => {
     // More than a page of 100 in the 30 days.
     h.sandbox.advance({ changes: 100, kinds: ['novas'] });
     h.sandbox.advance({ changes: 60, kinds: ['novas'] });
-    await h.listeners.upsertChannel({
-      workspaceId: WS,
-      channelId: 'C1',
-      stockroomId: null,
-      subscribedBy: 'U1',
-    });
+    await channelListens(h, 'C1');
     expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: false, reason: 'planned' });
     h.clock.advance(INTERVAL_MS - 40_000);
     // A digest reads pages 1 and 2 (cached for 60 s); requests are opened; someone refreshes page 1 only.
@@ -432,12 +403,7 @@ describe('FeedEngine: a workspace paused longer than the outbox keeps events', (
   it('keeps what it detected while paused: a resume after 8 days posts it, it does not expire', async () => {
     const h = await start();
     const a = h.feedReplica();
-    await h.listeners.upsertChannel({
-      workspaceId: WS,
-      channelId: 'C1',
-      stockroomId: null,
-      subscribedBy: 'U1',
-    });
+    await channelListens(h, 'C1');
     await recorded(h, a.engine);
     h.clock.advance(60_000);
     const made = h.sandbox.advance({ changes: 2, kinds: ['novas'] });
@@ -470,12 +436,7 @@ describe('FeedEngine: cost', () => {
     h.clock.advance(INTERVAL_MS);
     expect(await a.engine.tick()).toEqual([]);
 
-    await h.listeners.upsertChannel({
-      workspaceId: WS,
-      channelId: 'C1',
-      stockroomId: null,
-      subscribedBy: 'U1',
-    });
+    await channelListens(h, 'C1');
     await h.listeners.pauseWorkspace(WS, 'unlinked');
     await a.engine.tick();
     h.clock.advance(INTERVAL_MS);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FOLLOWED_MAX_PAGES } from '../../../src/domain/feed/round.js';
 import type { StatusEvent } from '../../../src/domain/feed/types.js';
 import {
+  channelListens,
   type FeedHarness,
   feedHarnessPerTest,
   INTERVAL_MS,
@@ -111,12 +112,7 @@ describe('FeedEngine: a followed request older than the 30 days', () => {
   it('a change made between the follow and the first round that reads it reaches the follower, once, and only them', async () => {
     const h = await start();
     const a = h.feedReplica();
-    await h.listeners.upsertChannel({
-      workspaceId: WS,
-      channelId: 'C1',
-      stockroomId: null,
-      subscribedBy: 'U1',
-    });
+    await channelListens(h, 'C1');
     await recorded(h, a.engine);
 
     const old = oldRequest(h);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderFeedPost } from '../../../src/render/feed.js';
-import { feedHarnessPerTest, WS } from '../../helpers/feed-harness.js';
+import { channelListens, feedHarnessPerTest, WS } from '../../helpers/feed-harness.js';
 
 const HOUR = 3_600_000;
 const INTERVAL = 10 * 60_000;
@@ -23,12 +23,7 @@ describe('FeedEngine: the late note', () => {
       },
       intervalMs: INTERVAL,
     });
-    await h.listeners.upsertChannel({
-      workspaceId: WS,
-      channelId: 'C1',
-      stockroomId: null,
-      subscribedBy: 'U1',
-    });
+    await channelListens(h, 'C1');
     await a.engine.tick(); // plans the workspace
     h.clock.advance(INTERVAL);
     await a.engine.tick(); // records

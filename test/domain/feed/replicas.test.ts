@@ -3,6 +3,7 @@ import type { StatusEvent } from '../../../src/domain/feed/types.js';
 import type { SandboxChange } from '../../../src/sandbox/server.js';
 import type { KeyValue } from '../../../src/store/kv.js';
 import {
+  channelListens,
   deliveredIds,
   type FeedHarness,
   type FeedReplica,
@@ -120,12 +121,7 @@ describe('FeedEngine across replicas', () => {
 
   it('retries a post that failed on the next round, late, without posting again to the targets that had it', async () => {
     const h = await start();
-    await h.listeners.upsertChannel({
-      workspaceId: WS,
-      channelId: 'C2',
-      stockroomId: null,
-      subscribedBy: 'U1',
-    });
+    await channelListens(h, 'C2');
     const a = h.feedReplica();
     await recorded(h, a);
 
@@ -369,12 +365,7 @@ describe('FeedEngine: a workspace whose listeners all left', () => {
     // Weeks later: requests came meanwhile, then someone subscribes again. Nothing of that is posted as new.
     h.clock.advance(30_000);
     h.sandbox.advance({ changes: 3, kinds: ['novas'] });
-    await h.listeners.upsertChannel({
-      workspaceId: WS,
-      channelId: 'C1',
-      stockroomId: null,
-      subscribedBy: 'U1',
-    });
+    await channelListens(h, 'C1');
     for (let i = 0; i < 3; i += 1) {
       h.clock.advance(INTERVAL_MS);
       await a.engine.tick();
@@ -395,12 +386,7 @@ describe('FeedEngine: a workspace whose listeners all left', () => {
     }
     h.clock.advance(30_000);
     h.sandbox.advance({ changes: 3, kinds: ['novas'] });
-    await h.listeners.upsertChannel({
-      workspaceId: WS,
-      channelId: 'C2',
-      stockroomId: null,
-      subscribedBy: 'U1',
-    });
+    await channelListens(h, 'C2');
     for (let i = 0; i < 3; i += 1) {
       h.clock.advance(INTERVAL_MS);
       await a.engine.tick();
