@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StatusEvent } from '../../../src/domain/feed/types.js';
 import { Limits } from '../../../src/render/limits.js';
 import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
 import {
@@ -19,6 +20,21 @@ import {
   submitView,
   viewText,
 } from '../../helpers/shortcuts.js';
+
+/** The feed's event for request 1312 going from "Em separação" to "Entregue parcialmente", detected now. */
+function moved1312(workspaceId: string, id: string): StatusEvent {
+  return {
+    kind: 'status',
+    id,
+    workspaceId,
+    detectedAt: Date.now(),
+    stockroomId: 1,
+    requestId: 1312,
+    fromStatus: 'Em separação',
+    toStatus: 'Entregue parcialmente',
+    requesterEmail: null,
+  };
+}
 
 let h: Harness;
 
@@ -398,17 +414,7 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     await h.container.feedListeners.follow(TEAM, USERS.member, 1312, 'Entregue parcialmente');
     const since = h.slack.views.length;
     const result = await h.container.feedPoster.post(TEAM, { kind: 'dm', userId: USERS.member }, [
-      {
-        kind: 'status',
-        id: 'ev-1',
-        workspaceId: TEAM,
-        detectedAt: Date.now(),
-        stockroomId: 1,
-        requestId: 1312,
-        fromStatus: 'Em separação',
-        toStatus: 'Entregue parcialmente',
-        requesterEmail: null,
-      },
+      moved1312(TEAM, 'ev-1'),
     ]);
     expect(result).toEqual({ ok: true });
     const home = await publishedHome(h, USERS.member, since);
@@ -432,17 +438,7 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     await h.container.feedListeners.follow(ORG, orgAdmin.id, 1312, 'Entregue parcialmente');
     const since = h.slack.views.length;
     const result = await h.container.feedPoster.post(ORG, { kind: 'dm', userId: orgAdmin.id }, [
-      {
-        kind: 'status',
-        id: 'ev-org-1',
-        workspaceId: ORG,
-        detectedAt: Date.now(),
-        stockroomId: 1,
-        requestId: 1312,
-        fromStatus: 'Em separação',
-        toStatus: 'Entregue parcialmente',
-        requesterEmail: null,
-      },
+      moved1312(ORG, 'ev-org-1'),
     ]);
     expect(result).toEqual({ ok: true });
     const home = await publishedHome(h, orgAdmin.id, since);
