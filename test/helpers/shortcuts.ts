@@ -27,6 +27,13 @@ export function publishedHome(h: Harness, user: string, since: number): Promise<
   );
 }
 
+/** The Home `user` sees once they open it (the view published after the event). */
+export async function openHome(h: Harness, user: string): Promise<FakeView> {
+  const since = h.slack.views.length;
+  await homeOpened(h, user);
+  return publishedHome(h, user, since);
+}
+
 export function nextView(h: Harness, since: number, via?: FakeView['via']): Promise<FakeView> {
   return eventually(() => h.slack.views.slice(since).find((v) => via === undefined || v.via === via));
 }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import { eventually, type Harness, startHarness, TEAM, textOf, USERS } from '../helpers/bot-harness.js';
-import { clickInView, homeOpened, publishedHome } from '../helpers/shortcuts.js';
+import { clickInView, openHome } from '../helpers/shortcuts.js';
 
 /**
  * Credentials that neither refresh nor a new login can renew break the link, and the admin who linked gets one
@@ -35,9 +35,7 @@ const adminDms = () =>
 
 describe('a link whose credentials can no longer be renewed', () => {
   it('met first by the Home (Atualizar): the admin who linked gets one DM, and a later command sends no other', async () => {
-    const since = h.slack.views.length;
-    await homeOpened(h, USERS.member);
-    const home = await publishedHome(h, USERS.member, since);
+    const home = await openHome(h, USERS.member);
     passwordChanged();
     await clickInView(h, home, 'home:refresh', USERS.member);
     await eventually(() => adminDms().length === 1);

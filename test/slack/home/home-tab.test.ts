@@ -16,6 +16,7 @@ import {
   clickInView,
   homeOpened,
   nextView,
+  openHome,
   publishedHome,
   submitView,
   viewText,
@@ -81,10 +82,8 @@ describe('App Home (app_home_opened -> views.publish)', () => {
   });
 
   it('Vincular on the Home opens the linking modal; once linked, the Home is published again, linked', async () => {
+    const home = await openHome(h, USERS.admin);
     let since = h.slack.views.length;
-    await homeOpened(h, USERS.admin);
-    const home = await publishedHome(h, USERS.admin, since);
-    since = h.slack.views.length;
     await clickInView(h, home, 'link:open');
     const modal = await nextView(h, since, 'views.open');
     expect(modal.view.callback_id).toBe('link-credentials');
@@ -105,10 +104,8 @@ describe('App Home (app_home_opened -> views.publish)', () => {
   });
 
   it('Vincular on the Home, refused (the lookup fails), tells the person by DM: a Home click has no response_url', async () => {
-    let since = h.slack.views.length;
-    await homeOpened(h, USERS.admin);
-    const home = await publishedHome(h, USERS.admin, since);
-    since = h.slack.views.length;
+    const home = await openHome(h, USERS.admin);
+    const since = h.slack.views.length;
     h.slack.failNext('users.info', { error: 'user_not_found' }, 2);
     const sent = Date.now();
     await clickInView(h, home, 'link:open');
@@ -118,10 +115,8 @@ describe('App Home (app_home_opened -> views.publish)', () => {
   });
 
   it('Vincular on the Home, a slow login that then fails: the modal closes and the admin is told why by DM', async () => {
-    let since = h.slack.views.length;
-    await homeOpened(h, USERS.admin);
-    const home = await publishedHome(h, USERS.admin, since);
-    since = h.slack.views.length;
+    const home = await openHome(h, USERS.admin);
+    const since = h.slack.views.length;
     await clickInView(h, home, 'link:open');
     const modal = await nextView(h, since, 'views.open');
     // Past the modal's answer budget (about 2.3 s of Slack's 3 s): the modal closes before the outcome is known.
@@ -152,9 +147,7 @@ describe('App Home (app_home_opened -> views.publish)', () => {
   it('linked: company, who linked and when, budget for admins; opening spends no upstream call', async () => {
     await h.link(TEAM);
     const before = dataCalls();
-    const since = h.slack.views.length;
-    await homeOpened(h, USERS.admin);
-    const home = await publishedHome(h, USERS.admin, since);
+    const home = await openHome(h, USERS.admin);
     const text = viewText(home);
     expect(text).toMatch(/Vinculado\* à empresa 1 por <@U00ADMIN1> em \d\d\/\d\d\/\d{4} \d\d:\d\d/);
     expect(text).toMatch(/consultas usadas/);
@@ -212,11 +205,9 @@ describe('App Home (app_home_opened -> views.publish)', () => {
 
   it('Atualizar reads the user’s open requests (e-mail match); the next opening shows them from the cache', async () => {
     await h.link(TEAM);
-    let since = h.slack.views.length;
-    await homeOpened(h, USERS.admin);
-    const first = await publishedHome(h, USERS.admin, since);
+    const first = await openHome(h, USERS.admin);
 
-    since = h.slack.views.length;
+    let since = h.slack.views.length;
     const before = dataCalls();
     await clickInView(h, first, 'home:refresh');
     const refreshed = await publishedHome(h, USERS.admin, since);
@@ -240,10 +231,8 @@ describe('App Home (app_home_opened -> views.publish)', () => {
 
   it('Atualizar clicked again at once spends no second upstream call: what was just read is shown', async () => {
     await h.link(TEAM);
+    const first = await openHome(h, USERS.admin);
     let since = h.slack.views.length;
-    await homeOpened(h, USERS.admin);
-    const first = await publishedHome(h, USERS.admin, since);
-    since = h.slack.views.length;
     await clickInView(h, first, 'home:refresh');
     const refreshed = await publishedHome(h, USERS.admin, since);
     const lists = () => h.sandbox.calls.filter((c) => c.path === '/v1/solicitacoes-materiais').length;
@@ -257,10 +246,8 @@ describe('App Home (app_home_opened -> views.publish)', () => {
 
   it('a user without an upstream e-mail match is told why there are no requests', async () => {
     await h.link(TEAM);
-    let since = h.slack.views.length;
-    await homeOpened(h, USERS.member);
-    const first = await publishedHome(h, USERS.member, since);
-    since = h.slack.views.length;
+    const first = await openHome(h, USERS.member);
+    const since = h.slack.views.length;
     await clickInView(h, first, 'home:refresh', USERS.member);
     const refreshed = await publishedHome(h, USERS.member, since);
     expect(viewText(refreshed)).toContain(
@@ -282,9 +269,7 @@ describe('App Home (app_home_opened -> views.publish)', () => {
         subscribedBy: USERS.admin,
       });
     }
-    const since = h.slack.views.length;
-    await homeOpened(h, USERS.admin);
-    const home = await publishedHome(h, USERS.admin, since);
+    const home = await openHome(h, USERS.admin);
     expect(home.view.blocks.length).toBeLessThanOrEqual(Limits.modalBlocks);
     const text = viewText(home);
     expect(text).toContain(
@@ -296,11 +281,9 @@ describe('App Home (app_home_opened -> views.publish)', () => {
 
   it('Desvincular (admins): unlinks and publishes the Home again; a member’s click unlinks nothing', async () => {
     await h.link(TEAM);
-    let since = h.slack.views.length;
-    await homeOpened(h, USERS.admin);
-    const home = await publishedHome(h, USERS.admin, since);
+    const home = await openHome(h, USERS.admin);
 
-    since = h.slack.views.length;
+    let since = h.slack.views.length;
     const clicked = Date.now();
     await clickInView(h, home, 'home:unlink', USERS.member);
     await publishedHome(h, USERS.member, since);
@@ -318,10 +301,8 @@ describe('App Home (app_home_opened -> views.publish)', () => {
   });
 
   it('Ajuda opens the help in a modal, with the trigger of the click', async () => {
-    let since = h.slack.views.length;
-    await homeOpened(h, USERS.member);
-    const home = await publishedHome(h, USERS.member, since);
-    since = h.slack.views.length;
+    const home = await openHome(h, USERS.member);
+    const since = h.slack.views.length;
     await clickInView(h, home, 'home:help', USERS.member);
     const help = await nextView(h, since, 'views.open');
     expect(help.view.type).toBe('modal');
@@ -342,16 +323,14 @@ describe('App Home (app_home_opened -> views.publish)', () => {
       kinds: ['novas', 'recebimentos'],
       subscribedBy: USERS.member,
     });
-    let since = h.slack.views.length;
-    await homeOpened(h, USERS.admin);
-    const home = await publishedHome(h, USERS.admin, since);
+    const home = await openHome(h, USERS.admin);
     const text = viewText(home);
     expect(text).toContain('*1312* · último status visto: Em separação');
     expect(text).toContain('*1316* · último status visto: status ainda não visto');
     expect(text).not.toContain('1321 · último');
     expect(text).toContain(`<#${CHANNELS.stockroom}> · novas, recebimentos · almoxarifado 2`);
 
-    since = h.slack.views.length;
+    const since = h.slack.views.length;
     await clickInView(h, home, 'home:unfollow:1312');
     const after = await publishedHome(h, USERS.admin, since);
     expect(viewText(after)).not.toContain('*1312* · último');
@@ -361,13 +340,11 @@ describe('App Home (app_home_opened -> views.publish)', () => {
 
   it('openings while the Home is being built make one more publish, built after them, not one each', async () => {
     await h.link(TEAM);
-    let since = h.slack.views.length;
-    await homeOpened(h, USERS.admin);
-    const first = await publishedHome(h, USERS.admin, since);
+    const first = await openHome(h, USERS.admin);
     // Atualizar reads the user's requests upstream: held there, its build is still running.
     const hold = gate();
     h.sandbox.faults.next({ path: '/v1/solicitacoes-materiais', release: hold.released });
-    since = h.slack.views.length;
+    const since = h.slack.views.length;
     await clickInView(h, first, 'home:refresh');
     await eventually(() => h.sandbox.faults.pending === 0);
 
@@ -386,14 +363,12 @@ describe('App Home (app_home_opened -> views.publish)', () => {
   it('Deixar de acompanhar clicked while Atualizar reads upstream: the Home published last shows it unfollowed', async () => {
     await h.link(TEAM);
     await h.container.feedListeners.follow(TEAM, USERS.admin, 1312, 'Em separação');
-    let since = h.slack.views.length;
-    await homeOpened(h, USERS.admin);
-    const home = await publishedHome(h, USERS.admin, since);
+    const home = await openHome(h, USERS.admin);
     expect(viewText(home)).toContain('*1312* · último');
 
     const hold = gate();
     h.sandbox.faults.next({ path: '/v1/solicitacoes-materiais', release: hold.released });
-    since = h.slack.views.length;
+    const since = h.slack.views.length;
     await clickInView(h, home, 'home:refresh');
     // The refresh has read the follows and waits on upstream.
     await eventually(() => h.sandbox.faults.pending === 0);
@@ -468,10 +443,8 @@ describe('App Home (app_home_opened -> views.publish)', () => {
         subscribedBy: USERS.admin,
       });
     }
-    let since = h.slack.views.length;
-    await homeOpened(h, USERS.admin);
-    const first = await publishedHome(h, USERS.admin, since);
-    since = h.slack.views.length;
+    const first = await openHome(h, USERS.admin);
+    const since = h.slack.views.length;
     await clickInView(h, first, 'home:refresh');
     const home = await publishedHome(h, USERS.admin, since);
     expect(buttonsOfView(home).some((b) => b.action_id.startsWith('request:open:'))).toBe(true);

@@ -17,9 +17,9 @@ import {
   chooseInView,
   clickInView,
   globalShortcut,
-  homeOpened,
   messageShortcut,
   nextView,
+  openHome,
   publishedHome,
   submitView,
   suggest,
@@ -430,10 +430,8 @@ describe('a modal Slack will not open: the person is told, never left with nothi
   });
 
   it('the Home’s Buscar material, Consultar solicitação, Ajuda and a request row: a DM each', async () => {
-    let since = h.slack.views.length;
-    await homeOpened(h, USERS.admin);
-    const first = await publishedHome(h, USERS.admin, since);
-    since = h.slack.views.length;
+    const first = await openHome(h, USERS.admin);
+    const since = h.slack.views.length;
     await clickInView(h, first, 'home:refresh');
     const home = await publishedHome(h, USERS.admin, since);
     const row = buttonsOfView(home).find((b) => b.action_id.startsWith('request:open:'));
@@ -451,10 +449,8 @@ describe('a modal Slack will not open: the person is told, never left with nothi
 
 describe('Consultar solicitação (Home button)', () => {
   it('asks the number, refuses what is not one, then turns into the request', async () => {
+    const home = await openHome(h, USERS.member);
     let since = h.slack.views.length;
-    await homeOpened(h, USERS.member);
-    const home = await publishedHome(h, USERS.member, since);
-    since = h.slack.views.length;
     await clickInView(h, home, 'home:lookup', USERS.member);
     const lookup = await nextView(h, since, 'views.open');
     expect(lookup.view.callback_id).toBe('request-lookup');
@@ -480,10 +476,8 @@ describe('Consultar solicitação (Home button)', () => {
   });
 
   it('a Home row opens its request in a new modal', async () => {
+    const first = await openHome(h, USERS.admin);
     let since = h.slack.views.length;
-    await homeOpened(h, USERS.admin);
-    const first = await publishedHome(h, USERS.admin, since);
-    since = h.slack.views.length;
     await clickInView(h, first, 'home:refresh');
     const home = await publishedHome(h, USERS.admin, since);
     const row = buttonsOfView(home).find((b) => b.action_id.startsWith('request:open:'));
