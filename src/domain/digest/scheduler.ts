@@ -1,8 +1,8 @@
 import { type Clock, systemClock, type TimerHandle } from '../../lib/clock.js';
 import { errFields, type Logger } from '../../lib/logger.js';
-import { persistently } from '../../lib/persist.js';
 import type { Subscription, SubscriptionStore } from '../../store/subscription-store.js';
 import { LinkBrokenError, NotLinkedError } from '../errors.js';
+import { persistently } from '../persist.js';
 import type { DigestClaims, HeldClaim } from './claims.js';
 import type { DigestService } from './digest-service.js';
 import type { DigestView } from './digest-view.js';

@@ -1,7 +1,7 @@
 import { errFields, type Logger } from '../../lib/logger.js';
-import { persistently } from '../../lib/persist.js';
 import type { FeedListenerStore, WorkspaceListeners } from '../../store/feed-listeners.js';
 import type { FeedSnapshotStore } from '../../store/feed-snapshot-store.js';
+import { persistently } from '../persist.js';
 import { route } from './route.js';
 import type { FeedEvent, FeedPoster } from './types.js';
 

@@ -1,5 +1,4 @@
 import { errFields, type Logger } from '../../lib/logger.js';
-import { persistently } from '../../lib/persist.js';
 import type { CacheStore } from '../../store/cache-store.js';
 import type { FeedListenerStore } from '../../store/feed-listeners.js';
 import type { LinkStore, WorkspaceLink } from '../../store/link-store.js';
@@ -17,6 +16,7 @@ import {
   UpstreamRateLimitedError,
 } from '../../upstream/errors.js';
 import type { FeedStatus } from '../feed/engine.js';
+import { persistently } from '../persist.js';
 import type { LinkStatusView } from '../views.js';
 
 export interface LinkInput {
