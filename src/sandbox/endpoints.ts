@@ -9,7 +9,7 @@ import {
   validationProblem,
 } from './http-util.js';
 import type { CompanyData, RequestRow, StockroomRow } from './model.js';
-import { addMonths, type QueryParams, readPaging, readStatusList } from './query.js';
+import { addMonths, type PageLimit, type QueryParams, readPaging, readStatusList } from './query.js';
 
 /** What a data endpoint knows about the call: the company of the token and the unit of the UnidadeId header. */
 export interface DataContext {
@@ -20,8 +20,8 @@ export interface DataContext {
   /** The request path, for ProblemDetails.instance. */
   instance: string;
   now: number;
-  /** Sandbox.servePagesOf: the most rows a page serves, whatever PageSize asks. */
-  maxPageSize: number | null;
+  /** Sandbox.servePagesOf: the most rows a page serves, and what a larger PageSize gets. */
+  pageLimit: PageLimit | null;
 }
 
 export type DataHandler = (ctx: DataContext, id: number | undefined) => Reply;
@@ -150,7 +150,7 @@ export const listRequests: DataHandler = (ctx) => {
   const requester = query.int('SolicitanteId');
   const withPurchase = query.bool('ComCompraMaterial');
   const purchase = query.int('CompraMaterialId');
-  const { page, pageSize } = readPaging(query, ctx.instance, ctx.maxPageSize);
+  const { page, pageSize } = readPaging(query, ctx.instance, ctx.pageLimit);
   const { from, to } = readPeriod(ctx, true);
   const statuses = readStatusList(query);
   if (statuses === 'invalid') return unexpectedError();
@@ -185,7 +185,7 @@ export const listRequestItems: DataHandler = (ctx, id = 0) => {
 };
 
 export const listRequestHistory: DataHandler = (ctx, id = 0) => {
-  const { page, pageSize } = readPaging(ctx.query, ctx.instance, ctx.maxPageSize);
+  const { page, pageSize } = readPaging(ctx.query, ctx.instance, ctx.pageLimit);
   const request = requestOr404(ctx, id);
   const entries = [...request.history].sort(
     (a, b) => Date.parse(a.data) - Date.parse(b.data) || a.andamentoSolicitacao - b.andamentoSolicitacao,
@@ -197,7 +197,7 @@ export const listPurchases: DataHandler = (ctx) => {
   const { query } = ctx;
   const stockroom = query.int('AlmoxarifadoId');
   const supplier = query.int('FornecedorId');
-  const { page, pageSize } = readPaging(query, ctx.instance, ctx.maxPageSize);
+  const { page, pageSize } = readPaging(query, ctx.instance, ctx.pageLimit);
   const { from, to } = readPeriod(ctx, false);
   const statuses = readStatusList(query);
   if (statuses === 'invalid') return unexpectedError();
@@ -237,7 +237,7 @@ export const listReceipts: DataHandler = (ctx) => {
   const { query } = ctx;
   const stockroom = query.int('AlmoxarifadoId');
   const order = query.int('OrdemCompra');
-  const { page, pageSize } = readPaging(query, ctx.instance, ctx.maxPageSize);
+  const { page, pageSize } = readPaging(query, ctx.instance, ctx.pageLimit);
   // The date filter applies to the date of the PURCHASE, not of the receipt.
   const { from, to } = readPeriod(ctx, false);
   const words = searchWords(query.text('Search'));

@@ -95,12 +95,20 @@ export function parseBool(raw: string): boolean | null {
   return null;
 }
 
+/**
+ * Sandbox.servePagesOf: the most rows a page serves; a larger PageSize is served at that size (`serve`) or refused
+ * with a 400 naming PageSize (`refuse`).
+ */
+export interface PageLimit {
+  rows: number;
+  over: 'serve' | 'refuse';
+}
+
 /** Page/PageSize (or page/pageSize): defaults 1 and 50; Page below 1 or PageSize outside 1..100 is a 400. */
 export function readPaging(
   query: QueryParams,
   instance: string,
-  /** The most rows a page serves (Sandbox.servePagesOf), whatever PageSize asks. */
-  maxPageSize: number | null = null,
+  limit: PageLimit | null = null,
 ): { page: number; pageSize: number } {
   const page = query.int('Page') ?? 1;
   const pageSize = query.int('PageSize') ?? 50;
@@ -110,7 +118,13 @@ export function readPaging(
   if (pageSize < 1 || pageSize > 100) {
     throw new ReplyError(validationProblem('PageSize', 'PageSize deve estar entre 1 e 100.', instance));
   }
-  return { page, pageSize: maxPageSize === null ? pageSize : Math.min(pageSize, maxPageSize) };
+  if (limit === null || pageSize <= limit.rows) return { page, pageSize };
+  if (limit.over === 'refuse') {
+    throw new ReplyError(
+      validationProblem('PageSize', `PageSize deve estar entre 1 e ${limit.rows}.`, instance),
+    );
+  }
+  return { page, pageSize: limit.rows };
 }
 
 /**

@@ -17,7 +17,7 @@ import {
 } from './endpoints.js';
 import { problem, type Reply, ReplyError, validationProblem } from './http-util.js';
 import type { SandboxData } from './model.js';
-import { parseInt32, QueryParams } from './query.js';
+import { type PageLimit, parseInt32, QueryParams } from './query.js';
 
 /** A data endpoint of the service. */
 export interface DataRoute {
@@ -91,7 +91,7 @@ export interface DataCall {
   path: string;
   now: number;
   /** Sandbox.servePagesOf. */
-  maxPageSize?: number | null;
+  pageLimit?: PageLimit | null;
 }
 
 const UNAUTHORIZED_DETAIL = {
@@ -153,7 +153,7 @@ export function serveData(call: DataCall, issuer: TokenIssuer, data: SandboxData
     id = parsed;
   }
   return route.handler(
-    { company, unitStockrooms, query, instance: path, now: call.now, maxPageSize: call.maxPageSize ?? null },
+    { company, unitStockrooms, query, instance: path, now: call.now, pageLimit: call.pageLimit ?? null },
     id,
   );
 }

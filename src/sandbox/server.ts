@@ -17,6 +17,7 @@ import {
   writeReply,
 } from './http-util.js';
 import type { SandboxData } from './model.js';
+import type { PageLimit } from './query.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
 import { bearerToken, matchDataRoute, serveData } from './routes.js';
 
@@ -101,9 +102,10 @@ export interface Sandbox {
   /**
    * Serves at most `rows` rows a page of the paginated lists, whatever PageSize asks (null: as asked), as a service
    * may: the allowed range of PageSize on the stockroom lists is not documented. Rows keep their rowNumber and
-   * totalRows, and Page counts pages of the size served.
+   * totalRows, and Page counts pages of the size served. `over: 'refuse'` answers a larger PageSize with a 400
+   * ProblemDetails naming PageSize instead, as another service may.
    */
-  servePagesOf(rows: number | null): void;
+  servePagesOf(rows: number | null, over?: PageLimit['over']): void;
   expireAccessTokens(login?: string): void;
   expireRefreshTokens(login?: string): void;
   endSessions(login?: string): void;
@@ -244,7 +246,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const calls: SandboxCall[] = [];
   const timers = new Set<NodeJS.Timeout>();
   /** Sandbox.servePagesOf. */
-  let maxPageSize: number | null = null;
+  let pageLimit: PageLimit | null = null;
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
@@ -301,7 +303,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         params: url.searchParams,
         path: instance,
         now: now(),
-        maxPageSize,
+        pageLimit,
       },
       issuer,
       data,
@@ -393,8 +395,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     get changes() {
       return control.changes;
     },
-    servePagesOf: (rows) => {
-      maxPageSize = rows;
+    servePagesOf: (rows, over = 'serve') => {
+      pageLimit = rows === null ? null : { rows, over };
     },
     expireAccessTokens: (login) => issuer.expireAccessTokens(login),
     expireRefreshTokens: (login) => issuer.expireRefreshTokens(login),

@@ -9,6 +9,7 @@ import type { CallObserver } from './call-observer.js';
 import type { UpstreamCredential } from './credential.js';
 import {
   errorFromResponse,
+  UpstreamBadRequestError,
   UpstreamError,
   UpstreamRateLimitedError,
   UpstreamTimeoutError,
@@ -111,6 +112,14 @@ export interface UpstreamClientOptions {
   timeZone?: string;
 }
 
+/** The page size of the stockroom lists and the request history when none is asked (upstream-api.md, Limits). */
+export const DEFAULT_PAGE_SIZE = 50;
+const PAGE_PARAMS = { page: 'Page', size: 'PageSize' };
+/** The history's parameters are spelt in lower camel case (upstream-api.md, Endpoints). */
+const HISTORY_PAGE_PARAMS = { page: 'page', size: 'pageSize' };
+
+type PagedRow = { totalRows?: number | null; rowNumber?: number | null };
+
 /** 4 MiB: about ten times the largest list the service documents (a whole material catalogue of a company). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
@@ -151,6 +160,8 @@ export class UpstreamClient {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
   private readonly timeZone: string | undefined;
+  /** Per list (endpoint label): the PageSize asked at most, once the service refused a larger one (pageCall). */
+  private readonly pageSizeCaps = new Map<string, number>();
   /** 429s in a row per credential (each credential has its own upstream limit): the pause grows with them. */
   private readonly consecutive429 = new Map<string, number>();
   /** Attempts made, by outcome; the benchmark and the status command read it. */
@@ -233,14 +244,17 @@ export class UpstreamClient {
     const unit = ctx.credential.unidadeId;
     const scoped = query.siteId === undefined && unit !== null ? { ...query, siteId: unit } : query;
     const q = validateRequestQuery(scoped, new Date(this.now()), this.timeZone);
-    const rows = await this.call(ctx, {
-      label: 'GET /v1/solicitacoes-materiais',
-      path: '/v1/solicitacoes-materiais',
-      query: q,
-      headers: 'empresa',
-      schema: materialRequestListSchema,
-    });
-    return servedPage(rows, q.Page, q.PageSize);
+    return this.pageCall(
+      ctx,
+      {
+        label: 'GET /v1/solicitacoes-materiais',
+        path: '/v1/solicitacoes-materiais',
+        query: q,
+        headers: 'empresa',
+        schema: materialRequestListSchema,
+      },
+      PAGE_PARAMS,
+    );
   }
 
   async listRequestItems(ctx: CallContext, requestId: number): Promise<RequestItem[]> {
@@ -260,26 +274,32 @@ export class UpstreamClient {
   ): Promise<Page<HistoryEntry>> {
     validateId(requestId, 'id');
     const q = validateHistoryQuery(query);
-    const rows = await this.call(ctx, {
-      label: 'GET /v1/solicitacoes-materiais/{id}/historico',
-      path: `/v1/solicitacoes-materiais/${requestId}/historico`,
-      query: q,
-      headers: 'empresa-unidade',
-      schema: historyEntryListSchema,
-    });
-    return servedPage(rows, q.page, q.pageSize);
+    return this.pageCall(
+      ctx,
+      {
+        label: 'GET /v1/solicitacoes-materiais/{id}/historico',
+        path: `/v1/solicitacoes-materiais/${requestId}/historico`,
+        query: q,
+        headers: 'empresa-unidade',
+        schema: historyEntryListSchema,
+      },
+      HISTORY_PAGE_PARAMS,
+    );
   }
 
   async listPurchases(ctx: CallContext, query: PurchaseQuery = {}): Promise<Page<PurchaseOrder>> {
     const q = validatePurchaseQuery(query, new Date(this.now()), this.timeZone);
-    const rows = await this.call(ctx, {
-      label: 'GET /v1/compras-materiais',
-      path: '/v1/compras-materiais',
-      query: q,
-      headers: 'empresa-unidade',
-      schema: purchaseOrderListSchema,
-    });
-    return servedPage(rows, q.Page, q.PageSize);
+    return this.pageCall(
+      ctx,
+      {
+        label: 'GET /v1/compras-materiais',
+        path: '/v1/compras-materiais',
+        query: q,
+        headers: 'empresa-unidade',
+        schema: purchaseOrderListSchema,
+      },
+      PAGE_PARAMS,
+    );
   }
 
   /** At most 50 rows, no pagination (documented). */
@@ -296,14 +316,17 @@ export class UpstreamClient {
   /** The date filter applies to the date of the purchase, not of the receipt (documented). */
   async listReceipts(ctx: CallContext, query: ReceiptQuery = {}): Promise<Page<GoodsReceipt>> {
     const q = validateReceiptQuery(query, new Date(this.now()), this.timeZone);
-    const rows = await this.call(ctx, {
-      label: 'GET /v1/entradas-materiais',
-      path: '/v1/entradas-materiais',
-      query: q,
-      headers: 'empresa-unidade',
-      schema: goodsReceiptListSchema,
-    });
-    return servedPage(rows, q.Page, q.PageSize);
+    return this.pageCall(
+      ctx,
+      {
+        label: 'GET /v1/entradas-materiais',
+        path: '/v1/entradas-materiais',
+        query: q,
+        headers: 'empresa-unidade',
+        schema: goodsReceiptListSchema,
+      },
+      PAGE_PARAMS,
+    );
   }
 
   /** Purchases of one stockroom with a pending receivable balance; the endpoint answers per stockroom. */
@@ -316,6 +339,44 @@ export class UpstreamClient {
       headers: 'empresa-unidade',
       schema: purchaseOrderListSchema,
     });
+  }
+
+  /**
+   * A page of a list whose allowed PageSize is not documented (upstream-api.md: "not shown"). A PageSize the service
+   * refuses with a 400 that blames it is asked again at the documented default, and that list is asked at most
+   * that from then on (this process: one refused call per list and replica); the page says the size it was
+   * served at (servedPage), so its readers page on at that size as they do with a service that serves fewer rows.
+   */
+  private async pageCall<T extends PagedRow>(
+    ctx: CallContext,
+    endpoint: Endpoint<T[]>,
+    params: { page: string; size: string },
+  ): Promise<Page<T>> {
+    const query = endpoint.query ?? {};
+    const page = query[params.page] as number | undefined;
+    const asked = (query[params.size] as number | undefined) ?? DEFAULT_PAGE_SIZE;
+    const atMost = (size: number) =>
+      this.call(ctx, { ...endpoint, query: { ...query, [params.size]: size } });
+    const cap = this.pageSizeCaps.get(endpoint.label);
+    if (cap !== undefined && asked > cap) return servedPage(await atMost(cap), page, cap);
+    try {
+      return servedPage(await this.call(ctx, endpoint), page, asked);
+    } catch (error) {
+      const refused =
+        asked > DEFAULT_PAGE_SIZE && error instanceof UpstreamBadRequestError && error.blames(params.size);
+      if (!refused) throw error;
+      this.pageSizeCaps.set(endpoint.label, DEFAULT_PAGE_SIZE);
+      this.options.logger.warn(
+        {
+          correlationId: ctx.correlationId,
+          endpoint: endpoint.label,
+          refused: asked,
+          asking: DEFAULT_PAGE_SIZE,
+        },
+        'upstream refused the page size; this list is asked at its default size from now on',
+      );
+      return servedPage(await atMost(DEFAULT_PAGE_SIZE), page, DEFAULT_PAGE_SIZE);
+    }
   }
 
   private call<T>(ctx: CallContext, endpoint: Endpoint<T>): Promise<T> {
@@ -486,7 +547,7 @@ export function toPage<T extends { totalRows?: number | null }>(
   page: number | undefined,
   pageSize: number | undefined,
 ): Page<T> {
-  const size = pageSize ?? 50;
+  const size = pageSize ?? DEFAULT_PAGE_SIZE;
   const totalRows = rows[0]?.totalRows ?? 0;
   return {
     rows,
@@ -505,12 +566,12 @@ export function toPage<T extends { totalRows?: number | null }>(
  * (same Page numbers, the service keeps its size) reads every row, and whoever cuts pages out of a block knows
  * where the block really starts.
  */
-export function servedPage<T extends { totalRows?: number | null; rowNumber?: number | null }>(
+export function servedPage<T extends PagedRow>(
   rows: T[],
   page: number | undefined,
   pageSize: number | undefined,
 ): Page<T> {
-  const asked = pageSize ?? 50;
+  const asked = pageSize ?? DEFAULT_PAGE_SIZE;
   const at = page ?? 1;
   const first = rows[0];
   let served = asked;

@@ -66,14 +66,32 @@ export class UpstreamBadRequestError extends UpstreamError {
   readonly retryable = false;
   /** The cause as the service states it: ProblemDetails detail, message, first validation error or title. */
   readonly detail: string | null;
+  /** The fields a validation `errors` dictionary names (at most MAX_FIELDS, each cut to MAX_FIELD_CHARS). */
+  readonly fields: readonly string[];
 
-  constructor(endpoint: string, detail: string | null, facts: AnswerFacts = {}) {
+  constructor(
+    endpoint: string,
+    detail: string | null,
+    facts: AnswerFacts = {},
+    fields: readonly string[] = [],
+  ) {
     super(`${endpoint} answered 400${detail === null ? '' : `: ${detail}`}`, {
       ...facts,
       status: 400,
       endpoint,
     });
     this.detail = detail;
+    this.fields = fields;
+  }
+
+  /**
+   * Whether the service says this parameter is the cause: its validation errors name it (any case, ASP.NET may
+   * prefix `$.`), or its stated cause holds its name (any case: `MaxPageSizeExceeded` blames PageSize).
+   */
+  blames(parameter: string): boolean {
+    const name = parameter.toLowerCase();
+    if (this.fields.some((field) => field.toLowerCase().replace(/^\$\./, '') === name)) return true;
+    return (this.detail ?? '').toLowerCase().includes(name);
   }
 }
 
@@ -333,6 +351,19 @@ function firstValidationError(body: unknown): string | null {
   return null;
 }
 
+const MAX_FIELDS = 20;
+const MAX_FIELD_CHARS = 64;
+
+/** The field names of a validation `errors` dictionary (none for a list or anything else). */
+function validationFields(body: unknown): string[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return [];
+  const errors = (body as Record<string, unknown>).errors;
+  if (typeof errors !== 'object' || errors === null || Array.isArray(errors)) return [];
+  return Object.keys(errors)
+    .slice(0, MAX_FIELDS)
+    .map((field) => field.trim().slice(0, MAX_FIELD_CHARS));
+}
+
 function firstText(values: unknown): string | null {
   if (!Array.isArray(values)) return null;
   for (const value of values) {
@@ -412,7 +443,7 @@ export function errorFromResponse(
   const facts: AnswerFacts = { traceId: traceIdOf(body) };
   switch (status) {
     case 400:
-      return new UpstreamBadRequestError(endpoint, problemText(body), facts);
+      return new UpstreamBadRequestError(endpoint, problemText(body), facts, validationFields(body));
     case 401:
       return new UpstreamUnauthorizedError(endpoint, facts);
     case 403:

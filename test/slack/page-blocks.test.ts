@@ -90,25 +90,32 @@ describe('pages of 10 cut out of one upstream read', () => {
     expect(textOf(second)).not.toContain(String(C1.requestIds.last));
   });
 
-  it('a service that serves fewer rows a page than asked: every page still shows the rows upstream gives for it', async () => {
-    // The allowed PageSize of the stockroom lists is not documented: this service serves 20 rows whatever is asked.
-    h.sandbox.servePagesOf(20);
-    const first = await ask('/solicitacao', '');
-    const total = Number(/Página 1 de (\d+)/.exec(textOf(first))?.[1]);
-    expect(total).toBeGreaterThan(3);
-    const [call] = dataCalls((p) => p === REQUESTS) as [SandboxCall];
-    type Row = { solicitacaoMaterialId: number };
-    // Within the first read (page 2), past it (page 3), and the last page (its block guessed wrong, then read again).
-    for (const page of [2, 3, total]) {
-      const message = await ask('/solicitacao', `pagina:${page}`);
-      const expected = (await upstreamPage<Row>(call.url, ['Page', 'PageSize'], page, 10)).map(
-        (r) => r.solicitacaoMaterialId,
-      );
-      expect(expected.length).toBeGreaterThan(0);
-      expect(orderIn(textOf(message), expected)).toEqual(expected);
-      expect(textOf(message)).toContain(`Página ${page} de ${total}`);
-    }
-  });
+  it.each([
+    [20, 'serve'],
+    [50, 'refuse'],
+  ] as const)(
+    'a service that pages by %i rows (%s a larger PageSize): every page still shows the rows upstream gives for it',
+    async (rows, over) => {
+      // The allowed PageSize of the stockroom lists is not documented: this service serves at most `rows` a page,
+      // or refuses a larger PageSize with a 400.
+      h.sandbox.servePagesOf(rows, over);
+      const first = await ask('/solicitacao', '');
+      const total = Number(/Página 1 de (\d+)/.exec(textOf(first))?.[1]);
+      expect(total).toBeGreaterThan(3);
+      const [call] = dataCalls((p) => p === REQUESTS) as [SandboxCall];
+      type Row = { solicitacaoMaterialId: number };
+      // Within the first read (page 2), past it (page 3), and the last page (its block guessed wrong, then read again).
+      for (const page of [2, 3, total]) {
+        const message = await ask('/solicitacao', `pagina:${page}`);
+        const expected = (await upstreamPage<Row>(call.url, ['Page', 'PageSize'], page, 10)).map(
+          (r) => r.solicitacaoMaterialId,
+        );
+        expect(expected.length).toBeGreaterThan(0);
+        expect(orderIn(textOf(message), expected)).toEqual(expected);
+        expect(textOf(message)).toContain(`Página ${page} de ${total}`);
+      }
+    },
+  );
 
   it('shares the page of 100 with the digest and the change feed when the filters are the default', async () => {
     await ask('/solicitacao', '');

@@ -6,6 +6,7 @@ import {
   AuthRejectedError,
   CredentialsExpiredError,
   InvalidArgumentError,
+  UpstreamBadRequestError,
   UpstreamForbiddenError,
   UpstreamNetworkError,
   UpstreamNotFoundError,
@@ -118,6 +119,59 @@ describe('every endpoint of the stockroom area, against the sandbox', () => {
     } finally {
       sandbox.servePagesOf(null);
     }
+  });
+
+  it('a service that refuses a PageSize over 50 with a 400 is asked again at 50 (the documented default), and from then on at 50', async () => {
+    sandbox.servePagesOf(50, 'refuse');
+    try {
+      const sizesAsked = (path: string) =>
+        dataCalls()
+          .filter((c) => c.path === path)
+          .map((c) => new URL(c.url, 'http://x').searchParams.get('PageSize'));
+      const first = await stack.client.listRequests(ctx(), { pageSize: 100, page: 1 });
+      expect(first.rows).toHaveLength(50);
+      expect(first.pageSize).toBe(50);
+      expect(first.totalPages).toBe(Math.ceil(first.totalRows / 50));
+      expect(sizesAsked('/v1/solicitacoes-materiais')).toEqual(['100', '50']);
+      // Learnt: the next pages are asked at 50 at once, and every row is read.
+      const all = await fetchAllPages(
+        (page) => stack.client.listRequests(ctx(), { pageSize: 100, page }),
+        20,
+        (r) => r.solicitacaoMaterialId,
+      );
+      expect(all.rows).toHaveLength(all.totalRows);
+      expect(all.complete).toBe(true);
+      expect(sizesAsked('/v1/solicitacoes-materiais').slice(2)).not.toContain('100');
+      // Each list learns for itself; a size the service takes is asked as it is.
+      const purchases = await stack.client.listPurchases(ctx(), { pageSize: 100 });
+      expect(purchases.pageSize).toBe(50);
+      expect(sizesAsked('/v1/compras-materiais')).toEqual(['100', '50']);
+      await stack.client.listReceipts(ctx(), { pageSize: 20 });
+      expect(sizesAsked('/v1/entradas-materiais')).toEqual(['20']);
+    } finally {
+      sandbox.servePagesOf(null);
+    }
+  });
+
+  it('a 400 for another cause than PageSize is not asked again, and teaches nothing about page sizes', async () => {
+    sandbox.faults.next({
+      path: '/v1/solicitacoes-materiais',
+      status: 400,
+      body: {
+        title: 'One or more validation errors occurred.',
+        status: 400,
+        errors: { Search: ['Busca inválida.'] },
+      },
+    });
+    await expect(stack.client.listRequests(ctx(), { pageSize: 100 })).rejects.toBeInstanceOf(
+      UpstreamBadRequestError,
+    );
+    const page = await stack.client.listRequests(ctx(), { pageSize: 100 });
+    expect(page.pageSize).toBe(100);
+    expect(dataCalls().map((c) => new URL(c.url, 'http://x').searchParams.get('PageSize'))).toEqual([
+      '100',
+      '100',
+    ]);
   });
 
   it('a link to one unit asks the request list for that unit (SiteId), whose requests it can then open', async () => {

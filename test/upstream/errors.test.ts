@@ -49,6 +49,20 @@ describe('errorFromResponse', () => {
     expect(error.message).toContain('12 meses');
   });
 
+  it('400 says which parameter it blames: a validation field (any case, `$.` prefix) or its cause naming it', () => {
+    const blamed = (body: unknown) => errorFromResponse(400, body, {}, endpoint) as UpstreamBadRequestError;
+    expect(blamed(problem({ errors: { PageSize: ['máximo 50'] } })).blames('PageSize')).toBe(true);
+    expect(blamed(problem({ errors: { '$.pageSize': ['too large'] } })).blames('PageSize')).toBe(true);
+    expect(blamed(problem({ detail: 'O pageSize deve ser no máximo 50.' })).blames('PageSize')).toBe(true);
+    expect(blamed(problem({ errors: { Search: ['inválida'] } })).blames('PageSize')).toBe(false);
+    expect(blamed(problem({ detail: 'MaxPageSizeExceeded' })).blames('PageSize')).toBe(true);
+    expect(blamed(problem({ detail: 'O período deve ser de no máximo 12 meses' })).blames('PageSize')).toBe(
+      false,
+    );
+    expect(blamed([{ PageSize: 'x' }]).blames('PageSize')).toBe(false);
+    expect(blamed(undefined).blames('PageSize')).toBe(false);
+  });
+
   it('400 falls back to the title, and to null without a body', () => {
     expect(errorFromResponse(400, problem({ title: 'Bad Request' }), {}, endpoint)).toMatchObject({
       detail: 'Bad Request',
