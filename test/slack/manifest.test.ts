@@ -72,4 +72,13 @@ describe('manifest.yml', () => {
     // Shortcuts, modals and views.publish need no scope beyond commands.
     expect(BOT_SCOPES).toHaveLength(6);
   });
+
+  it("gives the material picker's options (block_suggestion) an Options Load URL, the events address", () => {
+    // Slack asks an external_select for its options only at the interactivity's Options Load URL; without one
+    // the picker of `Buscar material` never shows a suggestion.
+    const interactivity = /^ {2}interactivity:\n((?: {4}.*\n| *#.*\n)+)/m.exec(manifest)?.[1] ?? '';
+    expect(interactivity).toMatch(/^ {4}request_url: (https:\/\/\S+\/slack\/events)$/m);
+    const events = /^ {4}request_url: (\S+)$/m.exec(interactivity)?.[1];
+    expect(interactivity).toContain(`    message_menu_options_url: ${events}\n`);
+  });
 });
