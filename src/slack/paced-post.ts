@@ -25,6 +25,12 @@ export const UNAUTHORIZED_ERRORS: ReadonlySet<string> = new Set([
   'token_expired',
   'team_access_not_granted',
 ]);
+/**
+ * `ok: false` answers after which the message may be in the channel all the same: chat.postMessage's errors say of
+ * both "It's possible some aspect of the operation succeeded before the error was raised". They are read as a
+ * failure on the way (a later try says it may repeat), not as a refusal.
+ */
+const MAY_HAVE_SUCCEEDED_ERRORS: ReadonlySet<string> = new Set(['fatal_error', 'internal_error']);
 /** Slack allows about one message per second per channel (DMs included). */
 const CHANNEL_SLOT_MS = 1_000;
 const SLOT_POLL_MS = 100;
@@ -54,6 +60,7 @@ export function slackCallFailure(error: unknown): SlackCallFailure {
   if (e?.code === 'slack_webapi_platform_error') {
     const code = e.data?.error ?? 'unknown_error';
     if (code === 'ratelimited') return { kind: 'rate_limited', error: code, retryAfterMs: 1_000 };
+    if (MAY_HAVE_SUCCEEDED_ERRORS.has(code)) return { kind: 'transport', error: code, mayHaveArrived: true };
     return { kind: 'platform', error: code };
   }
   // A 5xx may come after the message was posted (Slack's fatal_error: "some aspect of the operation may have

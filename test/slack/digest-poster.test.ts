@@ -49,4 +49,30 @@ describe('DigestPoster', () => {
     expect(result).toEqual({ ok: false, kind: 'stopped' });
     expect(h.posts(CHANNELS.general)).toHaveLength(0);
   });
+
+  it("Slack's fatal_error and internal_error may follow a post made: tried again later, saying it may repeat", async () => {
+    harness = await startDigestHarness(saoPaulo(2026, 11, 23, 7));
+    const h = harness;
+    const client = new webApi.WebClient('xoxb-poster', {
+      slackApiUrl: h.slack.apiUrl,
+      retryConfig: { retries: 0 },
+    });
+    const poster = h.replica().poster;
+    for (const error of ['fatal_error', 'internal_error']) {
+      h.slack.failNext('chat.postMessage', { error });
+      expect(await poster.post(client, WS, CHANNELS.general, message)).toEqual({
+        ok: false,
+        kind: 'retry',
+        reason: error,
+        mayHaveArrived: true,
+      });
+    }
+    // A refusal in Slack's words that says nothing was posted stays a plain retry.
+    h.slack.failNext('chat.postMessage', { error: 'invalid_blocks' });
+    expect(await poster.post(client, WS, CHANNELS.general, message)).toEqual({
+      ok: false,
+      kind: 'retry',
+      reason: 'invalid_blocks',
+    });
+  });
 });

@@ -259,6 +259,20 @@ describe('Slack refusals: lost, transient, unauthorized', () => {
     expect(await listeners.pausedReason(WS)).toBeNull();
   });
 
+  it('Slack’s fatal_error and internal_error (ok: false) may follow a post made: transient, and said so', async () => {
+    // chat.postMessage's errors: "It's possible some aspect of the operation succeeded before the error was raised."
+    for (const error of ['fatal_error', 'internal_error']) {
+      slack.failNext('chat.postMessage', { error });
+      expect(await poster.post(WS, channel(CHANNELS.stockroom), [moved(1)])).toEqual({
+        ok: false,
+        lost: false,
+        error,
+        mayHaveArrived: true,
+      });
+    }
+    expect(await listeners.pausedReason(WS)).toBeNull();
+  });
+
   it('a post whose reply was cut on the way may have arrived, and says so; one refused at once did not', async () => {
     slack.failNext('chat.postMessage', { dropReply: true });
     expect(await poster.post(WS, channel(CHANNELS.stockroom), [moved(1)])).toEqual({
