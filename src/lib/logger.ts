@@ -58,8 +58,18 @@ const SLACK_TOKEN_LIKE = /\bx(?:ox[a-z]|app)-[\w.-]{4,}/gi;
  * A secret's value after its name, in JSON (`"client_secret":"…"`) or a form (`client_secret=…`): what a library's
  * debug line prints of a request or an answer as text, where pino's key redaction cannot reach.
  */
-const KEYED_SECRET =
-  /("?)\b(client_secret|code|password|senha|secret|signing_secret|state_secret|token|access_token|refresh_token|RefreshToken|jti)\1(\s*[:=]\s*)("[^"]*"|[^\s&,;"}]+)/gi;
+const SECRET_NAMES =
+  'client_secret|code|password|senha|secret|signing_secret|state_secret|token|access_token|refresh_token|RefreshToken|jti';
+/** The quote around a name: none, `"`, or `\"` (JSON written inside a JSON string). */
+const QUOTE = String.raw`(\\?"|)`;
+/** A value: a JSON string (escapes kept inside), a string of JSON inside JSON (`\"…\"`), or a bare word. */
+const VALUE = String.raw`("(?:[^"\\]|\\.)*"|\\"(?:(?!\\")[\s\S])*\\"|[^\s&,;"}\\]+)`;
+const KEYED_SECRET = new RegExp(String.raw`${QUOTE}\b(${SECRET_NAMES})\1(\s*[:=]\s*)${VALUE}`, 'gi');
+/**
+ * A secret-named field whose value is an object, such as a modal's input (`"password":{"type":"plain_text_input",
+ * "value":"…"}` in @slack/socket-mode's debug line of every frame): the whole object goes (inputs are flat).
+ */
+const KEYED_SECRET_OBJECT = new RegExp(String.raw`${QUOTE}\b(${SECRET_NAMES})\1(\s*:\s*)\{[^{}]*\}`, 'gi');
 
 /** Masks anything shaped like a JWT or a Slack token in free text (error messages that echo a token, for instance). */
 export function maskSecretsInText(text: string): string {
@@ -71,11 +81,43 @@ export function maskSecretsInText(text: string): string {
  * exchange's request body holds client_secret and the one-time code).
  */
 export function maskSecretsInLine(text: string): string {
-  return maskSecretsInText(text).replace(
-    KEYED_SECRET,
-    (_, quote: string, name: string, sep: string, value: string) =>
-      `${quote}${name}${quote}${sep}${value.startsWith('"') ? '"[redacted]"' : '[redacted]'}`,
-  );
+  return maskSecretsInText(text)
+    .replace(
+      KEYED_SECRET_OBJECT,
+      (_, quote: string, name: string, sep: string) =>
+        `${quote}${name}${quote}${sep}${quote}[redacted]${quote}`,
+    )
+    .replace(
+      KEYED_SECRET,
+      (_, quote: string, name: string, sep: string, value: string) =>
+        `${quote}${name}${quote}${sep}${value.startsWith('\\"') ? '\\"[redacted]\\"' : value.startsWith('"') ? '"[redacted]"' : '[redacted]'}`,
+    );
+}
+
+/** Keys whose values never reach a log line, in any case: SECRET_KEYS and the names masked in text. */
+const SECRET_KEY_NAMES: ReadonlySet<string> = new Set(
+  [...SECRET_KEYS, ...SECRET_NAMES.split('|').filter((name) => name !== 'code')].map((name) =>
+    name.toLowerCase(),
+  ),
+);
+/** Deeper than this, a logged object is cut: a log line is not a dump. */
+const MAX_LOG_DEPTH = 12;
+
+/**
+ * A copy of `value` fit for a log line, however deep pino's path redaction cannot reach: the value of every
+ * secret-named key redacted, text masked as maskSecretsInLine does, nesting past MAX_LOG_DEPTH cut (so a cycle
+ * ends too). For objects a library hands its logger (Bolt's request bodies and frames).
+ */
+export function sanitizeForLog(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return maskSecretsInLine(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_LOG_DEPTH) return '[too deep]';
+  if (Array.isArray(value)) return value.map((item) => sanitizeForLog(item, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    copy[key] = SECRET_KEY_NAMES.has(key.toLowerCase()) ? '[redacted]' : sanitizeForLog(item, depth + 1);
+  }
+  return copy;
 }
 
 /** A trace id longer than this is cut: it is a reference to look up, not data. */

@@ -16,7 +16,7 @@ import {
 } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Config } from '../config.js';
-import { errFields, type Logger, maskSecretsInLine } from '../lib/logger.js';
+import { errFields, type Logger, maskSecretsInLine, sanitizeForLog } from '../lib/logger.js';
 import type { SlackInstallationStore } from '../store/installation-store.js';
 import type { KeyValue } from '../store/kv.js';
 import { registerActions } from './actions/index.js';
@@ -288,7 +288,7 @@ function boltLine(parts: unknown[]): { fields: Record<string, unknown>; msg: str
   for (const part of parts) {
     if (part instanceof Error && err === undefined) err = errFields(part).err;
     else if (part instanceof Error) data.push(errFields(part).err);
-    else if (part !== null && typeof part === 'object') data.push(part);
+    else if (part !== null && typeof part === 'object') data.push(sanitizeForLog(part));
     else text.push(String(part));
   }
   const fields: Record<string, unknown> = {
