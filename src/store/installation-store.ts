@@ -73,7 +73,16 @@ export class SlackInstallationStore implements InstallationStore {
     // Each caller gets its own object: Bolt's authorize may keep or change what it is handed.
     const parse = (opened: string) => JSON.parse(opened) as Installation<'v1' | 'v2', boolean>;
     const own = await this.read(this.idOf(query));
-    if (own !== null) return parse(own);
+    if (own !== null) {
+      // A request from a workspace an org-wide install serves names the workspace beside the enterprise
+      // (`is_enterprise_install` true: Bolt asks for the enterprise's install, found at once): note that it
+      // serves that workspace, so its digests and alerts find the install by team id and an uninstall reaches
+      // its link. Once per process and RECORD_AGAIN_MS.
+      const { teamId, enterpriseId } = query;
+      if (query.isEnterpriseInstall && enterpriseId && teamId && teamId !== enterpriseId)
+        await this.recordServed(teamId, enterpriseId);
+      return parse(own);
+    }
     // An org-wide install answers for every team of the enterprise. Bolt's requests name the enterprise; the
     // digests and alerts ask by team id alone, and find the enterprise a request of that team was served by
     // (looked up only here, after the team's own install was not found: nothing more on the ack path).

@@ -86,6 +86,8 @@ export interface Who {
   team?: string;
   user?: string;
   channel?: string;
+  /** Sent as from an org-wide install of this enterprise (Enterprise Grid): `is_enterprise_install` true. */
+  enterprise?: string;
 }
 
 export interface LinkValues {
@@ -212,6 +214,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         channelId: w.channel,
         responseUrl: slack.newResponseUrl({ teamId: w.team, channelId: w.channel, userId: w.user }),
         triggerId: slack.newTriggerId({ userId: w.user, teamId: w.team }),
+        ...(who?.enterprise !== undefined && { enterpriseId: who.enterprise, isEnterpriseInstall: true }),
       });
       return { ...result, sentAt };
     },

@@ -103,12 +103,10 @@ describe('org-wide install (Enterprise Grid)', () => {
         enterpriseId: undefined,
         isEnterpriseInstall: false,
       });
-      // A request of the workspace served by the org install records the organisation.
-      await h.installations.fetchInstallation({
-        teamId: team,
-        enterpriseId: ORG,
-        isEnterpriseInstall: false,
-      });
+      // A command from a workspace the org install serves (Slack: is_enterprise_install true, the workspace's
+      // team_id, the enterprise_id) records the organisation.
+      const help = await h.command('/estoque', 'ajuda', { team, enterprise: ORG });
+      expect(help.status).toBe(200);
       await h.link(team);
     }
   }
@@ -136,6 +134,17 @@ describe('org-wide install (Enterprise Grid)', () => {
     expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(1);
     expect(await h.redis.redis.exists(h.redis.keys.installation(`E-${ORG}`))).toBe(1);
     expect(await h.redis.redis.hkeys(h.redis.keys.enterpriseWorkspaces(ORG))).toEqual([TEAM]);
+  });
+
+  it('a workspace the org install serves is found by team id alone, as digests and alerts look it up', async () => {
+    await orgServingBoth();
+    expect(await h.redis.redis.get(h.redis.keys.workspaceEnterprise(TEAM))).toBe(ORG);
+    const found = await store().fetchInstallation({
+      teamId: OTHER_TEAM,
+      enterpriseId: undefined,
+      isEnterpriseInstall: false,
+    });
+    expect(found.enterprise?.id).toBe(ORG);
   });
 
   it('tokens_revoked of the org install pauses the alerts of every workspace it served', async () => {
