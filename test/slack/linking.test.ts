@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { buildViewSubmissionPayload } from '../../src/fake-slack/payloads.js';
+import { viewSubmission } from '../../src/fake-slack/signer.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import { LinkStore } from '../../src/store/link-store.js';
 import {
@@ -263,5 +265,54 @@ describe('/estoque desvincular', () => {
     expect(textOf(await h.nextMessage(after.sentAt, { userId: USERS.member }))).toContain(
       '/estoque vincular',
     );
+  });
+});
+
+describe('org-wide install (Enterprise Grid)', () => {
+  const ORG = 'E0ORG0001';
+
+  it('a link made in a workspace the org install serves is kept for that workspace, whatever team the submission names', async () => {
+    await h.installations.storeInstallation({
+      team: undefined,
+      enterprise: { id: ORG, name: 'Grupo Predial' },
+      user: { id: USERS.admin, token: undefined, scopes: undefined },
+      bot: { token: h.slack.tokenFor(TEAM), scopes: ['commands'], id: 'B0ORG', userId: 'U0ORGBOT' },
+      isEnterpriseInstall: true,
+      tokenType: 'bot',
+      authVersion: 'v2',
+    });
+    // An admin of the organisation, member of the workspace.
+    h.slack.addUser({ id: 'U0ORGADM1', teamId: TEAM, enterpriseId: ORG, isOrgAdmin: true });
+    const views = h.slack.views.length;
+    await h.command('/estoque', 'vincular', { user: 'U0ORGADM1', enterprise: ORG });
+    const opened = await eventually(() => h.slack.views[views]);
+    const payload = buildViewSubmissionPayload({
+      teamId: TEAM,
+      userId: 'U0ORGADM1',
+      callbackId: 'link-credentials',
+      viewId: opened.view.id,
+      privateMetadata: opened.view.private_metadata,
+      enterpriseId: ORG,
+      isEnterpriseInstall: true,
+      values: {
+        link_login: { login: { type: 'plain_text_input', value: C1.login } },
+        link_password: { password: { type: 'plain_text_input', value: C1.password } },
+        link_company: { company: { type: 'number_input', value: '1' } },
+        link_unit: { unit: { type: 'number_input', value: null } },
+        link_end_session: { end_session: { type: 'checkboxes', selected_options: [] } },
+      },
+    });
+    // An org-wide install's view_submission may name no team, and the enterprise as the user's and the view's
+    // team (bolt-js#1720: context.teamId is then the enterprise id).
+    const asSent = {
+      ...payload,
+      team: null,
+      user: { ...payload.user, team_id: ORG },
+      view: { ...payload.view, app_installed_team_id: ORG },
+    };
+    const result = await viewSubmission(h.target, asSent);
+    expect(result.status).toBe(200);
+    await eventually(async () => (await h.redis.redis.exists(h.redis.keys.link(TEAM))) === 1);
+    expect(await h.redis.redis.exists(h.redis.keys.link(ORG))).toBe(0);
   });
 });

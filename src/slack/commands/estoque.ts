@@ -87,8 +87,13 @@ async function openLinkModal(deps: SlackDeps, args: CommandArgs): Promise<void> 
       });
       return;
     }
-    // Only where to confirm: the channel and this command's response_url; never a secret.
-    const metadata = JSON.stringify({ channelId: command.channel_id, responseUrl: command.response_url });
+    // Only where to confirm (the channel and this command's response_url) and which workspace it links (a
+    // command names its workspace; an org-wide install's submission may name only the enterprise); never a secret.
+    const metadata = JSON.stringify({
+      channelId: command.channel_id,
+      responseUrl: command.response_url,
+      workspaceId: workspaceIdOf(args.context),
+    });
     await triggerClient(client, deps.metrics).views.open({
       trigger_id: command.trigger_id,
       view: { ...renderLinkModal(), private_metadata: metadata },

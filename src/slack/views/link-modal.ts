@@ -41,6 +41,8 @@ interface Metadata {
   responseUrl?: string;
   /** Opened from the App Home: the Home is published again once linked. */
   home?: boolean;
+  /** The workspace the modal was opened for (the opening request's team). */
+  workspaceId?: string;
 }
 
 export function registerLinkModal(app: App, deps: SlackDeps): void {
@@ -65,11 +67,12 @@ export function registerLinkModal(app: App, deps: SlackDeps): void {
         await tellPerson(deps, respond, refusalOf(verdict), recipient);
         return;
       }
-      const metadata = JSON.stringify(
-        body.view?.type === 'home'
+      const metadata = JSON.stringify({
+        ...(body.view?.type === 'home'
           ? { home: true }
-          : { channelId: body.channel?.id, responseUrl: body.response_url },
-      );
+          : { channelId: body.channel?.id, responseUrl: body.response_url }),
+        workspaceId: workspaceIdOf(context),
+      });
       try {
         await triggerClient(client, deps.metrics).views.open({
           trigger_id: body.trigger_id,
@@ -93,13 +96,15 @@ async function submitLink(deps: SlackDeps, args: ViewArgs): Promise<void> {
   const { body, view, client } = args;
   const correlationId = newCorrelationId();
   const logger = deps.logger.child({ correlationId });
-  const workspaceId = workspaceIdOf(args.context);
+  const metadata = readMetadata(view.private_metadata);
+  // The workspace the modal was opened for, as the request that opened it named it: an org-wide install's
+  // submission may name only the enterprise (no team; bolt-js#1720), which would link the organisation's id.
+  const workspaceId = metadata.workspaceId ?? workspaceIdOf(args.context);
   const input = readInput(view.state?.values);
   if ('errors' in input) {
     await args.ack({ response_action: 'errors', errors: input.errors });
     return;
   }
-  const metadata = readMetadata(view.private_metadata);
   const userId = body.user.id;
   // The form must be answered within Slack's 3 s, the check included: asked with the short trigger policy, and
   // not waited for past the budget (a check that cannot answer in time is a check that failed: nothing is done,
@@ -230,9 +235,14 @@ function readMetadata(raw: string | undefined): Metadata {
         ? parsed.responseUrl
         : undefined;
     const channelId = typeof parsed.channelId === 'string' ? parsed.channelId : undefined;
+    const workspaceId =
+      typeof parsed.workspaceId === 'string' && /^[TE][A-Z0-9]{1,40}$/.test(parsed.workspaceId)
+        ? parsed.workspaceId
+        : undefined;
     return {
       ...(responseUrl && { responseUrl }),
       ...(channelId && { channelId }),
+      ...(workspaceId && { workspaceId }),
       ...(parsed.home === true && { home: true }),
     };
   } catch {
