@@ -122,15 +122,19 @@ export function buildSlackApp(options: SlackAppOptions): App {
       appToken: config.SLACK_APP_TOKEN,
       logger,
       customRoutes,
-      // Socket Mode serves /healthz (and OAuth, if configured) on its own HTTP server, on PORT.
-      installerOptions: { port: config.PORT },
+      // Socket Mode serves /healthz (and OAuth, if configured) on its own HTTP server, on PORT. Bolt hands
+      // installerOptions.clientOptions to the socket client too: its apps.connections.open goes to SLACK_API_URL,
+      // as every other call does (without it, slack.com, whatever SLACK_API_URL said).
+      installerOptions: oauthOptions?.installerOptions ?? {
+        port: config.PORT,
+        clientOptions: { slackApiUrl: config.SLACK_API_URL },
+      },
       ...(oauthOptions && {
         clientId: oauthOptions.clientId,
         clientSecret: oauthOptions.clientSecret,
         stateSecret: oauthOptions.stateSecret,
         scopes: oauthOptions.scopes,
         installationStore: oauthOptions.installationStore,
-        installerOptions: oauthOptions.installerOptions,
       }),
     });
     receiver.client.on('connected', () => {
