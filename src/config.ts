@@ -261,10 +261,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     return value === '' ? undefined : value;
   };
   const has = (name: string) => raw(name) !== undefined;
+  // Any Slack credential means a deployment: one left half-configured (SLACK_CLIENT_SECRET alone) is refused,
+  // naming what is missing, instead of a local-mode demo bot starting on what may be production's Redis.
   const slackConfigured = [
     'SLACK_SIGNING_SECRET',
     'SLACK_BOT_TOKEN',
     'SLACK_CLIENT_ID',
+    'SLACK_CLIENT_SECRET',
+    'SLACK_STATE_SECRET',
     'SLACK_APP_TOKEN',
   ].some(has);
   const upstreamConfigured = has('UPSTREAM_BASE_URL') || has('UPSTREAM_AUTH_URL');

@@ -150,6 +150,31 @@ describe('loadConfig', () => {
     ).toThrow(/SLACK_CLIENT_SECRET[\s\S]*SLACK_STATE_SECRET/);
   });
 
+  it('any Slack credential set is a replica, never local mode: a partial OAuth config names what is missing', () => {
+    for (const name of ['SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET']) {
+      let error: unknown;
+      try {
+        loadConfig({ [name]: 'x', REDIS_URL: 'redis://redis:6379', CREDENTIALS_KEY: KEY });
+      } catch (e) {
+        error = e;
+      }
+      expect(error, name).toBeInstanceOf(ConfigError);
+      const names = (error as ConfigError).problems.map((p) => p.split(':')[0]);
+      const missingOAuth = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'].filter(
+        (n) => n !== name,
+      );
+      expect(names, name).toEqual(
+        expect.arrayContaining([
+          'UPSTREAM_BASE_URL',
+          'UPSTREAM_AUTH_URL',
+          'SLACK_SIGNING_SECRET',
+          ...missingOAuth,
+        ]),
+      );
+      expect(names, name).not.toContain(name);
+    }
+  });
+
   it('names the replica-only variables in the same round as the malformed ones', () => {
     let error: unknown;
     try {
