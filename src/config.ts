@@ -20,6 +20,21 @@ const url = (what: string) =>
     message: `must be a valid ${what} URL`,
   });
 
+/**
+ * An address the bot fetches: http: or https: only. URL.canParse alone takes `estoque.example.com:443` (its scheme
+ * read as `estoque.example.com:`), `ftp://…` and `mailto:…`, which only failed at the first call.
+ */
+const httpUrl = (what: string, example: string) =>
+  optionalText.refine((value) => value === undefined || isHttpUrl(value), {
+    message: `must be an http:// or https:// ${what} URL, scheme included (for example ${example})`,
+  });
+
+function isHttpUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const { protocol } = new URL(value);
+  return protocol === 'http:' || protocol === 'https:';
+}
+
 const rateLimit = (fallback: string) =>
   z
     .string()
@@ -144,7 +159,7 @@ const envSchema = z.object({
   SLACK_APP_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xapp-'), {
     message: 'must be an app-level token starting with xapp-',
   }),
-  SLACK_API_URL: url('Slack Web API').transform((v) => {
+  SLACK_API_URL: httpUrl('Slack Web API', 'https://slack.com/api/').transform((v) => {
     const base = v ?? 'https://slack.com/api/';
     return base.endsWith('/') ? base : `${base}/`;
   }),
@@ -152,8 +167,8 @@ const envSchema = z.object({
   REDIS_URL: url('Redis').refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
     message: 'must start with redis:// or rediss://',
   }),
-  UPSTREAM_BASE_URL: url('upstream service'),
-  UPSTREAM_AUTH_URL: url('token issuer'),
+  UPSTREAM_BASE_URL: httpUrl('upstream service', 'https://estoque.example.com'),
+  UPSTREAM_AUTH_URL: httpUrl('token issuer', 'https://auth.example.com'),
   UPSTREAM_RATE_LIMIT: rateLimit('250/1h'),
   CREDENTIALS_KEY: credentialsKey,
   /** Previous keys still accepted for reading while CREDENTIALS_KEY is rotated: comma-separated base64 keys. */

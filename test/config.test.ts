@@ -175,6 +175,30 @@ describe('loadConfig', () => {
     }
   });
 
+  it('wants http:// or https:// in the Slack and upstream URLs, naming the variable and the missing scheme', () => {
+    for (const name of ['UPSTREAM_BASE_URL', 'UPSTREAM_AUTH_URL', 'SLACK_API_URL']) {
+      for (const bad of ['estoque.example.com:443', 'ftp://estoque.example.com/', 'mailto:ops@example.com']) {
+        expect(() => loadConfig({ [name]: bad }), `${name}=${bad}`).toThrow(
+          new RegExp(`${name}: must be an http:// or https:// .*URL, scheme included`),
+        );
+      }
+    }
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_SIGNING_SECRET: 's',
+      SLACK_API_URL: 'http://127.0.0.1:9/api',
+      UPSTREAM_BASE_URL: 'https://api.example.com',
+      UPSTREAM_AUTH_URL: 'http://127.0.0.1:4010/auth',
+      CREDENTIALS_KEY: KEY,
+      REDIS_URL: 'redis://redis:6379',
+    });
+    expect(config).toMatchObject({
+      SLACK_API_URL: 'http://127.0.0.1:9/api/',
+      UPSTREAM_BASE_URL: 'https://api.example.com',
+      UPSTREAM_AUTH_URL: 'http://127.0.0.1:4010/auth',
+    });
+  });
+
   it('names the replica-only variables in the same round as the malformed ones', () => {
     let error: unknown;
     try {
