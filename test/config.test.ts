@@ -94,6 +94,20 @@ describe('loadConfig', () => {
     });
   });
 
+  it('refuses a budget window longer than a day, naming the variable', () => {
+    expect(loadConfig({ UPSTREAM_RATE_LIMIT: '5000/1d' }).UPSTREAM_RATE_LIMIT).toEqual({
+      count: 5000,
+      windowMs: 86_400_000,
+    });
+    for (const name of ['UPSTREAM_RATE_LIMIT', 'SANDBOX_RATE_LIMIT']) {
+      for (const bad of ['1/1000000000d', '250/25h', '250/2d']) {
+        expect(() => loadConfig({ [name]: bad }), `${name}=${bad}`).toThrow(
+          new RegExp(`${name}: DURATION must be at most 1 day \\(24h\\)`),
+        );
+      }
+    }
+  });
+
   it('names every bad variable in one error', () => {
     let error: unknown;
     try {

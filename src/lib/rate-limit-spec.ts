@@ -13,6 +13,12 @@ const UNIT_MS: Record<string, number> = {
   d: 86_400_000,
 };
 
+/**
+ * The longest budget window: the upstream counts per hour, and a window is kept in Redis and waited out with
+ * timers; past this a window is a typo (`1/1000000000d` once passed here and stopped start-up in the budget).
+ */
+const MAX_WINDOW_MS = 86_400_000;
+
 const SPEC = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)?\s*(ms|s|min|m|h|d)\s*$/i;
 
 /** Parses `COUNT/DURATION`; returns an error message instead of throwing so config can report every bad variable. */
@@ -26,6 +32,8 @@ export function parseRateLimit(text: string): RateLimitSpec | string {
   const windowMs = Math.round(amount * unit);
   if (!Number.isSafeInteger(count) || count < 1) return `COUNT must be a positive integer in "${text}"`;
   if (windowMs < 100) return `DURATION must be at least 100ms in "${text}"`;
+  if (!Number.isSafeInteger(windowMs) || windowMs > MAX_WINDOW_MS)
+    return `DURATION must be at most 1 day (24h) in "${text}"`;
   return { count, windowMs };
 }
 
