@@ -103,6 +103,27 @@ describe('/estoque vincular', () => {
     expect(await h.redis.redis.exists(h.redis.keys.link(TEAM))).toBe(0);
   });
 
+  it('a failed attempt is logged once, with its workspace and the correlation id of its upstream calls', async () => {
+    const since = Date.now();
+    h.sandbox.faults.next({ path: '/v1/almoxarifados', status: 500, times: 10 });
+    const result = await h.submitLink(
+      { login: C1.login, password: C1.password, company: '1' },
+      { user: USERS.admin },
+    );
+    const shown = result.body.includes('não respondeu')
+      ? result.body
+      : textOf(await h.nextMessage(since, { userId: USERS.admin }));
+    expect(shown).toContain('O sistema de estoque não respondeu');
+    const lines = h.logs.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const failed = lines.filter((line) => line.msg === 'link attempt failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ step: 'check', workspaceId: TEAM, correlationId: expect.any(String) });
+    // The same id as the upstream calls of that check, so the operator can follow the attempt.
+    const check = lines.filter((line) => line.endpoint === 'GET /v1/almoxarifados');
+    expect(check.length).toBeGreaterThan(0);
+    for (const line of check) expect(line.correlationId).toBe(failed[0]?.correlationId);
+  });
+
   it('a read under the old link that lands after a link to another company never shows under the new one', async () => {
     await h.link(TEAM);
     // A read of company 1's stockrooms is held at upstream while the workspace is linked to company 2.

@@ -71,6 +71,8 @@ export class LinkService {
     byUserId: string,
     correlationId?: string,
   ): Promise<LinkOutcome> {
+    // Every line of the attempt names its workspace and the correlation id of its upstream calls.
+    const log = this.deps.logger.child({ workspaceId, ...(correlationId && { correlationId }) });
     const credential: UpstreamCredential = {
       id: credentialIdOf(this.deps.authUrl, input.login),
       login: input.login.trim(),
@@ -99,7 +101,7 @@ export class LinkService {
           message: error.upstreamMessage ?? 'Login ou senha não aceitos pelo sistema.',
         };
       }
-      return this.unavailable(error, 'login');
+      return this.unavailable(error, 'login', log);
     }
     let stockroomCount: number;
     try {
@@ -117,7 +119,7 @@ export class LinkService {
           message: `Este login não tem acesso à empresa ${input.empresaId}.`,
         };
       }
-      return this.unavailable(error, 'check');
+      return this.unavailable(error, 'check', log);
     }
     // The store may not answer for a moment (a Redis restart): asked again rather than the link lost, and if it
     // still cannot take it, the admin is told nothing was linked (never a link said made and not kept).
@@ -138,22 +140,16 @@ export class LinkService {
         });
       }, LINK_STORE_RETRY_MS);
     } catch (error) {
-      this.deps.logger.error(
-        { workspaceId, ...errFields(error) },
-        'link not stored: the store does not answer',
-      );
+      log.error(errFields(error), 'link not stored: the store does not answer');
       return { ok: false, field: null, reason: 'store' };
     }
     await persistently(
       () => this.afterLink(workspaceId, previous, credential.empresaId),
       LINK_STORE_RETRY_MS,
     ).catch((error: unknown) =>
-      this.deps.logger.error(
-        { workspaceId, ...errFields(error) },
-        'workspace linked, but what the old link left could not all be cleared',
-      ),
+      log.error(errFields(error), 'workspace linked, but what the old link left could not all be cleared'),
     );
-    this.deps.logger.info({ workspaceId, credential: credential.id, correlationId }, 'workspace linked');
+    log.info({ credential: credential.id }, 'workspace linked');
     return { ok: true, stockroomCount };
   }
 
@@ -239,8 +235,8 @@ export class LinkService {
     ]);
   }
 
-  private unavailable(error: unknown, step: string): LinkOutcome {
-    this.deps.logger.warn({ step, ...errFields(error) }, 'link attempt failed');
+  private unavailable(error: unknown, step: string, log: Logger): LinkOutcome {
+    log.warn({ step, ...errFields(error) }, 'link attempt failed');
     if (error instanceof BudgetExhaustedError)
       return { ok: false, field: null, reason: 'busy', retryAt: error.retryAt };
     // The upstream (or its token issuer) refused for its limit: the credential is paused until then.
