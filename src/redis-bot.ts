@@ -118,17 +118,20 @@ export async function startReplica(
 ): Promise<Replica> {
   const clock = options.clock ?? systemClock;
   const redis = createRedis(config.REDIS_URL, logger, { clock });
-  const waiting = await serveNotReady(config.PORT);
+  const notReady = await serveNotReady(config.PORT);
+  const waiting = notReady.server;
   let bot: RedisBot | null = null;
   try {
     await waitForRedis(redis, logger.child({ component: 'startup' }), { url: config.REDIS_URL, clock });
     await reportDurability(redis, config.REDIS_URL, logger);
+    notReady.waitFor('slack');
     const tokenTeam =
       !config.oauth && config.SLACK_BOT_TOKEN
         ? await checkSlackToken(config, config.SLACK_BOT_TOKEN, logger)
         : null;
     if (config.slack.kind === 'socket') await checkAppToken(config, config.slack.appToken, logger);
     bot = buildRedisBot(config, logger, { redis });
+    notReady.waitFor('credentials-key');
     await checkCredentialsKey(bot, logger);
     if (tokenTeam) await resumeAfterNewToken(bot, tokenTeam, logger);
     await new Promise<void>((resolve) => waiting.close(() => resolve()));
@@ -186,13 +189,31 @@ export function stopDeadlineMs(config: Pick<ReplicaConfig, 'SHUTDOWN_GRACE'>): n
   return config.SHUTDOWN_GRACE + ABANDON_NOTICE_MS + 2_000;
 }
 
-/** PORT answers `/healthz` with 503 (and everything else with 503) until the Slack app takes the port over. */
-function serveNotReady(port: number): Promise<Server> {
+/**
+ * What start-up waits for, as the 503 says: Redis, then Slack's check of the tokens (auth.test,
+ * apps.connections.open), then the credentials key check.
+ */
+type StartupWait = 'redis' | 'slack' | 'credentials-key';
+
+interface NotReady {
+  server: Server;
+  waitFor(step: StartupWait): void;
+}
+
+/**
+ * PORT answers `/healthz` with 503 (and everything else with 503), naming the step start-up waits for, until the
+ * Slack app takes the port over.
+ */
+function serveNotReady(port: number): Promise<NotReady> {
+  let waitingFor: StartupWait = 'redis';
   const server = createServer((req, res) => {
     res.writeHead(503, { 'content-type': 'application/json', connection: 'close' });
-    res.end(JSON.stringify({ ok: false, store: 'starting', waitingFor: 'redis' }));
+    res.end(JSON.stringify({ ok: false, store: 'starting', waitingFor }));
     req.resume();
   });
+  const waitFor = (step: StartupWait) => {
+    waitingFor = step;
+  };
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
@@ -205,7 +226,7 @@ function serveNotReady(port: number): Promise<Server> {
           : error,
       ),
     );
-    server.listen(port, () => resolve(server));
+    server.listen(port, () => resolve({ server, waitFor }));
   });
 }
 

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { loadConfig, type ReplicaConfig } from '../src/config.js';
 import { FAKE_SEED, type FakeSlack, startFakeSlack } from '../src/fake-slack/index.js';
@@ -9,6 +11,7 @@ import { CredentialsKeyCheck } from '../src/store/key-check.js';
 import { Keys } from '../src/store/keys.js';
 import { RedisKeyValue } from '../src/store/kv.js';
 import { SubscriptionStore } from '../src/store/subscription-store.js';
+import { eventually } from './helpers/bot-harness.js';
 import { freePort } from './helpers/bot-process.js';
 import { TEST_REDIS_URL } from './helpers/env.js';
 import { makeTestRedis, type TestRedis } from './helpers/redis.js';
@@ -130,5 +133,38 @@ it('an accepted SLACK_BOT_TOKEN resumes the digests and alerts of its workspace 
     expect((await listeners.getChannel('T-OTHER', 'C9'))?.paused).toBe('tokens_revoked');
   } finally {
     await replica.stop();
+  }
+});
+
+it("/healthz's start-up 503 says what it waits for: Slack's check of the token once Redis has answered", async () => {
+  // A Slack Web API whose auth.test is held until the test has asked /healthz.
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const asked: string[] = [];
+  const held = createServer((req, res) => {
+    asked.push(req.url ?? '');
+    req.resume();
+    void released.then(() => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ok: true, team_id: FAKE_SEED.teamId, user_id: 'UBOT', bot_id: 'BBOT' }));
+    });
+  });
+  await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+  const config = {
+    ...(await socketConfig({})),
+    SLACK_API_URL: `http://127.0.0.1:${(held.address() as AddressInfo).port}/api/`,
+  };
+  const starting = startReplica(config, captureLogger('silent').logger);
+  try {
+    await eventually(() => asked.includes('/api/auth.test'));
+    const res = await fetch(`http://127.0.0.1:${config.PORT}/healthz`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ ok: false, waitingFor: 'slack' });
+  } finally {
+    release();
+    await (await starting).stop();
+    held.close();
   }
 });
