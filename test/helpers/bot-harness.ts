@@ -374,3 +374,19 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/**
+ * An org-wide install of `enterpriseId` (Enterprise Grid), as OAuth stores it: kept under the enterprise, its bot
+ * user `U0ORGBOT`, with a token the fake Slack accepts (TEAM's).
+ */
+export async function installOrgWide(h: Harness, enterpriseId: string): Promise<void> {
+  await h.installations.storeInstallation({
+    team: undefined,
+    enterprise: { id: enterpriseId, name: 'Grupo Predial' },
+    user: { id: USERS.admin, token: undefined, scopes: undefined },
+    bot: { token: h.slack.tokenFor(TEAM), scopes: ['commands'], id: 'B0ORG', userId: 'U0ORGBOT' },
+    isEnterpriseInstall: true,
+    tokenType: 'bot',
+    authVersion: 'v2',
+  });
+}

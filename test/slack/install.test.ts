@@ -6,6 +6,7 @@ import {
   CHANNELS,
   eventually,
   type Harness,
+  installOrgWide,
   OTHER_TEAM,
   startHarness,
   TEAM,
@@ -88,15 +89,7 @@ describe('org-wide install (Enterprise Grid)', () => {
 
   /** TEAM and OTHER_TEAM served by an org-wide install (their own installs removed), both linked. */
   async function orgServingBoth(): Promise<void> {
-    await h.installations.storeInstallation({
-      team: undefined,
-      enterprise: { id: ORG, name: 'Grupo Predial' },
-      user: { id: USERS.admin, token: undefined, scopes: undefined },
-      bot: { token: h.slack.tokenFor(TEAM), scopes: ['commands'], id: 'B0ORG', userId: 'U0ORGBOT' },
-      isEnterpriseInstall: true,
-      tokenType: 'bot',
-      authVersion: 'v2',
-    });
+    await installOrgWide(h, ORG);
     for (const team of [TEAM, OTHER_TEAM]) {
       await h.installations.deleteInstallation({
         teamId: team,

@@ -7,6 +7,7 @@ import {
   CHANNELS,
   eventually,
   type Harness,
+  installOrgWide,
   OTHER_TEAM,
   startHarness,
   TEAM,
@@ -293,15 +294,7 @@ describe('org-wide install (Enterprise Grid)', () => {
   const ORG = 'E0ORG0001';
 
   it('a link made in a workspace the org install serves is kept for that workspace, whatever team the submission names', async () => {
-    await h.installations.storeInstallation({
-      team: undefined,
-      enterprise: { id: ORG, name: 'Grupo Predial' },
-      user: { id: USERS.admin, token: undefined, scopes: undefined },
-      bot: { token: h.slack.tokenFor(TEAM), scopes: ['commands'], id: 'B0ORG', userId: 'U0ORGBOT' },
-      isEnterpriseInstall: true,
-      tokenType: 'bot',
-      authVersion: 'v2',
-    });
+    await installOrgWide(h, ORG);
     // An admin of the organisation, member of the workspace.
     h.slack.addUser({ id: 'U0ORGADM1', teamId: TEAM, enterpriseId: ORG, isOrgAdmin: true });
     const views = h.slack.views.length;

@@ -60,6 +60,17 @@ const demo = () => credentialFor(sandbox.authUrl, C1.login, C1.password, C1.empr
 const ctx = () => ({ credential: demo(), priority: 'interactive' as const });
 const dataCalls = () => sandbox.calls.filter((c) => c.kind === 'data');
 
+/** Every page of the request list read in pages of 100 as asked: every row, each once. */
+async function expectEveryRequestRead(): Promise<void> {
+  const all = await fetchAllPages(
+    (page) => stack.client.listRequests(ctx(), { pageSize: 100, page }),
+    20,
+    (r) => r.solicitacaoMaterialId,
+  );
+  expect(all.rows).toHaveLength(all.totalRows);
+  expect(all.complete).toBe(true);
+}
+
 describe('every endpoint of the stockroom area, against the sandbox', () => {
   it('reads users, stockrooms, materials, types and categories', async () => {
     const users = await stack.client.listUsers(ctx());
@@ -109,13 +120,7 @@ describe('every endpoint of the stockroom area, against the sandbox', () => {
       const third = await stack.client.listRequests(ctx(), { pageSize: 100, page: 3 });
       expect(third.rows[0]?.rowNumber).toBe(41);
       expect(third.pageSize).toBe(20);
-      const all = await fetchAllPages(
-        (page) => stack.client.listRequests(ctx(), { pageSize: 100, page }),
-        20,
-        (r) => r.solicitacaoMaterialId,
-      );
-      expect(all.rows).toHaveLength(all.totalRows);
-      expect(all.complete).toBe(true);
+      await expectEveryRequestRead();
     } finally {
       sandbox.servePagesOf(null);
     }
@@ -134,13 +139,7 @@ describe('every endpoint of the stockroom area, against the sandbox', () => {
       expect(first.totalPages).toBe(Math.ceil(first.totalRows / 50));
       expect(sizesAsked('/v1/solicitacoes-materiais')).toEqual(['100', '50']);
       // Learnt: the next pages are asked at 50 at once, and every row is read.
-      const all = await fetchAllPages(
-        (page) => stack.client.listRequests(ctx(), { pageSize: 100, page }),
-        20,
-        (r) => r.solicitacaoMaterialId,
-      );
-      expect(all.rows).toHaveLength(all.totalRows);
-      expect(all.complete).toBe(true);
+      await expectEveryRequestRead();
       expect(sizesAsked('/v1/solicitacoes-materiais').slice(2)).not.toContain('100');
       // Each list learns for itself; a size the service takes is asked as it is.
       const purchases = await stack.client.listPurchases(ctx(), { pageSize: 100 });
