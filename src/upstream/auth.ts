@@ -53,6 +53,10 @@ const REFRESH_ENDPOINT = 'POST /v1/auth/refresh';
 /** A token this close to expiry is treated as expired: a call made with it could land after it dies. */
 const EXPIRY_MARGIN_MS = 15_000;
 
+/** The document's lifetimes: the token "about 2 hours", the refresh token "about 7 days". */
+const TOKEN_LIFETIME_MS = 2 * 3_600_000;
+const REFRESH_TOKEN_LIFETIME_MS = 7 * 86_400_000;
+
 /**
  * Access tokens per credential: cached until near expiry, renewed ahead of it, one renewal at a time across
  * processes (a Redis lock; the others wait for the stored pair), refresh first and login with the stored
@@ -64,6 +68,8 @@ export class TokenManager {
   /** Credentials whose next renewal logs in again instead of refreshing (a refreshed token was refused too). */
   private readonly mustLogin = new Set<string>();
   private readonly renewing = new Map<string, Promise<TokenPair>>();
+  /** Credentials whose issuer gave an expiry that could not be trusted: warned once per process. */
+  private readonly expiryWarned = new Set<string>();
   private readonly now: () => number;
   private readonly refreshAheadMs: number;
   private readonly timeoutMs: number;
@@ -340,10 +346,11 @@ export class TokenManager {
         traceId: limited.traceId,
       });
     }
-    return this.parseTokenResponse(result.status, result.body, result.headers, endpoint);
+    return this.parseTokenResponse(credential.id, result.status, result.body, result.headers, endpoint);
   }
 
   private parseTokenResponse(
+    credentialId: string,
     status: number,
     body: unknown,
     headers: Record<string, string | string[] | undefined>,
@@ -356,12 +363,32 @@ export class TokenManager {
       const { success, message, hasActiveSession, authToken } = parsed.data;
       if (!success || !authToken) throw new AuthRejectedError(message ?? null, hasActiveSession ?? false);
       const now = this.now();
+      const expires = this.expiryOnArrival(authToken.expiresIn, now, TOKEN_LIFETIME_MS);
+      const refreshExpires = this.expiryOnArrival(authToken.refreshExpiresIn, now, REFRESH_TOKEN_LIFETIME_MS);
+      if (expires.assumed || refreshExpires.assumed) {
+        // Expiries are not secrets; the token, refresh token and jti never reach this line.
+        const fields = {
+          credential: credentialId,
+          endpoint,
+          expiresIn: authToken.expiresIn ?? null,
+          refreshExpiresIn: authToken.refreshExpiresIn ?? null,
+          assumedExpiresAt: new Date(expires.at).toISOString(),
+          assumedRefreshExpiresAt: new Date(refreshExpires.at).toISOString(),
+        };
+        const first = !this.expiryWarned.has(credentialId);
+        this.expiryWarned.add(credentialId);
+        this.options.logger[first ? 'warn' : 'debug'](
+          fields,
+          'token answer without an expiry, or with one already due on arrival (issuer clock behind ours, or a ' +
+            'local time without a zone?): assuming the documented lifetime from now',
+        );
+      }
       return {
         token: authToken.token,
         refreshToken: authToken.refreshToken,
         jti: authToken.jti,
-        expiresAt: parseUtc(authToken.expiresIn) ?? now + 2 * 3_600_000,
-        refreshExpiresAt: parseUtc(authToken.refreshExpiresIn) ?? now + 7 * 86_400_000,
+        expiresAt: expires.at,
+        refreshExpiresAt: refreshExpires.at,
         obtainedAt: now,
       };
     }
@@ -372,6 +399,24 @@ export class TokenManager {
       throw new AuthRejectedError(message, active);
     }
     throw errorFromResponse(status, body, headers, endpoint);
+  }
+
+  /**
+   * When a token from the issuer expires, on our clock. Missing, or already due for renewal on arrival (the issuer's
+   * clock behind ours, or a local wall time without a zone read as UTC), it is not trusted: the documented lifetime
+   * from now is assumed. Trusted, every data call would renew first (a token call per data call, half the budget);
+   * a token that really lives shorter is caught by its 401, which renews. The answer's Date header is not used to
+   * correct a skew: the document names no header, it may come from a proxy's clock rather than the issuer's, and
+   * it does not mend a wall time without a zone.
+   */
+  private expiryOnArrival(
+    value: string | null | undefined,
+    now: number,
+    lifetimeMs: number,
+  ): { at: number; assumed: boolean } {
+    const at = value == null ? null : parseUtc(value);
+    if (at === null || at - now <= this.refreshAheadMs) return { at: now + lifetimeMs, assumed: true };
+    return { at, assumed: false };
   }
 }
 

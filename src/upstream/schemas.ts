@@ -218,12 +218,16 @@ export const errorCommandResultSchema = z.strictObject({
 });
 export type ErrorCommandResult = z.infer<typeof errorCommandResultSchema>;
 
+/**
+ * The two expiries may be missing (or null): the token manager then assumes the documented lifetimes (about 2 h and
+ * 7 days) rather than refusing a token it can use. One that is there must still be a date-time.
+ */
 export const authTokenSchema = z.looseObject({
   jti: text,
   token: text,
   refreshToken: text,
-  expiresIn: dateTimeSchema,
-  refreshExpiresIn: dateTimeSchema,
+  expiresIn: dateTimeSchema.nullish(),
+  refreshExpiresIn: dateTimeSchema.nullish(),
 });
 export type AuthToken = z.infer<typeof authTokenSchema>;
 

@@ -311,6 +311,19 @@ describe('auth response', () => {
     ).toBe(false);
   });
 
+  it('a success may leave out its expiries, or send them null (the token manager assumes the documented lifetimes)', () => {
+    const { expiresIn: _expiry, refreshExpiresIn: _refreshExpiry, ...withoutExpiries } = authToken;
+    for (const token of [withoutExpiries, { ...authToken, expiresIn: null, refreshExpiresIn: null }]) {
+      const parsed = authResponseSchema.parse({
+        success: true,
+        message: null,
+        hasActiveSession: false,
+        authToken: token,
+      });
+      expect(parsed.success && parsed.authToken.token).toBe('header.payload.signature');
+    }
+  });
+
   it('a refusal may carry no token, null, or a half-filled one', () => {
     for (const extra of [{}, { authToken: null }, { authToken: { token: null, jti: null } }]) {
       const parsed = authResponseSchema.parse({

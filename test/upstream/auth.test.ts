@@ -1,0 +1,160 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_FACTS } from '../../src/sandbox/facts.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
+import { RedisKeyValue } from '../../src/store/kv.js';
+import { TokenStore } from '../../src/store/token-store.js';
+import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
+import { captureLogger, credentialFor, makeStack, type Stack } from '../helpers/upstream-stack.js';
+
+const C1 = DEMO_FACTS.company1;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+let redis: TestRedis;
+let sandbox: Sandbox | undefined;
+let proxy: IssuerProxy | undefined;
+let stack: Stack | undefined;
+
+beforeEach(async () => {
+  redis = await makeTestRedis();
+});
+afterEach(async () => {
+  await stack?.close();
+  await proxy?.close();
+  await sandbox?.close();
+  stack = undefined;
+  proxy = undefined;
+  sandbox = undefined;
+  await redis.cleanup();
+});
+
+interface IssuerProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A token issuer as another service may run it: the sandbox's issuer behind a proxy that changes the `authToken` of
+ * each answer (an expiry left out, a wall time without a zone). The tokens stay the sandbox's, so data calls work.
+ */
+async function issuerProxy(target: string, rewrite: (authToken: Record<string, unknown>) => void) {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      void (async () => {
+        const answer = await fetch(`${target}${req.url ?? '/'}`, {
+          method: req.method ?? 'POST',
+          headers: { 'content-type': req.headers['content-type'] ?? '' },
+          body: Buffer.concat(chunks),
+        });
+        const body = (await answer.json()) as { authToken?: Record<string, unknown> | null };
+        if (body.authToken) rewrite(body.authToken);
+        res.writeHead(answer.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      })().catch(() => {
+        res.writeHead(502);
+        res.end();
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  proxy = {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+  return proxy;
+}
+
+async function sandboxWith(options: SandboxOptions = {}): Promise<Sandbox> {
+  sandbox = await startSandbox({ port: 0, ...options });
+  return sandbox;
+}
+
+function stackFor(started: Sandbox, authUrl: string, options: { now?: () => number } = {}) {
+  const logs = captureLogger('info');
+  stack = makeStack({
+    redis: redis.redis,
+    keys: redis.keys,
+    baseUrl: started.baseUrl,
+    authUrl,
+    logger: logs.logger,
+    ...options,
+  });
+  const credential = credentialFor(authUrl, C1.login, C1.password, C1.empresa);
+  return { stack, logs, credential, ctx: { credential, priority: 'interactive' as const } };
+}
+
+const kinds = (started: Sandbox) => started.calls.map((c) => `${c.kind}:${c.status}`);
+
+describe('expiries the issuer gives', () => {
+  it('an issuer whose clock is 3 hours behind ours: its tokens are used for 2 hours, not renewed before every call', async () => {
+    // Its expiresIn (its now + 2 h) reads as an hour ago here; its own clock says the token is good.
+    const started = await sandboxWith({ now: () => Date.now() - 3 * HOUR });
+    const { stack, logs, credential, ctx } = stackFor(started, started.authUrl);
+    for (let i = 0; i < 5; i += 1) await stack.client.listStockrooms(ctx);
+    expect(kinds(started)).toEqual(['login:200', ...Array(5).fill('data:200')]);
+    const expiries = await stack.tokens.expiries(credential.id);
+    expect(expiries?.expiresAt).toBeGreaterThan(Date.now() + HOUR);
+    expect(expiries?.refreshExpiresAt).toBeGreaterThan(Date.now() + 3 * DAY);
+    // A renewal meets the same expiry: said once per credential, with the expiries, never the token, refresh
+    // token or jti.
+    started.expireAccessTokens(C1.login);
+    await stack.client.listStockrooms(ctx);
+    expect(kinds(started).slice(6)).toEqual(['data:401', 'refresh:200', 'data:200']);
+    const warnings = logs.lines.filter((line) => line.includes('assuming the documented lifetime'));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0] ?? '{}')).toMatchObject({ level: 40, credential: credential.id });
+    const pair = await new TokenStore(new RedisKeyValue(redis.redis), redis.keys, stack.box).load(
+      credential.id,
+    );
+    for (const secret of [pair?.token, pair?.refreshToken, pair?.jti, C1.password].map(String)) {
+      expect(logs.lines.join('\n')).not.toContain(secret);
+    }
+  });
+
+  it('an issuer that sends its local wall time without a zone (3 hours behind UTC): the same', async () => {
+    const started = await sandboxWith();
+    const local = (value: unknown) =>
+      new Date(Date.parse(String(value)) - 3 * HOUR).toISOString().replace(/\.\d+Z$/, '');
+    const issuer = await issuerProxy(started.authUrl, (authToken) => {
+      authToken.expiresIn = local(authToken.expiresIn);
+      authToken.refreshExpiresIn = local(authToken.refreshExpiresIn);
+    });
+    const { stack, ctx } = stackFor(started, issuer.url);
+    for (let i = 0; i < 5; i += 1) await stack.client.listStockrooms(ctx);
+    expect(kinds(started)).toEqual(['login:200', ...Array(5).fill('data:200')]);
+  });
+
+  it('an answer without expiresIn and refreshExpiresIn: the login succeeds with the documented lifetimes, and a refresh without them does not lead to a login', async () => {
+    const started = await sandboxWith();
+    const issuer = await issuerProxy(started.authUrl, (authToken) => {
+      delete authToken.expiresIn;
+      delete authToken.refreshExpiresIn;
+    });
+    const now = Date.now();
+    const { stack, credential, ctx } = stackFor(started, issuer.url, { now: () => now });
+    await expect(stack.tokens.login(credential)).resolves.toMatchObject({
+      expiresAt: now + 2 * HOUR,
+      refreshExpiresAt: now + 7 * DAY,
+    });
+    // Kept in Redis as long as the refresh token lives (about 7 days), not dropped at once.
+    expect(await redis.redis.pttl(redis.keys.tokens(credential.id))).toBeGreaterThan(6 * DAY);
+    for (let i = 0; i < 2; i += 1) {
+      started.expireAccessTokens(C1.login);
+      await stack.client.listStockrooms(ctx);
+    }
+    expect(kinds(started)).toEqual([
+      'login:200',
+      'data:401',
+      'refresh:200',
+      'data:200',
+      'data:401',
+      'refresh:200',
+      'data:200',
+    ]);
+  });
+});
