@@ -54,7 +54,9 @@ export class TokenStore {
    * held, the lock's TTL is extended every third of it (compare and extend), so a renewal slower than `ttlMs` (a
    * slow issuer, retries, a wait for a budget slot) keeps it: another process that renewed meanwhile would spend the
    * same single-use refresh token, be refused and log in again, ending the first one's session. A holder that
-   * dies stops extending, and the lock expires after `ttlMs`; one that hangs keeps it at most `maxHoldMs`.
+   * dies stops extending, and the lock expires after `ttlMs`; one that hangs keeps it at most `maxHoldMs`. A holder
+   * may still be waiting for its budget slot past then: TokenManager reads the stored pair again right before its
+   * token call leaves, and uses one renewed meanwhile.
    */
   async tryLock(credentialId: string, ttlMs: number, maxHoldMs = 5 * 60_000): Promise<ReleaseLock | null> {
     const key = this.keys.tokenRefreshLock(credentialId);

@@ -14,7 +14,7 @@ import {
   UpstreamRateLimitedError,
   UpstreamSchemaError,
 } from './errors.js';
-import { sendOnce } from './http.js';
+import { type HttpResult, sendOnce } from './http.js';
 import { observeAttempt } from './metered.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from './retry.js';
 import { authResponseSchema } from './schemas.js';
@@ -46,6 +46,17 @@ export interface LoginOptions {
 }
 
 const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
+
+/** A token call's pair: the one it obtained (`sent`), or the one another process stored while it waited for a slot. */
+interface TokenAnswer {
+  pair: TokenPair;
+  sent: boolean;
+}
+
+/** The pair another process stored since this renewal began, or null: read right before a token call leaves. */
+type RenewedElsewhere = () => Promise<TokenPair | null>;
+
+type Attempt = { elsewhere: TokenPair } | { answer: HttpResult };
 
 const LOGIN_ENDPOINT = 'POST /v1/auth/';
 const REFRESH_ENDPOINT = 'POST /v1/auth/refresh';
@@ -150,25 +161,35 @@ export class TokenManager {
 
   /** Logs in and stores the pair. Throws AuthRejectedError with the issuer's message when it refuses. */
   async login(credential: UpstreamCredential, options: LoginOptions = {}): Promise<TokenPair> {
+    return (await this.logIn(credential, options)).pair;
+  }
+
+  private async logIn(
+    credential: UpstreamCredential,
+    options: LoginOptions,
+    renewedElsewhere?: RenewedElsewhere,
+  ): Promise<TokenAnswer> {
     const form = new FormData();
     form.set('login', credential.login);
     form.set('Password', credential.password);
     form.set('Plataform', '6');
     form.set('ExpireCurrentSession', options.expireCurrentSession ? 'true' : 'false');
     form.set('StayConnected', 'true');
-    const pair = await this.tokenCall(
+    const answer = await this.tokenCall(
       credential,
       options.priority ?? 'interactive',
       LOGIN_ENDPOINT,
       this.loginUrl,
       form,
+      renewedElsewhere,
     );
-    await this.store(credential.id, pair);
+    if (!answer.sent) return answer;
+    await this.store(credential.id, answer.pair);
     this.options.logger.info(
-      { credential: credential.id, expiresAt: new Date(pair.expiresAt).toISOString() },
+      { credential: credential.id, expiresAt: new Date(answer.pair.expiresAt).toISOString() },
       'upstream login succeeded',
     );
-    return pair;
+    return answer;
   }
 
   private usable(credentialId: string, pair: TokenPair): boolean {
@@ -242,10 +263,20 @@ export class TokenManager {
       this.memory.set(credential.id, stored);
       return stored;
     }
+    // The wait for a budget slot may outlive the lock (a holder keeps it at most TokenStore.tryLock's maxHoldMs), and
+    // another process may renew meanwhile: the refresh token read above would then be one it has rotated, refused,
+    // and the login that follows would end that process's session. So the stored pair is read again inside the
+    // slot, right before the call leaves (one GET), and a pair renewed elsewhere is used instead of sending.
+    const renewedElsewhere: RenewedElsewhere = async () => {
+      const latest = await this.options.store.load(credential.id);
+      return latest && latest.refreshToken !== stored?.refreshToken ? latest : null;
+    };
     const loginNow = this.mustLogin.delete(credential.id);
     if (!loginNow && stored && stored.refreshExpiresAt - this.now() > EXPIRY_MARGIN_MS) {
       try {
-        const pair = await this.refresh(credential, stored, priority);
+        const answer = await this.refresh(credential, stored, priority, renewedElsewhere);
+        if (!answer.sent) return this.renewedByAnother(credential.id, answer.pair);
+        const pair = answer.pair;
         await this.store(credential.id, pair);
         this.options.logger.info(
           { credential: credential.id, expiresAt: new Date(pair.expiresAt).toISOString() },
@@ -264,7 +295,8 @@ export class TokenManager {
     }
     try {
       // The credential is the bot's: a session still open is its own earlier one, so end it.
-      return await this.login(credential, { expireCurrentSession: true, priority });
+      const answer = await this.logIn(credential, { expireCurrentSession: true, priority }, renewedElsewhere);
+      return answer.sent ? answer.pair : this.renewedByAnother(credential.id, answer.pair);
     } catch (error) {
       if (error instanceof AuthRejectedError) {
         await this.forget(credential.id);
@@ -277,15 +309,25 @@ export class TokenManager {
     }
   }
 
+  private renewedByAnother(credentialId: string, pair: TokenPair): TokenPair {
+    this.memory.set(credentialId, pair);
+    this.options.logger.info(
+      { credential: credentialId, expiresAt: new Date(pair.expiresAt).toISOString() },
+      'another process renewed the tokens while this one waited for a budget slot; using its pair',
+    );
+    return pair;
+  }
+
   private refresh(
     credential: UpstreamCredential,
     current: TokenPair,
     priority: Priority,
-  ): Promise<TokenPair> {
+    renewedElsewhere: RenewedElsewhere,
+  ): Promise<TokenAnswer> {
     const form = new URLSearchParams();
     form.set('Token', current.token);
     form.set('RefreshToken', current.refreshToken);
-    return this.tokenCall(credential, priority, REFRESH_ENDPOINT, this.refreshUrl, form);
+    return this.tokenCall(credential, priority, REFRESH_ENDPOINT, this.refreshUrl, form, renewedElsewhere);
   }
 
   private async store(credentialId: string, pair: TokenPair): Promise<void> {
@@ -300,28 +342,39 @@ export class TokenManager {
     endpoint: string,
     url: string,
     body: FormData | URLSearchParams,
-  ): Promise<TokenPair> {
-    const result = await withRetry(
+    renewedElsewhere?: RenewedElsewhere,
+  ): Promise<TokenAnswer> {
+    const outcome = await withRetry(
       async () => {
-        const answer = await this.options.budget.schedule(credential.id, priority, () =>
-          observeAttempt(this.options.metrics, endpoint, () =>
-            sendOnce(this.options.dispatcher, {
-              method: 'POST',
-              url,
-              body,
-              timeoutMs: this.timeoutMs,
-              // A token answer is a few hundred bytes; anything near this is not one.
-              maxBytes: MAX_TOKEN_RESPONSE_BYTES,
-              endpoint,
-            }),
-          ),
+        const attempt = await this.options.budget.schedule(
+          credential.id,
+          priority,
+          async (): Promise<Attempt> => {
+            // Inside the slot, right before the call leaves (renewHoldingLock says why). The slot is spent either way.
+            const elsewhere = renewedElsewhere ? await renewedElsewhere() : null;
+            if (elsewhere) return { elsewhere };
+            return {
+              answer: await observeAttempt(this.options.metrics, endpoint, () =>
+                sendOnce(this.options.dispatcher, {
+                  method: 'POST',
+                  url,
+                  body,
+                  timeoutMs: this.timeoutMs,
+                  // A token answer is a few hundred bytes; anything near this is not one.
+                  maxBytes: MAX_TOKEN_RESPONSE_BYTES,
+                  endpoint,
+                }),
+              ),
+            };
+          },
         );
         // A 5xx is retried like a timeout (the API document: retry 429 and 5xx with backoff); a 429 is not
         // retried here: it pauses the credential below, and the caller's retry waits for the pause.
-        if (answer.status >= 500 && answer.status <= 599) {
+        if ('answer' in attempt && attempt.answer.status >= 500 && attempt.answer.status <= 599) {
+          const { answer } = attempt;
           throw errorFromResponse(answer.status, answer.body, answer.headers, endpoint);
         }
-        return answer;
+        return attempt;
       },
       {
         policy: this.retryPolicy,
@@ -335,6 +388,8 @@ export class TokenManager {
         },
       },
     );
+    if ('elsewhere' in outcome) return { pair: outcome.elsewhere, sent: false };
+    const result = outcome.answer;
     if (result.status === 429) {
       // Token calls count in the same limit: a 429 pauses the credential on every replica, as for data calls,
       // so that no replica asks again before it ends. The caller's retry waits for the pause.
@@ -346,7 +401,10 @@ export class TokenManager {
         traceId: limited.traceId,
       });
     }
-    return this.parseTokenResponse(credential.id, result.status, result.body, result.headers, endpoint);
+    return {
+      pair: this.parseTokenResponse(credential.id, result.status, result.body, result.headers, endpoint),
+      sent: true,
+    };
   }
 
   private parseTokenResponse(

@@ -1,10 +1,15 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
 import { TokenStore } from '../../src/store/token-store.js';
+import { TokenManager } from '../../src/upstream/auth.js';
+import type { Budget } from '../../src/upstream/budget.js';
+import { createRedisBudget } from '../../src/upstream/budget-redis.js';
+import { createDispatcher } from '../../src/upstream/http.js';
+import { FAST_RETRY_POLICY } from '../../src/upstream/retry.js';
 import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
 import { captureLogger, credentialFor, makeStack, type Stack } from '../helpers/upstream-stack.js';
 
@@ -156,5 +161,88 @@ describe('expiries the issuer gives', () => {
       'refresh:200',
       'data:200',
     ]);
+  });
+});
+
+describe('one renewal at a time across processes', () => {
+  it('a renewal whose wait for a budget slot outlives its lock does not send a refresh token another process rotated meanwhile', async () => {
+    const started = await sandboxWith();
+    // Process B: logs in and stores the pair.
+    const b = stackFor(started, started.authUrl);
+    await b.stack.client.listStockrooms(b.ctx);
+    const first = await new TokenStore(new RedisKeyValue(redis.redis), redis.keys, b.stack.box).load(
+      b.credential.id,
+    );
+
+    // Process A: the same Redis and key, a clock of its own, and a budget that holds its calls until the test
+    // lets them go (a long wait for a slot, at digest priority behind interactive users).
+    let clockA = Date.now();
+    let letGo = () => {};
+    const held = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    let waiting = 0;
+    const budgetA = createRedisBudget(redis.connect(), redis.keys, {
+      limit: { count: 1_000, windowMs: 60_000 },
+    });
+    const slowBudget: Budget = {
+      schedule: async (credentialId, priority, fn, options) => {
+        waiting += 1;
+        await held;
+        return budgetA.schedule(credentialId, priority, fn, options);
+      },
+      pause: (credentialId, ms) => budgetA.pause(credentialId, ms),
+      usage: (credentialId) => budgetA.usage(credentialId),
+      close: () => budgetA.close(),
+    };
+    const dispatcherA = createDispatcher();
+    const a = new TokenManager({
+      authUrl: started.authUrl,
+      dispatcher: dispatcherA,
+      budget: slowBudget,
+      store: new TokenStore(new RedisKeyValue(redis.connect()), redis.keys, b.stack.box, () => clockA),
+      logger: captureLogger('info').logger,
+      retryPolicy: FAST_RETRY_POLICY,
+      lockTtlMs: 150,
+      now: () => clockA,
+    });
+    try {
+      // A finds the pair expired, takes the renewal lock and waits for a slot to refresh with it.
+      clockA += 2 * HOUR + 60_000;
+      const renewalA = a.accessToken(b.credential, 'digest');
+      await vi.waitFor(() => expect(waiting).toBe(1));
+      const lock = redis.keys.tokenRefreshLock(b.credential.id);
+      expect(await redis.redis.exists(lock)).toBe(1);
+      // It waits past the most a holder keeps the lock (5 minutes): the lock expires while it still waits.
+      clockA += 5 * 60_000 + 1;
+      await vi.waitFor(async () => expect(await redis.redis.exists(lock)).toBe(0));
+
+      // B's token is refused meanwhile: B takes the free lock and refreshes with the same refresh token.
+      started.expireAccessTokens(C1.login);
+      await b.stack.client.listStockrooms(b.ctx);
+      const renewed = await new TokenStore(new RedisKeyValue(redis.redis), redis.keys, b.stack.box).load(
+        b.credential.id,
+      );
+      expect(renewed?.refreshToken).not.toBe(first?.refreshToken);
+
+      // A gets its slot: it uses B's pair instead of spending the refresh token B rotated.
+      letGo();
+      const tokenA = await renewalA;
+      // B's session lives on: its next call needs no renewal.
+      await b.stack.client.listStockrooms(b.ctx);
+      expect(kinds(started)).toEqual([
+        'login:200',
+        'data:200',
+        'data:401',
+        'refresh:200',
+        'data:200',
+        'data:200',
+      ]);
+      expect(tokenA).toBe(renewed?.token);
+    } finally {
+      letGo();
+      await slowBudget.close();
+      await dispatcherA.close();
+    }
   });
 });
