@@ -144,7 +144,8 @@ const previousKeys = optionalText
       .filter((k) => k !== ''),
   )
   .refine((keys) => keys.every(isKey), {
-    message: 'every key must be base64 of exactly 32 bytes, comma-separated (the old CREDENTIALS_KEY values)',
+    message:
+      'every key must be base64 of exactly 32 bytes, comma-separated (keys accepted for reading during a rotation)',
   })
   .transform((keys) => (keys.length === 0 ? undefined : keys.join(',')));
 
@@ -171,7 +172,7 @@ const envSchema = z.object({
   UPSTREAM_AUTH_URL: httpUrl('token issuer', 'https://auth.example.com'),
   UPSTREAM_RATE_LIMIT: rateLimit('250/1h'),
   CREDENTIALS_KEY: credentialsKey,
-  /** Previous keys still accepted for reading while CREDENTIALS_KEY is rotated: comma-separated base64 keys. */
+  /** Keys accepted for reading, never sealing, while CREDENTIALS_KEY is rotated (two steps): comma-separated base64. */
   CREDENTIALS_KEY_PREVIOUS: previousKeys,
   /** Every Redis key starts with it: staging and production can share one Redis under two prefixes. */
   REDIS_KEY_PREFIX: blankAsUnset(z.string().trim().default('estoque:')).refine(
