@@ -4,6 +4,7 @@ import type { Metrics } from '../lib/metrics.js';
 import type { TokenPair, TokenStore } from '../store/token-store.js';
 import { type Budget, type Priority, pauseAfter429 } from './budget.js';
 import { isLastingRefusal } from './budget-errors.js';
+import { RaisedPriority } from './budget-raise.js';
 import type { UpstreamCredential } from './credential.js';
 import {
   AuthRejectedError,
@@ -78,7 +79,11 @@ export class TokenManager {
   private readonly rejected = new Map<string, string>();
   /** Credentials whose next renewal logs in again instead of refreshing (a refreshed token was refused too). */
   private readonly mustLogin = new Set<string>();
-  private readonly renewing = new Map<string, Promise<TokenPair>>();
+  /**
+   * The renewal under way per credential, and its priority: raised to that of the most urgent caller that joins it
+   * (a command that needs a token does not wait at the place in the budget queue of the digest that started it).
+   */
+  private readonly renewing = new Map<string, { job: Promise<TokenPair>; priority: RaisedPriority }>();
   /** Credentials whose issuer gave an expiry that could not be trusted: warned once per process. */
   private readonly expiryWarned = new Set<string>();
   private readonly now: () => number;
@@ -161,23 +166,25 @@ export class TokenManager {
 
   /** Logs in and stores the pair. Throws AuthRejectedError with the issuer's message when it refuses. */
   async login(credential: UpstreamCredential, options: LoginOptions = {}): Promise<TokenPair> {
-    return (await this.logIn(credential, options)).pair;
+    const priority = new RaisedPriority(options.priority ?? 'interactive');
+    return (await this.logIn(credential, options.expireCurrentSession ?? false, priority)).pair;
   }
 
   private async logIn(
     credential: UpstreamCredential,
-    options: LoginOptions,
+    expireCurrentSession: boolean,
+    priority: RaisedPriority,
     renewedElsewhere?: RenewedElsewhere,
   ): Promise<TokenAnswer> {
     const form = new FormData();
     form.set('login', credential.login);
     form.set('Password', credential.password);
     form.set('Plataform', '6');
-    form.set('ExpireCurrentSession', options.expireCurrentSession ? 'true' : 'false');
+    form.set('ExpireCurrentSession', expireCurrentSession ? 'true' : 'false');
     form.set('StayConnected', 'true');
     const answer = await this.tokenCall(
       credential,
-      options.priority ?? 'interactive',
+      priority,
       LOGIN_ENDPOINT,
       this.loginUrl,
       form,
@@ -206,17 +213,22 @@ export class TokenManager {
     options: { forceRefresh?: boolean } = {},
   ): Promise<TokenPair> {
     const running = this.renewing.get(credential.id);
-    if (running) return running;
-    const job = this.renewAcrossProcesses(credential, priority, options.forceRefresh ?? false).finally(() =>
+    if (running) {
+      // Its token call, still waiting for a budget slot, moves to this caller's place if that is more urgent.
+      running.priority.raise(priority);
+      return running.job;
+    }
+    const raised = new RaisedPriority(priority);
+    const job = this.renewAcrossProcesses(credential, raised, options.forceRefresh ?? false).finally(() =>
       this.renewing.delete(credential.id),
     );
-    this.renewing.set(credential.id, job);
+    this.renewing.set(credential.id, { job, priority: raised });
     return job;
   }
 
   private async renewAcrossProcesses(
     credential: UpstreamCredential,
-    priority: Priority,
+    priority: RaisedPriority,
     forceRefresh: boolean,
   ): Promise<TokenPair> {
     const deadline = this.now() + this.lockWaitMs;
@@ -255,7 +267,7 @@ export class TokenManager {
 
   private async renewHoldingLock(
     credential: UpstreamCredential,
-    priority: Priority,
+    priority: RaisedPriority,
     forceRefresh: boolean,
   ): Promise<TokenPair> {
     const stored = await this.options.store.load(credential.id);
@@ -295,7 +307,7 @@ export class TokenManager {
     }
     try {
       // The credential is the bot's: a session still open is its own earlier one, so end it.
-      const answer = await this.logIn(credential, { expireCurrentSession: true, priority }, renewedElsewhere);
+      const answer = await this.logIn(credential, true, priority, renewedElsewhere);
       return answer.sent ? answer.pair : this.renewedByAnother(credential.id, answer.pair);
     } catch (error) {
       if (error instanceof AuthRejectedError) {
@@ -321,7 +333,7 @@ export class TokenManager {
   private refresh(
     credential: UpstreamCredential,
     current: TokenPair,
-    priority: Priority,
+    priority: RaisedPriority,
     renewedElsewhere: RenewedElsewhere,
   ): Promise<TokenAnswer> {
     const form = new URLSearchParams();
@@ -338,7 +350,7 @@ export class TokenManager {
 
   private async tokenCall(
     credential: UpstreamCredential,
-    priority: Priority,
+    priority: RaisedPriority,
     endpoint: string,
     url: string,
     body: FormData | URLSearchParams,
@@ -348,7 +360,7 @@ export class TokenManager {
       async () => {
         const attempt = await this.options.budget.schedule(
           credential.id,
-          priority,
+          priority.priority,
           async (): Promise<Attempt> => {
             // Inside the slot, right before the call leaves (renewHoldingLock says why). The slot is spent either way.
             const elsewhere = renewedElsewhere ? await renewedElsewhere() : null;
@@ -367,6 +379,7 @@ export class TokenManager {
               ),
             };
           },
+          { raisable: priority },
         );
         // A 5xx is retried like a timeout (the API document: retry 429 and 5xx with backoff); a 429 is not
         // retried here: it pauses the credential below, and the caller's retry waits for the pause.

@@ -146,15 +146,18 @@ export class BudgetQueue {
     options: ScheduleOptions = {},
   ): Promise<T> {
     if (this.closed) return Promise.reject(new BudgetClosedError());
-    const { signal } = options;
+    const { signal, raisable } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const maxWaitMs = Math.max(0, options.maxWaitMs ?? this.defaultMaxWaitMs[priority]);
+    // Raised between the caller reading it and now: the more urgent of the two.
+    const current =
+      raisable && PRIORITY_RANK[raisable.priority] < PRIORITY_RANK[priority] ? raisable.priority : priority;
 
     return new Promise<T>((resolve, reject) => {
       const lane = this.laneOf(credentialId);
       const job: Job = {
-        priority,
-        rank: PRIORITY_RANK[priority],
+        priority: current,
+        rank: PRIORITY_RANK[current],
         fn,
         resolve: resolve as (value: unknown) => void,
         reject,
@@ -166,9 +169,9 @@ export class BudgetQueue {
         seq: this.arrivals++,
       };
       // Jobs are waiting and the last refusal already says this one cannot make it.
-      const knownFreeAt = lane.freeAt?.[priority];
+      const knownFreeAt = lane.freeAt?.[current];
       if (knownFreeAt !== undefined && knownFreeAt > job.deadline) {
-        reject(new BudgetExhaustedError(toEpochMs(knownFreeAt, this.clock), priority));
+        reject(new BudgetExhaustedError(toEpochMs(knownFreeAt, this.clock), current));
         return;
       }
 
@@ -177,10 +180,17 @@ export class BudgetQueue {
       if (maxWaitMs > 0 && maxWaitMs <= MAX_TIMER_MS) {
         job.timer = this.clock.setTimeout(() => this.expire(lane, job), maxWaitMs);
       }
+      const detach: (() => void)[] = [];
       if (signal) {
         const onAbort = () => this.drop(lane, job, signal.reason);
         signal.addEventListener('abort', onAbort, { once: true });
-        job.detach = () => signal.removeEventListener('abort', onAbort);
+        detach.push(() => signal.removeEventListener('abort', onAbort));
+      }
+      if (raisable) detach.push(raisable.onRaise(() => this.raise(lane, job, raisable.priority)));
+      if (detach.length > 0) {
+        job.detach = () => {
+          for (const stop of detach) stop();
+        };
       }
       if (lane.jobs[0] === job) lane.wake?.();
       // The lane is known to be full: this job waits, at its place in the queue.
@@ -310,6 +320,21 @@ export class BudgetQueue {
     } catch (error) {
       this.logger?.warn({ ...errFields(error), credentialId: lane.credentialId }, 'onQueued listener failed');
     }
+  }
+
+  /** A waiting job's priority was raised (ScheduleOptions.raisable): it moves to its new place in the queue. */
+  private raise(lane: Lane, job: Job, priority: Priority): void {
+    const rank = PRIORITY_RANK[priority];
+    const index = lane.jobs.indexOf(job);
+    if (index === -1 || rank >= job.rank) return;
+    lane.jobs.splice(index, 1);
+    job.priority = priority;
+    job.rank = rank;
+    const at = lane.jobs.findIndex((other) => other.rank > rank);
+    lane.jobs.splice(at === -1 ? lane.jobs.length : at, 0, job);
+    // Its slot may be free at once (the last slots of a window are kept for interactive calls): ask now.
+    if (lane.jobs[0] === job) lane.wake?.();
+    if (lane.freeAt !== null) this.tellAllQueued(lane);
   }
 
   private expire(lane: Lane, job: Job): void {

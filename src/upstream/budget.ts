@@ -44,6 +44,20 @@ export interface ScheduleOptions {
    * each grant; one answer that shows nothing when not given.
    */
   demand?: () => Demand;
+  /**
+   * The call's priority, when its caller may raise it while the call waits (a command joined a token renewal that
+   * a digest started): the queue asks for a slot at its current value, `priority` is its value at scheduling, and a
+   * raise moves the waiting call to its new place at once. The call's longest wait stays the one it was scheduled
+   * with.
+   */
+  raisable?: RaisablePriority;
+}
+
+/** A priority that may be raised, never lowered (RaisedPriority, budget-raise.ts). */
+export interface RaisablePriority {
+  readonly priority: Priority;
+  /** Calls `listener` after each raise; returns what stops that. */
+  onRaise(listener: () => void): () => void;
 }
 
 /** The answers that wait on one call: all of them, and those whose person sees no data yet (no saved data shown). */

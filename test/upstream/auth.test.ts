@@ -79,7 +79,11 @@ async function sandboxWith(options: SandboxOptions = {}): Promise<Sandbox> {
   return sandbox;
 }
 
-function stackFor(started: Sandbox, authUrl: string, options: { now?: () => number } = {}) {
+function stackFor(
+  started: Sandbox,
+  authUrl: string,
+  options: { now?: () => number; limit?: { count: number; windowMs: number } } = {},
+) {
   const logs = captureLogger('info');
   stack = makeStack({
     redis: redis.redis,
@@ -244,5 +248,33 @@ describe('one renewal at a time across processes', () => {
       await slowBudget.close();
       await dispatcherA.close();
     }
+  });
+});
+
+describe('the priority of a renewal', () => {
+  it('a command that joins a token renewal a digest started, still waiting for its slot, raises it to its own priority', async () => {
+    const started = await sandboxWith();
+    // 10 calls a minute: a digest may use 9 of them, the last is kept for commands.
+    const { stack, credential } = stackFor(started, started.authUrl, {
+      limit: { count: 10, windowMs: 60_000 },
+    });
+    const token = await stack.tokens.accessToken(credential, 'interactive');
+    for (let i = 0; i < 8; i += 1)
+      await stack.budget.schedule(credential.id, 'interactive', async () => undefined);
+    stack.tokens.invalidate(credential, token);
+
+    // A digest needs a token: its refresh waits for a slot a digest may take (the window's end).
+    const digest = stack.tokens.accessToken(credential, 'digest');
+    const lock = redis.keys.tokenRefreshLock(credential.id);
+    await vi.waitFor(async () => expect(await redis.redis.exists(lock)).toBe(1));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(kinds(started)).toEqual(['login:200']);
+
+    // A command needs one too: it joins that renewal, which now takes the slot kept for commands.
+    const command = stack.tokens.accessToken(credential, 'interactive');
+    await vi.waitFor(() => expect(kinds(started)).toEqual(['login:200', 'refresh:200']), { timeout: 5_000 });
+    const [forDigest, forCommand] = await Promise.all([digest, command]);
+    expect(forCommand).toBe(forDigest);
+    expect(forCommand).not.toBe(token);
   });
 });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Budget, BudgetOptions, Priority } from '../../src/upstream/budget.js';
 import { BudgetClosedError, BudgetExhaustedError } from '../../src/upstream/budget-errors.js';
+import { RaisedPriority } from '../../src/upstream/budget-raise.js';
 
 /**
  * The time a contract run passes in. The memory budget runs on vitest's fake timers (an injected clock): time
@@ -199,6 +200,32 @@ export function runBudgetContract(name: string, makePeers: () => Promise<BudgetP
       const outcomes = await Promise.all(settled);
       expect(outcomes.filter((outcome) => outcome instanceof BudgetClosedError)).toHaveLength(3);
       expect(started).toHaveLength(10);
+    });
+
+    it('moves a waiting digest call raised to interactive ahead of the digests queued before it, into the slots kept for interactive calls', async () => {
+      // Defaults on 10 calls: digest may use 9 slots.
+      const [a] = await peers.open({ limit: { count: 10, windowMs: 30_000 } });
+      await fill(a, id, 9);
+      const started: string[] = [];
+      const earlier = recorded(a, id, 'digest', 'earlier', started, 60_000).catch((error: unknown) => error);
+      const priority = new RaisedPriority('digest');
+      const raised = a.schedule(
+        id,
+        priority.priority,
+        async () => {
+          started.push('raised');
+          return 'raised';
+        },
+        { maxWaitMs: 60_000, raisable: priority },
+      );
+      await time.sleep(50);
+      expect(started).toEqual([]);
+
+      priority.raise('interactive');
+      await vi.waitFor(() => expect(started).toEqual(['raised']));
+      await expect(raised).resolves.toBe('raised');
+      await peers.cleanup(); // the earlier digest still waits for the window: rejected on close
+      expect(await earlier).toBeInstanceOf(BudgetClosedError);
     });
 
     it('rejects a job that cannot get a slot within maxWaitMs, with the time a slot frees', async () => {
