@@ -87,7 +87,7 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     await clickInView(h, home, 'link:open');
     const modal = await nextView(h, since, 'views.open');
     expect(modal.view.callback_id).toBe('link-credentials');
-    expect(JSON.parse(modal.view.private_metadata)).toEqual({ home: true });
+    expect(JSON.parse(modal.view.private_metadata)).toEqual({ home: true, workspaceId: TEAM });
     since = h.slack.views.length;
     const { login, password } = DEMO_FACTS.company1;
     const result = await submitView(h, modal, {
