@@ -121,6 +121,14 @@ export class EmbeddedKeyValue implements KeyValue {
     return true;
   }
 
+  async replaceIfEquals(key: string, expected: string, value: string): Promise<boolean> {
+    const entry = this.live(key);
+    if (entry?.kind !== 'string' || entry.value !== expected) return false;
+    entry.value = value;
+    this.changed();
+    return true;
+  }
+
   async expireIfEquals(key: string, value: string, ttlMs: number): Promise<boolean> {
     const entry = this.live(key);
     if (entry?.kind !== 'string' || entry.value !== value) return false;

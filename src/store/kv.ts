@@ -18,6 +18,11 @@ export interface KeyValue {
   del(...keys: string[]): Promise<number>;
   /** Deletes the key only if it holds `value` (lock release). */
   delIfEquals(key: string, value: string): Promise<boolean>;
+  /**
+   * Sets the key to `value` only if it still holds `expected`, keeping its time to live, in one step: a value
+   * rewritten from what was read (sealed again with a new key) never undoes a write or delete made meanwhile.
+   */
+  replaceIfEquals(key: string, expected: string, value: string): Promise<boolean>;
   /** Gives the key a new time to live only if it holds `value`, in one step (a lease's holder extends it). */
   expireIfEquals(key: string, value: string, ttlMs: number): Promise<boolean>;
   hget(key: string, field: string): Promise<string | null>;
@@ -48,6 +53,7 @@ export interface KeyValue {
 }
 
 const DEL_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+const REPLACE_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 else return 0 end`;
 const EXPIRE_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 
 export class RedisKeyValue implements KeyValue {
@@ -87,6 +93,10 @@ export class RedisKeyValue implements KeyValue {
 
   async delIfEquals(key: string, value: string): Promise<boolean> {
     return (await this.redis.eval(DEL_IF_EQUALS, 1, key, value)) === 1;
+  }
+
+  async replaceIfEquals(key: string, expected: string, value: string): Promise<boolean> {
+    return (await this.redis.eval(REPLACE_IF_EQUALS, 1, key, expected, value)) === 1;
   }
 
   async expireIfEquals(key: string, value: string, ttlMs: number): Promise<boolean> {

@@ -55,9 +55,11 @@ export class LinkStore {
       throw error;
     }
     if (box.needsResealing(stored.sealed)) {
-      // Key rotation: the value opened with an older key; seal it again with the current one.
-      await this.kv.set(
+      // Key rotation: the value opened with an older key; seal it again with the current one, unless the link
+      // changed since it was read (an unlink, a new link, a mark as broken): a plain write would undo that.
+      await this.kv.replaceIfEquals(
         this.keys.link(workspaceId),
+        raw,
         JSON.stringify({ ...stored, sealed: box.seal(JSON.stringify(secret), `link:${workspaceId}`) }),
       );
     }

@@ -124,3 +124,29 @@ describe('rotating CREDENTIALS_KEY in two steps while replicas run', () => {
     await expect(before.startUp()).rejects.toBeInstanceOf(CredentialsKeyMismatchError);
   });
 });
+
+describe('a link sealed again with the current key as it is read', () => {
+  it('never undoes an unlink or a new link made between the read and the write', async () => {
+    const [oldKey, newKey] = [randomBytes(32), randomBytes(32)];
+    await replica(oldKey).links.save(linkOf('T1'));
+    await replica(oldKey).links.save(linkOf('T2'));
+    const box = new SecretBox(newKey, [oldKey]);
+    const kv = new RedisKeyValue(redis.connect());
+    // Another replica acts on the link right after this one read it: T1 is unlinked, T2 linked again.
+    const racing = Object.create(kv) as RedisKeyValue;
+    racing.get = async (key: string) => {
+      const value = await kv.get(key);
+      if (key === redis.keys.link('T1')) await kv.del(key);
+      if (key === redis.keys.link('T2'))
+        await replica(newKey).links.save({ ...linkOf('T2'), login: 'novo@x.com' });
+      return value;
+    };
+    const links = new LinkStore(racing, redis.keys, box);
+    // Each read answers what it read...
+    expect((await links.get('T1'))?.login).toBe(linkOf('T1').login);
+    expect((await links.get('T2'))?.login).toBe(linkOf('T2').login);
+    // ...and leaves the store as the other replica left it.
+    expect(await kv.get(redis.keys.link('T1'))).toBeNull();
+    expect((await new LinkStore(kv, redis.keys, box).get('T2'))?.login).toBe('novo@x.com');
+  });
+});

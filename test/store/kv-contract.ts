@@ -78,6 +78,18 @@ export function runKeyValueContract(name: string, open: () => Promise<KeyValueUn
       expect(await kv.delIfEquals(k('owner'), 'me')).toBe(false);
     });
 
+    it('replaceIfEquals writes only while the key holds the value expected', async () => {
+      expect(await kv.replaceIfEquals(k('sealed'), 'old', 'new')).toBe(false);
+      expect(await kv.get(k('sealed'))).toBeNull();
+      await kv.set(k('sealed'), 'old');
+      expect(await kv.replaceIfEquals(k('sealed'), 'other', 'new')).toBe(false);
+      expect(await kv.get(k('sealed'))).toBe('old');
+      expect(await kv.replaceIfEquals(k('sealed'), 'old', 'new')).toBe(true);
+      expect(await kv.get(k('sealed'))).toBe('new');
+      expect(await kv.replaceIfEquals(k('sealed'), 'old', 'newer')).toBe(false);
+      expect(await kv.get(k('sealed'))).toBe('new');
+    });
+
     it('expireIfEquals gives a new time to live only while the key holds that value', async () => {
       expect(await kv.expireIfEquals(k('lease'), 'me', 60_000)).toBe(false);
       expect(await kv.get(k('lease'))).toBeNull();
