@@ -18,7 +18,7 @@ import {
   mentionUser,
   plural,
   safeText,
-  truncate,
+  truncateMrkdwn,
 } from './format.js';
 import { recordLines } from './labels.js';
 import { stockBounds } from './materials.js';
@@ -153,7 +153,8 @@ function pendingRow(row: PendingRow, ctx: RenderContext): SectionBlock {
     'almoxarifado_Nome',
   ])
     .slice(0, 3)
-    .map((line) => `${line.label}: ${truncate(line.value, 80)}`);
+    // The values are escaped already: cut without splitting an escape (`&am…`).
+    .map((line) => `${line.label}: ${truncateMrkdwn(line.value, 80)}`);
   const text = [`*Compra ${id}* · ${place}`, details.join(' · ')].filter((line) => line !== '').join('\n');
   return section(text, routeButton('Solicitações', { view: 'purchase', id, page: 1 }));
 }

@@ -264,6 +264,28 @@ describe('digest messages', () => {
     expect(text(renderDigest(view(), ctx, { delayMs: 60_000 }))).not.toContain('atraso');
   });
 
+  it("a purchase's text cut for its row never splits an escape (a supplier's `&` near the cut)", () => {
+    const supplier = 'Hidráulica São Jorge Comércio de Materiais Elétricos e Hidráulicos Ltda EPP & Filhos';
+    const message = renderDigest(
+      view({
+        pending: {
+          total: 1,
+          stockrooms: 1,
+          rows: [
+            {
+              purchase: purchase(316, { fornecedor_Nome: supplier }),
+              stockroom: { almoxarifado: 2, nome: 'Central' },
+            },
+          ],
+        },
+      }),
+      ctx,
+    );
+    const row = /Fornecedor: [^"]*/.exec(JSON.stringify(message.blocks))?.[0] ?? '';
+    expect(row).toContain('Hidráulicos');
+    expect(row).not.toMatch(/&(a|am|amp|l|lt|g|gt)?…/);
+  });
+
   it('nothing to report is one short line', () => {
     const message = renderDigest(empty, ctx);
     expect(message.blocks).toHaveLength(1);
