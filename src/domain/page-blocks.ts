@@ -28,7 +28,7 @@ export function blockOf(page: number, pageSize: number, blockSize: number): Bloc
 
 /**
  * The page of `pageSize` rows cut out of its block, as upstream would have answered it: the same rows, and the
- * total of rows carried by them (none when the page is past the end, as an empty upstream page says).
+ * block's total (none when the page is past the end, as an empty upstream page says).
  */
 export function pageFromBlock<T extends { totalRows?: number | null }>(
   block: Page<T>,
@@ -36,7 +36,8 @@ export function pageFromBlock<T extends { totalRows?: number | null }>(
   page: number,
   pageSize: number,
 ): Page<T> {
-  return toPage(block.rows.slice(ref.offset, ref.offset + pageSize), page, pageSize);
+  const rows = block.rows.slice(ref.offset, ref.offset + pageSize);
+  return toPage(rows, page, pageSize, rows.length === 0 ? 0 : block.totalRows);
 }
 
 /**

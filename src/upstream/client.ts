@@ -542,16 +542,27 @@ export class UpstreamClient {
   }
 }
 
+/**
+ * A page of rows with its total. The total is the rows' `totalRows`, but never fewer than the rows this page
+ * proves exist (the pages before it and its own rows): a service that says 0, or less, beside rows it sends is
+ * wrong, and taken at its word it hid those rows (a list of 10 under "0 solicitações" with no next page, a digest
+ * with "nenhuma" new requests beside the rows it counted). `atLeast`: a total known from elsewhere (the block a page
+ * was cut from).
+ */
 export function toPage<T extends { totalRows?: number | null }>(
   rows: T[],
   page: number | undefined,
   pageSize: number | undefined,
+  atLeast = 0,
 ): Page<T> {
   const size = pageSize ?? DEFAULT_PAGE_SIZE;
-  const totalRows = rows[0]?.totalRows ?? 0;
+  const at = page ?? 1;
+  const stated = rows[0]?.totalRows ?? 0;
+  const proven = rows.length === 0 ? 0 : (at - 1) * size + rows.length;
+  const totalRows = Math.max(stated, proven, atLeast);
   return {
     rows,
-    page: page ?? 1,
+    page: at,
     pageSize: size,
     totalRows,
     totalPages: Math.max(1, Math.ceil(totalRows / size)),

@@ -21,6 +21,24 @@ describe('blockOf', () => {
   });
 });
 
+describe('toPage', () => {
+  it('never counts fewer rows than the page proves exist (a total of 0, or too low, beside rows)', () => {
+    expect(toPage(rows(1, 12, 0), 1, 100)).toMatchObject({ totalRows: 12, totalPages: 1 });
+    expect(toPage(rows(101, 5, 3), 2, 100)).toMatchObject({ totalRows: 105, totalPages: 2 });
+    // A stated total above the rows stands; an empty page says nothing.
+    expect(toPage(rows(1, 10, 124), 1, 10)).toMatchObject({ totalRows: 124, totalPages: 13 });
+    expect(toPage([], 3, 10)).toMatchObject({ totalRows: 0, totalPages: 1 });
+  });
+
+  it("a page cut from a block whose rows say 0 keeps the block's rows reachable", () => {
+    const block = toPage(rows(1, 12, 0), 1, 100);
+    const first = pageFromBlock(block, blockOf(1, 10, 100), 1, 10);
+    expect(first).toMatchObject({ totalRows: 12, totalPages: 2 });
+    expect(pageFromBlock(block, blockOf(2, 10, 100), 2, 10).rows.map((r) => r.id)).toEqual([11, 12]);
+    expect(pageFromBlock(block, blockOf(3, 10, 100), 3, 10)).toMatchObject({ rows: [], totalRows: 0 });
+  });
+});
+
 describe('pageFromBlock', () => {
   it('gives the page as upstream would: its rows, its total, its count of pages', () => {
     const block = toPage(rows(101, 24, 124), 2, 100);

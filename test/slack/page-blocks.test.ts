@@ -3,6 +3,7 @@ import { RECENT_PAGE_SIZE } from '../../src/domain/requests/request-service.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import type { SandboxCall } from '../../src/sandbox/server.js';
 import { type Harness, startHarness, TEAM, textOf, USERS } from '../helpers/bot-harness.js';
+import { request } from '../render/fixtures.js';
 import { get, login } from '../sandbox/helpers.js';
 
 /*
@@ -143,5 +144,17 @@ describe('pages of 10 cut out of one upstream read', () => {
         expect(textOf(history)).toContain(entry.statusAndamentoSolicitacao_Nome);
     }
     expect(textOf(history)).toContain(`Histórico da solicitação ${id}`);
+  });
+
+  it('rows whose totalRows says 0 are shown with their count and a way to the next page', async () => {
+    const rows = Array.from({ length: 12 }, (_, i) =>
+      request({ solicitacaoMaterialId: 5000 + i, rowNumber: i + 1, totalRows: 0 }),
+    );
+    h.sandbox.faults.next({ path: REQUESTS, status: 200, body: rows });
+    const first = await ask('/solicitacao', '');
+    expect(textOf(first)).toContain('12 solicitações');
+    expect(textOf(first)).toContain('Página 1 de 2');
+    const second = await click(first, 'Próxima');
+    expect(textOf(second)).toContain('5011');
   });
 });
