@@ -11,6 +11,20 @@ describe('tokens', () => {
     expect(tokenize('almox:').problems).toHaveLength(1);
   });
 
+  it('takes the next word as the value of a filter written with a space after its colon (as phones write it)', () => {
+    const t = tokenize('pagina: 2 almox: 3 torre');
+    expect(Object.fromEntries(t.filters)).toEqual({ pagina: '2', almox: '3' });
+    expect(t.words).toEqual(['torre']);
+    expect(t.problems).toEqual([]);
+    // Not another filter, and not past the end: those keep the filter without value.
+    expect(tokenize('almox: status:1')).toMatchObject({ problems: ['o filtro `almox:` está sem valor'] });
+    expect(Object.fromEntries(tokenize('almox: status:1').filters)).toEqual({ status: '1' });
+    expect(tokenize('torre almox:')).toMatchObject({
+      words: ['torre'],
+      problems: ['o filtro `almox:` está sem valor'],
+    });
+  });
+
   it('reads dd/mm/aaaa and ISO dates, refusing dates that do not exist', () => {
     expect(parseLocalDate('01/10/2026')).toEqual({ year: 2026, month: 10, day: 1 });
     expect(parseLocalDate('2026-10-01')).toEqual({ year: 2026, month: 10, day: 1 });
@@ -145,6 +159,30 @@ describe('/solicitacao', () => {
     expect(parseSolicitacao('fornecedor:3').ok).toBe(false);
     expect(parseSolicitacao('123 status:1').ok).toBe(false);
   });
+
+  it('reads `chave: valor` (a space after the colon) as `chave:valor`, not as a request number', () => {
+    expect(parseSolicitacao('pagina: 2')).toEqual({
+      ok: true,
+      command: { kind: 'request-list', page: 2, filters: {} },
+    });
+    expect(parseSolicitacao('almox: 2 torre')).toEqual({
+      ok: true,
+      command: { kind: 'request-list', page: 1, filters: { stockroomId: 2, text: 'torre' } },
+    });
+    expect(parseSolicitacao('status: 1')).toEqual({
+      ok: true,
+      command: { kind: 'request-list', page: 1, filters: { status: [1] } },
+    });
+    expect(parseSolicitacao('minhas de: 01/10/2026')).toEqual({
+      ok: true,
+      command: { kind: 'request-mine', page: 1, filters: { from: { year: 2026, month: 10, day: 1 } } },
+    });
+    // A filter at the very end has no value, as before.
+    expect(parseSolicitacao('torre almox:')).toEqual({
+      ok: false,
+      problem: 'o filtro `almox:` está sem valor',
+    });
+  });
 });
 
 describe('/compras', () => {
@@ -180,5 +218,24 @@ describe('/compras', () => {
     expect(parseSolicitacao('pagina:100001').ok).toBe(false);
     expect(parseSolicitacao('pagina:100000')).toMatchObject({ ok: true, command: { page: 100_000 } });
     expect(parseCompras('status:x').ok).toBe(false);
+  });
+
+  it('reads `chave: valor` (a space after the colon) as `chave:valor`, not as a purchase number', () => {
+    expect(parseCompras('pagina: 2')).toEqual({
+      ok: true,
+      command: { kind: 'purchase-list', page: 2, filters: {} },
+    });
+    expect(parseCompras('fornecedor: 9 status: 0 cabo')).toEqual({
+      ok: true,
+      command: { kind: 'purchase-list', page: 1, filters: { supplierId: 9, status: [0], text: 'cabo' } },
+    });
+    expect(parseCompras('entradas oc: 55')).toEqual({
+      ok: true,
+      command: { kind: 'receipt-list', page: 1, filters: { purchaseId: 55 } },
+    });
+    expect(parseCompras('pendentes almox:')).toEqual({
+      ok: false,
+      problem: 'o filtro `almox:` está sem valor',
+    });
   });
 });

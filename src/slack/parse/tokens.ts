@@ -45,19 +45,31 @@ export interface Tokens {
   problems: string[];
 }
 
-/** Splits on whitespace; `key:value` with a known-looking key becomes a filter (key folded), the rest are words. */
+const FILTER = /^([\p{L}_]+):(.*)$/u;
+
+/**
+ * Splits on whitespace; `key:value` with a known-looking key becomes a filter (key folded), the rest are words.
+ * `key: value` (phones add a space after a colon) is `key:value`: a `key:` with nothing after its colon takes the
+ * next word, unless that word is a filter itself or there is none (then the filter has no value).
+ */
 export function tokenize(text: string): Tokens {
   const words: string[] = [];
   const filters = new Map<string, string>();
   const problems: string[] = [];
   // Slack turns some characters into entities; undo the three it escapes.
   const clean = text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-  for (const raw of clean.split(/\s+/)) {
-    if (raw === '') continue;
-    const match = /^([\p{L}_]+):(.*)$/u.exec(raw);
+  const parts = clean.split(/\s+/).filter((part) => part !== '');
+  for (let i = 0; i < parts.length; i += 1) {
+    const raw = parts[i] ?? '';
+    const match = FILTER.exec(raw);
     if (match) {
       const key = fold(match[1] ?? '');
-      const value = match[2] ?? '';
+      let value = match[2] ?? '';
+      const next = parts[i + 1];
+      if (value === '' && next !== undefined && !FILTER.test(next)) {
+        value = next;
+        i += 1;
+      }
       if (value === '') problems.push(`o filtro \`${key}:\` está sem valor`);
       else if (filters.has(key)) problems.push(`o filtro \`${key}:\` aparece mais de uma vez`);
       else filters.set(key, value);
