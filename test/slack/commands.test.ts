@@ -44,6 +44,25 @@ describe('/solicitacao', () => {
     expect(h.slack.limitViolations).toEqual([]);
   });
 
+  it('opens a request typed in full-width digits or followed by an invisible character', async () => {
+    const [id] = C1.requestsWithItemsBelowMinimum;
+    const wide = String(id).replace(/\d/g, (d) => String.fromCharCode(0xff10 + Number(d)));
+    for (const typed of [wide, `${id}\u200b`, `\u2068${id}\u2069`]) {
+      const { text } = await ask('/solicitacao', typed);
+      expect(text, JSON.stringify(typed)).toContain(`Solicitação ${id}`);
+    }
+  });
+
+  it('answers a negative number as an invalid request number, as 0, not as a search', async () => {
+    const before = h.sandbox.calls.length;
+    for (const typed of ['-5', '0']) {
+      const result = await h.command('/solicitacao', typed);
+      const body = JSON.parse(result.body) as { text: string };
+      expect(body.text).toContain(`\`${typed}\` não é um número de solicitação válido`);
+    }
+    expect(h.sandbox.calls.length).toBe(before);
+  });
+
   it('answers an unknown request with a clear message', async () => {
     const { text } = await ask('/solicitacao', String(C1.unknownRequestId));
     expect(text).toContain(`Solicitação ${C1.unknownRequestId} não encontrada`);

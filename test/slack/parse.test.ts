@@ -25,6 +25,22 @@ describe('tokens', () => {
     });
   });
 
+  it('reads full-width characters as their plain form and drops invisible format characters', () => {
+    expect(tokenize('１３１２ ｓｔａｔｕｓ：１').words).toEqual(['1312']);
+    expect(Object.fromEntries(tokenize('１３１２ ｓｔａｔｕｓ：１').filters)).toEqual({ status: '1' });
+    // Zero-width space, word joiner, bidi marks and isolates, BOM: Unicode's format characters (Cf).
+    for (const invisible of ['\u200b', '\u2060', '\u200e', '\u200f', '\u2066', '\u2069', '\ufeff', '\u00ad'])
+      expect(tokenize(`1312${invisible} almox:${invisible}2`), JSON.stringify(invisible)).toMatchObject({
+        words: ['1312'],
+        filters: new Map([['almox', '2']]),
+      });
+    // Only numbers and filters take their compatibility form: a search keeps what was typed, `mm²` included.
+    expect(parseEstoque('cabo 2,5mm²')).toEqual({
+      ok: true,
+      command: { kind: 'material-search', text: 'cabo 2,5mm²' },
+    });
+  });
+
   it('reads dd/mm/aaaa and ISO dates, refusing dates that do not exist', () => {
     expect(parseLocalDate('01/10/2026')).toEqual({ year: 2026, month: 10, day: 1 });
     expect(parseLocalDate('2026-10-01')).toEqual({ year: 2026, month: 10, day: 1 });
@@ -116,6 +132,38 @@ describe('/solicitacao', () => {
     }
     expect(parseSolicitacao('123 apagar').ok).toBe(false);
     expect(parseSolicitacao('0').ok).toBe(false);
+  });
+
+  it('reads a number in full-width digits or with an invisible character as the number', () => {
+    for (const text of [
+      '１３１２',
+      '1312\u200b',
+      '\u20681312\u2069',
+      '1312\u2060',
+      '#１３１２',
+      'SM １３１２',
+      'SM 1312\u200b',
+    ])
+      expect(parseSolicitacao(text), JSON.stringify(text)).toEqual({
+        ok: true,
+        command: { kind: 'request-detail', id: 1312 },
+      });
+    expect(parseSolicitacao('１３１２ historico')).toEqual({
+      ok: true,
+      command: { kind: 'request-history', id: 1312 },
+    });
+  });
+
+  it('refuses a negative or signed number as a request number, as it refuses 0, instead of searching it', () => {
+    for (const text of ['0', '-5', '#-5', '−5', '+5', '-1312 historico']) {
+      const first = text.split(' ')[0];
+      expect(parseSolicitacao(text), text).toEqual({
+        ok: false,
+        problem: `\`${first}\` não é um número de solicitação válido`,
+      });
+    }
+    expect(parseCompras('-5')).toEqual({ ok: false, problem: '`-5` não é um número de compra válido' });
+    expect(parseCompras('１２')).toEqual({ ok: true, command: { kind: 'purchase-requests', id: 12 } });
   });
 
   it('lists with filters and free text', () => {

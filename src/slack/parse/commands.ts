@@ -8,6 +8,8 @@ import { didYouMean, SUBCOMMAND_WORDS, type Suggestion } from './did-you-mean.js
 import {
   fail,
   lengthProblem,
+  looksLikeNumber,
+  normalizeCommandText,
   type Parsed,
   parseId,
   parseIdList,
@@ -318,12 +320,12 @@ const REQUEST_FILTERS = ['almox', 'status', 'de', 'ate', 'compra', 'pagina'] as 
 export function parseSolicitacao(text: string): Result<SolicitacaoCommand> {
   const long = lengthProblem(text);
   if (long) return fail(long);
-  // `SM 4105`, `solicitação nº 4105`: the number, as Abrir solicitação reads it.
-  const named = leadingRequestNumber(text);
+  // `SM 4105`, `solicitação nº 4105`: the number, as Abrir solicitação reads it (`SM １３１２` too, as tokenize would).
+  const named = leadingRequestNumber(normalizeCommandText(text));
   const tokens = tokenize(named ? `${named.id} ${named.rest}` : text);
   const [first, second, ...rest] = tokens.words;
   const id = first === undefined ? null : parseId(first);
-  if (id === null && first !== undefined && /^#?\d+$/.test(first))
+  if (id === null && first !== undefined && looksLikeNumber(first))
     return fail(`\`${first}\` não é um número de solicitação válido`);
   if (id !== null) {
     if (tokens.filters.size > 0 || tokens.problems.length > 0)
@@ -386,7 +388,7 @@ export function parseCompras(text: string): Result<ComprasCommand> {
   const [first, ...rest] = tokens.words;
   const head = first === undefined ? '' : fold(first);
   const id = first === undefined ? null : parseId(first);
-  if (id === null && first !== undefined && /^#?\d+$/.test(first))
+  if (id === null && first !== undefined && looksLikeNumber(first))
     return fail(`\`${first}\` não é um número de compra válido`);
   if (id !== null) {
     if (rest.length > 0 || tokens.filters.size > 0 || tokens.problems.length > 0)

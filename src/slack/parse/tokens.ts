@@ -45,7 +45,33 @@ export interface Tokens {
   problems: string[];
 }
 
+/**
+ * Unicode's invisible format characters (category Cf: zero-width space, word joiner, bidi marks and isolates, BOM,
+ * soft hyphen), which phones and copied text leave beside a number: `1312\u200b` was a word, searched as text.
+ */
+const FORMAT_CHARACTERS = /\p{Cf}/gu;
+
+/** A word written as a number (`12`, `#12`), signs included (`-5`): read as one, never searched as text. */
+export function looksLikeNumber(word: string): boolean {
+  return /^#?[-+−]?\d+$/.test(word);
+}
+
 const FILTER = /^([\p{L}_]+):(.*)$/u;
+
+/**
+ * A word in its compatibility form (NFKC: full-width `１３１２` is `1312`, `ｓｔａｔｕｓ：１` is `status:1`) when that
+ * form is a filter or a number; any other word as it was typed, since NFKC would change what a search finds
+ * (`2,5mm²` would be `2,5mm2`, which no material named `mm²` holds).
+ */
+function readWord(word: string): string {
+  const plain = word.normalize('NFKC');
+  return FILTER.test(plain) || looksLikeNumber(plain) ? plain : word;
+}
+
+/** The command text with its format characters gone and numbers in plain digits, as tokenize reads it. */
+export function normalizeCommandText(text: string): string {
+  return text.replace(FORMAT_CHARACTERS, '').replace(/\S+/g, readWord);
+}
 
 /**
  * Splits on whitespace; `key:value` with a known-looking key becomes a filter (key folded), the rest are words.
@@ -57,8 +83,15 @@ export function tokenize(text: string): Tokens {
   const filters = new Map<string, string>();
   const problems: string[] = [];
   // Slack turns some characters into entities; undo the three it escapes.
-  const clean = text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-  const parts = clean.split(/\s+/).filter((part) => part !== '');
+  const clean = text
+    .replace(FORMAT_CHARACTERS, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+  const parts = clean
+    .split(/\s+/)
+    .filter((part) => part !== '')
+    .map(readWord);
   for (let i = 0; i < parts.length; i += 1) {
     const raw = parts[i] ?? '';
     const match = FILTER.exec(raw);
@@ -67,7 +100,8 @@ export function tokenize(text: string): Tokens {
       let value = match[2] ?? '';
       const next = parts[i + 1];
       if (value === '' && next !== undefined && !FILTER.test(next)) {
-        value = next;
+        // A value is never searched: read in its compatibility form (`almox: ２`).
+        value = next.normalize('NFKC');
         i += 1;
       }
       if (value === '') problems.push(`o filtro \`${key}:\` está sem valor`);
