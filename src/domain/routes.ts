@@ -11,7 +11,20 @@ import { z } from 'zod';
  * must not change.
  */
 
-const id = z.number().int().min(1).max(2_147_483_647);
+// What a route takes. The command parser reads these same constants, so that whatever a command accepts can go on
+// its answer's buttons: a route the schema refuses gets no button (no `Próxima`, no `Compartilhar no canal`).
+
+/** Ids are the upstream's int32. */
+export const MAX_ID = 2_147_483_647;
+/** Status filter values at most (`status:1,2,…`), distinct. */
+export const MAX_STATUS_VALUES = 20;
+/** The longest search text. */
+export const MAX_ROUTE_TEXT = 200;
+/** The years a date may name. */
+export const MIN_YEAR = 2000;
+export const MAX_YEAR = 2100;
+
+const id = z.number().int().min(1).max(MAX_ID);
 /**
  * The highest page a route or `pagina:` names (a million rows of 10). Past it no list is real, and the upstream page
  * it would become (times a page size of up to 100) nears the service's int32 offsets: a 500, retried, spending
@@ -20,15 +33,16 @@ const id = z.number().int().min(1).max(2_147_483_647);
 export const MAX_PAGE = 100_000;
 const page = z.number().int().min(1).max(MAX_PAGE);
 const localDate = z.object({
-  year: z.number().int().min(2000).max(2100),
+  year: z.number().int().min(MIN_YEAR).max(MAX_YEAR),
   month: z.number().int().min(1).max(12),
   day: z.number().int().min(1).max(31),
 });
-const text = z.string().max(200);
+const text = z.string().max(MAX_ROUTE_TEXT);
+const statuses = z.array(z.number().int().min(0).max(MAX_ID)).max(MAX_STATUS_VALUES);
 
 const requestFilters = z.object({
   stockroomId: id.optional(),
-  status: z.array(z.number().int().min(0).max(2_147_483_647)).max(20).optional(),
+  status: statuses.optional(),
   purchaseId: id.optional(),
   from: localDate.optional(),
   to: localDate.optional(),
@@ -37,7 +51,7 @@ const requestFilters = z.object({
 
 const purchaseFilters = z.object({
   stockroomId: id.optional(),
-  status: z.array(z.number().int().min(0).max(2_147_483_647)).max(20).optional(),
+  status: statuses.optional(),
   supplierId: id.optional(),
   from: localDate.optional(),
   to: localDate.optional(),

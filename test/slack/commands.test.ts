@@ -78,6 +78,15 @@ describe('/solicitacao', () => {
     expect(h.sandbox.calls.length).toBe(before);
   });
 
+  it('refuses more statuses than a page button can carry with the usage, before any call', async () => {
+    const before = h.sandbox.calls.length;
+    const statuses = Array.from({ length: 21 }, (_, i) => i + 1).join(',');
+    const result = await h.command('/solicitacao', `status:${statuses} de:01/01/2026`);
+    const body = JSON.parse(result.body) as { text: string };
+    expect(body.text).toContain('`status:` aceita no máximo 20 valores diferentes (foram 21)');
+    expect(h.sandbox.calls.length).toBe(before);
+  });
+
   it('lists recent requests with paging buttons', async () => {
     const { message, text } = await ask('/solicitacao', '');
     expect(text).toMatch(/Página 1 de \d+/);

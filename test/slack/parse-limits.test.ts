@@ -1,4 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import {
+  decodeRoute,
+  encodeRoute,
+  MAX_STATUS_VALUES,
+  type Route,
+  routeSchema,
+} from '../../src/domain/routes.js';
+import { routeOfCompras, routeOfEstoque, routeOfSolicitacao } from '../../src/slack/commands/routes-of.js';
 import { parseCompras, parseEstoque, parseSolicitacao } from '../../src/slack/parse/commands.js';
 import { MAX_COMMAND_TEXT, MAX_SEARCH_TEXT } from '../../src/slack/parse/tokens.js';
 
@@ -36,5 +44,71 @@ describe('the longest text a command reads', () => {
       problem: expect.stringContaining('busca longa demais'),
     });
     expect(parse(words(MAX_SEARCH_TEXT)).ok).toBe(true);
+  });
+});
+
+describe('whatever a command accepts fits the route its answer is (its buttons carry it)', () => {
+  const int32 = 2_147_483_647;
+  // Twenty distinct statuses, the highest, and one of them twice: repeats count once.
+  const statuses = [0, ...Array.from({ length: 19 }, (_, i) => int32 - i), int32].join(',');
+  // The longest search, of the character that takes the most room in a button value (`\u0001` is 6 in JSON).
+  const search = '\u0001'.repeat(MAX_SEARCH_TEXT);
+  const dates = 'de:01/01/2100 ate:31/12/2100';
+
+  it.each([
+    [
+      '/solicitacao',
+      () =>
+        parseSolicitacao(
+          `almox:${int32} status:${statuses} ${dates} compra:${int32} pagina:100000 ${search}`,
+        ),
+      routeOfSolicitacao,
+    ],
+    [
+      '/solicitacao minhas',
+      () =>
+        parseSolicitacao(
+          `minhas almox:${int32} status:${statuses} ${dates} compra:${int32} pagina:100000 ${search}`,
+        ),
+      routeOfSolicitacao,
+    ],
+    [
+      '/compras',
+      () =>
+        parseCompras(
+          `almox:${int32} status:${statuses} fornecedor:${int32} ${dates} pagina:100000 ${search}`,
+        ),
+      routeOfCompras,
+    ],
+    [
+      '/compras entradas',
+      () => parseCompras(`entradas almox:${int32} oc:${int32} ${dates} pagina:100000`),
+      routeOfCompras,
+    ],
+    ['/estoque', () => parseEstoque(`${search} almox:${int32}`), routeOfEstoque],
+  ] as const)(
+    '%s at every limit: the route passes the schema and comes back from its button value',
+    (_, parse, routeOf) => {
+      const parsed = parse();
+      if (!parsed.ok) throw new Error(parsed.problem);
+      const route = (routeOf as (command: unknown) => Route | null)(parsed.command);
+      expect(route).not.toBeNull();
+      expect(routeSchema.safeParse(route).success).toBe(true);
+      if (route) expect(decodeRoute(encodeRoute(route))).toEqual(route);
+    },
+  );
+
+  it('takes twenty distinct statuses, repeats counted once, and refuses a twenty-first with the limit', () => {
+    const twenty = Array.from({ length: 20 }, (_, i) => i + 1);
+    expect(parseSolicitacao(`status:${[...twenty, 1, 2].join(',')}`)).toMatchObject({
+      ok: true,
+      command: { filters: { status: twenty } },
+    });
+    const over = `status:${[...twenty, 21].join(',')} de:01/01/2026`;
+    for (const parse of [parseSolicitacao, parseCompras])
+      expect(parse(over)).toEqual({
+        ok: false,
+        problem: `\`status:\` aceita no máximo ${MAX_STATUS_VALUES} valores diferentes (foram 21)`,
+      });
   });
 });

@@ -1,4 +1,4 @@
-import type { Route } from '../../domain/routes.js';
+import { MAX_ROUTE_TEXT, type Route } from '../../domain/routes.js';
 import type { ComprasCommand, EstoqueCommand, SolicitacaoCommand } from '../parse/commands.js';
 
 /** The answer a parsed command asks for; commands that are not answers (link, unlink, digest) give null. */
@@ -17,7 +17,7 @@ export function routeOfEstoque(command: EstoqueCommand): Route | null {
     case 'material-search':
       return {
         view: 'materials',
-        text: command.text.slice(0, 200),
+        text: command.text.slice(0, MAX_ROUTE_TEXT),
         page: 1,
         ...(command.stockroomId !== undefined && { stockroomId: command.stockroomId }),
       };

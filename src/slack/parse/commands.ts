@@ -1,7 +1,7 @@
 import { compareLocalDates, firstDayOfMonthsEnding, type LocalDate } from '../../domain/dates.js';
 import { FEED_EVENT_KINDS, type FeedEventKind } from '../../domain/feed/types.js';
 import { leadingRequestNumber } from '../../domain/requests/request-refs.js';
-import { MAX_PAGE } from '../../domain/routes.js';
+import { MAX_PAGE, MAX_STATUS_VALUES } from '../../domain/routes.js';
 import { fold } from '../../lib/text.js';
 import { MAX_PERIOD_MONTHS as MAX_REQUEST_PERIOD_MONTHS } from '../../upstream/queries.js';
 import { didYouMean, SUBCOMMAND_WORDS, type Suggestion } from './did-you-mean.js';
@@ -140,10 +140,13 @@ function requestPeriodProblem(range: DateRange): string | null {
 function statusFilter(tokens: Tokens): number[] | undefined | string {
   const raw = tokens.filters.get('status');
   if (raw === undefined) return undefined;
-  return (
-    parseIdList(raw, true) ??
-    `\`status:${raw}\` não é válido (use números separados por vírgula, como \`status:1,2\`)`
-  );
+  const values = parseIdList(raw, true);
+  if (values === null)
+    return `\`status:${raw}\` não é válido (use números separados por vírgula, como \`status:1,2\`)`;
+  const distinct = [...new Set(values)];
+  return distinct.length <= MAX_STATUS_VALUES
+    ? distinct
+    : `\`status:\` aceita no máximo ${MAX_STATUS_VALUES} valores diferentes (foram ${distinct.length})`;
 }
 
 function pageFilter(tokens: Tokens): number | string {

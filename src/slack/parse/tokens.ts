@@ -1,4 +1,5 @@
 import type { LocalDate } from '../../domain/dates.js';
+import { MAX_ID, MAX_ROUTE_TEXT, MAX_YEAR, MIN_YEAR } from '../../domain/routes.js';
 import { fold } from '../../lib/text.js';
 
 /**
@@ -23,8 +24,11 @@ export function fail(problem: string): ParseFailure {
  * fits in a few dozen. Longer text is refused with the usage before it is even split into words.
  */
 export const MAX_COMMAND_TEXT = 1_000;
-/** The longest search text: a material name or a few words of it; no upstream call is spent on more. */
-export const MAX_SEARCH_TEXT = 200;
+/**
+ * The longest search text: a material name or a few words of it; no upstream call is spent on more. The route's
+ * limit, so that a search's answer keeps its buttons.
+ */
+export const MAX_SEARCH_TEXT = MAX_ROUTE_TEXT;
 
 export function lengthProblem(text: string): string | null {
   return text.length > MAX_COMMAND_TEXT
@@ -118,13 +122,11 @@ export function unknownFilters(tokens: Tokens, allowed: readonly string[]): stri
   return [...tokens.filters.keys()].filter((key) => !allowed.includes(key));
 }
 
-const INT32_MAX = 2_147_483_647;
-
 export function parseId(text: string): number | null {
   const cleaned = text.replace(/^#/, '');
   if (!/^\d{1,10}$/.test(cleaned)) return null;
   const value = Number(cleaned);
-  return value >= 1 && value <= INT32_MAX ? value : null;
+  return value >= 1 && value <= MAX_ID ? value : null;
 }
 
 export function parseIdList(text: string, allowZero = false): number[] | null {
@@ -162,7 +164,7 @@ export function parseLocalDate(text: string): LocalDate | null {
   } else {
     return null;
   }
-  if (year < 2000 || year > 2100 || month < 1 || month > 12 || day < 1) return null;
+  if (year < MIN_YEAR || year > MAX_YEAR || month < 1 || month > 12 || day < 1) return null;
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (day > daysInMonth) return null;
   return { year, month, day };
