@@ -2,7 +2,12 @@ import type { BufferedIncomingMessage, ReceiverEvent } from '@slack/bolt';
 import { type Clock, systemClock } from '../lib/clock.js';
 import { orAfter } from '../lib/deadline.js';
 import { errFields, type Logger } from '../lib/logger.js';
-import { renderFormUnreadable, renderNotProcessed } from '../render/index.js';
+import {
+  type Message,
+  renderFormUnreadable,
+  renderNotProcessed,
+  renderStaleButton,
+} from '../render/index.js';
 import type { SeenRequests } from '../store/seen-requests.js';
 
 /**
@@ -12,7 +17,8 @@ import type { SeenRequests } from '../store/seen-requests.js';
  * - an Events API event already taken in (Slack's own retry, `X-Slack-Retry-Num`) is acked and not processed again;
  * - every command and interaction is acked, whatever happens in its listener: a listener that throws before its
  *   ack, that matches nothing, or that has not acked by `ackDeadlineMs`, gets a fallback ack that tells the user
- *   nothing was done. It sits in `processEvent`, the one door every receiver goes through, so nothing skips it.
+ *   nothing was done (a click no listener takes, a button of an older version, that the button no longer works).
+ *   It sits in `processEvent`, the one door every receiver goes through, so nothing skips it.
  */
 
 /** Slack's window for a signed request's timestamp, both ways. */
@@ -134,7 +140,9 @@ export class RequestGuard {
       } catch (ackError) {
         if (ackError instanceof RejectedRequestError) return;
       }
-      await tellUser(body, this.logger);
+      // A click no listener took is a button of an older version (or a forged one): trying again never works.
+      const message = why === NO_LISTENER ? renderStaleButton() : renderNotProcessed();
+      await tellUser(body, message, this.logger);
     };
     // Slack's 3 s run from the request's arrival: the checks below count against them too.
     const timer = setTimeout(() => {
@@ -177,7 +185,7 @@ export class RequestGuard {
     } finally {
       clearTimeout(timer);
     }
-    await fallback('no listener acked');
+    await fallback(NO_LISTENER);
   }
 
   /** A replay, refused: the receiver answers 401; nothing was or will be acked. */
@@ -231,6 +239,9 @@ export class RequestGuard {
   }
 }
 
+/** Why the fallback acks a request that Bolt processed to the end without any listener acking it. */
+const NO_LISTENER = 'no listener acked';
+
 /** The store's check did not answer within STORE_CHECK_MS. */
 const NO_ANSWER = Symbol('no answer');
 
@@ -272,10 +283,9 @@ function firstInputBlockId(view: unknown): string | null {
 }
 
 /** A click has no ack body to show: the user is told through the click's response_url, when it has one. */
-async function tellUser(body: Body, logger: Logger): Promise<void> {
+async function tellUser(body: Body, message: Message, logger: Logger): Promise<void> {
   if (body.type !== 'block_actions' || typeof body.response_url !== 'string') return;
   if (!/^https?:\/\//.test(body.response_url)) return;
-  const message = renderNotProcessed();
   try {
     await fetch(body.response_url, {
       method: 'POST',

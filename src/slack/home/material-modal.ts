@@ -19,7 +19,7 @@ import {
   renderShareNotPosted,
 } from '../../render/home-modals.js';
 import { ActionIds, BlockIds, ShortcutIds, ViewIds } from '../../render/ids.js';
-import type { Message, RenderContext } from '../../render/index.js';
+import { type Message, type RenderContext, renderStaleButton } from '../../render/index.js';
 import { type Recipient, slackErrorCode, tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
@@ -110,7 +110,14 @@ export function registerMaterialModal(app: App, deps: SlackDeps): void {
       const workspaceId = workspaceIdOf(context);
       const materialId = Number(action.selected_option?.value);
       const view = body.view;
-      if (!workspaceId || !view || !Number.isSafeInteger(materialId) || materialId <= 0) return;
+      if (!workspaceId || !view) return;
+      if (!Number.isSafeInteger(materialId) || materialId <= 0) {
+        // An option of an older version, or a forged value: said so (a modal has no response_url: a DM).
+        deps.logger.warn({ actionId: action.action_id }, 'material option with an unreadable value');
+        const recipient = { client, userId: body.user.id, channelId: body.channel?.id };
+        await tellPerson(deps, respond, renderStaleButton(), recipient);
+        return;
+      }
       await deps.tasks.run('material picked', async () => {
         const correlationId = newCorrelationId();
         const logger = deps.logger.child({ correlationId, workspaceId, surface: 'material-picker' });
@@ -203,12 +210,26 @@ async function shareMaterial(deps: SlackDeps, args: ViewArgs): Promise<void> {
     return;
   }
   await args.ack();
-  if (!workspaceId || materialId === null) return;
+  if (!workspaceId) return;
   const correlationId = newCorrelationId();
   const logger = deps.logger.child({ correlationId, workspaceId });
   const userId = body.user.id;
+  // The modal is closed by now: whatever keeps the material from the channel is told to who shared it.
+  const tell = (notice: Message) =>
+    tellPerson(
+      deps,
+      (reply) => postToResponseUrl(responseUrl, typeof reply === 'string' ? { text: reply } : reply),
+      notice,
+      { client: args.client, userId, channelId: undefined },
+      logger,
+    );
+  if (materialId === null) {
+    // A modal of an older version (or a forged one): its material cannot be told.
+    logger.warn('material shared from a modal whose private_metadata does not read');
+    await deps.tasks.run('share material', () => tell(renderStaleButton()));
+    return;
+  }
   await deps.tasks.run('share material', async () => {
-    // The modal is closed by now: whatever keeps the material from the channel is told to who shared it.
     let failure: Message | null = null;
     let shared: Message | null = null;
     try {
@@ -233,15 +254,7 @@ async function shareMaterial(deps: SlackDeps, args: ViewArgs): Promise<void> {
         if (!(error instanceof ResponseUrlOutcomeUnknownError)) failure = renderShareNotPosted();
       }
     }
-    if (!failure) return;
-    const notice = failure;
-    await tellPerson(
-      deps,
-      (args) => postToResponseUrl(responseUrl, typeof args === 'string' ? { text: args } : args),
-      notice,
-      { client: args.client, userId, channelId: undefined },
-      logger,
-    );
+    if (failure) await tell(failure);
   });
 }
 

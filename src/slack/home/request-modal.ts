@@ -22,8 +22,8 @@ import {
   renderRequestLookupModal,
 } from '../../render/home-modals.js';
 import { ActionPatterns, BlockIds, InputActionIds, ShortcutIds, ViewIds } from '../../render/ids.js';
-import type { Message } from '../../render/index.js';
-import { type Recipient, slackErrorCode } from '../deliver.js';
+import { type Message, renderStaleButton } from '../../render/index.js';
+import { type Recipient, slackErrorCode, tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { visibleMessageText } from '../parse/message-text.js';
@@ -168,7 +168,14 @@ export function registerRequestModals(app: App, deps: SlackDeps): void {
       await ack();
       const workspaceId = workspaceIdOf(context);
       const id = parseRequestNumber(action.value ?? '');
-      if (!workspaceId || id === null) return;
+      if (!workspaceId) return;
+      if (id === null) {
+        // A button of an older version, or a forged value: said so (a modal and the Home have no response_url: a DM).
+        deps.logger.warn({ actionId: action.action_id }, 'request button with an unreadable value');
+        const recipient = { client, userId: body.user.id, channelId: body.channel?.id };
+        await tellPerson(deps, respond, renderStaleButton(), recipient);
+        return;
+      }
       const who = { workspaceId, userId: body.user.id };
       if (body.view?.type === 'modal') {
         const viewId = body.view.id;

@@ -489,3 +489,78 @@ describe('Consultar solicitação (Home button)', () => {
     expect((shown.view.title as { text: string }).text).toBe(`Solicitação ${row?.value}`);
   });
 });
+
+describe('a button or form of an older version, whose value no longer reads: the person is told, never nothing', () => {
+  const STALE = 'Este botão não funciona mais';
+
+  it('a request button (Home row, a choice in Abrir solicitação) whose value is not a number: a DM, no modal', async () => {
+    const first = await openHome(h, USERS.admin);
+    let since = h.slack.views.length;
+    await clickInView(h, first, 'home:refresh');
+    const home = await publishedHome(h, USERS.admin, since);
+    since = h.slack.views.length;
+    await messageShortcut(h, 'abrir_solicitacao', 'SM 1312 e #1316', { channel: CHANNELS.stockroom });
+    const choice = await nextView(h, since, 'views.open');
+    for (const view of [home, choice]) {
+      const row = buttonsOfView(view).find((b) => b.action_id.startsWith('request:open:'));
+      if (!row) throw new Error(`no request button in ${view.view.type}`);
+      row.value = '{"id":1312}';
+      const viewsBefore = h.slack.views.length;
+      const sent = Date.now();
+      await clickInView(h, view, row.action_id);
+      const told = await h.nextMessage(sent, { userId: USERS.admin });
+      expect(textOf(told), view.view.type).toContain(STALE);
+      expect(told.channel).toMatch(/^D/);
+      expect(h.slack.views.slice(viewsBefore)).toEqual([]);
+    }
+  });
+
+  it('a material chosen whose value is not a material id: a DM, the modal as it was', async () => {
+    const since = h.slack.views.length;
+    await globalShortcut(h, 'buscar_material');
+    const modal = await nextView(h, since, 'views.open');
+    await eventually(() => materialCalls() === 1);
+    const sent = Date.now();
+    await chooseInView(h, modal, 'material:pick', { text: 'x', value: 'cabo' });
+    const told = await h.nextMessage(sent, { userId: USERS.admin });
+    expect(textOf(told)).toContain(STALE);
+    expect(told.channel).toMatch(/^D/);
+    expect(updatesOf(modal.viewId, since + 1)).toEqual([]);
+  });
+
+  it('Compartilhar whose private_metadata does not read: who shared is told through the response_url, nothing in the channel', async () => {
+    const since = h.slack.views.length;
+    await globalShortcut(h, 'buscar_material');
+    const modal = await nextView(h, since, 'views.open');
+    const stale = { ...modal, view: { ...modal.view, private_metadata: '{"material":12}' } };
+    const sentAt = Date.now();
+    const result = await submitView(
+      h,
+      stale,
+      {
+        share_channel: {
+          channel: { type: 'conversations_select', selected_conversation: CHANNELS.stockroom },
+        },
+      } as never,
+      {
+        responseUrls: [
+          {
+            block_id: 'share_channel',
+            action_id: 'channel',
+            channel_id: CHANNELS.stockroom,
+            response_url: h.slack.newResponseUrl({
+              teamId: TEAM,
+              channelId: CHANNELS.stockroom,
+              userId: USERS.admin,
+            }),
+          },
+        ],
+      },
+    );
+    expect(result.body).toBe('');
+    const told = await h.nextMessage(sentAt, { userId: USERS.admin });
+    expect(textOf(told)).toContain(STALE);
+    expect(told).toMatchObject({ ephemeral: true, visibleTo: USERS.admin });
+    expect(h.slack.messages.filter((m) => m.at >= sentAt && !m.ephemeral)).toEqual([]);
+  });
+});
