@@ -96,6 +96,43 @@ export function workspaceIdOf(context: {
 }
 
 /**
+ * A modal's view carrying the workspace it is shown for in its `private_metadata` (a JSON object, merged with what
+ * the view keeps there). A view submission of an org-wide install names the enterprise where its workspace should
+ * be (bolt-js#1720: Bolt's context.teamId is then the enterprise id), while the command, shortcut or click that
+ * opens or updates the modal names the workspace: `submittedWorkspaceId` reads it back.
+ */
+export function viewForWorkspace<V extends { private_metadata?: string }>(
+  view: V,
+  workspaceId: string | null,
+): V {
+  if (workspaceId === null) return view;
+  return {
+    ...view,
+    private_metadata: JSON.stringify({ ...metadataObject(view.private_metadata), workspaceId }),
+  };
+}
+
+/** The workspace of a view submission: the one its modal was shown for (viewForWorkspace), else Bolt's context's. */
+export function submittedWorkspaceId(
+  privateMetadata: string | undefined,
+  context: { teamId?: string | undefined; enterpriseId?: string | undefined },
+): string | null {
+  const kept = metadataObject(privateMetadata).workspaceId;
+  return typeof kept === 'string' && /^[TE][A-Z0-9]{1,40}$/.test(kept) ? kept : workspaceIdOf(context);
+}
+
+function metadataObject(raw: string | undefined): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(raw || '{}');
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
  * The workspace a bare workspace id stands for, when no signed request says more (the feed's Home republish): an
  * `E…` id is an organisation served by an org-wide install, anything else a team.
  */

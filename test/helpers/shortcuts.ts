@@ -97,6 +97,11 @@ export function submitView(
   options: {
     user?: string;
     responseUrls?: { block_id: string; action_id: string; channel_id: string; response_url: string }[];
+    /**
+     * Sent as an org-wide install of this enterprise sends it: no team, the enterprise as the user's and the
+     * view's team (bolt-js#1720: Bolt's context.teamId is then the enterprise id).
+     */
+    orgInstall?: string;
   } = {},
 ) {
   const user = options.user ?? USERS.admin;
@@ -109,8 +114,19 @@ export function submitView(
     values,
     view: view.view,
     ...(options.responseUrls && { responseUrls: options.responseUrls }),
+    ...(options.orgInstall !== undefined && { enterpriseId: options.orgInstall, isEnterpriseInstall: true }),
   });
-  return interaction(h.target, payload);
+  const org = options.orgInstall;
+  const sent =
+    org === undefined
+      ? payload
+      : {
+          ...payload,
+          team: null,
+          user: { ...payload.user, team_id: org },
+          view: { ...payload.view, app_installed_team_id: org },
+        };
+  return interaction(h.target, sent);
 }
 
 export function globalShortcut(h: Harness, callbackId: string, user: string = USERS.admin) {

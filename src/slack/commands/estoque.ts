@@ -15,7 +15,7 @@ import {
 import { sendResponse, tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { parseEstoque } from '../parse/commands.js';
-import { linkAdminVerdict, refusalOf, workspaceIdOf } from '../slack-users.js';
+import { linkAdminVerdict, refusalOf, viewForWorkspace, workspaceIdOf } from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
 import { ackAndAnswer, type CommandArgs } from './answer-command.js';
 import { handleDigestCommand } from './digest.js';
@@ -87,16 +87,15 @@ async function openLinkModal(deps: SlackDeps, args: CommandArgs): Promise<void> 
       });
       return;
     }
-    // Only where to confirm (the channel and this command's response_url) and which workspace it links (a
-    // command names its workspace; an org-wide install's submission may name only the enterprise); never a secret.
-    const metadata = JSON.stringify({
-      channelId: command.channel_id,
-      responseUrl: command.response_url,
-      workspaceId: workspaceIdOf(args.context),
-    });
+    // Only where to confirm (the channel and this command's response_url) and which workspace it links; never a
+    // secret.
+    const metadata = JSON.stringify({ channelId: command.channel_id, responseUrl: command.response_url });
     await triggerClient(client, deps.metrics).views.open({
       trigger_id: command.trigger_id,
-      view: { ...renderLinkModal(), private_metadata: metadata },
+      view: viewForWorkspace(
+        { ...renderLinkModal(), private_metadata: metadata },
+        workspaceIdOf(args.context),
+      ),
     });
   } catch (error) {
     deps.logger.error({ correlationId, ...errFields(error) }, 'could not open the link modal');

@@ -181,7 +181,13 @@ export function registerHomeTab(app: App, deps: SlackDeps): void {
   });
   app.action<BlockAction<ButtonAction>>(ActionIds.homeLookup, async (args) => {
     await args.ack();
-    await openRequestLookup(deps, args.client, args.body.trigger_id, clicker(args));
+    await openRequestLookup(
+      deps,
+      args.client,
+      args.body.trigger_id,
+      workspaceIdOf(args.context),
+      clicker(args),
+    );
   });
   app.action<BlockAction<ButtonAction>>(ActionIds.homeHelp, async (args) => {
     await args.ack();

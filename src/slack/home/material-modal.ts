@@ -24,7 +24,7 @@ import { type Recipient, slackErrorCode, tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { postToResponseUrl, ResponseUrlOutcomeUnknownError } from '../response-url.js';
-import { workspaceIdOf } from '../slack-users.js';
+import { submittedWorkspaceId, viewForWorkspace, workspaceIdOf } from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
 import { tellModalNotOpened } from './notices.js';
 
@@ -56,7 +56,7 @@ export async function openMaterialModal(
   try {
     const opened = await triggerClient(client, deps.metrics).views.open({
       trigger_id: triggerId,
-      view: renderMaterialModal(null, renderContext(deps)),
+      view: viewForWorkspace(renderMaterialModal(null, renderContext(deps)), workspaceId),
     });
     viewId = opened.view?.id;
   } catch (error) {
@@ -137,7 +137,8 @@ export function registerMaterialModal(app: App, deps: SlackDeps): void {
           );
         }
         try {
-          await client.views.update({ view_id: view.id, view: shown });
+          // The workspace rides along: the share's submission may name only an org install's enterprise.
+          await client.views.update({ view_id: view.id, view: viewForWorkspace(shown, workspaceId) });
         } catch (error) {
           // The person closed the modal meanwhile (Slack: not_found): nothing to tell them.
           if (slackErrorCode(error) === 'not_found') {
@@ -201,7 +202,7 @@ type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 /** `Compartilhar`: posts the material in the chosen channel through the response_url Slack gave for it. */
 async function shareMaterial(deps: SlackDeps, args: ViewArgs): Promise<void> {
   const { body, view } = args;
-  const workspaceId = workspaceIdOf(args.context);
+  const workspaceId = submittedWorkspaceId(view.private_metadata, args.context);
   const materialId = readMaterialId(view.private_metadata);
   const responseUrl = (body as { response_urls?: { response_url?: unknown }[] }).response_urls?.[0]
     ?.response_url;

@@ -27,7 +27,7 @@ import { type Recipient, slackErrorCode, tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { visibleMessageText } from '../parse/message-text.js';
-import { workspaceIdOf } from '../slack-users.js';
+import { submittedWorkspaceId, viewForWorkspace, workspaceIdOf } from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
 import { tellModalNotOpened } from './notices.js';
 
@@ -42,13 +42,14 @@ export async function openRequestLookup(
   deps: SlackDeps,
   client: WebClient,
   triggerId: string,
+  workspaceId: string | null,
   /** Who clicked: told when the modal cannot be opened (a Home click has no response_url: by DM). */
   recipient: Recipient,
 ): Promise<void> {
   try {
     await triggerClient(client, deps.metrics).views.open({
       trigger_id: triggerId,
-      view: renderRequestLookupModal(),
+      view: viewForWorkspace(renderRequestLookupModal(), workspaceId),
     });
   } catch (error) {
     await tellModalNotOpened(deps, error, 'request lookup modal not opened', recipient);
@@ -206,7 +207,7 @@ async function submitLookup(deps: SlackDeps, args: ViewArgs): Promise<void> {
   const { body, view, client } = args;
   const typed = view.state.values[BlockIds.requestNumber]?.[InputActionIds.requestNumber]?.value;
   const id = parseRequestNumber(typeof typed === 'string' ? typed : '');
-  const workspaceId = workspaceIdOf(args.context);
+  const workspaceId = submittedWorkspaceId(view.private_metadata, args.context);
   if (id === null || !workspaceId) {
     await args.ack({ response_action: 'errors', errors: { [BlockIds.requestNumber]: lookupNumberError() } });
     return;

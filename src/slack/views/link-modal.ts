@@ -24,7 +24,14 @@ import { tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { publishHome } from '../home/home-tab.js';
 import { postToResponseUrl } from '../response-url.js';
-import { type AdminVerdict, linkAdminVerdict, refusalOf, workspaceIdOf } from '../slack-users.js';
+import {
+  type AdminVerdict,
+  linkAdminVerdict,
+  refusalOf,
+  submittedWorkspaceId,
+  viewForWorkspace,
+  workspaceIdOf,
+} from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
 
 /**
@@ -41,8 +48,6 @@ interface Metadata {
   responseUrl?: string;
   /** Opened from the App Home: the Home is published again once linked. */
   home?: boolean;
-  /** The workspace the modal was opened for (the opening request's team). */
-  workspaceId?: string;
 }
 
 export function registerLinkModal(app: App, deps: SlackDeps): void {
@@ -67,16 +72,18 @@ export function registerLinkModal(app: App, deps: SlackDeps): void {
         await tellPerson(deps, respond, refusalOf(verdict), recipient);
         return;
       }
-      const metadata = JSON.stringify({
-        ...(body.view?.type === 'home'
+      const metadata = JSON.stringify(
+        body.view?.type === 'home'
           ? { home: true }
-          : { channelId: body.channel?.id, responseUrl: body.response_url }),
-        workspaceId: workspaceIdOf(context),
-      });
+          : { channelId: body.channel?.id, responseUrl: body.response_url },
+      );
       try {
         await triggerClient(client, deps.metrics).views.open({
           trigger_id: body.trigger_id,
-          view: { ...renderLinkModal(), private_metadata: metadata },
+          view: viewForWorkspace(
+            { ...renderLinkModal(), private_metadata: metadata },
+            workspaceIdOf(context),
+          ),
         });
       } catch (error) {
         deps.logger.error(errFields(error), 'could not open the link modal');
@@ -97,9 +104,9 @@ async function submitLink(deps: SlackDeps, args: ViewArgs): Promise<void> {
   const correlationId = newCorrelationId();
   const logger = deps.logger.child({ correlationId });
   const metadata = readMetadata(view.private_metadata);
-  // The workspace the modal was opened for, as the request that opened it named it: an org-wide install's
-  // submission may name only the enterprise (no team; bolt-js#1720), which would link the organisation's id.
-  const workspaceId = metadata.workspaceId ?? workspaceIdOf(args.context);
+  // The workspace the modal was opened for: an org-wide install's submission may name only the enterprise, which
+  // would link the organisation's id.
+  const workspaceId = submittedWorkspaceId(view.private_metadata, args.context);
   const input = readInput(view.state?.values);
   if ('errors' in input) {
     await args.ack({ response_action: 'errors', errors: input.errors });
@@ -235,14 +242,9 @@ function readMetadata(raw: string | undefined): Metadata {
         ? parsed.responseUrl
         : undefined;
     const channelId = typeof parsed.channelId === 'string' ? parsed.channelId : undefined;
-    const workspaceId =
-      typeof parsed.workspaceId === 'string' && /^[TE][A-Z0-9]{1,40}$/.test(parsed.workspaceId)
-        ? parsed.workspaceId
-        : undefined;
     return {
       ...(responseUrl && { responseUrl }),
       ...(channelId && { channelId }),
-      ...(workspaceId && { workspaceId }),
       ...(parsed.home === true && { home: true }),
     };
   } catch {

@@ -7,6 +7,7 @@ import {
   CHANNELS,
   eventually,
   type Harness,
+  installOrgWide,
   startHarness,
   TEAM,
   textOf,
@@ -135,6 +136,11 @@ describe('global shortcut buscar_material', () => {
     expect(text).toContain('1312');
     expect(JSON.stringify(detail.view.blocks)).toContain('"response_url_enabled":true');
     expect(detail.view.submit).toMatchObject({ text: 'Compartilhar' });
+    // The workspace rides in the modal: an org-wide install's share names only the enterprise.
+    expect(JSON.parse(detail.view.private_metadata)).toMatchObject({
+      materialId: known.materialId,
+      workspaceId: TEAM,
+    });
 
     // No channel chosen: the modal says so.
     const none = await submitView(h, detail, {});
@@ -473,6 +479,29 @@ describe('Consultar solicitação (Home button)', () => {
     expect(JSON.parse(good.body)).toMatchObject({ response_action: 'update' });
     const shown = await eventually(() => updatesOf(lookup.viewId, since)[0]);
     expect(shown.view.title).toMatchObject({ text: 'Solicitação 1321' });
+  });
+
+  it("an org-wide install's submission (naming only the enterprise) answers for the workspace the modal was opened in", async () => {
+    await installOrgWide(h, 'E0ORG0001');
+    const home = await openHome(h, USERS.member);
+    let since = h.slack.views.length;
+    await clickInView(h, home, 'home:lookup', USERS.member);
+    const lookup = await nextView(h, since, 'views.open');
+    since = h.slack.views.length;
+    const good = await submitView(
+      h,
+      lookup,
+      { request_number: { number: { type: 'plain_text_input', value: '1321' } } },
+      { user: USERS.member, orgInstall: 'E0ORG0001' },
+    );
+    expect(JSON.parse(good.body)).toMatchObject({ response_action: 'update' });
+    const shown = await eventually(() => {
+      const last = updatesOf(lookup.viewId, since).at(-1);
+      return last && !viewText(last).includes('Buscando') ? last : null;
+    });
+    // The workspace's link answered: not the organisation's id, which no link names.
+    expect(shown.view.title).toMatchObject({ text: 'Solicitação 1321' });
+    expect(viewText(shown)).not.toMatch(/não está vinculado|vincular/i);
   });
 
   it('a Home row opens its request in a new modal', async () => {
