@@ -9,7 +9,7 @@ import {
   type SlackRequestResult,
   type ViewStateValues,
 } from '../../src/fake-slack/index.js';
-import { eventually, type Harness, TEAM, USERS } from './bot-harness.js';
+import { CHANNELS, eventually, type Harness, TEAM, USERS } from './bot-harness.js';
 
 /** Signed shortcut, block_suggestion, Home and modal interactions, built as Slack builds them. */
 
@@ -127,6 +127,33 @@ export function submitView(
           view: { ...payload.view, app_installed_team_id: org },
         };
   return interaction(h.target, sent);
+}
+
+/** `Compartilhar` of a material modal with the stockroom channel chosen, and the response_url Slack gives for it. */
+export function shareInStockroom(
+  h: Harness,
+  view: FakeView,
+  responseUrl = h.slack.newResponseUrl({ teamId: TEAM, channelId: CHANNELS.stockroom, userId: USERS.admin }),
+) {
+  return submitView(
+    h,
+    view,
+    {
+      share_channel: {
+        channel: { type: 'conversations_select', selected_conversation: CHANNELS.stockroom },
+      },
+    } as never,
+    {
+      responseUrls: [
+        {
+          block_id: 'share_channel',
+          action_id: 'channel',
+          channel_id: CHANNELS.stockroom,
+          response_url: responseUrl,
+        },
+      ],
+    },
+  );
 }
 
 export function globalShortcut(h: Harness, callbackId: string, user: string = USERS.admin) {

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildViewSubmissionPayload } from '../../src/fake-slack/payloads.js';
 import { viewSubmission } from '../../src/fake-slack/signer.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
+import type { FaultSpec } from '../../src/sandbox/faults.js';
 import { LinkStore } from '../../src/store/link-store.js';
 import {
   CHANNELS,
@@ -27,6 +28,20 @@ afterEach(async () => {
 });
 
 type Answer = { response_action?: string; errors?: Record<string, string> };
+
+/** An admin links the demo login while `fault` stands at the upstream; what they are told. */
+async function linkWhileFailing(fault: FaultSpec): Promise<string> {
+  const since = Date.now();
+  h.sandbox.faults.next(fault);
+  const result = await h.submitLink(
+    { login: C1.login, password: C1.password, company: '1' },
+    { user: USERS.admin },
+  );
+  // In the modal when the retries end within its budget, else posted once it is closed.
+  return result.body.includes('não respondeu')
+    ? result.body
+    : textOf(await h.nextMessage(since, { userId: USERS.admin }));
+}
 
 describe('/estoque vincular', () => {
   it('refuses people who are not workspace admins, owners or BOT_ADMINS', async () => {
@@ -88,16 +103,7 @@ describe('/estoque vincular', () => {
   });
 
   it('a 500 that persists at the token issuer ends in "não respondeu" after a bounded number of logins', async () => {
-    const since = Date.now();
-    h.sandbox.faults.next({ path: /\/auth\/v1\/auth\/?$/, status: 500, times: 10 });
-    const result = await h.submitLink(
-      { login: C1.login, password: C1.password, company: '1' },
-      { user: USERS.admin },
-    );
-    // In the modal when the retries end within its budget, else posted once it is closed.
-    const shown = result.body.includes('não respondeu')
-      ? result.body
-      : textOf(await h.nextMessage(since, { userId: USERS.admin }));
+    const shown = await linkWhileFailing({ path: /\/auth\/v1\/auth\/?$/, status: 500, times: 10 });
     expect(shown).toContain('O sistema de estoque não respondeu');
     // The retry policy's 3 retries (FAST_RETRY_POLICY in the harness): 4 logins.
     expect(h.sandbox.calls.filter((c) => c.kind === 'login')).toHaveLength(4);
@@ -105,15 +111,7 @@ describe('/estoque vincular', () => {
   });
 
   it('a failed attempt is logged once, with its workspace and the correlation id of its upstream calls', async () => {
-    const since = Date.now();
-    h.sandbox.faults.next({ path: '/v1/almoxarifados', status: 500, times: 10 });
-    const result = await h.submitLink(
-      { login: C1.login, password: C1.password, company: '1' },
-      { user: USERS.admin },
-    );
-    const shown = result.body.includes('não respondeu')
-      ? result.body
-      : textOf(await h.nextMessage(since, { userId: USERS.admin }));
+    const shown = await linkWhileFailing({ path: '/v1/almoxarifados', status: 500, times: 10 });
     expect(shown).toContain('O sistema de estoque não respondeu');
     const lines = h.logs.map((line) => JSON.parse(line) as Record<string, unknown>);
     const failed = lines.filter((line) => line.msg === 'link attempt failed');

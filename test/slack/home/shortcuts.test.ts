@@ -22,6 +22,7 @@ import {
   nextView,
   openHome,
   publishedHome,
+  shareInStockroom,
   submitView,
   suggest,
   viewText,
@@ -155,25 +156,7 @@ describe('global shortcut buscar_material', () => {
       channelId: CHANNELS.stockroom,
       userId: USERS.admin,
     });
-    const shared = await submitView(
-      h,
-      detail,
-      {
-        share_channel: {
-          channel: { type: 'conversations_select', selected_conversation: CHANNELS.stockroom },
-        },
-      } as never,
-      {
-        responseUrls: [
-          {
-            block_id: 'share_channel',
-            action_id: 'channel',
-            channel_id: CHANNELS.stockroom,
-            response_url: responseUrl,
-          },
-        ],
-      },
-    );
+    const shared = await shareInStockroom(h, detail, responseUrl);
     expect(shared.body).toBe('');
     const posted = await h.nextMessage(sentAt, { channel: CHANNELS.stockroom, ephemeral: false });
     expect(textOf(posted)).toContain('Compartilhado por <@U00ADMIN1>');
@@ -206,25 +189,7 @@ describe('Buscar material when something fails after the click', () => {
     });
     h.slack.failNext('response_url', { error: 'expired_url' }, 1);
     const sentAt = Date.now();
-    await submitView(
-      h,
-      detail,
-      {
-        share_channel: {
-          channel: { type: 'conversations_select', selected_conversation: CHANNELS.stockroom },
-        },
-      } as never,
-      {
-        responseUrls: [
-          {
-            block_id: 'share_channel',
-            action_id: 'channel',
-            channel_id: CHANNELS.stockroom,
-            response_url: responseUrl,
-          },
-        ],
-      },
-    );
+    await shareInStockroom(h, detail, responseUrl);
     const told = await h.nextMessage(sentAt, { userId: USERS.admin });
     expect(textOf(told)).toContain('Não consegui publicar o material no canal escolhido');
     expect(
@@ -563,29 +528,7 @@ describe('a button or form of an older version, whose value no longer reads: the
     const modal = await nextView(h, since, 'views.open');
     const stale = { ...modal, view: { ...modal.view, private_metadata: '{"material":12}' } };
     const sentAt = Date.now();
-    const result = await submitView(
-      h,
-      stale,
-      {
-        share_channel: {
-          channel: { type: 'conversations_select', selected_conversation: CHANNELS.stockroom },
-        },
-      } as never,
-      {
-        responseUrls: [
-          {
-            block_id: 'share_channel',
-            action_id: 'channel',
-            channel_id: CHANNELS.stockroom,
-            response_url: h.slack.newResponseUrl({
-              teamId: TEAM,
-              channelId: CHANNELS.stockroom,
-              userId: USERS.admin,
-            }),
-          },
-        ],
-      },
-    );
+    const result = await shareInStockroom(h, stale);
     expect(result.body).toBe('');
     const told = await h.nextMessage(sentAt, { userId: USERS.admin });
     expect(textOf(told)).toContain(STALE);
