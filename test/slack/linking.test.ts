@@ -29,14 +29,15 @@ afterEach(async () => {
 
 type Answer = { response_action?: string; errors?: Record<string, string> };
 
+/** An admin submits the link form with the demo company's login. */
+const linkDemo = () =>
+  h.submitLink({ login: C1.login, password: C1.password, company: '1' }, { user: USERS.admin });
+
 /** An admin links the demo login while `fault` stands at the upstream; what they are told. */
 async function linkWhileFailing(fault: FaultSpec): Promise<string> {
   const since = Date.now();
   h.sandbox.faults.next(fault);
-  const result = await h.submitLink(
-    { login: C1.login, password: C1.password, company: '1' },
-    { user: USERS.admin },
-  );
+  const result = await linkDemo();
   // In the modal when the retries end within its budget, else posted once it is closed.
   return result.body.includes('não respondeu')
     ? result.body
@@ -78,10 +79,7 @@ describe('/estoque vincular', () => {
   it('a 429 from the token issuer says when to try again, not that the system did not answer', async () => {
     const since = Date.now();
     h.sandbox.faults.next({ path: /\/auth\/v1\/auth\/?$/, status: 429, times: 10 });
-    const result = await h.submitLink(
-      { login: C1.login, password: C1.password, company: '1' },
-      { user: USERS.admin },
-    );
+    const result = await linkDemo();
     const shown = result.body.includes('Limite')
       ? result.body
       : textOf(await h.nextMessage(since, { userId: USERS.admin }));
@@ -92,10 +90,7 @@ describe('/estoque vincular', () => {
   it("one 500 from the token issuer's login is retried: the link is made, not refused as unavailable", async () => {
     const since = Date.now();
     h.sandbox.faults.next({ path: /\/auth\/v1\/auth\/?$/, status: 500 });
-    const result = await h.submitLink(
-      { login: C1.login, password: C1.password, company: '1' },
-      { user: USERS.admin },
-    );
+    const result = await linkDemo();
     expect(JSON.parse(result.body)).toEqual({ response_action: 'clear' });
     expect(textOf(await h.nextMessage(since, { userId: USERS.admin }))).toMatch(/3 almoxarifados/);
     expect(h.sandbox.calls.filter((c) => c.kind === 'login').map((c) => c.status)).toEqual([500, 200]);
@@ -185,10 +180,7 @@ describe('/estoque vincular', () => {
   it('links with one check call, confirms ephemerally, and keeps the credentials encrypted', async () => {
     const since = Date.now();
     const callsBefore = h.sandbox.calls.length;
-    const result = await h.submitLink(
-      { login: C1.login, password: C1.password, company: '1' },
-      { user: USERS.admin },
-    );
+    const result = await linkDemo();
     expect(JSON.parse(result.body)).toEqual({ response_action: 'clear' });
     const confirmation = await h.nextMessage(since, { userId: USERS.admin });
     expect(confirmation.ephemeral).toBe(true);
@@ -215,10 +207,7 @@ describe('/estoque vincular while the store restarts', () => {
       return save.apply(this, args);
     });
     const since = Date.now();
-    const result = await h.submitLink(
-      { login: C1.login, password: C1.password, company: '1' },
-      { user: USERS.admin },
-    );
+    const result = await linkDemo();
     expect(JSON.parse(result.body)).toEqual({ response_action: 'clear' });
     const confirmation = await h.nextMessage(since, { userId: USERS.admin });
     expect(textOf(confirmation)).toMatch(/3 almoxarifados/);
@@ -228,10 +217,7 @@ describe('/estoque vincular while the store restarts', () => {
   it('a store that keeps refusing: the admin is told nothing was linked, never left without an answer', async () => {
     vi.spyOn(LinkStore.prototype, 'save').mockRejectedValue(new Error('Connection is closed.'));
     const since = Date.now();
-    const result = await h.submitLink(
-      { login: C1.login, password: C1.password, company: '1' },
-      { user: USERS.admin },
-    );
+    const result = await linkDemo();
     // Past the form's 3 s: the form closes and the outcome comes as a message.
     expect(JSON.parse(result.body)).toEqual({ response_action: 'clear' });
     const told = await h.nextMessage(since, { userId: USERS.admin });
@@ -246,10 +232,7 @@ describe('/estoque vincular when Slack is slow to say who submitted', () => {
     // Both attempts of the admin check answer 3.5 s late: longer than the form may wait.
     h.slack.failNext('users.info', { delayMs: 3_500 }, 2);
     const loginsBefore = h.sandbox.calls.filter((c) => c.kind === 'login').length;
-    const result = await h.submitLink(
-      { login: C1.login, password: C1.password, company: '1' },
-      { user: USERS.admin },
-    );
+    const result = await linkDemo();
     const answer = JSON.parse(result.body) as Answer;
     expect(answer.response_action).toBe('errors');
     expect(answer.errors?.link_login).toContain('Não consegui confirmar no Slack quem você é');
