@@ -87,15 +87,8 @@ export function tokenize(text: string): Tokens {
   const filters = new Map<string, string>();
   const problems: string[] = [];
   // Slack turns some characters into entities; undo the three it escapes.
-  const clean = text
-    .replace(FORMAT_CHARACTERS, '')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
-  const parts = clean
-    .split(/\s+/)
-    .filter((part) => part !== '')
-    .map(readWord);
+  const clean = normalizeCommandText(text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'));
+  const parts = clean.split(/\s+/).filter((part) => part !== '');
   for (let i = 0; i < parts.length; i += 1) {
     const raw = parts[i] ?? '';
     const match = FILTER.exec(raw);
