@@ -108,7 +108,7 @@ export function viewForWorkspace<V extends { private_metadata?: string }>(
   if (workspaceId === null) return view;
   return {
     ...view,
-    private_metadata: JSON.stringify({ ...metadataObject(view.private_metadata), workspaceId }),
+    private_metadata: JSON.stringify({ ...viewMetadata(view.private_metadata), workspaceId }),
   };
 }
 
@@ -117,11 +117,12 @@ export function submittedWorkspaceId(
   privateMetadata: string | undefined,
   context: { teamId?: string | undefined; enterpriseId?: string | undefined },
 ): string | null {
-  const kept = metadataObject(privateMetadata).workspaceId;
+  const kept = viewMetadata(privateMetadata).workspaceId;
   return typeof kept === 'string' && /^[TE][A-Z0-9]{1,40}$/.test(kept) ? kept : workspaceIdOf(context);
 }
 
-function metadataObject(raw: string | undefined): Record<string, unknown> {
+/** A view's `private_metadata` as the JSON object the bot keeps there; anything else reads as an empty one. */
+export function viewMetadata(raw: string | undefined): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(raw || '{}');
     return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)

@@ -24,7 +24,7 @@ import { type Recipient, slackErrorCode, tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { postToResponseUrl, ResponseUrlOutcomeUnknownError } from '../response-url.js';
-import { submittedWorkspaceId, viewForWorkspace, workspaceIdOf } from '../slack-users.js';
+import { submittedWorkspaceId, viewForWorkspace, viewMetadata, workspaceIdOf } from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
 import { tellModalNotOpened } from './notices.js';
 
@@ -266,10 +266,6 @@ function pickerFailure(deps: SlackDeps, error: unknown, correlationId: string, w
 }
 
 function readMaterialId(raw: string | undefined): number | null {
-  try {
-    const value = (JSON.parse(raw ?? '{}') as { materialId?: unknown }).materialId;
-    return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : null;
-  } catch {
-    return null;
-  }
+  const value = viewMetadata(raw).materialId;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : null;
 }

@@ -30,6 +30,7 @@ import {
   refusalOf,
   submittedWorkspaceId,
   viewForWorkspace,
+  viewMetadata,
   workspaceIdOf,
 } from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
@@ -235,21 +236,17 @@ function positiveInt(text: string): number | null {
 }
 
 function readMetadata(raw: string | undefined): Metadata {
-  try {
-    const parsed = JSON.parse(raw ?? '{}') as Record<string, unknown>;
-    const responseUrl =
-      typeof parsed.responseUrl === 'string' && /^https?:\/\//.test(parsed.responseUrl)
-        ? parsed.responseUrl
-        : undefined;
-    const channelId = typeof parsed.channelId === 'string' ? parsed.channelId : undefined;
-    return {
-      ...(responseUrl && { responseUrl }),
-      ...(channelId && { channelId }),
-      ...(parsed.home === true && { home: true }),
-    };
-  } catch {
-    return {};
-  }
+  const parsed = viewMetadata(raw);
+  const responseUrl =
+    typeof parsed.responseUrl === 'string' && /^https?:\/\//.test(parsed.responseUrl)
+      ? parsed.responseUrl
+      : undefined;
+  const channelId = typeof parsed.channelId === 'string' ? parsed.channelId : undefined;
+  return {
+    ...(responseUrl && { responseUrl }),
+    ...(channelId && { channelId }),
+    ...(parsed.home === true && { home: true }),
+  };
 }
 
 function sleep(ms: number): Promise<void> {
