@@ -269,6 +269,8 @@ export function boltLogger(logger: Logger): BoltLogger {
   const write =
     (method: 'debug' | 'info' | 'warn' | 'error') =>
     (...parts: unknown[]) => {
+      // Bolt calls debug on every request: nothing is masked or copied for a line the level drops.
+      if (!child.isLevelEnabled(method)) return;
       const { fields, msg } = boltLine(parts);
       child[method](fields, msg);
     };

@@ -130,3 +130,17 @@ it("@slack/socket-mode's own debug line of a received frame carries no password"
   expect(lines.some((line) => line.includes('Received a message on the WebSocket'))).toBe(true);
   expect(lines.join('\n')).not.toContain(password);
 });
+
+it('a line below the level is dropped before anything of it is read or masked', () => {
+  const { logger, lines } = captureLogger('info');
+  const bolt = boltLogger(logger);
+  let read = false;
+  bolt.debug('frame', {
+    get payload() {
+      read = true;
+      return 'x';
+    },
+  });
+  expect(read).toBe(false);
+  expect(lines).toEqual([]);
+});
