@@ -342,9 +342,9 @@ export class UpstreamClient {
   }
 
   /**
-   * A page of a list whose allowed PageSize is not documented (upstream-api.md: "not shown"). A PageSize the service
-   * refuses with a 400 that blames it is asked again at the documented default, and that list is asked at most
-   * that from then on (this process: one refused call per list and replica); the page says the size it was
+   * A page of a list whose allowed PageSize is not documented (upstream-api.md: "not shown"). A PageSize over the
+   * documented default refused with a 400 that does not blame other fields is asked again at that default, and once
+   * served there, that list is asked at most that from then on (this process: one refused call per list and replica); the page says the size it was
    * served at (servedPage), so its readers page on at that size as they do with a service that serves fewer rows.
    */
   private async pageCall<T extends PagedRow>(
@@ -362,9 +362,12 @@ export class UpstreamClient {
     try {
       return servedPage(await this.call(ctx, endpoint), page, asked);
     } catch (error) {
-      const refused =
-        asked > DEFAULT_PAGE_SIZE && error instanceof UpstreamBadRequestError && error.blames(params.size);
-      if (!refused) throw error;
+      if (!(asked > DEFAULT_PAGE_SIZE && error instanceof UpstreamBadRequestError)) throw error;
+      // The allowed range is not shown, nor how a refusal reads: a validation error of the field, or a cause in
+      // prose (English or Portuguese) that names no field. Only validation errors of other fields rule it out;
+      // any other 400 is asked once at the documented default, and a list then served says the size was it.
+      if (!error.blames(params.size) && error.fields.length > 0) throw error;
+      const served = await atMost(DEFAULT_PAGE_SIZE);
       this.pageSizeCaps.set(endpoint.label, DEFAULT_PAGE_SIZE);
       this.options.logger.warn(
         {
@@ -375,7 +378,7 @@ export class UpstreamClient {
         },
         'upstream refused the page size; this list is asked at its default size from now on',
       );
-      return servedPage(await atMost(DEFAULT_PAGE_SIZE), page, DEFAULT_PAGE_SIZE);
+      return servedPage(served, page, DEFAULT_PAGE_SIZE);
     }
   }
 

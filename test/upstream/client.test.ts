@@ -152,6 +152,50 @@ describe('every endpoint of the stockroom area, against the sandbox', () => {
     }
   });
 
+  it('a refusal whose cause names no field (in words of its own) is asked again at 50, and learnt once served', async () => {
+    // The document shows neither the allowed PageSize range nor how a refusal reads: a cause in prose, in English or
+    // Portuguese, names no field the bot could match. Asked again at the documented default, a list that is then
+    // served says the size was the cause.
+    const refusal = (detail: string) => ({
+      path: '/v1/solicitacoes-materiais',
+      status: 400 as const,
+      body: { title: 'Bad Request', status: 400, detail },
+    });
+    const sizesAsked = () => dataCalls().map((c) => new URL(c.url, 'http://x').searchParams.get('PageSize'));
+    sandbox.faults.next(refusal('Page size must be between 1 and 50'));
+    const page = await stack.client.listRequests(ctx(), { pageSize: 100 });
+    expect(page.pageSize).toBe(50);
+    expect(page.rows).toHaveLength(50);
+    await stack.client.listRequests(ctx(), { pageSize: 100, page: 2 });
+    expect(sizesAsked()).toEqual(['100', '50', '50']);
+
+    sandbox.faults.next({
+      ...refusal('O tamanho da página deve ser no máximo 50.'),
+      path: '/v1/compras-materiais',
+    });
+    const purchases = await stack.client.listPurchases(ctx(), { pageSize: 100 });
+    expect(purchases.pageSize).toBe(50);
+  });
+
+  it('a 400 in prose that the same list at 50 gets again is not a page size: its error stands and nothing is learnt', async () => {
+    sandbox.faults.next({
+      path: '/v1/solicitacoes-materiais',
+      status: 400,
+      body: { title: 'Bad Request', status: 400, detail: 'Parâmetros inválidos.' },
+      times: 2,
+    });
+    await expect(stack.client.listRequests(ctx(), { pageSize: 100 })).rejects.toMatchObject({
+      detail: 'Parâmetros inválidos.',
+    });
+    const page = await stack.client.listRequests(ctx(), { pageSize: 100 });
+    expect(page.pageSize).toBe(100);
+    expect(dataCalls().map((c) => new URL(c.url, 'http://x').searchParams.get('PageSize'))).toEqual([
+      '100',
+      '50',
+      '100',
+    ]);
+  });
+
   it('a 400 for another cause than PageSize is not asked again, and teaches nothing about page sizes', async () => {
     sandbox.faults.next({
       path: '/v1/solicitacoes-materiais',
