@@ -76,6 +76,21 @@ it('a number the service answers with empty lists (200 [], no 404) is not found,
   expect(answer.blocks?.some((b) => JSON.stringify(b).includes('Acompanhar'))).toBe(false);
 });
 
+it('no items and a history that answers 404 is not found (the 404 is the documented answer to an unknown id)', async () => {
+  // upstream-api.md promises a 404 for "no resource for the given identifier" but not on which of the two reads: a
+  // service may answer the items 200 [] and the history 404. Shown as an empty request until 2026-11-27.
+  const id = 777_778;
+  h.sandbox.faults.next({ path: `${REQUESTS}/${id}/itens`, status: 200, body: [] });
+  h.sandbox.faults.next({
+    path: `${REQUESTS}/${id}/historico`,
+    status: 404,
+    body: { title: 'Not Found', status: 404, detail: 'Solicitação não encontrada.' },
+  });
+  const { sentAt } = await h.command('/solicitacao', String(id));
+  const answer = await h.nextMessage(sentAt, { userId: USERS.member });
+  expect(textOf(answer)).toContain(`Solicitação ${id} não encontrada.`);
+});
+
 it('a request with no items but its history is still shown (only both empty means not found)', async () => {
   h.sandbox.faults.next({ path: `${REQUESTS}/${ID}/itens`, status: 200, body: [] });
   const { sentAt } = await h.command('/solicitacao', String(ID));

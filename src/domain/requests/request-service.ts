@@ -89,9 +89,9 @@ export class RequestService {
     }
     const history = 'answer' in read ? read.answer : null;
     // A request has at least the entry of its opening: no items and no history at all is a number that does not
-    // exist, from a service that answers it with empty lists rather than a 404.
-    if (itemsAnswer.data.length === 0 && history?.data.rows.length === 0)
-      throw new NotFoundError('request', id);
+    // exist, from a service that answers it with empty lists rather than a 404, or with a 404 on the history only.
+    const noHistory = 'error' in read ? read.error instanceof NotFoundError : history?.data.rows.length === 0;
+    if (itemsAnswer.data.length === 0 && noHistory) throw new NotFoundError('request', id);
     let last: HistoryEntry | undefined = history?.data.rows.at(-1);
     if (history && history.data.totalPages > 1) {
       const lastPage = await this.historyPage(
