@@ -171,18 +171,19 @@ export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 
 /**
  * Purchase order: only the id is documented. Rows of the purchase list carry totalRows; the same record is
- * returned by GET /v1/entradas-materiais/compras, where the document does not promise it, hence optional.
+ * returned by GET /v1/entradas-materiais/compras, where the document does not promise it, hence optional, and null
+ * taken as absent (its type is not shown: a record shared by a paged and an unpaged list may send null there).
  * Every other property is kept as an unknown extra.
  */
 export const purchaseOrderSchema = z.looseObject({
   compraMaterialId: int32,
-  totalRows: int32.optional(),
+  totalRows: int32.nullish(),
 });
 export type PurchaseOrder = z.infer<typeof purchaseOrderSchema>;
 
-/** Goods receipt: no field is documented; the row is kept whole. */
+/** Goods receipt: no field is documented; the row is kept whole (totalRows as the purchase's). */
 export const goodsReceiptSchema = z.looseObject({
-  totalRows: int32.optional(),
+  totalRows: int32.nullish(),
 });
 export type GoodsReceipt = z.infer<typeof goodsReceiptSchema>;
 

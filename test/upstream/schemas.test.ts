@@ -235,6 +235,13 @@ describe('purchases and receipts', () => {
     expect(goodsReceiptListSchema.parse(receipts)).toEqual(receipts);
   });
 
+  it('take a null totalRows (its type is not shown; a list that is not paged, like the pending purchases, may send null)', () => {
+    // Refused until 2026-11-27: one such row failed the whole pending list, the digest's section and the feed's receipts.
+    const purchases = [{ compraMaterialId: 10, totalRows: null }];
+    expect(purchaseOrderListSchema.parse(purchases)).toEqual(purchases);
+    expect(goodsReceiptListSchema.parse([{ entradaMaterialId: 5, totalRows: null }])).toHaveLength(1);
+  });
+
   it('require an integer compraMaterialId and an integer totalRows when present', () => {
     expect(issuePaths(purchaseOrderListSchema, [{ totalRows: 1 }])).toEqual(['0.compraMaterialId']);
     expect(issuePaths(purchaseOrderListSchema, [{ compraMaterialId: '10' }])).toEqual(['0.compraMaterialId']);
