@@ -87,6 +87,18 @@ describe('/solicitacao', () => {
     expect(h.sandbox.calls.length).toBe(before);
   });
 
+  it('lists `status: 1, 2` (spaces a phone adds) with both statuses and no search text', async () => {
+    // Until the fix, the usage in the ack: "o detalhe de uma solicitação não aceita filtros" (2 read as a number).
+    const result = await h.command('/solicitacao', 'status: 1, 2');
+    expect(result.body).toBe('');
+    const text = textOf(await h.nextMessage(result.sentAt, { userId: USERS.member }));
+    expect(text).toContain('Solicitações');
+    const call = h.sandbox.calls.find((c) => c.path === '/v1/solicitacoes-materiais');
+    const query = new URL(call?.url ?? '', 'http://x').searchParams;
+    expect(query.get('Status')).toBe('1,2');
+    expect(query.get('Search')).toBeNull();
+  });
+
   it('lists recent requests with paging buttons', async () => {
     const { message, text } = await ask('/solicitacao', '');
     expect(text).toMatch(/Página 1 de \d+/);

@@ -25,6 +25,37 @@ describe('tokens', () => {
     });
   });
 
+  it('reads a filter value cut by a space beside a comma (as phones write it) as one list', () => {
+    for (const text of ['status:1, 2', 'status:1 ,2', 'status:1 , 2', 'status: 1, 2', 'status: 1 , 2'])
+      expect(tokenize(text), text).toEqual({
+        words: [],
+        filters: new Map([['status', '1,2']]),
+        problems: [],
+      });
+    expect(tokenize('status:1, 2, 3 cimento almox:2')).toEqual({
+      words: ['cimento'],
+      filters: new Map([
+        ['status', '1,2,3'],
+        ['almox', '2'],
+      ]),
+      problems: [],
+    });
+    // Only pieces a comma joins: a word after the list is free text, a filter after a comma is a filter.
+    expect(tokenize('status:1 cimento')).toMatchObject({
+      words: ['cimento'],
+      filters: new Map([['status', '1']]),
+    });
+    expect(tokenize('status:1, almox:2')).toMatchObject({
+      words: [],
+      filters: new Map([
+        ['status', '1,'],
+        ['almox', '2'],
+      ]),
+    });
+    // Words of a search keep their commas and spaces.
+    expect(tokenize('torre, bloco ,b')).toMatchObject({ words: ['torre,', 'bloco', ',b'] });
+  });
+
   it('reads full-width characters as their plain form and drops invisible format characters', () => {
     expect(tokenize('１３１２ ｓｔａｔｕｓ：１').words).toEqual(['1312']);
     expect(Object.fromEntries(tokenize('１３１２ ｓｔａｔｕｓ：１').filters)).toEqual({ status: '1' });
@@ -106,6 +137,23 @@ describe('/estoque', () => {
     expect(parseEstoque('resumo assinar 25:00').ok).toBe(false);
     expect(parseEstoque('resumo assinar dias:sabado').ok).toBe(false);
     expect(parseEstoque('resumo').ok).toBe(false);
+  });
+
+  it('reads `eventos:novas, status` (a space beside the comma) as one list of events', () => {
+    for (const text of [
+      'alertas assinar eventos:novas, status',
+      'alertas assinar eventos:novas ,status',
+      'alertas assinar eventos: novas , status',
+      'alertas assinar eventos:novas,status,',
+    ])
+      expect(parseEstoque(text), text).toEqual({
+        ok: true,
+        command: { kind: 'feed-subscribe', kinds: ['novas', 'status'] },
+      });
+    expect(parseEstoque('alertas assinar eventos:novas, tudo')).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('`eventos:novas,tudo` não é válido'),
+    });
   });
 });
 
@@ -191,6 +239,31 @@ describe('/solicitacao', () => {
     expect(parseSolicitacao('Minhas status:1')).toEqual({
       ok: true,
       command: { kind: 'request-mine', page: 1, filters: { status: [1] } },
+    });
+  });
+
+  it('reads `status:1, 2` (a space beside the comma) as statuses 1 and 2, not status 1 and the text "2"', () => {
+    for (const text of ['status:1, 2', 'status:1 ,2', 'status:1 , 2', 'status: 1, 2'])
+      expect(parseSolicitacao(text), text).toEqual({
+        ok: true,
+        command: { kind: 'request-list', page: 1, filters: { status: [1, 2] } },
+      });
+    expect(parseSolicitacao('status:1, 2 cimento')).toEqual({
+      ok: true,
+      command: { kind: 'request-list', page: 1, filters: { status: [1, 2], text: 'cimento' } },
+    });
+    expect(parseSolicitacao('status:1 cimento')).toEqual({
+      ok: true,
+      command: { kind: 'request-list', page: 1, filters: { status: [1], text: 'cimento' } },
+    });
+    expect(parseCompras('status: 0 , 3 cabo')).toEqual({
+      ok: true,
+      command: { kind: 'purchase-list', page: 1, filters: { status: [0, 3], text: 'cabo' } },
+    });
+    // A word a comma joins to the list is part of it: refused with the usage, never half read.
+    expect(parseSolicitacao('status:1, cimento')).toEqual({
+      ok: false,
+      problem: '`status:1,cimento` não é válido (use números separados por vírgula, como `status:1,2`)',
     });
   });
 

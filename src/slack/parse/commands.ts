@@ -274,7 +274,11 @@ function parseFeed(rest: string[], tokens: Tokens): Result<EstoqueCommand> {
       const raw = tokens.filters.get('eventos');
       let kinds: FeedEventKind[] | undefined;
       if (raw !== undefined) {
-        const words = raw.split(',').map((word) => fold(word.trim()));
+        // Empty pieces are no event (`eventos:novas,`), as `status:1,` is status 1.
+        const words = raw
+          .split(',')
+          .map((word) => fold(word.trim()))
+          .filter((word) => word !== '');
         const unknown = words.find((word) => !(FEED_EVENT_KINDS as readonly string[]).includes(word));
         if (unknown !== undefined || words.length === 0)
           return fail(

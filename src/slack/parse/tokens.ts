@@ -77,10 +77,18 @@ export function normalizeCommandText(text: string): string {
   return text.replace(FORMAT_CHARACTERS, '').replace(/\S+/g, readWord);
 }
 
+/** A word read as part of a filter's value: never searched, so always in its compatibility form (`almox: ２`). */
+function valuePiece(word: string): string {
+  return word.normalize('NFKC');
+}
+
 /**
  * Splits on whitespace; `key:value` with a known-looking key becomes a filter (key folded), the rest are words.
  * `key: value` (phones add a space after a colon) is `key:value`: a `key:` with nothing after its colon takes the
- * next word, unless that word is a filter itself or there is none (then the filter has no value).
+ * next word, unless that word is a filter itself or there is none (then the filter has no value). A value is a
+ * list when a comma joins its pieces, with or without spaces beside it (`status:1, 2`, `1 ,2`, `1 , 2`: phones
+ * add a space after a comma): a word after a value that ends with a comma, or a word that starts with one, is
+ * part of the value; any other word after it is free text (`status:1 cimento`), a filter is a filter.
  */
 export function tokenize(text: string): Tokens {
   const words: string[] = [];
@@ -97,8 +105,13 @@ export function tokenize(text: string): Tokens {
       let value = match[2] ?? '';
       const next = parts[i + 1];
       if (value === '' && next !== undefined && !FILTER.test(next)) {
-        // A value is never searched: read in its compatibility form (`almox: ２`).
-        value = next.normalize('NFKC');
+        value = valuePiece(next);
+        i += 1;
+      }
+      for (let piece = parts[i + 1]; value !== '' && piece !== undefined; piece = parts[i + 1]) {
+        const plain = valuePiece(piece);
+        if (FILTER.test(plain) || !(value.endsWith(',') || plain.startsWith(','))) break;
+        value += plain;
         i += 1;
       }
       if (value === '') problems.push(`o filtro \`${key}:\` está sem valor`);
