@@ -53,6 +53,16 @@ describe('/solicitacao', () => {
     }
   });
 
+  it('opens a request typed in Arabic-Indic or Devanagari digits', async () => {
+    const [id] = C1.requestsWithItemsBelowMinimum;
+    for (const zero of [0x0660, 0x0966]) {
+      const typed = String(id).replace(/\d/g, (d) => String.fromCodePoint(zero + Number(d)));
+      const { text } = await ask('/solicitacao', typed);
+      expect(text, typed).toContain(`Solicitação ${id}`);
+      expect(text, typed).not.toContain('Nenhuma solicitação');
+    }
+  });
+
   it('answers a negative number as an invalid request number, as 0, not as a search', async () => {
     const before = h.sandbox.calls.length;
     for (const typed of ['-5', '0']) {

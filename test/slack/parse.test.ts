@@ -72,6 +72,37 @@ describe('tokens', () => {
     });
   });
 
+  it('reads the decimal digits of any script (Unicode Nd) as ASCII where a number is read; searches keep them', () => {
+    // Arabic-Indic, Extended Arabic-Indic (Persian), Devanagari, Bengali, Thai, Myanmar, Adlam.
+    for (const zero of [0x0660, 0x06f0, 0x0966, 0x09e6, 0x0e50, 0x1040, 0x1e950]) {
+      const digits = (text: string) => text.replace(/\d/g, (d) => String.fromCodePoint(zero + Number(d)));
+      const label = zero.toString(16);
+      expect(tokenize(digits('1234567890')).words, label).toEqual(['1234567890']);
+      expect(tokenize(`${digits('#1312')} ${digits('status:1,2')}`), label).toMatchObject({
+        words: ['#1312'],
+        filters: new Map([['status', '1,2']]),
+      });
+      expect(Object.fromEntries(tokenize(digits('almox: 2 de: 01/10/2026 pagina:3')).filters), label).toEqual(
+        {
+          almox: '2',
+          de: '01/10/2026',
+          pagina: '3',
+        },
+      );
+      // A word that is not a number is searched as typed.
+      expect(tokenize(digits('cabo 2,5mm')).words, label).toEqual([digits('cabo'), digits('2,5mm')]);
+    }
+    // Every decimal digit Unicode has that NFKC already reads as ASCII (mathematical, segmented) reads the same.
+    for (let code = 0; code <= 0x10ffff; code += 1) {
+      const char = String.fromCodePoint(code);
+      if (!/\p{Nd}/u.test(char)) continue;
+      const plain = char.normalize('NFKC');
+      const read = tokenize(char).words[0];
+      expect(read, code.toString(16)).toMatch(/^[0-9]$/);
+      if (/^[0-9]$/.test(plain)) expect(read, code.toString(16)).toBe(plain);
+    }
+  });
+
   it('reads dd/mm/aaaa and ISO dates, refusing dates that do not exist', () => {
     expect(parseLocalDate('01/10/2026')).toEqual({ year: 2026, month: 10, day: 1 });
     expect(parseLocalDate('2026-10-01')).toEqual({ year: 2026, month: 10, day: 1 });
@@ -199,6 +230,26 @@ describe('/solicitacao', () => {
     expect(parseSolicitacao('１３１２ historico')).toEqual({
       ok: true,
       command: { kind: 'request-history', id: 1312 },
+    });
+  });
+
+  it('reads a number in Arabic-Indic or Devanagari digits as the number', () => {
+    for (const text of ['١٣١٢', '#١٣١٢', 'SM ١٣١٢', '१३१२', '۱۳۱۲\u200b'])
+      expect(parseSolicitacao(text), JSON.stringify(text)).toEqual({
+        ok: true,
+        command: { kind: 'request-detail', id: 1312 },
+      });
+    expect(parseSolicitacao('status:١,٢ almox: ٣')).toEqual({
+      ok: true,
+      command: { kind: 'request-list', page: 1, filters: { status: [1, 2], stockroomId: 3 } },
+    });
+    expect(parseCompras('pagina:٢')).toEqual({
+      ok: true,
+      command: { kind: 'purchase-list', page: 2, filters: {} },
+    });
+    expect(parseSolicitacao('-١')).toEqual({
+      ok: false,
+      problem: '`-1` não é um número de solicitação válido',
     });
   });
 

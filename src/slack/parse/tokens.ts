@@ -62,24 +62,42 @@ export function looksLikeNumber(word: string): boolean {
 
 const FILTER = /^([\p{L}_]+):(.*)$/u;
 
+const DECIMAL_DIGIT = /\p{Nd}/u;
+/** Decimal digits other than ASCII's: Arabic-Indic `١٣١٢`, Devanagari `१३१२` (NFKC leaves them as they are). */
+const OTHER_DECIMAL_DIGITS = /(?![0-9])\p{Nd}/gu;
+
 /**
- * A word in its compatibility form (NFKC: full-width `１３１２` is `1312`, `ｓｔａｔｕｓ：１` is `status:1`) when that
- * form is a filter or a number; any other word as it was typed, since NFKC would change what a search finds
- * (`2,5mm²` would be `2,5mm2`, which no material named `mm²` holds).
+ * The value of a decimal digit of any script. Unicode encodes every script's decimal digits (category Nd) as a run
+ * of ten, 0 to 9 in order, and runs that touch are whole (the mathematical digits are five in a row): the value is
+ * the digit's distance from the start of its run, modulo ten. A test checks this against every Nd character.
+ */
+function digitValue(digit: string): number {
+  const code = digit.codePointAt(0) ?? 0;
+  let start = code;
+  while (start > 0 && DECIMAL_DIGIT.test(String.fromCodePoint(start - 1))) start -= 1;
+  return (code - start) % 10;
+}
+
+/**
+ * A word as a number or a filter is read: its compatibility form (NFKC: full-width `１３１２` is `1312`,
+ * `ｓｔａｔｕｓ：１` is `status:1`) with the decimal digits of any script in ASCII (`١٣١٢` is `1312`).
+ */
+function plainForm(word: string): string {
+  return word.normalize('NFKC').replace(OTHER_DECIMAL_DIGITS, (digit) => String(digitValue(digit)));
+}
+
+/**
+ * A word in its plain form when that form is a filter or a number; any other word as it was typed, since the
+ * plain form would change what a search finds (`2,5mm²` would be `2,5mm2`, which no material named `mm²` holds).
  */
 function readWord(word: string): string {
-  const plain = word.normalize('NFKC');
+  const plain = plainForm(word);
   return FILTER.test(plain) || looksLikeNumber(plain) ? plain : word;
 }
 
-/** The command text with its format characters gone and numbers in plain digits, as tokenize reads it. */
+/** The command text with its format characters gone and numbers and filters in plain form, as tokenize reads it. */
 export function normalizeCommandText(text: string): string {
   return text.replace(FORMAT_CHARACTERS, '').replace(/\S+/g, readWord);
-}
-
-/** A word read as part of a filter's value: never searched, so always in its compatibility form (`almox: ２`). */
-function valuePiece(word: string): string {
-  return word.normalize('NFKC');
 }
 
 /**
@@ -105,11 +123,12 @@ export function tokenize(text: string): Tokens {
       let value = match[2] ?? '';
       const next = parts[i + 1];
       if (value === '' && next !== undefined && !FILTER.test(next)) {
-        value = valuePiece(next);
+        // A value is never searched: always read in its plain form (`almox: ２`, `de: ٠١/١٠/٢٠٢٦`).
+        value = plainForm(next);
         i += 1;
       }
       for (let piece = parts[i + 1]; value !== '' && piece !== undefined; piece = parts[i + 1]) {
-        const plain = valuePiece(piece);
+        const plain = plainForm(piece);
         if (FILTER.test(plain) || !(value.endsWith(',') || plain.startsWith(','))) break;
         value += plain;
         i += 1;
