@@ -92,8 +92,10 @@ const USAGE: Record<CommandName, { title: string; lines: UsageLine[] }> = {
   },
 };
 
+/** `pagina:` is taken by exactly the answers that page (the parser's rule): the footer says which, by their button. */
 const CONVENTIONS =
-  'Filtros são `chave:valor`; datas em `dd/mm/aaaa`; `pagina:2` abre outra página. Acentos e maiúsculas não importam.';
+  'Filtros são `chave:valor`; datas em `dd/mm/aaaa`; `pagina:2` abre outra página das respostas com *Próxima*. ' +
+  'Acentos e maiúsculas não importam.';
 
 /** Help shows no data, so it needs no clock; without a context it renders as a private answer. */
 const STATIC_CONTEXT: RenderContext = { timeZone: 'UTC', now: 0 };

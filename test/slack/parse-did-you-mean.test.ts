@@ -67,6 +67,7 @@ describe('did you mean, where the search is chosen', () => {
       command: {
         kind: 'material-search',
         text: 'almoxarifado',
+        page: 1,
         suggestion: { text: 'almoxarifados', command: { kind: 'stockrooms' } },
       },
     });
@@ -107,7 +108,10 @@ describe('did you mean, where the search is chosen', () => {
     expect(parseCompras('pendente almox:2')).toMatchObject({
       command: {
         kind: 'purchase-list',
-        suggestion: { text: 'pendentes almox:2', command: { kind: 'purchases-pending', stockroomId: 2 } },
+        suggestion: {
+          text: 'pendentes almox:2',
+          command: { kind: 'purchases-pending', stockroomId: 2, page: 1 },
+        },
       },
     });
     expect(parseCompras('entrada')).toMatchObject({

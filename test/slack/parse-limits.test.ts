@@ -85,7 +85,15 @@ describe('whatever a command accepts fits the route its answer is (its buttons c
       () => parseCompras(`entradas almox:${int32} oc:${int32} ${dates} pagina:100000`),
       routeOfCompras,
     ],
-    ['/estoque', () => parseEstoque(`${search} almox:${int32}`), routeOfEstoque],
+    ['/estoque', () => parseEstoque(`${search} almox:${int32} pagina:100000`), routeOfEstoque],
+    ['/compras pendentes', () => parseCompras(`pendentes almox:${int32} pagina:100000`), routeOfCompras],
+    ['/compras <número>', () => parseCompras(`${int32} pagina:100000`), routeOfCompras],
+    ['/solicitacao <número>', () => parseSolicitacao(`${int32} pagina:100000`), routeOfSolicitacao],
+    [
+      '/solicitacao <número> historico',
+      () => parseSolicitacao(`${int32} historico pagina:100000`),
+      routeOfSolicitacao,
+    ],
   ] as const)(
     '%s at every limit: the route passes the schema and comes back from its button value',
     (_, parse, routeOf) => {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { Route } from '../../src/domain/routes.js';
+import { renderHelp } from '../../src/render/help.js';
+import { routeOfCompras, routeOfEstoque, routeOfSolicitacao } from '../../src/slack/commands/routes-of.js';
 import { parseCompras, parseEstoque, parseSolicitacao } from '../../src/slack/parse/commands.js';
 import { parseLocalDate, parseTimeOfDay, tokenize } from '../../src/slack/parse/tokens.js';
+import { allText } from '../render/fixtures.js';
 
 describe('tokens', () => {
   it('splits filters from words and reports repeated or empty filters', () => {
@@ -68,7 +72,7 @@ describe('tokens', () => {
     // Only numbers and filters take their compatibility form: a search keeps what was typed, `mm²` included.
     expect(parseEstoque('cabo 2,5mm²')).toEqual({
       ok: true,
-      command: { kind: 'material-search', text: 'cabo 2,5mm²' },
+      command: { kind: 'material-search', text: 'cabo 2,5mm²', page: 1 },
     });
   });
 
@@ -138,12 +142,35 @@ describe('/estoque', () => {
   it('searches materials with an optional stockroom', () => {
     expect(parseEstoque('lâmpada led almox:3')).toEqual({
       ok: true,
-      command: { kind: 'material-search', text: 'lâmpada led', stockroomId: 3 },
+      command: { kind: 'material-search', text: 'lâmpada led', stockroomId: 3, page: 1 },
     });
     expect(parseEstoque('MAT-00123')).toEqual({
       ok: true,
-      command: { kind: 'material-search', text: 'MAT-00123' },
+      command: { kind: 'material-search', text: 'MAT-00123', page: 1 },
     });
+  });
+
+  it('takes `pagina:` on a material search, whose answer pages (Anterior/Próxima)', () => {
+    expect(parseEstoque('de pagina:2')).toEqual({
+      ok: true,
+      command: { kind: 'material-search', text: 'de', page: 2 },
+    });
+    expect(parseEstoque('lâmpada pagina: 3 almox:3')).toEqual({
+      ok: true,
+      command: { kind: 'material-search', text: 'lâmpada', stockroomId: 3, page: 3 },
+    });
+    expect(routeOfEstoque({ kind: 'material-search', text: 'de', page: 2 })).toEqual({
+      view: 'materials',
+      text: 'de',
+      page: 2,
+    });
+    for (const bad of ['de pagina:0', 'de pagina:100001', 'de pagina:x'])
+      expect(parseEstoque(bad), bad).toMatchObject({
+        ok: false,
+        problem: expect.stringContaining('pagina:'),
+      });
+    // Answers with no pages take no `pagina:`.
+    expect(parseEstoque('tipos pagina:2')).toEqual({ ok: false, problem: '`tipos` não aceita argumentos' });
   });
 
   it('refuses bad arguments', () => {
@@ -190,23 +217,32 @@ describe('/estoque', () => {
 
 describe('/solicitacao', () => {
   it('reads a request id, with history in any spelling', () => {
-    expect(parseSolicitacao('123')).toEqual({ ok: true, command: { kind: 'request-detail', id: 123 } });
-    expect(parseSolicitacao('#123')).toEqual({ ok: true, command: { kind: 'request-detail', id: 123 } });
+    expect(parseSolicitacao('123')).toEqual({
+      ok: true,
+      command: { kind: 'request-detail', id: 123, page: 1 },
+    });
+    expect(parseSolicitacao('#123')).toEqual({
+      ok: true,
+      command: { kind: 'request-detail', id: 123, page: 1 },
+    });
     // As people write a request's number (and as Abrir solicitação reads it).
     for (const text of ['SM 123', 'sm #123', 'SM-123', 'SM123', 'Solicitação 123', 'solicitação nº 123'])
-      expect(parseSolicitacao(text)).toEqual({ ok: true, command: { kind: 'request-detail', id: 123 } });
+      expect(parseSolicitacao(text)).toEqual({
+        ok: true,
+        command: { kind: 'request-detail', id: 123, page: 1 },
+      });
     // `no` is a word of its own in Portuguese: `no 2025` is a search.
     expect(parseSolicitacao('no 2025')).toMatchObject({ ok: true, command: { kind: 'request-list' } });
     expect(parseSolicitacao('SM 123 historico')).toEqual({
       ok: true,
-      command: { kind: 'request-history', id: 123 },
+      command: { kind: 'request-history', id: 123, page: 1 },
     });
     // Without a number after it, the word is a search like any other.
     expect(parseSolicitacao('sm')).toMatchObject({ ok: true, command: { kind: 'request-list' } });
     for (const word of ['historico', 'histórico', 'HISTORICO']) {
       expect(parseSolicitacao(`123 ${word}`)).toEqual({
         ok: true,
-        command: { kind: 'request-history', id: 123 },
+        command: { kind: 'request-history', id: 123, page: 1 },
       });
     }
     expect(parseSolicitacao('123 apagar').ok).toBe(false);
@@ -225,11 +261,11 @@ describe('/solicitacao', () => {
     ])
       expect(parseSolicitacao(text), JSON.stringify(text)).toEqual({
         ok: true,
-        command: { kind: 'request-detail', id: 1312 },
+        command: { kind: 'request-detail', id: 1312, page: 1 },
       });
     expect(parseSolicitacao('１３１２ historico')).toEqual({
       ok: true,
-      command: { kind: 'request-history', id: 1312 },
+      command: { kind: 'request-history', id: 1312, page: 1 },
     });
   });
 
@@ -237,7 +273,7 @@ describe('/solicitacao', () => {
     for (const text of ['١٣١٢', '#١٣١٢', 'SM ١٣١٢', '१३१२', '۱۳۱۲\u200b'])
       expect(parseSolicitacao(text), JSON.stringify(text)).toEqual({
         ok: true,
-        command: { kind: 'request-detail', id: 1312 },
+        command: { kind: 'request-detail', id: 1312, page: 1 },
       });
     expect(parseSolicitacao('status:١,٢ almox: ٣')).toEqual({
       ok: true,
@@ -253,6 +289,36 @@ describe('/solicitacao', () => {
     });
   });
 
+  it('takes `pagina:` on a request (its items page) and on its history, and nothing else there', () => {
+    expect(parseSolicitacao('1312 pagina:2')).toEqual({
+      ok: true,
+      command: { kind: 'request-detail', id: 1312, page: 2 },
+    });
+    expect(parseSolicitacao('SM 1312 itens pagina: 2')).toEqual({
+      ok: true,
+      command: { kind: 'request-detail', id: 1312, page: 2 },
+    });
+    expect(parseSolicitacao('1312 historico pagina:3')).toEqual({
+      ok: true,
+      command: { kind: 'request-history', id: 1312, page: 3 },
+    });
+    expect(routeOfSolicitacao({ kind: 'request-history', id: 1312, page: 3 })).toEqual({
+      view: 'history',
+      id: 1312,
+      page: 3,
+    });
+    expect(parseSolicitacao('1312 historico pagina:100001').ok).toBe(false);
+    expect(parseSolicitacao('1312 almox:2')).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('filtro desconhecido `almox:`'),
+    });
+    // Following has no pages.
+    expect(parseSolicitacao('1312 acompanhar pagina:2')).toEqual({
+      ok: false,
+      problem: '`acompanhar` não aceita filtros',
+    });
+  });
+
   it('refuses a negative or signed number as a request number, as it refuses 0, instead of searching it', () => {
     for (const text of ['0', '-5', '#-5', '−5', '+5', '-1312 historico']) {
       const first = text.split(' ')[0];
@@ -262,7 +328,10 @@ describe('/solicitacao', () => {
       });
     }
     expect(parseCompras('-5')).toEqual({ ok: false, problem: '`-5` não é um número de compra válido' });
-    expect(parseCompras('１２')).toEqual({ ok: true, command: { kind: 'purchase-requests', id: 12 } });
+    expect(parseCompras('１２')).toEqual({
+      ok: true,
+      command: { kind: 'purchase-requests', id: 12, page: 1 },
+    });
   });
 
   it('lists with filters and free text', () => {
@@ -359,12 +428,12 @@ describe('/solicitacao', () => {
 
 describe('/compras', () => {
   it('parses pendentes, entradas, an id and lists', () => {
-    expect(parseCompras('pendentes')).toEqual({ ok: true, command: { kind: 'purchases-pending' } });
+    expect(parseCompras('pendentes')).toEqual({ ok: true, command: { kind: 'purchases-pending', page: 1 } });
     expect(parseCompras('Pendentes almox:4')).toEqual({
       ok: true,
-      command: { kind: 'purchases-pending', stockroomId: 4 },
+      command: { kind: 'purchases-pending', stockroomId: 4, page: 1 },
     });
-    expect(parseCompras('55')).toEqual({ ok: true, command: { kind: 'purchase-requests', id: 55 } });
+    expect(parseCompras('55')).toEqual({ ok: true, command: { kind: 'purchase-requests', id: 55, page: 1 } });
     expect(parseCompras('entradas oc:55 de:01/01/2026')).toEqual({
       ok: true,
       command: {
@@ -376,6 +445,32 @@ describe('/compras', () => {
     expect(parseCompras('fornecedor:9 status:0 cabo')).toEqual({
       ok: true,
       command: { kind: 'purchase-list', page: 1, filters: { supplierId: 9, status: [0], text: 'cabo' } },
+    });
+  });
+
+  it("takes `pagina:` on the pending purchases and on a purchase's requests, whose answers page", () => {
+    expect(parseCompras('pendentes pagina:2')).toEqual({
+      ok: true,
+      command: { kind: 'purchases-pending', page: 2 },
+    });
+    expect(parseCompras('pendentes almox:2 pagina: 2')).toEqual({
+      ok: true,
+      command: { kind: 'purchases-pending', stockroomId: 2, page: 2 },
+    });
+    expect(routeOfCompras({ kind: 'purchases-pending', page: 2 })).toEqual({ view: 'pending', page: 2 });
+    expect(parseCompras('5678 pagina:2')).toEqual({
+      ok: true,
+      command: { kind: 'purchase-requests', id: 5678, page: 2 },
+    });
+    expect(routeOfCompras({ kind: 'purchase-requests', id: 5678, page: 2 })).toEqual({
+      view: 'purchase',
+      id: 5678,
+      page: 2,
+    });
+    expect(parseCompras('pendentes pagina:100001').ok).toBe(false);
+    expect(parseCompras('pendentes cabo')).toEqual({
+      ok: false,
+      problem: '`pendentes` aceita só os filtros `almox:` e `pagina:`',
     });
   });
 
@@ -409,5 +504,49 @@ describe('/compras', () => {
       ok: false,
       problem: 'o filtro `almox:` está sem valor',
     });
+  });
+});
+
+describe('`pagina:`, as the help names it', () => {
+  const parsers = { estoque: parseEstoque, solicitacao: parseSolicitacao, compras: parseCompras } as const;
+  const routeOf = {
+    estoque: routeOfEstoque,
+    solicitacao: routeOfSolicitacao,
+    compras: routeOfCompras,
+  } as const;
+
+  it('every example of the help whose answer pages (its route has a page) takes `pagina:2`; no other does', () => {
+    const help = allText(renderHelp());
+    expect(help).toContain('`pagina:2` abre outra página das respostas com *Próxima*');
+    const examples = [...help.matchAll(/`\/(estoque|solicitacao|compras)\b([^`]*)`/g)];
+    expect(examples.length).toBeGreaterThan(20);
+    const paged: string[] = [];
+    for (const [example, name, text] of examples) {
+      const command = name as keyof typeof parsers;
+      const parsed = parsers[command](text ?? '');
+      if (!parsed.ok) throw new Error(`${example}: ${parsed.problem}`);
+      const route = (routeOf[command] as (c: unknown) => Route | null)(parsed.command);
+      const withPage = parsers[command](`${text} pagina:2`);
+      if (route !== null && 'page' in route) {
+        paged.push(example);
+        const next = withPage.ok
+          ? (routeOf[command] as (c: unknown) => Route | null)(withPage.command)
+          : null;
+        expect(next, example).toEqual({ ...route, page: 2 });
+      } else {
+        expect(withPage.ok, example).toBe(false);
+      }
+    }
+    // The answers with Anterior/Próxima: a search, a request, its history, the lists, the pending purchases.
+    expect(paged).toEqual(
+      expect.arrayContaining([
+        '`/estoque lâmpada almox:2`',
+        '`/solicitacao 1234`',
+        '`/solicitacao 1234 historico`',
+        '`/solicitacao minhas`',
+        '`/compras pendentes`',
+        '`/compras 5678`',
+      ]),
+    );
   });
 });

@@ -18,7 +18,7 @@ export function routeOfEstoque(command: EstoqueCommand): Route | null {
       return {
         view: 'materials',
         text: command.text.slice(0, MAX_ROUTE_TEXT),
-        page: 1,
+        page: command.page,
         ...(command.stockroomId !== undefined && { stockroomId: command.stockroomId }),
       };
     default:
@@ -30,9 +30,9 @@ export function routeOfEstoque(command: EstoqueCommand): Route | null {
 export function routeOfSolicitacao(command: SolicitacaoCommand): Route | null {
   switch (command.kind) {
     case 'request-detail':
-      return { view: 'request', id: command.id, page: 1 };
+      return { view: 'request', id: command.id, page: command.page };
     case 'request-history':
-      return { view: 'history', id: command.id, page: 1 };
+      return { view: 'history', id: command.id, page: command.page };
     case 'request-list':
       return { view: 'requests', filters: command.filters, page: command.page };
     case 'request-mine':
@@ -47,11 +47,11 @@ export function routeOfCompras(command: ComprasCommand): Route {
     case 'purchases-pending':
       return {
         view: 'pending',
-        page: 1,
+        page: command.page,
         ...(command.stockroomId !== undefined && { stockroomId: command.stockroomId }),
       };
     case 'purchase-requests':
-      return { view: 'purchase', id: command.id, page: 1 };
+      return { view: 'purchase', id: command.id, page: command.page };
     case 'purchase-list':
       return { view: 'purchases', filters: command.filters, page: command.page };
     case 'receipt-list':

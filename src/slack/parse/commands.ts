@@ -21,7 +21,10 @@ import {
   unknownFilters,
 } from './tokens.js';
 
-/** The typed queries of the three slash commands. Handlers dispatch on `kind`; nothing here does I/O. */
+/**
+ * The typed queries of the three slash commands. Handlers dispatch on `kind`; nothing here does I/O. Every command
+ * whose answer pages (`Anterior`/`Próxima`) takes `pagina:` and carries its `page`; no other command takes it.
+ */
 
 export interface DateRange {
   from?: LocalDate;
@@ -36,7 +39,13 @@ export type EstoqueCommand =
   | { kind: 'link' }
   | { kind: 'unlink' }
   | { kind: 'status' }
-  | { kind: 'material-search'; text: string; stockroomId?: number; suggestion?: Suggestion<EstoqueCommand> }
+  | {
+      kind: 'material-search';
+      text: string;
+      stockroomId?: number;
+      page: number;
+      suggestion?: Suggestion<EstoqueCommand>;
+    }
   | { kind: 'digest-subscribe'; hour: number; minute: number; stockroomId?: number; weekdaysOnly: boolean }
   | { kind: 'digest-cancel' }
   | { kind: 'digest-list' }
@@ -54,8 +63,8 @@ export interface RequestFilters extends DateRange {
 }
 
 export type SolicitacaoCommand =
-  | { kind: 'request-detail'; id: number }
-  | { kind: 'request-history'; id: number }
+  | { kind: 'request-detail'; id: number; page: number }
+  | { kind: 'request-history'; id: number; page: number }
   | {
       kind: 'request-list';
       filters: RequestFilters;
@@ -82,8 +91,8 @@ export interface ReceiptFilters extends DateRange {
 }
 
 export type ComprasCommand =
-  | { kind: 'purchases-pending'; stockroomId?: number }
-  | { kind: 'purchase-requests'; id: number }
+  | { kind: 'purchases-pending'; stockroomId?: number; page: number }
+  | { kind: 'purchase-requests'; id: number; page: number }
   | { kind: 'purchase-list'; filters: PurchaseFilters; page: number; suggestion?: Suggestion<ComprasCommand> }
   | { kind: 'receipt-list'; filters: ReceiptFilters; page: number };
 
@@ -198,10 +207,12 @@ export function parseEstoque(text: string): Result<EstoqueCommand> {
   if (head === 'alertas') return parseFeed(rest, tokens);
   if (head === 'sandbox') return parseSandbox(rest, tokens);
 
-  const problem = firstProblem(tokens, ['almox']);
+  const problem = firstProblem(tokens, ['almox', 'pagina']);
   if (problem) return fail(problem);
   const stockroomId = idFilter(tokens, 'almox', 'um almoxarifado');
   if (typeof stockroomId === 'string') return fail(stockroomId);
+  const page = pageFilter(tokens);
+  if (typeof page === 'string') return fail(page);
   const query = tokens.words.join(' ').trim();
   if (query === '') return fail('diga o que procurar: um código ou palavras do nome do material');
   const longQuery = searchProblem(query);
@@ -211,6 +222,7 @@ export function parseEstoque(text: string): Result<EstoqueCommand> {
     kind: 'material-search',
     text: query,
     ...(stockroomId !== undefined && { stockroomId }),
+    page,
     ...(suggestion && { suggestion }),
   });
 }
@@ -335,19 +347,25 @@ export function parseSolicitacao(text: string): Result<SolicitacaoCommand> {
   if (id === null && first !== undefined && looksLikeNumber(first))
     return fail(`\`${first}\` não é um número de solicitação válido`);
   if (id !== null) {
-    if (tokens.filters.size > 0 || tokens.problems.length > 0)
-      return fail('o detalhe de uma solicitação não aceita filtros');
-    if (second === undefined) return ok({ kind: 'request-detail', id });
-    const action = fold(second);
     if (rest.length > 0)
       return fail('use `/solicitacao <número>` sozinho ou com `historico`, `acompanhar` ou `parar`');
-    if (action === 'historico') return ok({ kind: 'request-history', id });
-    if (action === 'itens') return ok({ kind: 'request-detail', id });
     const follow = followAction(second);
-    if (follow) return ok({ kind: follow === 'follow' ? 'request-follow' : 'request-unfollow', id });
-    return fail(
-      `\`${second}\` não é uma ação de solicitação (use \`historico\`, \`itens\`, \`acompanhar\` ou \`parar\`)`,
-    );
+    if (follow) {
+      if (tokens.filters.size > 0 || tokens.problems.length > 0)
+        return fail(`\`${fold(second ?? '')}\` não aceita filtros`);
+      return ok({ kind: follow === 'follow' ? 'request-follow' : 'request-unfollow', id });
+    }
+    const action = second === undefined ? 'itens' : fold(second);
+    if (action !== 'historico' && action !== 'itens')
+      return fail(
+        `\`${second}\` não é uma ação de solicitação (use \`historico\`, \`itens\`, \`acompanhar\` ou \`parar\`)`,
+      );
+    // Its items and its history page: `pagina:` is the one filter they take.
+    const problem = firstProblem(tokens, ['pagina']);
+    if (problem) return fail(problem);
+    const page = pageFilter(tokens);
+    if (typeof page === 'string') return fail(page);
+    return ok({ kind: action === 'historico' ? 'request-history' : 'request-detail', id, page });
   }
   const bare = tokens.filters.size === 0 && tokens.problems.length === 0;
   if (first !== undefined && fold(first) === 'acompanhando') {
@@ -398,17 +416,23 @@ export function parseCompras(text: string): Result<ComprasCommand> {
   if (id === null && first !== undefined && looksLikeNumber(first))
     return fail(`\`${first}\` não é um número de compra válido`);
   if (id !== null) {
-    if (rest.length > 0 || tokens.filters.size > 0 || tokens.problems.length > 0)
-      return fail('use `/compras <número>` sozinho para ver as solicitações vinculadas');
-    return ok({ kind: 'purchase-requests', id });
+    const usage = 'use `/compras <número>` sozinho (ou com `pagina:`) para ver as solicitações vinculadas';
+    if (rest.length > 0 || unknownFilters(tokens, ['pagina']).length > 0) return fail(usage);
+    const problem = firstProblem(tokens, ['pagina']);
+    if (problem) return fail(problem);
+    const page = pageFilter(tokens);
+    if (typeof page === 'string') return fail(page);
+    return ok({ kind: 'purchase-requests', id, page });
   }
   if (head === 'pendentes') {
-    const problem = firstProblem(tokens, ['almox']);
+    const problem = firstProblem(tokens, ['almox', 'pagina']);
     if (problem) return fail(problem);
-    if (rest.length > 0) return fail('`pendentes` aceita só o filtro `almox:`');
+    if (rest.length > 0) return fail('`pendentes` aceita só os filtros `almox:` e `pagina:`');
     const stockroomId = idFilter(tokens, 'almox', 'um almoxarifado');
     if (typeof stockroomId === 'string') return fail(stockroomId);
-    return ok({ kind: 'purchases-pending', ...(stockroomId !== undefined && { stockroomId }) });
+    const page = pageFilter(tokens);
+    if (typeof page === 'string') return fail(page);
+    return ok({ kind: 'purchases-pending', ...(stockroomId !== undefined && { stockroomId }), page });
   }
   if (head === 'entradas') {
     const problem = firstProblem(tokens, RECEIPT_FILTERS);
