@@ -8,7 +8,7 @@ import { cacheLine, degradedWarning } from './answer.js';
 import { actions, context, finalizeMessage, header, routeButton, section } from './blocks.js';
 import { pausedNote, renderChannelList } from './channel-list.js';
 import {
-  escapeMrkdwn,
+  escapeMrkdwnEntities,
   formatAt,
   formatDate,
   formatDateTime,
@@ -264,7 +264,8 @@ export function renderDigestNothing(
 export function describeSubscription(sub: Subscription): string {
   const days = sub.weekdaysOnly ? 'de segunda a sexta' : 'todo dia';
   const where = sub.stockroomId === null ? 'todos os almoxarifados' : `almoxarifado ${sub.stockroomId}`;
-  return `${days} às ${pad(sub.hour)}:${pad(sub.minute)} (${escapeMrkdwn(sub.timeZone)}) · ${where}`;
+  // An IANA zone name from the configuration, not outside text: its `_` (Sao_Paulo) sits within a word and stays.
+  return `${days} às ${pad(sub.hour)}:${pad(sub.minute)} (${escapeMrkdwnEntities(sub.timeZone)}) · ${where}`;
 }
 
 /** Posted in the channel when it subscribes: everyone there sees it, and it proves the bot can post there. */

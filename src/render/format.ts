@@ -16,11 +16,52 @@ const numberFormat = new Intl.NumberFormat('pt-BR', { maximumFractionDigits: 3 }
 const moneyFormat = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
 
 /**
- * Escapes the three characters Slack mrkdwn treats as control characters, so upstream text can never become a
- * mention (`<@U123>`, `<!channel>`) or a link.
+ * Escapes the three characters Slack mrkdwn treats as control characters, so text can never become a mention
+ * (`<@U123>`, `<!channel>`) or a link. Alone, only for text that goes inside a code span (`code`), where Slack
+ * reads no formatting and what is shown must be what a person copies and types.
+ */
+export function escapeMrkdwnEntities(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * Look-alikes of the characters Slack mrkdwn reads as formatting: `*bold*`, `_italic_`, `~strike~`, `` `code` ``,
+ * and the full-width forms Slack reads the same way. Slack has no escape for them (a backslash shows as a
+ * backslash), and a zero-width space beside a marker does not help: Slack takes it as a word boundary, which is what
+ * lets a marker format in the middle of a word. A look-alike is not a marker, whatever surrounds it. Each is one
+ * UTF-16 unit, like the marker it replaces, so a text is never made longer (truncation, Slack's limits).
+ */
+const MARKER_LOOKALIKES: Readonly<Record<string, string>> = {
+  '*': '\u2217', // ∗ ASTERISK OPERATOR
+  _: '\u02cd', // ˍ MODIFIER LETTER LOW MACRON
+  '~': '\u223c', // ∼ TILDE OPERATOR
+  '`': '\u02cb', // ˋ MODIFIER LETTER GRAVE ACCENT
+  '\uff0a': '\ufe61', // full-width asterisk → ﹡ SMALL ASTERISK
+  '\uff3f': '\u2e0f', // full-width low line → ⸏ PARAGRAPHOS
+  '\uff40': '\u02cb', // full-width grave accent → ˋ
+};
+const MARKERS = /[*_~`\uff0a\uff3f\uff40]/g;
+/** Each look-alike back to the ASCII (or full-width) marker it stands for; ˋ to the ASCII backtick. */
+const MARKER_OF: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(MARKER_LOOKALIKES)
+    .filter(([marker]) => marker !== '\uff40')
+    .map(([marker, lookalike]) => [lookalike, marker]),
+);
+const LOOKALIKES = new RegExp(`[${Object.keys(MARKER_OF).join('')}]`, 'g');
+
+/**
+ * Text from outside the bot (upstream names and fields, a user's own words) made safe for mrkdwn: it can neither
+ * mention nor link (escapeMrkdwnEntities), nor format, nor open a bold or code span that swallows the bot's own
+ * formatting after it on the line: its formatting markers become look-alikes (MARKER_LOOKALIKES). A person who
+ * copies it gets the look-alikes; restoreMrkdwnMarkers turns them back when it is pasted into a command.
  */
 export function escapeMrkdwn(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return escapeMrkdwnEntities(text).replace(MARKERS, (marker) => MARKER_LOOKALIKES[marker] ?? marker);
+}
+
+/** The formatting markers escapeMrkdwn replaced, back: what a person copied from an answer reads as upstream wrote it. */
+export function restoreMrkdwnMarkers(text: string): string {
+  return text.replace(LOOKALIKES, (lookalike) => MARKER_OF[lookalike] ?? lookalike);
 }
 
 /** Cuts to at most `max` UTF-16 units, ending with "…", without splitting a surrogate pair. */
@@ -235,8 +276,8 @@ export function mentionUser(userId: string): string {
   return /^[UW][A-Z0-9]{2,}$/.test(userId) ? `<@${userId}>` : escapeMrkdwn(userId);
 }
 
-/** Inline code for an id or a value the user can type; backticks inside are dropped. */
+/** Inline code for an id or a value the user can type, as it is (Slack formats nothing in it); backticks become `'`. */
 export function code(text: string | number): string {
   const value = String(text).replace(/`/g, "'");
-  return `\`${escapeMrkdwn(value)}\``;
+  return `\`${escapeMrkdwnEntities(value)}\``;
 }

@@ -1,7 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import { answerMessage } from './answer.js';
 import { context, finalizeMessage, header, section } from './blocks.js';
-import { escapeMrkdwn } from './format.js';
+import { escapeMrkdwnEntities } from './format.js';
 import type { Message, RenderContext } from './types.js';
 
 /** `/estoque ajuda` and the usage shown after a bad argument: every command with a concrete example. */
@@ -122,11 +122,14 @@ export function renderHelp(ctx?: RenderContext): Message {
   return answerMessage({ text, body, route: { view: 'help' }, freshness: null, ctx: ctx ?? STATIC_CONTEXT });
 }
 
-/** A bad argument: what was wrong (from the parser, pt-BR), then how that command is used. */
+/**
+ * A bad argument: what was wrong (from the parser, pt-BR), then how that command is used. The problem is the parser's
+ * own mrkdwn: what the user typed is quoted in it as code (`\`pagina:x\``), so only the entities are escaped.
+ */
 export function renderUsage(command: CommandName, problem: string): Message {
-  const problemText = `:warning: ${escapeMrkdwn(problem.trim() || 'comando não entendido')}`;
+  const problemText = `:warning: ${escapeMrkdwnEntities(problem.trim() || 'comando não entendido')}`;
   return finalizeMessage({
-    text: `Comando /${command}: ${escapeMrkdwn(problem)}`,
+    text: `Comando /${command}: ${escapeMrkdwnEntities(problem)}`,
     blocks: [section(problemText), section(usageText(command)), context(CONVENTIONS)],
   });
 }

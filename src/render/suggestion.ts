@@ -1,7 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { Route } from '../domain/routes.js';
 import { actions, button, context, finalizeMessage, routeButton, section } from './blocks.js';
-import { escapeMrkdwn, truncate } from './format.js';
+import { code, escapeMrkdwn, truncate } from './format.js';
 import { ActionIds } from './ids.js';
 import type { Message } from './types.js';
 
@@ -16,9 +16,9 @@ export interface SuggestionView {
   button: { label: string; route: Route } | { label: string; opensLinkModal: true } | null;
 }
 
-/** A command as code: cut short, and without backticks that would end the code span early. */
+/** A command as code, cut short: what is shown is what the person types. */
 function commandCode(command: string): string {
-  return `\`${escapeMrkdwn(truncate(command.replace(/`/g, "'").trim(), 100))}\``;
+  return code(truncate(command.trim(), 100));
 }
 
 /**

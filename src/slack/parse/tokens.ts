@@ -1,6 +1,7 @@
 import type { LocalDate } from '../../domain/dates.js';
 import { MAX_ID, MAX_ROUTE_TEXT, MAX_YEAR, MIN_YEAR } from '../../domain/routes.js';
 import { fold } from '../../lib/text.js';
+import { restoreMrkdwnMarkers } from '../../render/format.js';
 
 /**
  * Shared pieces of the command text parser: words, `key:value` filters, accent- and case-insensitive keywords,
@@ -95,9 +96,13 @@ function readWord(word: string): string {
   return FILTER.test(plain) || looksLikeNumber(plain) ? plain : word;
 }
 
-/** The command text with its format characters gone and numbers and filters in plain form, as tokenize reads it. */
+/**
+ * The command text with its format characters gone, numbers and filters in plain form, and the look-alikes answers
+ * show for upstream's `*`, `_`, `~` and backticks back to those (a name copied from an answer searches as upstream
+ * wrote it), as tokenize reads it.
+ */
 export function normalizeCommandText(text: string): string {
-  return text.replace(FORMAT_CHARACTERS, '').replace(/\S+/g, readWord);
+  return restoreMrkdwnMarkers(text.replace(FORMAT_CHARACTERS, '')).replace(/\S+/g, readWord);
 }
 
 /**
