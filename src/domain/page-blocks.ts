@@ -28,7 +28,8 @@ export function blockOf(page: number, pageSize: number, blockSize: number): Bloc
 
 /**
  * The page of `pageSize` rows cut out of its block, as upstream would have answered it: the same rows, and the
- * block's total (none when the page is past the end, as an empty upstream page says).
+ * block's total (none when the page is past the end, as an empty upstream page says). Under a total not believed
+ * the block says whether more may follow (a full block), not the page cut from it.
  */
 export function pageFromBlock<T extends { totalRows?: number | null }>(
   block: Page<T>,
@@ -37,7 +38,8 @@ export function pageFromBlock<T extends { totalRows?: number | null }>(
   pageSize: number,
 ): Page<T> {
   const rows = block.rows.slice(ref.offset, ref.offset + pageSize);
-  return toPage(rows, page, pageSize, rows.length === 0 ? 0 : block.totalRows);
+  if (rows.length === 0) return toPage(rows, page, pageSize, 0);
+  return toPage(rows, page, pageSize, block.totalRows, block.totalUnknown === true);
 }
 
 /**

@@ -98,12 +98,12 @@ export interface PagedListParts<T> {
 export function pagedListMessage<T>(parts: PagedListParts<T>): Message {
   const { list, noun, title } = parts;
   const body: KnownBlock[] = [header(title), ...parts.intro];
-  const count = plural(list.totalRows, noun[0], noun[1]);
+  const count = countOf(list, noun[0], noun[1]);
   if (list.rows.length === 0) {
     body.push(section(list.page > 1 ? `Nenhuma ${noun[0]} nesta página.` : parts.empty));
   } else {
     body.push(...cappedRows(list.rows, parts.row, noun));
-    body.push(context(pageLine(list.page, list.totalPages, count)));
+    body.push(context(pageLine(list.page, list.totalPages, count, list.totalUnknown)));
   }
   return answerMessage({
     text:
@@ -137,9 +137,23 @@ export function pagingButtons(route: Route, page: number, totalPages: number): (
   ];
 }
 
-/** "Página 2 de 7 · 63 solicitações"; just the count when everything fits on one page. */
-export function pageLine(page: number, totalPages: number, count: string): string {
+/**
+ * "Página 2 de 7 · 63 solicitações"; just the count when everything fits on one page; "Página 2 · pelo menos 100
+ * solicitações" when the service's total was not believed (Page.totalUnknown): how many pages there are is unknown.
+ */
+export function pageLine(page: number, totalPages: number, count: string, totalUnknown = false): string {
+  if (totalUnknown) return `Página ${formatNumber(page)} · ${count}`;
   return totalPages > 1 ? `Página ${formatNumber(page)} de ${formatNumber(totalPages)} · ${count}` : count;
+}
+
+/** "63 solicitações" of an upstream page; "pelo menos 100 solicitações" when its total is a lower bound. */
+export function countOf(
+  list: Pick<Page<unknown>, 'totalRows' | 'totalUnknown'>,
+  singular: string,
+  pluralForm: string,
+): string {
+  const count = plural(list.totalRows, singular, pluralForm);
+  return list.totalUnknown ? `pelo menos ${count}` : count;
 }
 
 export interface LocalPage<T> {

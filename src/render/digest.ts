@@ -80,9 +80,18 @@ function notes(view: DigestView, ctx: RenderContext, options: DigestRenderOption
   );
 }
 
-function moreLine(total: number, shown: number, singular: string, pluralForm: string): KnownBlock[] {
+/** "E mais 12 solicitações."; "E mais pelo menos 95 …" when the total is a lower bound. */
+function moreLine(
+  total: number,
+  shown: number,
+  singular: string,
+  pluralForm: string,
+  atLeast = false,
+): KnownBlock[] {
   const left = total - shown;
-  return left > 0 ? [context(`E mais ${plural(left, singular, pluralForm)}.`)] : [];
+  return left > 0
+    ? [context(`E mais ${atLeast ? 'pelo menos ' : ''}${plural(left, singular, pluralForm)}.`)]
+    : [];
 }
 
 function openedBlocks(view: DigestView, ctx: RenderContext): KnownBlock[] {
@@ -95,9 +104,11 @@ function openedBlocks(view: DigestView, ctx: RenderContext): KnownBlock[] {
     page: 1,
   };
   const blocks: KnownBlock[] = [
-    section(`:inbox_tray: *Novas solicitações desde ${since}:* ${formatNumber(opened.total)}`),
+    section(
+      `:inbox_tray: *Novas solicitações desde ${since}:* ${opened.atLeast ? 'pelo menos ' : ''}${formatNumber(opened.total)}`,
+    ),
     ...opened.rows.map(requestRow),
-    ...moreLine(opened.total, opened.rows.length, 'solicitação', 'solicitações'),
+    ...moreLine(opened.total, opened.rows.length, 'solicitação', 'solicitações', opened.atLeast),
   ];
   const all = actions([routeButton(`Ver desde ${formatLocalDate(opened.fromDay).slice(0, 5)}`, route)]);
   if (all) blocks.push(all);
@@ -214,7 +225,7 @@ function belowMinimumBlocks(view: DigestView, ctx: RenderContext): KnownBlock[] 
 function summaryText(view: DigestView, ctx: RenderContext): string {
   return (
     `Resumo do estoque de ${formatDate(ctx.now, ctx.timeZone)}: ` +
-    `${plural(view.opened.total, 'solicitação nova', 'solicitações novas')}, ` +
+    `${view.opened.atLeast ? 'pelo menos ' : ''}${plural(view.opened.total, 'solicitação nova', 'solicitações novas')}, ` +
     `${formatNumber(view.inProgress.total)} em andamento, ` +
     `${plural(view.pending.total, 'compra', 'compras')} com saldo a receber, ` +
     `${plural(view.belowMinimum.total, 'material', 'materiais')} abaixo do mínimo.`

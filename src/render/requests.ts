@@ -2,7 +2,7 @@ import type { KnownBlock, SectionBlock } from '@slack/types';
 import type { Route } from '../domain/routes.js';
 import type { Answer, RequestDetailView, RequestHeader, RequestHistoryView } from '../domain/views.js';
 import type { HistoryEntry, RequestItem } from '../upstream/schemas.js';
-import { answerMessage, localPage, pageLine, pagingButtons } from './answer.js';
+import { answerMessage, countOf, localPage, pageLine, pagingButtons } from './answer.js';
 import { context, fieldsSection, header, routeButton, section } from './blocks.js';
 import { followButton, unfollowButton } from './follow-buttons.js';
 import { EMPTY, formatDate, formatDateTime, formatMoney, formatNumber, plural, safeText } from './format.js';
@@ -192,7 +192,14 @@ export function renderRequestHistory(
     });
     body.push(...lineSections(lines));
     body.push(
-      context(pageLine(history.page, history.totalPages, plural(history.totalRows, 'registro', 'registros'))),
+      context(
+        pageLine(
+          history.page,
+          history.totalPages,
+          countOf(history, 'registro', 'registros'),
+          history.totalUnknown,
+        ),
+      ),
     );
   }
   return answerMessage({

@@ -82,7 +82,22 @@ export interface Page<T> {
   pageSize: number;
   totalRows: number;
   totalPages: number;
+  /**
+   * True when the rows' total was not believed (past MAX_STATED_TOTAL_ROWS) and the page came full: `totalRows`
+   * counts the rows proven so far, a lower bound, and `totalPages` one page more, which may hold more rows. A short
+   * page under such a total is the last (upstream-api.md: a page with fewer items than PageSize is the last one).
+   */
+  totalUnknown?: boolean;
 }
+
+/**
+ * The most rows a list's stated total is believed at: a million, far past any stockroom list of a company, and what
+ * the bot's routes can page through (MAX_PAGE pages of 10, domain/routes.ts). A larger `totalRows` (the int32 lets a
+ * service say 2,000,000,000 beside 10 rows) is a service's mistake, not a count: shown, it made a page count of
+ * 200,000,000 with `Próxima` to empty pages, and the readers that walk every page spent their budget up to their
+ * bound on it.
+ */
+export const MAX_STATED_TOTAL_ROWS = 1_000_000;
 
 export interface UpstreamClientOptions {
   baseUrl: string;
@@ -545,30 +560,40 @@ export class UpstreamClient {
   }
 }
 
+/** The rows' stated `totalRows` when it can be believed; 0 when absent or past MAX_STATED_TOTAL_ROWS. */
+function believedTotal(rows: readonly { totalRows?: number | null }[]): number {
+  const stated = rows[0]?.totalRows ?? 0;
+  return stated <= MAX_STATED_TOTAL_ROWS ? stated : 0;
+}
+
 /**
  * A page of rows with its total. The total is the rows' `totalRows`, but never fewer than the rows this page
  * proves exist (the pages before it and its own rows): a service that says 0, or less, beside rows it sends is
  * wrong, and taken at its word it hid those rows (a list of 10 under "0 solicitações" with no next page, a digest
- * with "nenhuma" new requests beside the rows it counted). `atLeast`: a total known from elsewhere (the block a page
- * was cut from).
+ * with "nenhuma" new requests beside the rows it counted). A total past MAX_STATED_TOTAL_ROWS is not believed: the
+ * rows proven count, and a full page leaves the total unknown (Page.totalUnknown). `atLeast`: a total known from
+ * elsewhere (the block a page was cut from); `totalUnknown`: that block's, which then decides instead of this page.
  */
 export function toPage<T extends { totalRows?: number | null }>(
   rows: T[],
   page: number | undefined,
   pageSize: number | undefined,
   atLeast = 0,
+  totalUnknown?: boolean,
 ): Page<T> {
   const size = pageSize ?? DEFAULT_PAGE_SIZE;
   const at = page ?? 1;
   const stated = rows[0]?.totalRows ?? 0;
   const proven = rows.length === 0 ? 0 : (at - 1) * size + rows.length;
-  const totalRows = Math.max(stated, proven, atLeast);
+  const totalRows = Math.max(believedTotal(rows), proven, atLeast);
+  const unknown = totalUnknown ?? (stated > MAX_STATED_TOTAL_ROWS && rows.length >= size);
   return {
     rows,
     page: at,
     pageSize: size,
     totalRows,
-    totalPages: Math.max(1, Math.ceil(totalRows / size)),
+    totalPages: Math.max(1, Math.ceil(totalRows / size) + (unknown ? 1 : 0)),
+    ...(unknown && { totalUnknown: true }),
   };
 }
 
@@ -589,7 +614,7 @@ export function servedPage<T extends PagedRow>(
   const at = page ?? 1;
   const first = rows[0];
   let served = asked;
-  if (first && rows.length < asked && at === 1 && (first.totalRows ?? 0) > rows.length) served = rows.length;
+  if (first && rows.length < asked && at === 1 && believedTotal(rows) > rows.length) served = rows.length;
   if (first && at > 1 && typeof first.rowNumber === 'number') {
     const implied = (first.rowNumber - 1) / (at - 1);
     if (Number.isInteger(implied) && implied >= rows.length && implied >= 1 && implied < asked)
@@ -600,7 +625,9 @@ export function servedPage<T extends PagedRow>(
 
 /**
  * Reads every page of a paginated list, bounded by ceil(totalRows / pageSize) and by `maxPages` (each page is
- * one call of the budget).
+ * one call of the budget), and up to the first page shorter than its size or empty: that page is the last
+ * (upstream-api.md), whatever the total says. Under a total not believed (Page.totalUnknown) it reads on while the
+ * pages come full. `complete`: no page was left unread.
  */
 export async function fetchAllPages<T extends { totalRows?: number | null }>(
   fetchPage: (page: number) => Promise<Page<T>>,
@@ -623,15 +650,25 @@ export async function fetchAllPages<T extends { totalRows?: number | null }>(
       rows.push(row);
     }
   };
-  const first = await fetchPage(1);
-  add(first);
-  const lastPage = Math.min(first.totalPages, maxPages);
-  for (let page = 2; page <= lastPage; page += 1) {
-    const next = await fetchPage(page);
-    if (next.rows.length === 0) break;
-    add(next);
+  let last = await fetchPage(1);
+  add(last);
+  let totalRows = last.totalRows;
+  let totalPages = last.totalPages;
+  let ended = last.rows.length < last.pageSize;
+  for (let page = 2; !ended && page <= Math.min(totalPages, maxPages); page += 1) {
+    last = await fetchPage(page);
+    if (last.rows.length === 0) {
+      ended = true;
+      break;
+    }
+    add(last);
+    ended = last.rows.length < last.pageSize;
+    // A total not believed grows with the rows read; a believed one stands.
+    totalRows = Math.max(totalRows, last.totalRows);
+    totalPages = Math.max(totalPages, last.totalPages);
   }
-  return { rows, totalRows: first.totalRows, complete: rows.length >= first.totalRows };
+  const unread = !ended && (last.totalUnknown === true || last.page < totalPages);
+  return { rows, totalRows, complete: !unread && rows.length >= totalRows };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type BlockRef, blockOf, pageFromBlock, pageOutOfBlocks } from '../../src/domain/page-blocks.js';
-import { toPage } from '../../src/upstream/client.js';
+import { servedPage, toPage } from '../../src/upstream/client.js';
 
 const rows = (from: number, count: number, totalRows: number) =>
   Array.from({ length: count }, (_, i) => ({ id: from + i, totalRows }));
@@ -36,6 +36,46 @@ describe('toPage', () => {
     expect(first).toMatchObject({ totalRows: 12, totalPages: 2 });
     expect(pageFromBlock(block, blockOf(2, 10, 100), 2, 10).rows.map((r) => r.id)).toEqual([11, 12]);
     expect(pageFromBlock(block, blockOf(3, 10, 100), 3, 10)).toMatchObject({ rows: [], totalRows: 0 });
+  });
+});
+
+describe('a stated total no list can hold (2,000,000,000 rows)', () => {
+  const LIE = 2_000_000_000;
+
+  it('is not believed: a short page is the last, its rows are the total', () => {
+    // A page of 10 where 100 were asked is not taken for a service that pages by 10.
+    expect(servedPage(rows(1, 10, LIE), 1, 100)).toMatchObject({
+      totalRows: 10,
+      totalPages: 1,
+      pageSize: 100,
+    });
+    expect(toPage(rows(1, 10, LIE), 1, 100).totalUnknown).toBeFalsy();
+  });
+
+  it('a full page counts the rows it proves, and one more page that may hold more', () => {
+    const block = servedPage(rows(1, 100, LIE), 1, 100);
+    expect(block).toMatchObject({ totalRows: 100, totalPages: 2, totalUnknown: true });
+    // Pages of 10 cut from it: the block's 10, and the next block's first page.
+    expect(pageFromBlock(block, blockOf(3, 10, 100), 3, 10)).toMatchObject({
+      totalRows: 100,
+      totalPages: 11,
+      totalUnknown: true,
+    });
+    // The next block, short: the list ends there, and its total is known.
+    const last = servedPage(rows(101, 30, LIE), 2, 100);
+    expect(last).toMatchObject({ totalRows: 130, totalPages: 2 });
+    expect(last.totalUnknown).toBeFalsy();
+    expect(pageFromBlock(last, blockOf(13, 10, 100), 13, 10)).toMatchObject({
+      totalRows: 130,
+      totalPages: 13,
+    });
+  });
+
+  it('a total a list can hold is believed as before', () => {
+    expect(toPage(rows(1, 10, 1_000_000), 1, 10)).toMatchObject({
+      totalRows: 1_000_000,
+      totalPages: 100_000,
+    });
   });
 });
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RECENT_PAGE_SIZE } from '../../src/domain/requests/request-service.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import type { SandboxCall } from '../../src/sandbox/server.js';
-import { type Harness, startHarness, TEAM, textOf, USERS } from '../helpers/bot-harness.js';
+import { findButton, type Harness, startHarness, TEAM, textOf, USERS } from '../helpers/bot-harness.js';
 import { request } from '../render/fixtures.js';
 import { get, login } from '../sandbox/helpers.js';
 
@@ -156,5 +156,56 @@ describe('pages of 10 cut out of one upstream read', () => {
     expect(textOf(first)).toContain('Página 1 de 2');
     const second = await click(first, 'Próxima');
     expect(textOf(second)).toContain('5011');
+  });
+});
+
+describe('a total no list can hold (rows that say 2,000,000,000)', () => {
+  const LIE = 2_000_000_000;
+  const rowsOf = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) =>
+      request({ solicitacaoMaterialId: from + i, rowNumber: from - 4999 + i, totalRows: LIE }),
+    );
+  /** The list's upstream page `page` (of 100, as the bot reads it) answers `body`, as often as it is asked. */
+  const servePage = (page: number | 'other', body: unknown) =>
+    h.sandbox.faults.next({
+      path: new RegExp(`${REQUESTS}\\?.*[?&]Page=${page === 'other' ? '(?![12]&)\\d+' : page}&`),
+      status: 200,
+      body,
+      times: 50,
+    });
+
+  it('a page of 10 is the whole list: no absurd page count, no Próxima to empty pages', async () => {
+    servePage(1, rowsOf(5000, 10));
+    servePage('other', []);
+    const first = await ask('/solicitacao', '');
+    expect(textOf(first)).toContain('10 solicitações');
+    expect(textOf(first)).not.toContain('2.000.000.000');
+    expect(textOf(first)).not.toContain('Página 1 de');
+    expect(findButton(first, { text: 'Próxima' })).toBeUndefined();
+    expect(dataCalls((p) => p === REQUESTS)).toHaveLength(1);
+  });
+
+  it('full pages are shown as "pelo menos", with Próxima while pages come full; the first short page ends it', async () => {
+    servePage(1, rowsOf(5000, 100));
+    servePage(2, rowsOf(5100, 30));
+    servePage('other', rowsOf(9000, 100));
+    const first = await ask('/solicitacao', '');
+    expect(textOf(first)).toContain('Página 1 · pelo menos 100 solicitações');
+    expect(textOf(first)).not.toContain('2.000.000.000');
+    const tenth = await ask('/solicitacao', 'pagina:10');
+    expect(findButton(tenth, { text: 'Próxima' })).toBeDefined();
+    const eleventh = await click(tenth, 'Próxima');
+    expect(textOf(eleventh)).toContain('5100');
+    expect(textOf(eleventh)).toContain('Página 11 de 13 · 130 solicitações');
+    const last = await ask('/solicitacao', 'pagina:13');
+    expect(findButton(last, { text: 'Próxima' })).toBeUndefined();
+  });
+
+  it('at the last page a route can name (pagina:100000), no Próxima leads past it', async () => {
+    servePage('other', rowsOf(9000, 100));
+    const last = await ask('/solicitacao', 'pagina:100000');
+    expect(textOf(last)).toContain('Página 100.000');
+    expect(findButton(last, { text: 'Anterior' })).toBeDefined();
+    expect(findButton(last, { text: 'Próxima' })).toBeUndefined();
   });
 });

@@ -132,6 +132,7 @@ export class DigestService {
     const wall = wallTimeOf(since, this.deps.timeZone);
     const openedSection: OpenedSection = {
       total: opened.data.totalRows,
+      ...(opened.data.totalUnknown && { atLeast: true }),
       rows: openedRows.slice(0, DIGEST_TOP_ROWS),
       fromDay: { year: wall.year, month: wall.month, day: wall.day },
     };
@@ -172,7 +173,8 @@ export class DigestService {
       );
     };
     const first = await read(1);
-    if (first.data.totalPages <= 1) return first;
+    // A total not believed (Page.totalUnknown) names no last page: page 1 alone, its count a lower bound.
+    if (first.data.totalPages <= 1 || first.data.totalUnknown) return first;
     const last = await read(first.data.totalPages).catch((error: unknown) => {
       this.deps.logger.warn(errFields(error), 'digest: last page of new requests not read; page 1 alone');
       return null;

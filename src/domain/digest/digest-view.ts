@@ -23,6 +23,11 @@ export interface DigestView {
 
 export interface OpenedSection {
   total: number;
+  /**
+   * True when the service's total was not believed and its first page came full (Page.totalUnknown): `total` is a
+   * lower bound, the rows read.
+   */
+  atLeast?: boolean;
   /** The newest ones (at most the top rows shown). */
   rows: MaterialRequest[];
   /** The local day `since` falls on: the "see all" button lists requests from it. */

@@ -27,8 +27,11 @@ import type { FeedEvent } from './types.js';
  * are never taken as gone, so the next round reports everything since.
  */
 
-/** Pages of the 30-day list a round reads at most (10,000 requests). */
-const MAX_PAGES = 100;
+/**
+ * Pages of the 30-day list a round reads at most (10,000 requests), whatever total the rows state: a round stops
+ * earlier at the first short or empty page.
+ */
+export const MAX_PAGES = 100;
 /**
  * Pages of its search (of 100) a followed request older than the 30 days is looked for in, at most. `Search` matches
  * every word of the number, the stockroom, the requester and the status, so newer requests can come before it.
@@ -237,7 +240,11 @@ export class FeedRound {
       pagesRead += 1;
       rows.push(...answer.data.rows);
       totalPages = answer.data.totalPages;
-      if (answer.data.rows.length === 0) break;
+      // A page shorter than its size is the last (upstream-api.md), whatever its rows say of the total.
+      if (answer.data.rows.length < answer.data.pageSize) {
+        totalPages = page;
+        break;
+      }
     }
     return {
       rows,

@@ -323,7 +323,8 @@ export class RequestService {
       );
       const row = answer.data.rows.find((r) => r.solicitacaoMaterialId === id);
       if (row) return { row, complete: true };
-      if (answer.data.rows.length === 0 || page >= answer.data.totalPages)
+      // An empty or short page is the last, whatever total its rows state.
+      if (answer.data.rows.length < answer.data.pageSize || page >= answer.data.totalPages)
         return { row: null, complete: true };
     }
     return { row: null, complete: false };

@@ -199,6 +199,38 @@ describe('DigestService', () => {
     expect(opened.map((url) => new URL(url, 'http://upstream').searchParams.get('Page'))).toEqual(['1', '3']);
   });
 
+  it.each([
+    [10, 10, 'Novas solicitações desde 15/11/2026 08:00:* 10'],
+    [100, 100, 'Novas solicitações desde 15/11/2026 08:00:* pelo menos 100'],
+  ])(
+    'rows that say 2,000,000,000 are not believed (page 1 of %i rows): no "last page" read, the count is the rows',
+    async (count, total, line) => {
+      harness = await startDigestHarness(saoPaulo(2026, 11, 23, 8));
+      const h = harness;
+      const template = (h.sandbox.data.company(1)?.requests ?? [])[0]!.record;
+      const rows = Array.from({ length: count }, (_, i) => ({
+        ...template,
+        solicitacaoMaterialId: 5001 + i,
+        rowNumber: i + 1,
+        totalRows: 2_000_000_000,
+      }));
+      const opened = /\/v1\/solicitacoes-materiais\?.*DataInicial=[^&]*T08%3A00/;
+      h.sandbox.faults.next({ path: opened, status: 200, body: rows, times: 10 });
+      const view = await h
+        .replica()
+        .digests.build({ workspaceId: WS, stockroomId: null, since: h.clock.now() - 8 * DAY });
+      expect(view.opened.total).toBe(total);
+      const pages = h
+        .dataCalls()
+        .filter((url) => opened.test(url))
+        .map((url) => new URL(url, 'http://upstream').searchParams.get('Page'));
+      expect(pages).toEqual(['1']);
+      const text = JSON.stringify(renderDigest(view, { timeZone: 'America/Sao_Paulo', now: h.clock.now() }));
+      expect(text).toContain(line);
+      expect(text).not.toContain('2.000.000.000');
+    },
+  );
+
   it('the closed-status heuristic', () => {
     const closed = (name: string | null, concluidoComRessalvas = false) =>
       looksClosed({ statusAndamentoSolicitacao_Nome: name, concluidoComRessalvas });

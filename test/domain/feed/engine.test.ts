@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_PAGES } from '../../../src/domain/feed/round.js';
 import type { NewRequestEvent, ReceiptEvent, StatusEvent } from '../../../src/domain/feed/types.js';
 import { RequestService } from '../../../src/domain/requests/request-service.js';
 import type { ReceiptChange, StatusChange } from '../../../src/sandbox/server.js';
@@ -442,5 +443,61 @@ describe('FeedEngine: cost', () => {
     h.clock.advance(INTERVAL_MS);
     expect(await a.engine.tick()).toEqual([{ ran: false, workspaceId: WS, reason: 'paused' }]);
     expect(h.sandbox.calls).toHaveLength(0);
+  });
+});
+
+describe('FeedEngine: a list whose rows state a total it does not have', () => {
+  const listPages = (h: FeedHarness) =>
+    h
+      .dataCalls()
+      .filter((url) => new URL(url, 'http://upstream').pathname === '/v1/solicitacoes-materiais')
+      .map((url) => new URL(url, 'http://upstream').searchParams.get('Page'));
+
+  it('a service that answers full pages forever costs a round at most MAX_PAGES reads', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    await channelListens(h, 'C1');
+    const template = (h.sandbox.data.company(1)?.requests ?? [])[0]!.record;
+    const rows = Array.from({ length: 100 }, (_, i) => ({
+      ...template,
+      solicitacaoMaterialId: 9001 + i,
+      rowNumber: i + 1,
+      totalRows: 2_000_000_000,
+    }));
+    h.sandbox.faults.next({ path: '/v1/solicitacoes-materiais', status: 200, body: rows, times: 1_000 });
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: false, reason: 'planned' });
+    h.clock.advance(INTERVAL_MS);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: true });
+    expect(listPages(h)).toHaveLength(MAX_PAGES);
+  });
+
+  it.each([
+    ['no list can hold', 2_000_000_000],
+    ['a list could hold', 5_000],
+  ])('reads up to the first short page, whatever total (%s) its rows state', async (_, stated) => {
+    const h = await start();
+    const a = h.feedReplica();
+    await channelListens(h, 'C1');
+    const template = (h.sandbox.data.company(1)?.requests ?? [])[0]!.record;
+    const rowsOf = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        ...template,
+        solicitacaoMaterialId: from + i,
+        rowNumber: i + 1,
+        totalRows: stated,
+      }));
+    // Page 1 full, page 2 short (the list ends there); past it the service goes on answering full pages.
+    const serve = (page: string, body: unknown) =>
+      h.sandbox.faults.next({
+        path: new RegExp(`/v1/solicitacoes-materiais\\?.*[?&]Page=${page}&`),
+        status: 200,
+        body,
+        times: 500,
+      });
+    serve('1', rowsOf(5001, 100));
+    serve('2', rowsOf(5101, 30));
+    serve('(?![12]&)\\d+', rowsOf(9001, 100));
+    await recorded(h, a.engine);
+    expect(listPages(h)).toEqual(['1', '2']);
   });
 });
