@@ -11,9 +11,11 @@ import type { AnswerRequest } from './answers.js';
 import type { SlackDeps } from './deps.js';
 import { failureMessage } from './failures.js';
 import { AnswerProgress, DEFAULT_ANSWER_TIMING, firstMessageThenAnswer } from './first-message.js';
+import { slackCallFailure } from './paced-post.js';
 import { ResponseUrlOutcomeUnknownError } from './response-url.js';
 import { answerOutcome } from './slack-metrics.js';
 import { emailOf } from './slack-users.js';
+import { singleAttemptClient } from './web-clients.js';
 
 export type DeliveryMode =
   /** A new ephemeral answer (a command): it replaces its own first message, if one was shown. */
@@ -63,6 +65,11 @@ export interface Recipient {
   client: WebClient;
   userId: string;
   channelId?: string | undefined;
+  /**
+   * The client of a shared answer's post in the channel: one attempt (singleAttemptClient), since a retry after a
+   * post that may have reached Slack posts it twice for everyone. Default `client`.
+   */
+  channelPostClient?: WebClient;
 }
 
 /**
@@ -93,6 +100,9 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
     client: delivery.client,
     userId: delivery.userId,
     channelId: delivery.channelId,
+    ...(delivery.mode === 'share' && {
+      channelPostClient: singleAttemptClient(delivery.client, deps.metrics),
+    }),
   };
   const progress = new AnswerProgress();
   const request: AnswerRequest = {
@@ -203,8 +213,8 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
 /**
  * Posts through response_url (retried under `respond`, see response-url.ts). When that fails for good, or there is
  * no response_url (`respond` undefined: a click on the Home, a global shortcut), and the recipient is known, the
- * answer still reaches the person: a shared answer is posted in the channel, anything else as an ephemeral message
- * in the channel, and failing that (or with no channel) in a DM. One log line tells what happened.
+ * answer still reaches the person: a shared answer is posted in the channel (one attempt), anything else as an
+ * ephemeral message in the channel, and failing that (or with no channel) in a DM. One log line tells what happened.
  */
 export async function sendResponse(
   deps: Pick<SlackDeps, 'logger'>,
@@ -228,14 +238,16 @@ export async function sendResponse(
     else logger.error('answer lost: no response_url and nobody to tell');
     return;
   }
-  // A shared answer that may already be in the channel is not posted there again: the person who shared it
-  // gets it for sure, to them alone.
-  const inDoubt = failure instanceof ResponseUrlOutcomeUnknownError;
-  const { deliveredBy, failures } = await deliverElsewhere(
+  // A shared answer that may already be in the channel (the response_url's outcome unknown, or the post in the
+  // channel failed after it may have been made) is not posted there again: the person who shared it gets it for
+  // sure, to them alone.
+  const responseUrlInDoubt = failure instanceof ResponseUrlOutcomeUnknownError;
+  const { deliveredBy, failures, channelPostInDoubt } = await deliverElsewhere(
     recipient,
     message,
-    inDoubt ? 'ephemeral' : options.response_type,
+    responseUrlInDoubt ? 'ephemeral' : options.response_type,
   );
+  const inDoubt = responseUrlInDoubt || channelPostInDoubt;
   const fields = {
     ...(respond ? errFields(failure) : { responseUrl: 'none' }),
     userId: recipient.userId,
@@ -250,6 +262,8 @@ export async function sendResponse(
     logger.info({ ...fields, deliveredBy }, 'no response_url; answer delivered another way');
   else if (deliveredBy)
     logger.warn({ ...fields, deliveredBy }, 'response_url post failed; answer delivered another way');
+  else if (inDoubt)
+    logger.error(fields, 'shared answer may have reached Slack; the person who shared it could not be told');
   else logger.error(fields, 'answer lost: response_url, channel and DM all failed');
 }
 
@@ -325,16 +339,24 @@ export async function respondRestarting(
   });
 }
 
+/**
+ * The answer by the first way that takes it. `channelPostInDoubt`: the post in the channel (a shared answer) failed
+ * in a way after which it may be there all the same (Slack's fatal_error or internal_error, a 5xx, a reply lost on
+ * the way: slackCallFailure's `mayHaveArrived`); it is not tried again, and the next way shows the answer to the
+ * person alone, as when the response_url's outcome is unknown.
+ */
 async function deliverElsewhere(
   recipient: Recipient,
   message: Message,
   responseType: 'ephemeral' | 'in_channel',
-): Promise<{ deliveredBy: string | null; failures: string[] }> {
+): Promise<{ deliveredBy: string | null; failures: string[]; channelPostInDoubt: boolean }> {
   const { client, userId, channelId } = recipient;
   const content = { text: message.text, blocks: message.blocks };
   const ways: [string, () => Promise<unknown>][] = [];
-  if (channelId && responseType === 'in_channel')
-    ways.push(['chat.postMessage', () => client.chat.postMessage({ channel: channelId, ...content })]);
+  if (channelId && responseType === 'in_channel') {
+    const poster = recipient.channelPostClient ?? client;
+    ways.push(['chat.postMessage', () => poster.chat.postMessage({ channel: channelId, ...content })]);
+  }
   if (channelId)
     ways.push([
       'chat.postEphemeral',
@@ -343,15 +365,20 @@ async function deliverElsewhere(
   // A bot posting to a user id writes in its DM with that user.
   ways.push(['dm', () => client.chat.postMessage({ channel: userId, ...content })]);
   const failures: string[] = [];
+  let channelPostInDoubt = false;
   for (const [name, post] of ways) {
     try {
       await post();
-      return { deliveredBy: name, failures };
+      return { deliveredBy: name, failures, channelPostInDoubt };
     } catch (error) {
       failures.push(`${name}: ${slackErrorCode(error)}`);
+      if (name === 'chat.postMessage') {
+        const why = slackCallFailure(error);
+        channelPostInDoubt = why.kind === 'transport' && why.mayHaveArrived;
+      }
     }
   }
-  return { deliveredBy: null, failures };
+  return { deliveredBy: null, failures, channelPostInDoubt };
 }
 
 /** Slack's error code (`not_in_channel`, `slack_webapi_rate_limited_error`...), never a message with data in it. */

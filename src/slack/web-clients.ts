@@ -27,21 +27,52 @@ export const TRIGGER_WEB_CLIENT = {
   timeout: 1_200,
 } as const;
 
-const triggerClients = new WeakMap<WebClient, WebClient>();
+/**
+ * A post that must not be made twice (a shared answer posted in a channel): one attempt. A 5xx or a connection cut
+ * may come after Slack posted the message, and a retry would post it again for everyone; the caller decides what
+ * such a failure means (deliver.ts: in doubt, never posted again).
+ */
+export const SINGLE_ATTEMPT_WEB_CLIENT = {
+  retryConfig: { retries: 0 },
+  rejectRateLimitedCalls: true,
+  timeout: 5_000,
+} as const;
+
+type ClientPolicy = typeof TRIGGER_WEB_CLIENT | typeof SINGLE_ATTEMPT_WEB_CLIENT;
+const boundClients = new Map<ClientPolicy, WeakMap<WebClient, WebClient>>();
 
 /**
- * The same workspace's client, with the trigger_id policy above (one per listener client, kept with it); its
- * Slack errors are counted like the listener client's.
+ * The same workspace's client under another policy (one per listener client and policy, kept with it); its Slack
+ * errors are counted like the listener client's.
  */
-export function triggerClient(client: WebClient, metrics: Pick<Metrics, 'slackApiError'>): WebClient {
-  let bound = triggerClients.get(client);
+function withPolicy(
+  client: WebClient,
+  metrics: Pick<Metrics, 'slackApiError'>,
+  policy: ClientPolicy,
+): WebClient {
+  let clients = boundClients.get(policy);
+  if (!clients) {
+    clients = new WeakMap();
+    boundClients.set(policy, clients);
+  }
+  let bound = clients.get(client);
   if (!bound) {
     bound = new webApi.WebClient(client.token, {
       slackApiUrl: client.slackApiUrl,
-      ...TRIGGER_WEB_CLIENT,
+      ...policy,
       fetch: meteredFetch(metrics, client.slackApiUrl),
     });
-    triggerClients.set(client, bound);
+    clients.set(client, bound);
   }
   return bound;
+}
+
+/** The workspace's client with the trigger_id policy (TRIGGER_WEB_CLIENT). */
+export function triggerClient(client: WebClient, metrics: Pick<Metrics, 'slackApiError'>): WebClient {
+  return withPolicy(client, metrics, TRIGGER_WEB_CLIENT);
+}
+
+/** The workspace's client that makes one attempt (SINGLE_ATTEMPT_WEB_CLIENT). */
+export function singleAttemptClient(client: WebClient, metrics: Pick<Metrics, 'slackApiError'>): WebClient {
+  return withPolicy(client, metrics, SINGLE_ATTEMPT_WEB_CLIENT);
 }

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FakeFailure } from '../../src/fake-slack/index.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import {
   CHANNELS,
@@ -135,5 +136,47 @@ describe('an answer whose response_url post fails', () => {
     expect(told.via).toBe('chat.postEphemeral');
     expect(textOf(told)).toMatch(/acompanh/i);
     expect(await h.container.feedListeners.getFollow(TEAM, USERS.member, id as number)).not.toBeNull();
+  });
+});
+
+describe('a shared answer whose fallback post in the channel may have reached Slack', () => {
+  /** Shares a request's detail while its response_url is dead and chat.postMessage fails as `failure`. */
+  async function shareFailing(failure: FakeFailure) {
+    await h.link(TEAM);
+    const [id] = DEMO_FACTS.company1.requestsWithItemsBelowMinimum;
+    const asked = await h.command('/solicitacao', String(id));
+    const detail = await h.nextMessage(asked.sentAt, { userId: USERS.member });
+    const since = Date.now();
+    h.slack.failNext('response_url', { error: 'expired_url' }, 1);
+    h.slack.failNext('chat.postMessage', failure, 1);
+    await h.click(detail, { text: 'Compartilhar no canal' });
+    const toThem = await h.nextMessage(since, { userId: USERS.member, ephemeral: true });
+    return { since, toThem, id };
+  }
+
+  it.each([
+    ['ok:false fatal_error', { error: 'fatal_error' }],
+    ['ok:false internal_error', { error: 'internal_error' }],
+    ['an HTTP 500', { status: 500 }],
+    ['a reply lost after the post', { dropReply: true }],
+  ] as [string, FakeFailure][])(
+    '%s: is not posted in the channel again; the person who shared gets it, and the log says it may be there',
+    async (_, failure) => {
+      const { since, toThem, id } = await shareFailing(failure);
+      expect(toThem.via).toBe('chat.postEphemeral');
+      expect(textOf(toThem)).toContain(`Solicitação ${id}`);
+      expect(calls('chat.postMessage').filter((c) => c.at >= since)).toHaveLength(1);
+      const inChannel = h.slack.messages.filter((m) => m.channel === CHANNELS.stockroom && !m.ephemeral);
+      expect(inChannel.length).toBeLessThanOrEqual(1);
+      await eventually(() => logged('shared answer may have reached Slack').length === 1);
+      expect(logged('answer delivered another way')).toHaveLength(0);
+    },
+  );
+
+  it('a refusal (not_in_channel) is no doubt: the person who shared gets it, logged as delivered another way', async () => {
+    const { toThem } = await shareFailing({ error: 'not_in_channel' });
+    expect(toThem.via).toBe('chat.postEphemeral');
+    await eventually(() => logged('answer delivered another way').length === 1);
+    expect(logged('shared answer may have reached Slack')).toHaveLength(0);
   });
 });
