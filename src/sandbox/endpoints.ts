@@ -22,6 +22,8 @@ export interface DataContext {
   now: number;
   /** Sandbox.servePagesOf: the most rows a page serves, and what a larger PageSize gets. */
   pageLimit: PageLimit | null;
+  /** Sandbox.stateTotalRows: the totalRows the request list states in its rows instead of the true total. */
+  statedTotalRows?: number | null;
 }
 
 export type DataHandler = (ctx: DataContext, id: number | undefined) => Reply;
@@ -172,7 +174,7 @@ export const listRequests: DataHandler = (ctx) => {
       ]),
   );
   rows.sort((a, b) => b.record.solicitacaoMaterialId - a.record.solicitacaoMaterialId);
-  return ok(paginate(requestRecords(rows), page, pageSize));
+  return ok(paginate(requestRecords(rows), page, pageSize, ctx.statedTotalRows ?? undefined));
 };
 
 export const listRequestItems: DataHandler = (ctx, id = 0) => {

@@ -157,14 +157,18 @@ export function matchesAllWords(words: string[], fields: (string | number | null
   return words.every((word) => haystack.includes(word));
 }
 
-/** A page of a list, each row carrying its 1-based position in the whole result and the total. */
+/**
+ * A page of a list, each row carrying its 1-based position in the whole result and the total (`statedTotal` instead
+ * when given: a service that states a wrong total, Sandbox.stateTotalRows).
+ */
 export function paginate<T extends object>(
   rows: T[],
   page: number,
   pageSize: number,
+  statedTotal: number = rows.length,
 ): (T & { rowNumber: number; totalRows: number })[] {
   const start = (page - 1) * pageSize;
   return rows
     .slice(start, start + pageSize)
-    .map((row, i) => ({ ...row, rowNumber: start + i + 1, totalRows: rows.length }));
+    .map((row, i) => ({ ...row, rowNumber: start + i + 1, totalRows: statedTotal }));
 }

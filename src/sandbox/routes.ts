@@ -92,6 +92,8 @@ export interface DataCall {
   now: number;
   /** Sandbox.servePagesOf. */
   pageLimit?: PageLimit | null;
+  /** Sandbox.stateTotalRows. */
+  statedTotalRows?: number | null;
 }
 
 const UNAUTHORIZED_DETAIL = {
@@ -153,7 +155,15 @@ export function serveData(call: DataCall, issuer: TokenIssuer, data: SandboxData
     id = parsed;
   }
   return route.handler(
-    { company, unitStockrooms, query, instance: path, now: call.now, pageLimit: call.pageLimit ?? null },
+    {
+      company,
+      unitStockrooms,
+      query,
+      instance: path,
+      now: call.now,
+      pageLimit: call.pageLimit ?? null,
+      statedTotalRows: call.statedTotalRows ?? null,
+    },
     id,
   );
 }

@@ -106,6 +106,11 @@ export interface Sandbox {
    * ProblemDetails naming PageSize instead, as another service may.
    */
   servePagesOf(rows: number | null, over?: PageLimit['over']): void;
+  /**
+   * The request list states `total` as the totalRows of every row, whatever the true total (null: the true one), as
+   * a service whose count is wrong or stale may; the rows and their rowNumber stay true.
+   */
+  stateTotalRows(total: number | null): void;
   expireAccessTokens(login?: string): void;
   expireRefreshTokens(login?: string): void;
   endSessions(login?: string): void;
@@ -247,6 +252,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const timers = new Set<NodeJS.Timeout>();
   /** Sandbox.servePagesOf. */
   let pageLimit: PageLimit | null = null;
+  /** Sandbox.stateTotalRows. */
+  let statedTotalRows: number | null = null;
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
@@ -304,6 +311,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         path: instance,
         now: now(),
         pageLimit,
+        statedTotalRows,
       },
       issuer,
       data,
@@ -397,6 +405,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     servePagesOf: (rows, over = 'serve') => {
       pageLimit = rows === null ? null : { rows, over };
+    },
+    stateTotalRows: (total) => {
+      statedTotalRows = total;
     },
     expireAccessTokens: (login) => issuer.expireAccessTokens(login),
     expireRefreshTokens: (login) => issuer.expireRefreshTokens(login),
