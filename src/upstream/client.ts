@@ -83,9 +83,10 @@ export interface Page<T> {
   totalRows: number;
   totalPages: number;
   /**
-   * True when the rows' total was not believed (past MAX_STATED_TOTAL_ROWS) and the page came full: `totalRows`
-   * counts the rows proven so far, a lower bound, and `totalPages` one page more, which may hold more rows. A short
-   * page under such a total is the last (upstream-api.md: a page with fewer items than PageSize is the last one).
+   * True when the rows' total cannot be believed and the page came full, so more rows may follow: a total past
+   * MAX_STATED_TOTAL_ROWS, or one lower than the rows the page proves exist (the service's count is wrong either
+   * way). `totalRows` then counts the rows proven so far, a lower bound, and `totalPages` one page more, which may
+   * hold more rows. A short page is the last (isLastPage), whatever the total says.
    */
   totalUnknown?: boolean;
 }
@@ -586,7 +587,9 @@ export function toPage<T extends { totalRows?: number | null }>(
   const stated = rows[0]?.totalRows ?? 0;
   const proven = rows.length === 0 ? 0 : (at - 1) * size + rows.length;
   const totalRows = Math.max(believedTotal(rows), proven, atLeast);
-  const unknown = totalUnknown ?? (stated > MAX_STATED_TOTAL_ROWS && rows.length >= size);
+  // A full page beside a total too high to believe, or lower than the rows it proves (absent or null included).
+  const unknown =
+    totalUnknown ?? (rows.length >= size && (stated > MAX_STATED_TOTAL_ROWS || stated < proven));
   return {
     rows,
     page: at,
@@ -595,6 +598,24 @@ export function toPage<T extends { totalRows?: number | null }>(
     totalPages: Math.max(1, Math.ceil(totalRows / size) + (unknown ? 1 : 0)),
     ...(unknown && { totalUnknown: true }),
   };
+}
+
+/**
+ * No page follows this one. A page shorter than its size is the last, whatever the total says (a total too high
+ * must not send a reader on to pages that are empty or refused). A full page is the last when it reaches the total,
+ * which a total not believed (Page.totalUnknown) never does: then only a short or empty page ends the list. A full
+ * last page of an honest total ends it too: no empty page is read after it.
+ */
+export function isLastPage(page: Page<unknown>): boolean {
+  return page.rows.length < page.pageSize || page.page >= page.totalPages;
+}
+
+/**
+ * A 400 or 404 answering a page after the first of a list whose earlier pages were served: the service refuses a
+ * page past the rows it has (a total too high, or too low and read on), which is the end of the list, not a failure.
+ */
+export function isPastLastPage(error: unknown, page: number): boolean {
+  return page > 1 && error instanceof UpstreamError && (error.status === 400 || error.status === 404);
 }
 
 /**

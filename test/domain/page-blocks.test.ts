@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type BlockRef, blockOf, pageFromBlock, pageOutOfBlocks } from '../../src/domain/page-blocks.js';
-import { servedPage, toPage } from '../../src/upstream/client.js';
+import { isLastPage, servedPage, toPage } from '../../src/upstream/client.js';
 
 const rows = (from: number, count: number, totalRows: number) =>
   Array.from({ length: count }, (_, i) => ({ id: from + i, totalRows }));
@@ -28,6 +28,24 @@ describe('toPage', () => {
     // A stated total above the rows stands; an empty page says nothing.
     expect(toPage(rows(1, 10, 124), 1, 10)).toMatchObject({ totalRows: 124, totalPages: 13 });
     expect(toPage([], 3, 10)).toMatchObject({ totalRows: 0, totalPages: 1 });
+  });
+
+  it('ends a list at a short page, and at a full page only when its stated total is not lower than the rows', () => {
+    // Honest totals, as before: a full last page is the end (no empty page read after it), and so is a short one.
+    expect(isLastPage(toPage(rows(1, 100, 300), 3, 100))).toBe(true);
+    expect(toPage(rows(1, 100, 300), 3, 100)).not.toHaveProperty('totalUnknown');
+    expect(isLastPage(toPage(rows(1, 100, 300), 2, 100))).toBe(false);
+    expect(isLastPage(toPage(rows(1, 40, 240), 3, 100))).toBe(true);
+    // A total too low (80 beside a full page of 100): more may follow.
+    expect(toPage(rows(1, 100, 80), 1, 100)).toMatchObject({
+      totalRows: 100,
+      totalPages: 2,
+      totalUnknown: true,
+    });
+    expect(isLastPage(toPage(rows(1, 100, 80), 1, 100))).toBe(false);
+    // A total too high (500) beside a short page: that page is the end.
+    expect(isLastPage(toPage(rows(1, 30, 500), 3, 100))).toBe(true);
+    expect(isLastPage(toPage([], 4, 100))).toBe(true);
   });
 
   it("a page cut from a block whose rows say 0 keeps the block's rows reachable", () => {

@@ -2,8 +2,9 @@ import { errFields } from '../../lib/logger.js';
 import type { WorkspaceListeners } from '../../store/feed-listeners.js';
 import type { FeedRoundState, FeedSnapshotStore } from '../../store/feed-snapshot-store.js';
 import { BudgetExhaustedError, isLastingRefusal, isTransient } from '../../upstream/budget-errors.js';
+import { isLastPage, isPastLastPage } from '../../upstream/client.js';
 import type { MaterialRequest, PurchaseOrder } from '../../upstream/schemas.js';
-import type { AnswerReader, CachedEndpoint } from '../cached-reader.js';
+import type { AnswerReader, CachedEndpoint, ReadOptions } from '../cached-reader.js';
 import type { DomainDeps } from '../deps.js';
 import { NotFoundError } from '../errors.js';
 import { PurchaseService } from '../purchases/purchase-service.js';
@@ -32,6 +33,8 @@ import type { FeedEvent } from './types.js';
  * earlier at the first short or empty page.
  */
 export const MAX_PAGES = 100;
+/** A page past the end of the list, refused by the service (isPastLastPage). */
+const PAST_END = Symbol('past-end');
 /**
  * Pages of its search (of 100) a followed request older than the 30 days is looked for in, at most. `Search` matches
  * every word of the number, the stockroom, the requester and the status, so newer requests can come before it.
@@ -221,37 +224,36 @@ export class FeedRound {
   ): Promise<{ rows: MaterialRequest[]; complete: boolean; nextPage: number; pagesRead: number }> {
     const rows: MaterialRequest[] = [];
     let pagesRead = 0;
-    let totalPages = fromPage;
     let above: number | null = null;
-    for (let page = fromPage; page <= Math.min(totalPages, MAX_PAGES); page += 1) {
-      let answer = await this.attempt(() => this.requests.recentPage(this.ws, null, page));
+    // A page the service refuses past the rows it has (isPastLastPage) ends the list.
+    const read = (page: number, options?: ReadOptions) =>
+      this.attempt(() =>
+        this.requests.recentPage(this.ws, null, page, options).catch((error: unknown): typeof PAST_END => {
+          if (isPastLastPage(error, page)) return PAST_END;
+          throw error;
+        }),
+      );
+    for (let page = fromPage; page <= MAX_PAGES; page += 1) {
+      let answer = await read(page);
+      if (answer === PAST_END) return { rows, complete: true, nextPage: page, pagesRead };
       if (answer === null) return { rows, complete: false, nextPage: page, pagesRead };
       // The list is newest first: rows move down a page as requests are opened. A page cached before the page above
       // it was read misses the rows that moved down between the two reads (in neither), so it is read again. A page
       // older than the one above it after that (upstream could not be asked) leaves the read incomplete.
       if (above !== null && answer.freshness.fetchedAt < above) {
-        answer = await this.attempt(() =>
-          this.requests.recentPage(this.ws, null, page, { bypassCache: true }),
-        );
+        answer = await read(page, { bypassCache: true });
+        if (answer === PAST_END) return { rows, complete: true, nextPage: page, pagesRead };
         if (answer === null || answer.freshness.fetchedAt < above)
           return { rows, complete: false, nextPage: page, pagesRead };
       }
       above = answer.freshness.fetchedAt;
       pagesRead += 1;
       rows.push(...answer.data.rows);
-      totalPages = answer.data.totalPages;
-      // A page shorter than its size is the last (upstream-api.md), whatever its rows say of the total.
-      if (answer.data.rows.length < answer.data.pageSize) {
-        totalPages = page;
-        break;
-      }
+      // A short page is the end, and a full one is unless its total is honest and reached (isLastPage): a total
+      // too low (a full page proves more rows) is read on, a total too high never sends the read to empty pages.
+      if (isLastPage(answer.data)) return { rows, complete: true, nextPage: page + 1, pagesRead };
     }
-    return {
-      rows,
-      complete: totalPages <= MAX_PAGES,
-      nextPage: Math.min(totalPages, MAX_PAGES) + 1,
-      pagesRead,
-    };
+    return { rows, complete: false, nextPage: MAX_PAGES + 1, pagesRead };
   }
 
   /**

@@ -2,7 +2,7 @@ import { errFields } from '../../lib/logger.js';
 import { definedOnly } from '../../lib/objects.js';
 import type { LastKnownStock } from '../../store/stock-store.js';
 import type { UserMatch } from '../../store/user-match-store.js';
-import type { CallObserver, Page } from '../../upstream/client.js';
+import { type CallObserver, isLastPage, isPastLastPage, type Page } from '../../upstream/client.js';
 import { UpstreamNotFoundError } from '../../upstream/errors.js';
 import { MAX_PERIOD_MONTHS } from '../../upstream/queries.js';
 import type { HistoryEntry, MaterialRequest, RequestItem } from '../../upstream/schemas.js';
@@ -314,18 +314,18 @@ export class RequestService {
     const from = startOfLocalDay(localDateDaysAgo(this.deps.now(), this.deps.timeZone, LOOKUP_PERIOD_DAYS));
     for (let page = 1; page <= maxPages; page += 1) {
       const query = definedOnly({ search: String(id), dataInicial: from, page, pageSize: RECENT_PAGE_SIZE });
-      const answer = await this.deps.reader.read(
-        ws,
-        'requestList',
-        query,
-        (call) => this.deps.client.listRequests(call, query),
-        options,
-      );
+      const answer = await this.deps.reader
+        .read(ws, 'requestList', query, (call) => this.deps.client.listRequests(call, query), options)
+        .catch((error: unknown) => {
+          if (isPastLastPage(error, page)) return null;
+          throw error;
+        });
+      // A page the service refuses past its rows ends the search, as a short page does; a total too low does not.
+      if (answer === null) return { row: null, complete: true };
       const row = answer.data.rows.find((r) => r.solicitacaoMaterialId === id);
       if (row) return { row, complete: true };
-      // An empty or short page is the last, whatever total its rows state.
-      if (answer.data.rows.length < answer.data.pageSize || page >= answer.data.totalPages)
-        return { row: null, complete: true };
+      // An empty or short page is the last, whatever total its rows state; a total not believed is not the end.
+      if (isLastPage(answer.data)) return { row: null, complete: true };
     }
     return { row: null, complete: false };
   }

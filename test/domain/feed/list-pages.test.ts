@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import type { StatusEvent } from '../../../src/domain/feed/types.js';
+import { RequestService } from '../../../src/domain/requests/request-service.js';
+import {
+  channelListens,
+  type FeedHarness,
+  type FeedReplica,
+  feedHarnessPerTest,
+  INTERVAL_MS,
+  recorded,
+  WS,
+} from '../../helpers/feed-harness.js';
+
+/**
+ * How the change feed pages the 30-day list: a totalRows that is wrong (too low, too high), a page that comes back
+ * short, pages past the end that the service refuses.
+ */
+const start = feedHarnessPerTest();
+
+/** The ids of the 30-day list, newest first, as the service lists them now (read honestly, then left to expire). */
+async function listIds(h: FeedHarness, a: FeedReplica): Promise<number[]> {
+  const ws = await a.replica.domain.workspaces.resolve(WS, 'digest');
+  const requests = new RequestService(a.replica.domain);
+  const ids: number[] = [];
+  for (let page = 1; ; page += 1) {
+    const answer = await requests.recentPage(ws, null, page, { bypassCache: true });
+    ids.push(...answer.data.rows.map((row) => row.solicitacaoMaterialId));
+    if (page >= answer.data.totalPages) break;
+  }
+  // Left to expire: the rounds read the list from upstream.
+  h.clock.advance(10 * 60_000);
+  return ids;
+}
+
+/** Opens new requests until the 30-day list holds a multiple of 100 rows (at least 300). */
+async function exactPages(h: FeedHarness, a: FeedReplica): Promise<number> {
+  let count = (await listIds(h, a)).length;
+  while (count < 300 || count % 100 !== 0) {
+    const missing = count < 300 ? Math.min(100, 300 - count) : 100 - (count % 100);
+    count += h.sandbox.advance({ changes: missing, kinds: ['novas'] }).length;
+  }
+  expect((await listIds(h, a)).length).toBe(count);
+  return count;
+}
+
+function statusEvents(h: FeedHarness): StatusEvent[] {
+  return h.allPosts.flatMap((post) => post.events).filter((e): e is StatusEvent => e.kind === 'status');
+}
+
+describe('FeedRound: a totalRows that is wrong', () => {
+  it('a total lower than a full page proves does not end the read: a change deep in the list is reported', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    h.sandbox.advance({ changes: 100, kinds: ['novas'] });
+    h.sandbox.advance({ changes: 100, kinds: ['novas'] });
+    const ids = await listIds(h, a);
+    expect(ids.length).toBeGreaterThan(250);
+    await channelListens(h, 'C1');
+    h.sandbox.stateTotalRows(80);
+    await recorded(h, a.engine);
+
+    const deep = ids[150] ?? 0;
+    const [moved] = h.sandbox.advance({ changes: 1, kinds: ['status'], requestIds: [deep] });
+    expect(moved).toMatchObject({ kind: 'status', solicitacaoMaterialId: deep });
+    h.clock.advance(INTERVAL_MS);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: true, round: { complete: true } });
+    expect(statusEvents(h).map((e) => e.requestId)).toEqual([deep]);
+  });
+
+  it('a list recorded under a low total reports nothing when the total becomes honest', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    h.sandbox.advance({ changes: 100, kinds: ['novas'] });
+    h.sandbox.advance({ changes: 100, kinds: ['novas'] });
+    await channelListens(h, 'C1');
+    h.sandbox.stateTotalRows(80);
+    await recorded(h, a.engine);
+
+    h.sandbox.stateTotalRows(null);
+    h.clock.advance(INTERVAL_MS);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: true, round: { complete: true } });
+    expect(h.allPosts.flatMap((post) => post.events.map((e) => e.id))).toEqual([]);
+  });
+
+  it('a total too high ends at a short page, and at a page the service refuses past the rows it has', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    const count = await exactPages(h, a);
+    await channelListens(h, 'C1');
+    h.sandbox.stateTotalRows(count + 500);
+    // Pages past the rows it has are refused (404), as a service may: past page 3 of 300 rows.
+    h.sandbox.faults.next({ path: /\/v1\/solicitacoes-materiais\?.*Page=[4-9]/, status: 404, times: 1_000 });
+    await recorded(h, a.engine);
+    expect((await a.snapshots.state(WS)).recordedAt).not.toBeNull();
+
+    // One row more: page 4 is short (one row) and is the end; page 5 is never asked.
+    const [made] = h.sandbox.advance({ changes: 1, kinds: ['novas'] });
+    h.sandbox.faults.clear();
+    h.sandbox.faults.next({
+      path: /\/v1\/solicitacoes-materiais\?.*Page=([5-9]|\d\d)/,
+      status: 404,
+      times: 1_000,
+    });
+    h.clock.advance(INTERVAL_MS);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: true, round: { complete: true, detected: 1 } });
+    expect(h.allPosts.flatMap((post) => post.events.map((e) => e.id))).toEqual([
+      `${WS}:novas:${made?.kind === 'novas' ? made.solicitacaoMaterialId : 0}`,
+    ]);
+    expect(h.sandbox.faults.pending).toBe(1_000);
+  });
+});
