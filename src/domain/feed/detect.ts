@@ -22,7 +22,8 @@ export interface RequestDiff {
 
 /**
  * `rows` are the rows a round read; a request missing from them is not gone (a page the budget did not pay for,
- * or a request older than the 30 days): only rows read are compared. No `novas` for rows read on their own
+ * or a request older than the 30 days): only rows read are compared. A row the snapshot lacks is `novas` only when
+ * its number is above the snapshot's highest (highestRecorded). No `novas` for rows read on their own
  * (followed requests older than the 30 days), and no event at all while the workspace is only being recorded.
  * A followed request the snapshot does not have yet is compared with the status each follower was shown when they
  * followed it (`follows`): a change made between the follow and this first read is told to them.
@@ -37,6 +38,7 @@ export function diffRequests(
   const novas: NewRequestEvent[] = [];
   const status: StatusEvent[] = [];
   const next = new Map<number, RequestSnapshot>();
+  const highest = highestRecorded(previous);
   for (const row of rows) {
     const id = row.solicitacaoMaterialId;
     if (next.has(id)) continue;
@@ -61,7 +63,9 @@ export function diffRequests(
         const followers = (options.follows ?? []).filter((follow) => follow.requestId === id);
         status.push(...firstReadChanges(workspaceId, row, followers, detectedAt, options.fromList.has(id)));
       }
-      if (!options.record && options.fromList.has(id)) {
+      // At or below the highest number recorded: a request that existed then, which the rounds missed (a page that
+      // came back short, a row that moved between two pages' reads, a list served oldest first): recorded silently.
+      if (!options.record && options.fromList.has(id) && id > highest) {
         novas.push({
           ...base,
           id: `${workspaceId}:novas:${id}`,
@@ -102,6 +106,19 @@ export function diffRequests(
     }
   }
   return { novas, status, next };
+}
+
+/**
+ * The high-water mark of the snapshot: the highest request number it holds. Request numbers are assigned increasing
+ * (an assumption: upstream-api.md does not say so, but every number the service and the sandbox give grows), so a
+ * request the list shows for the first time with a number at or below the mark is not new: it existed when that
+ * number was recorded, and a round missed it. The newest requests are the last the snapshot forgets (entries unseen
+ * for SNAPSHOT_KEEP_MS), so the mark only falls when the whole list has been empty that long.
+ */
+export function highestRecorded(previous: ReadonlyMap<number, RequestSnapshot>): number {
+  let highest = 0;
+  for (const id of previous.keys()) if (id > highest) highest = id;
+  return highest;
 }
 
 /**

@@ -109,3 +109,28 @@ describe('FeedRound: a totalRows that is wrong', () => {
     expect(h.sandbox.faults.pending).toBe(1_000);
   });
 });
+
+describe('FeedRound: rows the recording missed', () => {
+  it('a page that came back short while recording: its missing rows, and the pages after it, are never posted as new', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    h.sandbox.advance({ changes: 100, kinds: ['novas'] });
+    h.sandbox.advance({ changes: 100, kinds: ['novas'] });
+    expect((await listIds(h, a)).length).toBeGreaterThan(250);
+    await channelListens(h, 'C1');
+    // Page 2 comes back two rows short, once: the recording takes it for the end of the list.
+    const ws = await a.replica.domain.workspaces.resolve(WS, 'digest');
+    const page2 = await new RequestService(a.replica.domain).recentPage(ws, null, 2, { bypassCache: true });
+    h.clock.advance(10 * 60_000);
+    const short = page2.data.rows.filter((_, index) => index !== 10 && index !== 20);
+    h.sandbox.faults.next({ path: /\/v1\/solicitacoes-materiais\?.*&Page=2&/, status: 200, body: short });
+    await recorded(h, a.engine);
+
+    const made = h.sandbox.advance({ changes: 2, kinds: ['novas'] });
+    h.clock.advance(INTERVAL_MS);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: true, round: { complete: true } });
+    expect(h.allPosts.flatMap((post) => post.events.map((e) => e.id)).sort()).toEqual(
+      made.map((c) => `${WS}:novas:${c.kind === 'novas' ? c.solicitacaoMaterialId : 0}`).sort(),
+    );
+  });
+});
