@@ -73,6 +73,13 @@ export interface FeedRoundState {
    * list longer than the feed's share of a window is recorded over several rounds, not restarted at page 1).
    */
   recordFromPage: number | null;
+  /**
+   * Once recorded: the page of the 30-day list the next round goes on from after page 1 (a list longer than the
+   * feed's share of a window is read whole over several rounds, wrapping around); null: page 2.
+   */
+  readFromPage: number | null;
+  /** When a round last read the pending purchases before the deep pages of the list (at most once an interval). */
+  receiptsFirstAt: number | null;
 }
 
 const STATE_FIELDS = [
@@ -90,6 +97,8 @@ const STATE_FIELDS = [
   'readUntil',
   'resumedAt',
   'recordFromPage',
+  'readFromPage',
+  'receiptsFirstAt',
 ] as const satisfies readonly (keyof FeedRoundState)[];
 
 /**

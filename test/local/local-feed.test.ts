@@ -33,6 +33,8 @@ function world(options: {
         receiptsReadAt: null,
         resumedAt: null,
         recordFromPage: null,
+        readFromPage: null,
+        receiptsFirstAt: null,
         nextRoundAt: null,
         intervalMs: null,
         shareIntervalMs: null,

@@ -16,7 +16,7 @@ import type { FeedEvent } from './types.js';
 
 /**
  * One detection round of one workspace (the engine holds its lease): reads the request list of the last 30 days
- * (every page of 100), the followed requests older than that (each searched by number, a few pages at most), and,
+ * (page 1, then every page of 100 from where the last round stopped, as far as the share goes), the followed requests older than that (each searched by number, a few pages at most), and,
  * less often, the pending purchases of every active stockroom; diffs them with the stored snapshot; puts the events
  * in the outbox, then writes the snapshot. In that order: a replica that dies between the two leaves the snapshot
  * as it was, so the next round finds the same differences, names them with the same ids, and the outbox keeps one
@@ -130,7 +130,27 @@ export class FeedRound {
     // A recording cut short by the budget goes on where it stopped, one page back (rows move down as requests are
     // opened): a list longer than the share of a window is recorded over several rounds instead of never.
     const fromPage = record ? Math.max(1, (this.state.recordFromPage ?? 1) - 1) : 1;
-    const recent = await this.readRecent(fromPage);
+    const head = await this.readRecent(fromPage, { maxPages: 1 });
+    // Receipts, when due, right after the first page of a recorded workspace's round, so a list longer than the share
+    // of a window never starves them; at most once per receipts interval, so receipts that the share cannot pay for
+    // whole (read after the list in the rounds between, as a recording round reads them) never starve the list.
+    const receiptsDue = this.receiptsDue(detectedAt);
+    const receiptsFirst = !record && receiptsDue && this.receiptsFirstDue(detectedAt);
+    let receipts = receiptsFirst ? await this.readReceipts(detectedAt, emails) : null;
+    // A recording goes on from the page after. A recorded workspace's round reads page 1 (the newest requests) and
+    // then goes on from where the last round stopped (one page back, as a recording does), wrapping around to page 2
+    // once it reached the end: a list longer than the share is read whole over several rounds, not only its first
+    // pages again and again. A list read whole every round always goes on from page 2: the same calls as before.
+    const deepFrom = record ? head.nextPage : Math.max(2, (this.state.readFromPage ?? 2) - 1);
+    const deep = head.complete
+      ? null
+      : await this.readRecent(deepFrom, { above: deepFrom === head.nextPage ? head.lastFetchedAt : null });
+    const recent = {
+      rows: [...head.rows, ...(deep?.rows ?? [])],
+      complete: deep === null ? head.complete : deep.complete,
+      nextPage: deep?.nextPage ?? head.nextPage,
+      pagesRead: head.pagesRead + (deep?.pagesRead ?? 0),
+    };
     const fromList = new Set(recent.rows.map((row) => row.solicitacaoMaterialId));
     const followed = [...new Set(this.listeners.follows.map((follow) => follow.requestId))];
     const previous = await this.snapshots.requests(workspaceId);
@@ -146,8 +166,8 @@ export class FeedRound {
     });
     const requestEvents: FeedEvent[] = [...requestDiff.novas, ...requestDiff.status];
     addRequesterEmails(requestEvents, requestDiff.next, emails);
+    if (receiptsDue && !receiptsFirst) receipts = await this.readReceipts(detectedAt, emails);
 
-    const receipts = this.receiptsDue(detectedAt) ? await this.readReceipts(detectedAt, emails) : null;
     const events = [...requestEvents, ...(receipts?.events ?? [])];
     const readUntil = this.deps.now();
 
@@ -165,6 +185,13 @@ export class FeedRound {
       readUntil,
       ...(record && recent.complete && { recordedAt: detectedAt, recordFromPage: 1 }),
       ...(record && !recent.complete && recent.nextPage > fromPage && { recordFromPage: recent.nextPage }),
+      // Where the next round's read goes on after page 1: back to page 2 once this one reached the end.
+      ...(!record && deep !== null && deep.complete && { readFromPage: 2 }),
+      ...(!record &&
+        deep !== null &&
+        !deep.complete &&
+        deep.nextPage > deepFrom && { readFromPage: deep.nextPage }),
+      ...(receiptsFirst && { receiptsFirstAt: detectedAt }),
       ...(receipts?.complete && {
         receiptsReadAt: detectedAt,
         ...(this.state.purchasesRecordedAt === null && { purchasesRecordedAt: detectedAt }),
@@ -216,44 +243,58 @@ export class FeedRound {
   }
 
   /**
-   * The 30-day list from `fromPage` on; `nextPage`: the first page not read (where a recording goes on), `pagesRead`:
-   * how many were.
+   * The 30-day list from `fromPage` on, `maxPages` at most; `complete`: the end of the list was reached; `nextPage`:
+   * the first page not read (where a recording, or the next round, goes on), `pagesRead`: how many were. `above`:
+   * when the page before `fromPage` was read, if this round read it (see the loop).
    */
   private async readRecent(
-    fromPage = 1,
-  ): Promise<{ rows: MaterialRequest[]; complete: boolean; nextPage: number; pagesRead: number }> {
+    fromPage: number,
+    options: { maxPages?: number; above?: number | null } = {},
+  ): Promise<{
+    rows: MaterialRequest[];
+    complete: boolean;
+    nextPage: number;
+    pagesRead: number;
+    lastFetchedAt: number | null;
+  }> {
     const rows: MaterialRequest[] = [];
     let pagesRead = 0;
-    let above: number | null = null;
+    let above: number | null = options.above ?? null;
+    const upTo = Math.min(MAX_PAGES, fromPage + (options.maxPages ?? MAX_PAGES) - 1);
     // A page the service refuses past the rows it has (isPastLastPage) ends the list.
-    const read = (page: number, options?: ReadOptions) =>
+    const read = (page: number, readOptions?: ReadOptions) =>
       this.attempt(() =>
-        this.requests.recentPage(this.ws, null, page, options).catch((error: unknown): typeof PAST_END => {
-          if (isPastLastPage(error, page)) return PAST_END;
-          throw error;
-        }),
+        this.requests
+          .recentPage(this.ws, null, page, readOptions)
+          .catch((error: unknown): typeof PAST_END => {
+            if (isPastLastPage(error, page)) return PAST_END;
+            throw error;
+          }),
       );
-    for (let page = fromPage; page <= MAX_PAGES; page += 1) {
+    for (let page = fromPage; page <= upTo; page += 1) {
       let answer = await read(page);
-      if (answer === PAST_END) return { rows, complete: true, nextPage: page, pagesRead };
-      if (answer === null) return { rows, complete: false, nextPage: page, pagesRead };
+      if (answer === PAST_END)
+        return { rows, complete: true, nextPage: page, pagesRead, lastFetchedAt: above };
+      if (answer === null) return { rows, complete: false, nextPage: page, pagesRead, lastFetchedAt: above };
       // The list is newest first: rows move down a page as requests are opened. A page cached before the page above
       // it was read misses the rows that moved down between the two reads (in neither), so it is read again. A page
       // older than the one above it after that (upstream could not be asked) leaves the read incomplete.
       if (above !== null && answer.freshness.fetchedAt < above) {
         answer = await read(page, { bypassCache: true });
-        if (answer === PAST_END) return { rows, complete: true, nextPage: page, pagesRead };
+        if (answer === PAST_END)
+          return { rows, complete: true, nextPage: page, pagesRead, lastFetchedAt: above };
         if (answer === null || answer.freshness.fetchedAt < above)
-          return { rows, complete: false, nextPage: page, pagesRead };
+          return { rows, complete: false, nextPage: page, pagesRead, lastFetchedAt: above };
       }
       above = answer.freshness.fetchedAt;
       pagesRead += 1;
       rows.push(...answer.data.rows);
       // A short page is the end, and a full one is unless its total is honest and reached (isLastPage): a total
       // too low (a full page proves more rows) is read on, a total too high never sends the read to empty pages.
-      if (isLastPage(answer.data)) return { rows, complete: true, nextPage: page + 1, pagesRead };
+      if (isLastPage(answer.data))
+        return { rows, complete: true, nextPage: page + 1, pagesRead, lastFetchedAt: above };
     }
-    return { rows, complete: false, nextPage: MAX_PAGES + 1, pagesRead };
+    return { rows, complete: false, nextPage: upTo + 1, pagesRead, lastFetchedAt: above };
   }
 
   /**
@@ -299,6 +340,11 @@ export class FeedRound {
 
   private receiptsDue(now: number): boolean {
     const last = this.state.receiptsReadAt;
+    return last === null || now - last >= this.receiptsEveryMs;
+  }
+
+  private receiptsFirstDue(now: number): boolean {
+    const last = this.state.receiptsFirstAt;
     return last === null || now - last >= this.receiptsEveryMs;
   }
 

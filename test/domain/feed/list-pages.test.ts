@@ -134,3 +134,75 @@ describe('FeedRound: rows the recording missed', () => {
     );
   });
 });
+
+describe('FeedRound: a list longer than the share of a window', () => {
+  it('is read whole over several rounds: a change on its last page is reported, and receipts are read', async () => {
+    const h = await start();
+    const HOUR = 3_600_000;
+    for (let i = 0; i < 10; i += 1) h.sandbox.advance({ changes: 100, kinds: ['novas'] });
+    // 10 feed calls an hour; the list holds 11 pages of 100 or more, and receipts cost a call per stockroom.
+    const a = h.feedReplica({
+      budget: {
+        limit: { count: 50, windowMs: HOUR },
+        feedSharePercent: 20,
+        onTestClock: true,
+        maxWaitMs: { feed: 0 },
+      },
+    });
+    const ids = await listIds(h, a);
+    expect(ids.length).toBeGreaterThan(1_000);
+    h.clock.advance(HOUR);
+    await channelListens(h, 'C1');
+    const tick = async (hours: number, until: () => Promise<boolean>) => {
+      for (let minute = 0; minute < hours * 60 && !(await until()); minute += 10) {
+        await a.engine.tick();
+        h.clock.advance(10 * 60_000);
+      }
+    };
+    await tick(12, async () => (await a.snapshots.state(WS)).recordedAt !== null);
+    expect((await a.snapshots.state(WS)).recordedAt).not.toBeNull();
+
+    const last = ids.at(-1) ?? 0;
+    const [moved] = h.sandbox.advance({ changes: 1, kinds: ['status'], requestIds: [last] });
+    expect(moved).toMatchObject({ kind: 'status', solicitacaoMaterialId: last });
+    const reported = () => statusEvents(h).some((e) => e.requestId === last);
+    await tick(12, async () => reported() && (await a.snapshots.state(WS)).purchasesRecordedAt !== null);
+    expect(statusEvents(h).map((e) => e.requestId)).toEqual([last]);
+    // Receipts are read too, however long the list: the pending purchases are recorded.
+    expect((await a.snapshots.state(WS)).purchasesRecordedAt).not.toBeNull();
+  });
+});
+
+describe('FeedRound: receipts the share cannot pay for whole', () => {
+  it('do not starve the list: a change on its last page is still reported', async () => {
+    const h = await start();
+    const HOUR = 3_600_000;
+    for (let i = 0; i < 4; i += 1) h.sandbox.advance({ changes: 100, kinds: ['novas'] });
+    // 3 feed calls an hour: page 1 and the pending purchases of 3 stockrooms are more than one round gets.
+    const a = h.feedReplica({
+      budget: {
+        limit: { count: 15, windowMs: HOUR },
+        feedSharePercent: 20,
+        onTestClock: true,
+        maxWaitMs: { feed: 0 },
+      },
+    });
+    const ids = await listIds(h, a);
+    expect(ids.length).toBeGreaterThan(400);
+    h.clock.advance(HOUR);
+    await channelListens(h, 'C1');
+    const tick = async (hours: number, until: () => Promise<boolean>) => {
+      for (let minute = 0; minute < hours * 60 && !(await until()); minute += 10) {
+        await a.engine.tick();
+        h.clock.advance(10 * 60_000);
+      }
+    };
+    await tick(24, async () => (await a.snapshots.state(WS)).recordedAt !== null);
+    expect((await a.snapshots.state(WS)).recordedAt).not.toBeNull();
+
+    const last = ids.at(-1) ?? 0;
+    h.sandbox.advance({ changes: 1, kinds: ['status'], requestIds: [last] });
+    await tick(24, async () => statusEvents(h).some((e) => e.requestId === last));
+    expect(statusEvents(h).map((e) => e.requestId)).toEqual([last]);
+  });
+});
