@@ -22,6 +22,14 @@ export interface RequestSnapshot {
   seenAt: number;
 }
 
+/** The receipts of one purchase the feed reported (FeedSnapshotStore.purchaseReceipts). */
+export interface PurchaseReceipts {
+  /** How many: the version of the purchase's next receipt event. */
+  version: number;
+  /** When the last was detected (epoch ms). */
+  at: number;
+}
+
 /** A pending purchase as the last receipts read saw it. */
 export interface PurchaseSnapshot {
   /** The pending receivable balance, when the record carries one. */
@@ -156,6 +164,22 @@ export class FeedSnapshotStore {
     for (const id of gone) await this.kv.hdel(key, String(id));
   }
 
+  /** How many receipts of each purchase were reported (a purchase with none has no entry). */
+  async purchaseReceipts(workspaceId: string): Promise<Map<number, PurchaseReceipts>> {
+    return parseHash<PurchaseReceipts>(await this.kv.hgetall(this.keys.feedPurchaseReceipts(workspaceId)));
+  }
+
+  /** Writes `entries` and removes `forget`. */
+  async savePurchaseReceipts(
+    workspaceId: string,
+    entries: ReadonlyMap<number, PurchaseReceipts>,
+    forget: readonly number[],
+  ): Promise<void> {
+    const key = this.keys.feedPurchaseReceipts(workspaceId);
+    if (entries.size > 0) await this.kv.hsetMany(key, serialise(entries));
+    for (const id of forget) await this.kv.hdel(key, String(id));
+  }
+
   // Round state.
 
   async state(workspaceId: string): Promise<FeedRoundState> {
@@ -184,6 +208,7 @@ export class FeedSnapshotStore {
     await this.kv.del(
       this.keys.feedSnapshotRequests(workspaceId),
       this.keys.feedSnapshotPurchases(workspaceId),
+      this.keys.feedPurchaseReceipts(workspaceId),
       this.keys.feedRoundState(workspaceId),
       this.keys.feedOutbox(workspaceId),
       ...claims,

@@ -189,6 +189,14 @@ export class Keys {
   feedSnapshotPurchases(workspaceId: string): string {
     return `${this.prefix}feed:${workspaceId}:snap:purchases`;
   }
+  /**
+   * Hash, field = purchase id: how many receipts of that purchase the feed reported, and when the last (the
+   * version in its next receipt event's id). Kept apart from the pending snapshot: it outlives a purchase's leaving
+   * the list, and replicas of an older version never read it.
+   */
+  feedPurchaseReceipts(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:snap:receipts`;
+  }
   /** Hash: when the snapshot was first complete, the next round is due, the last round's cost, ... */
   feedRoundState(workspaceId: string): string {
     return `${this.prefix}feed:${workspaceId}:rounds`;

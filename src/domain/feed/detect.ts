@@ -244,15 +244,23 @@ export function diffPurchases(
   return { receipts, next, gone };
 }
 
+/**
+ * `version`: how many receipts of the purchase were reported before this one (PurchaseReceipts), in the id, so a
+ * balance that falls to a value it fell to before, or a purchase that leaves the pending list again, is another event.
+ * The first keeps the id it had before versions existed (no `v0`): an event detected, or sent, under that id by a
+ * replica of the older version during a rolling upgrade is the same event, never posted twice.
+ */
 export function receiptEvent(
   workspaceId: string,
   seen: ReceiptSeen,
   requestIds: number[],
   detectedAt: number,
   requesterEmails: string[] = [],
+  version = 0,
 ): ReceiptEvent {
+  const transition = seen.complete ? 'done' : String(seen.balanceAfter);
   return {
-    id: `${workspaceId}:recebimentos:${seen.purchaseId}:${seen.complete ? 'done' : seen.balanceAfter}`,
+    id: `${workspaceId}:recebimentos:${seen.purchaseId}:${version === 0 ? '' : `v${version}:`}${transition}`,
     kind: 'recebimentos',
     workspaceId,
     detectedAt,

@@ -1,6 +1,11 @@
 import { errFields } from '../../lib/logger.js';
 import type { WorkspaceListeners } from '../../store/feed-listeners.js';
-import type { FeedRoundState, FeedSnapshotStore } from '../../store/feed-snapshot-store.js';
+import {
+  DELIVERED_KEEP_MS,
+  type FeedRoundState,
+  type FeedSnapshotStore,
+  type PurchaseReceipts,
+} from '../../store/feed-snapshot-store.js';
 import { BudgetExhaustedError, isLastingRefusal, isTransient } from '../../upstream/budget-errors.js';
 import { isLastPage, isPastLastPage } from '../../upstream/client.js';
 import type { MaterialRequest, PurchaseOrder } from '../../upstream/schemas.js';
@@ -178,7 +183,10 @@ export class FeedRound {
       workspaceId,
       staleRequests(previous, detectedAt, new Set([...followed, ...requestDiff.next.keys()])),
     );
-    if (receipts) await this.snapshots.savePurchases(workspaceId, receipts.next, receipts.gone);
+    if (receipts) {
+      await this.snapshots.savePurchases(workspaceId, receipts.next, receipts.gone);
+      await this.snapshots.savePurchaseReceipts(workspaceId, receipts.counted, receipts.uncounted);
+    }
 
     const complete = this.stopped === null;
     await this.snapshots.updateState(workspaceId, {
@@ -374,6 +382,8 @@ export class FeedRound {
     const diff = diffPurchases(previous, read);
     const record = this.state.purchasesRecordedAt === null;
     const events: FeedEvent[] = [];
+    const reported = await this.snapshots.purchaseReceipts(workspaceId);
+    const counted = new Map<number, PurchaseReceipts>();
     for (const seen of record ? [] : diff.receipts) {
       const linked = await this.attempt(() =>
         this.purchases
@@ -402,6 +412,7 @@ export class FeedRound {
             .filter((email): email is string => email !== null && email !== ''),
         ),
       ];
+      const version = reported.get(seen.purchaseId)?.version ?? 0;
       events.push(
         receiptEvent(
           workspaceId,
@@ -409,13 +420,26 @@ export class FeedRound {
           linked.map((request) => request.solicitacaoMaterialId),
           detectedAt,
           requesterEmails,
+          version,
         ),
       );
+      counted.set(seen.purchaseId, { version: version + 1, at: detectedAt });
     }
     return {
       events,
       next: diff.next,
       gone: diff.gone,
+      counted,
+      // A count is kept as long as an event of the purchase may still be claimed as sent (DELIVERED_KEEP_MS, counted
+      // from a resume too, as the claims are), then dropped unless the purchase is still pending.
+      uncounted: [...reported]
+        .filter(
+          ([id, entry]) =>
+            !diff.next.has(id) &&
+            !counted.has(id) &&
+            detectedAt - Math.max(entry.at, this.state.resumedAt ?? 0) > DELIVERED_KEEP_MS,
+        )
+        .map(([id]) => id),
       // Every stockroom read or refused for good: a refusal that no retry mends (a 403) must not keep the others
       // from ever being recorded, and their receipts from ever being reported.
       complete: this.stopped === null && read.size + refused === stockrooms.data.length,
