@@ -20,6 +20,11 @@ export interface RequestSnapshot {
   version: number;
   /** When a round last read it (epoch ms): entries unseen for long are pruned. */
   seenAt: number;
+  /**
+   * When a round last read it in the 30-day list (not by its number alone); absent when never, or when the entry
+   * predates this field.
+   */
+  listSeenAt?: number;
 }
 
 /** The receipts of one purchase the feed reported (FeedSnapshotStore.purchaseReceipts). */

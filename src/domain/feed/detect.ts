@@ -12,6 +12,8 @@ import type { NewRequestEvent, ReceiptEvent, StatusEvent } from './types.js';
 
 /** Request list rows carry no date: entries a round has not seen for this long (out of the 30 days) are dropped. */
 export const SNAPSHOT_KEEP_MS = 35 * 86_400_000;
+/** The rounds' list covers 30 days: a request the list showed within them is still in the channel feeds' reach. */
+const RECENT_MS = 30 * 86_400_000;
 
 export interface RequestDiff {
   novas: NewRequestEvent[];
@@ -58,6 +60,7 @@ export function diffRequests(
         requesterId: row.solicitante,
         version: 0,
         seenAt: detectedAt,
+        ...(options.fromList.has(id) && { listSeenAt: detectedAt }),
       });
       if (!options.record) {
         const followers = (options.follows ?? []).filter((follow) => follow.requestId === id);
@@ -84,6 +87,8 @@ export function diffRequests(
         ? statusCode !== before.status
         : statusName !== before.statusName;
     const version = changed ? before.version + 1 : before.version;
+    const inList = options.fromList.has(id);
+    const listSeenAt = inList ? detectedAt : before.listSeenAt;
     next.set(id, {
       status: statusCode,
       statusName: statusName ?? (changed ? null : before.statusName),
@@ -91,7 +96,11 @@ export function diffRequests(
       requesterId: row.solicitante,
       version,
       seenAt: detectedAt,
+      ...(listSeenAt !== undefined && { listSeenAt }),
     });
+    // Read by its number alone (the list did not show it this round: a page not read, a page that came back short)
+    // is outside the 30 days only when the list has not shown it within them: otherwise the channels get it too.
+    const outsideRecent = !inList && (listSeenAt === undefined || detectedAt - listSeenAt > RECENT_MS);
     if (changed && !options.record) {
       status.push({
         ...base,
@@ -101,7 +110,7 @@ export function diffRequests(
         fromStatus: before.statusName,
         toStatus: statusName,
         requesterEmail: null,
-        ...(!options.fromList.has(id) && { outsideRecent: true }),
+        ...(outsideRecent && { outsideRecent: true }),
       });
     }
   }

@@ -42,8 +42,8 @@ export interface StatusEvent extends FeedEventBase {
   toStatus: string | null;
   requesterEmail: string | null;
   /**
-   * The request is older than the rounds' 30 days, read only because someone follows it: its change is for its
-   * followers, not for channel feeds (which cover the 30-day list).
+   * The request is older than the rounds' 30 days (the list has not shown it within them), read only because someone
+   * follows it: its change is for its followers, not for channel feeds (which cover the 30-day list).
    */
   outsideRecent?: boolean;
   /**

@@ -206,3 +206,38 @@ describe('FeedRound: receipts the share cannot pay for whole', () => {
     expect(statusEvents(h).map((e) => e.requestId)).toEqual([last]);
   });
 });
+
+describe('FeedRound: a followed request the list did not show this round', () => {
+  it('its status change still reaches the channel feeds when the list showed it within the 30 days', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    await channelListens(h, 'C1');
+    const [followed, ...others] = await listIds(h, a);
+    if (followed === undefined) throw new Error('no request in the 30 days');
+    await h.listeners.follow(WS, 'U-FOLLOWER', followed, null);
+    await recorded(h, a.engine);
+
+    const [moved] = h.sandbox.advance({ changes: 1, kinds: ['status'], requestIds: [followed] });
+    expect(moved).toMatchObject({ kind: 'status', solicitacaoMaterialId: followed });
+    // This round, page 1 comes back without it (short): the round reads it on its own, by number.
+    const ws = await a.replica.domain.workspaces.resolve(WS, 'digest');
+    const page1 = await new RequestService(a.replica.domain).recentPage(ws, null, 1, { bypassCache: true });
+    h.sandbox.faults.next({
+      path: /\/v1\/solicitacoes-materiais\?(?!.*Search=).*&Page=1&/,
+      status: 200,
+      body: page1.data.rows.filter((row) => row.solicitacaoMaterialId !== followed),
+    });
+    expect(others.length).toBeGreaterThan(0);
+    h.clock.advance(INTERVAL_MS);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: true });
+    expect(h.sandbox.faults.pending).toBe(0);
+    const got = (kind: 'channel' | 'dm') =>
+      h.allPosts
+        .filter((post) => post.target.kind === kind)
+        .flatMap((post) => post.events)
+        .filter((e) => e.kind === 'status')
+        .map((e) => e.requestId);
+    expect(got('dm')).toEqual([followed]);
+    expect(got('channel')).toEqual([followed]);
+  });
+});
