@@ -26,7 +26,8 @@ export interface RequestDiff {
  * `rows` are the rows a round read; a request missing from them is not gone (a page the budget did not pay for,
  * or a request older than the 30 days): only rows read are compared. A row the snapshot lacks is `novas` only when
  * its number is above the snapshot's highest (highestRecorded). No `novas` for rows read on their own
- * (followed requests older than the 30 days), and no event at all while the workspace is only being recorded.
+ * (followed requests older than the 30 days), and while the workspace is only being recorded, no event but the status
+ * changes of rows an earlier recording round recorded.
  * A followed request the snapshot does not have yet is compared with the status each follower was shown when they
  * followed it (`follows`): a change made between the follow and this first read is told to them.
  */
@@ -101,7 +102,9 @@ export function diffRequests(
     // Read by its number alone (the list did not show it this round: a page not read, a page that came back short)
     // is outside the 30 days only when the list has not shown it within them: otherwise the channels get it too.
     const outsideRecent = !inList && (listSeenAt === undefined || detectedAt - listSeenAt > RECENT_MS);
-    if (changed && !options.record) {
+    // In a recording round too: a row an earlier recording round recorded, read again on the page this one goes back
+    // to, changed since it was recorded (a change, not a first sight).
+    if (changed) {
       status.push({
         ...base,
         id: `${workspaceId}:status:${id}:${version}:${before.status ?? ''}>${statusCode ?? ''}`,

@@ -241,3 +241,39 @@ describe('FeedRound: a followed request the list did not show this round', () =>
     expect(got('channel')).toEqual([followed]);
   });
 });
+
+describe('FeedRound: a recording over several rounds', () => {
+  it('reports a status change of a row already recorded, read again on the page a later recording round goes back to', async () => {
+    const h = await start();
+    const HOUR = 3_600_000;
+    for (let i = 0; i < 6; i += 1) h.sandbox.advance({ changes: 100, kinds: ['novas'] });
+    // 4 feed calls an hour; the 30-day list holds about 7 pages of 100.
+    const a = h.feedReplica({
+      budget: {
+        limit: { count: 20, windowMs: HOUR },
+        feedSharePercent: 20,
+        onTestClock: true,
+        maxWaitMs: { feed: 0 },
+      },
+    });
+    const ids = await listIds(h, a);
+    h.clock.advance(HOUR);
+    await channelListens(h, 'C1');
+    const tick = async (hours: number, until: () => Promise<boolean>) => {
+      for (let minute = 0; minute < hours * 60 && !(await until()); minute += 10) {
+        await a.engine.tick();
+        h.clock.advance(10 * 60_000);
+      }
+    };
+    await tick(6, async () => ((await a.snapshots.state(WS)).recordFromPage ?? 1) > 2);
+    const { recordFromPage, recordedAt } = await a.snapshots.state(WS);
+    expect(recordedAt).toBeNull();
+    // A row of the last page read, which the next recording round reads again (one page back).
+    const overlap = ids[((recordFromPage ?? 0) - 2) * 100 + 50] ?? 0;
+    const [moved] = h.sandbox.advance({ changes: 1, kinds: ['status'], requestIds: [overlap] });
+    expect(moved).toMatchObject({ kind: 'status', solicitacaoMaterialId: overlap });
+    await tick(12, async () => statusEvents(h).some((e) => e.requestId === overlap));
+    expect((await a.snapshots.state(WS)).recordedAt).not.toBeNull();
+    expect(statusEvents(h).map((e) => e.requestId)).toEqual([overlap]);
+  });
+});
