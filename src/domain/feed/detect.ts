@@ -83,10 +83,14 @@ export function diffRequests(
       }
       continue;
     }
+    // Codes when both sides have one; otherwise the names when both have one: a code that is null on one side only
+    // (the field is nullable) beside the same name is the same status, not "X → X".
     const changed =
-      statusCode !== null || before.status !== null
+      statusCode !== null && before.status !== null
         ? statusCode !== before.status
-        : statusName !== before.statusName;
+        : statusName !== null && before.statusName !== null
+          ? statusName !== before.statusName
+          : statusCode !== before.status || statusName !== before.statusName;
     const version = changed ? before.version + 1 : before.version;
     const inList = options.fromList.has(id);
     const listSeenAt = inList ? detectedAt : before.listSeenAt;
