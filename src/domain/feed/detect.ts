@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Follow } from '../../store/feed-listeners.js';
 import type { PurchaseSnapshot, RequestSnapshot } from '../../store/feed-snapshot-store.js';
 import type { MaterialRequest, PurchaseOrder } from '../../upstream/schemas.js';
-import type { NewRequestEvent, ReceiptEvent, StatusEvent } from './types.js';
+import type { FeedEvent, NewRequestEvent, ReceiptEvent, StatusEvent } from './types.js';
 
 /**
  * The pure half of a detection round: the rows a round read against the snapshot the previous round left, into
@@ -135,6 +135,17 @@ export function highestRecorded(previous: ReadonlyMap<number, RequestSnapshot>):
   let highest = 0;
   for (const id of previous.keys()) if (id > highest) highest = id;
   return highest;
+}
+
+/**
+ * The slot of a status event found against the snapshot: its request and the version it moves from (its id less the
+ * `from>to` part). A round rerun after a replica died between the outbox and the snapshot, with the status changed
+ * again meanwhile, finds another event in the same slot (A>C where the outbox holds A>B), which supersedes it. Null
+ * for other events, and for a status event for named followers (its id has no version).
+ */
+export function statusSlot(event: FeedEvent): string | null {
+  if (event.kind !== 'status' || event.followers !== undefined) return null;
+  return event.id.slice(0, event.id.lastIndexOf(':') + 1);
 }
 
 /**

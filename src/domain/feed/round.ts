@@ -16,7 +16,8 @@ import { PurchaseService } from '../purchases/purchase-service.js';
 import { RequestService } from '../requests/request-service.js';
 import { CatalogService } from '../stock/catalog-service.js';
 import type { WorkspaceContext } from '../workspace.js';
-import { diffPurchases, diffRequests, receiptEvent, staleRequests } from './detect.js';
+import { diffPurchases, diffRequests, receiptEvent, staleRequests, statusSlot } from './detect.js';
+import { route } from './route.js';
 import type { FeedEvent } from './types.js';
 
 /**
@@ -177,6 +178,7 @@ export class FeedRound {
     const readUntil = this.deps.now();
 
     // The outbox first, the snapshot after (see above).
+    await this.dropSuperseded(events);
     const added = await this.snapshots.addToOutbox(workspaceId, events);
     await this.snapshots.saveRequests(workspaceId, requestDiff.next);
     await this.snapshots.forgetRequests(
@@ -219,6 +221,34 @@ export class FeedRound {
       detected: added.length,
       budgetRetryAt: this.stopped instanceof BudgetExhaustedError ? this.stopped.retryAt : null,
     };
+  }
+
+  /**
+   * Takes out of the outbox the status events this round's supersede (statusSlot: same request and version, another
+   * `to`) that no target claimed yet: left by a replica that died between the outbox and the snapshot, while the
+   * status changed again before this rerun. Posted beside the newer one, they told a transition already overtaken. One
+   * a target claimed (or was sent) stays, so every target of it gets the same.
+   */
+  private async dropSuperseded(events: readonly FeedEvent[]): Promise<void> {
+    const slots = new Map<string, string>();
+    for (const event of events) {
+      const slot = statusSlot(event);
+      if (slot !== null) slots.set(slot, event.id);
+    }
+    if (slots.size === 0) return;
+    const { workspaceId } = this.ws;
+    const drop: string[] = [];
+    for (const event of await this.snapshots.outbox<FeedEvent>(workspaceId)) {
+      const slot = statusSlot(event);
+      if (slot === null || !slots.has(slot) || slots.get(slot) === event.id) continue;
+      const claims = await Promise.all(
+        route(this.listeners, [event]).map((delivery) =>
+          this.snapshots.delivery(workspaceId, delivery.key, event.id),
+        ),
+      );
+      if (claims.every((claim) => claim === null)) drop.push(event.id);
+    }
+    if (drop.length > 0) await this.snapshots.removeFromOutbox(workspaceId, drop);
   }
 
   /**

@@ -185,6 +185,60 @@ describe('FeedEngine across replicas', () => {
     expect(h.allPosts).toHaveLength(1);
   });
 
+  it('a replica that died between the outbox and the snapshot leaves no stale status beside the newer one', async () => {
+    // Once armed, a store that never answers from the round's write of its request snapshot: the process died there.
+    const armed = { now: false };
+    const dead = { now: false };
+    const die = (kv: KeyValue): KeyValue =>
+      new Proxy(kv, {
+        get(target, property, receiver) {
+          const value = Reflect.get(target, property, receiver);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            if (armed.now && property === 'hsetMany' && String(args[0]).endsWith(':snap:requests'))
+              dead.now = true;
+            if (dead.now) return new Promise<never>(() => undefined);
+            return value.apply(target, args);
+          };
+        },
+      });
+    const h = await start();
+    const a = h.feedReplica({ wrapKv: die });
+    const b = h.feedReplica();
+    // A request opened now (status 1): it can move two steps.
+    const [opened] = h.sandbox.advance({ changes: 1, kinds: ['novas'] });
+    const request = opened?.kind === 'novas' ? opened.solicitacaoMaterialId : 0;
+    await recorded(h, a);
+
+    // A → B: replica A puts the event in the outbox, then dies before the snapshot.
+    const [first] = h.sandbox.advance({ changes: 1, kinds: ['status'], requestIds: [request] });
+    expect(first).toMatchObject({ kind: 'status', solicitacaoMaterialId: request });
+    h.clock.advance(INTERVAL_MS);
+    armed.now = true;
+    void a.engine.tick();
+    await vi.waitFor(() => expect(dead.now).toBe(true));
+    expect(a.poster.posts).toEqual([]);
+    const { redis } = h.redis;
+    const lease = `${h.redis.prefix}feed:${WS}:round-lease`;
+    await redis.pexpire(lease, 1);
+    await vi.waitFor(async () => expect(await redis.exists(lease)).toBe(0));
+
+    // B → C before the rerun: the rerun finds A → C (the snapshot still says A), and only that is posted.
+    const [second] = h.sandbox.advance({ changes: 1, kinds: ['status'], requestIds: [request] });
+    expect(second).toMatchObject({ kind: 'status', solicitacaoMaterialId: request });
+    h.clock.advance(INTERVAL_MS);
+    await b.engine.tick();
+    const posted = b.poster.posts.flatMap((post) => post.events) as StatusEvent[];
+    expect(posted.map((e) => [e.requestId, e.fromStatus, e.toStatus])).toEqual([
+      [
+        request,
+        first?.kind === 'status' ? first.fromNome : '',
+        second?.kind === 'status' ? second.toNome : '',
+      ],
+    ]);
+    expect(await b.snapshots.outbox(WS)).toEqual([]);
+  });
+
   it('records a post it made in one write: dying while recording leaves it sent, and no replica posts it again', async () => {
     // A store that stops answering after `callsLeft` more calls: the process died there.
     const dying = { callsLeft: Number.POSITIVE_INFINITY };
