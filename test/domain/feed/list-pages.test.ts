@@ -135,30 +135,40 @@ describe('FeedRound: rows the recording missed', () => {
   });
 });
 
+/**
+ * A workspace whose 30-day list holds `hundreds` × 100 new requests more than the sandbox's, a replica whose budget
+ * gives the feed 20 % of `callsAnHour`, an hour later a channel listening; `tick` runs the engine every 10 minutes of
+ * the test clock until `until` holds or `hours` have gone.
+ */
+async function longList(options: { hundreds: number; callsAnHour: number }) {
+  const h = await start();
+  const HOUR = 3_600_000;
+  for (let i = 0; i < options.hundreds; i += 1) h.sandbox.advance({ changes: 100, kinds: ['novas'] });
+  const a = h.feedReplica({
+    budget: {
+      limit: { count: options.callsAnHour, windowMs: HOUR },
+      feedSharePercent: 20,
+      onTestClock: true,
+      maxWaitMs: { feed: 0 },
+    },
+  });
+  const ids = await listIds(h, a);
+  h.clock.advance(HOUR);
+  await channelListens(h, 'C1');
+  const tick = async (hours: number, until: () => Promise<boolean>) => {
+    for (let minute = 0; minute < hours * 60 && !(await until()); minute += 10) {
+      await a.engine.tick();
+      h.clock.advance(10 * 60_000);
+    }
+  };
+  return { h, a, ids, tick };
+}
+
 describe('FeedRound: a list longer than the share of a window', () => {
   it('is read whole over several rounds: a change on its last page is reported, and receipts are read', async () => {
-    const h = await start();
-    const HOUR = 3_600_000;
-    for (let i = 0; i < 10; i += 1) h.sandbox.advance({ changes: 100, kinds: ['novas'] });
     // 10 feed calls an hour; the list holds 11 pages of 100 or more, and receipts cost a call per stockroom.
-    const a = h.feedReplica({
-      budget: {
-        limit: { count: 50, windowMs: HOUR },
-        feedSharePercent: 20,
-        onTestClock: true,
-        maxWaitMs: { feed: 0 },
-      },
-    });
-    const ids = await listIds(h, a);
+    const { h, a, ids, tick } = await longList({ hundreds: 10, callsAnHour: 50 });
     expect(ids.length).toBeGreaterThan(1_000);
-    h.clock.advance(HOUR);
-    await channelListens(h, 'C1');
-    const tick = async (hours: number, until: () => Promise<boolean>) => {
-      for (let minute = 0; minute < hours * 60 && !(await until()); minute += 10) {
-        await a.engine.tick();
-        h.clock.advance(10 * 60_000);
-      }
-    };
     await tick(12, async () => (await a.snapshots.state(WS)).recordedAt !== null);
     expect((await a.snapshots.state(WS)).recordedAt).not.toBeNull();
 
@@ -175,28 +185,9 @@ describe('FeedRound: a list longer than the share of a window', () => {
 
 describe('FeedRound: receipts the share cannot pay for whole', () => {
   it('do not starve the list: a change on its last page is still reported', async () => {
-    const h = await start();
-    const HOUR = 3_600_000;
-    for (let i = 0; i < 4; i += 1) h.sandbox.advance({ changes: 100, kinds: ['novas'] });
     // 3 feed calls an hour: page 1 and the pending purchases of 3 stockrooms are more than one round gets.
-    const a = h.feedReplica({
-      budget: {
-        limit: { count: 15, windowMs: HOUR },
-        feedSharePercent: 20,
-        onTestClock: true,
-        maxWaitMs: { feed: 0 },
-      },
-    });
-    const ids = await listIds(h, a);
+    const { h, a, ids, tick } = await longList({ hundreds: 4, callsAnHour: 15 });
     expect(ids.length).toBeGreaterThan(400);
-    h.clock.advance(HOUR);
-    await channelListens(h, 'C1');
-    const tick = async (hours: number, until: () => Promise<boolean>) => {
-      for (let minute = 0; minute < hours * 60 && !(await until()); minute += 10) {
-        await a.engine.tick();
-        h.clock.advance(10 * 60_000);
-      }
-    };
     await tick(24, async () => (await a.snapshots.state(WS)).recordedAt !== null);
     expect((await a.snapshots.state(WS)).recordedAt).not.toBeNull();
 
