@@ -260,28 +260,40 @@ export class CachedReader implements AnswerReader {
           // Another process may have stored its answer between this reader's look and the lease.
           const landed = await this.safeGet<unknown>(workspaceId, endpoint, paramsKey);
           if (isNewer(landed)) return landed;
-          return await this.fetchAndStore(ref, fetch);
+          return await this.fetchAndStore(ref, fetch, landed);
         } finally {
           await this.cache.releaseFill(workspaceId, endpoint, paramsKey, lease).catch(() => undefined);
         }
       }
       const shared = await this.awaitFill(ref, priority, isNewer);
-      if (shared === 'outranked') return this.fetchAndStore(ref, fetch);
+      if (shared === 'outranked') return this.fetchAndStore(ref, fetch, stale);
       if (shared) return shared;
       // The lease went without an answer (that refresh failed, or its process died): try to take it.
     }
   }
 
+  /**
+   * Asks upstream and stores the answer, unless the entry changed since this reader found it (`found`): another
+   * refresh stored meanwhile (its lease taken once this one's ran out while upstream was slow, or made beside a
+   * lower-priority one). That answer may be the newer (asked after this one was), and this one, stamped when it
+   * came, would pass for newer than it; so the first answer stored stands, and this reader answers with its own.
+   */
   private async fetchAndStore(
     { workspaceId, endpoint, paramsKey }: EntryRef,
     fetch: () => Promise<unknown>,
+    found: CacheEntry<unknown> | null,
   ): Promise<CacheEntry<unknown>> {
     const value = await fetch();
     const fresh = { value, fetchedAt: this.now() };
     await this.cache
-      .set(workspaceId, endpoint, paramsKey, fresh, KEEP_STALE_MS)
+      .setIfUnchanged(workspaceId, endpoint, paramsKey, fresh, KEEP_STALE_MS, found?.fetchedAt ?? null)
       .then((outcome) => {
         if (outcome === 'too_large') this.logger.warn({ endpoint }, 'answer too large to cache; not stored');
+        if (outcome === 'changed')
+          this.logger.debug(
+            { endpoint },
+            'another refresh stored this entry meanwhile; this answer not stored',
+          );
       })
       .catch((error: unknown) => this.logger.warn({ ...errFields(error), endpoint }, 'cache write failed'));
     return fresh;

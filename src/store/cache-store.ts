@@ -28,17 +28,26 @@ export class CacheStore {
     }
   }
 
-  async set<T>(
+  /**
+   * Stores an entry only if the one stored is still the one the writer found (`found`: its fetch time, or null when
+   * there was none), in one step: an answer that took long to come never overwrites one a newer refresh stored
+   * meanwhile. 'changed' when it was not stored for that reason.
+   */
+  async setIfUnchanged<T>(
     workspaceId: string,
     endpoint: string,
     paramsKey: string,
     entry: CacheEntry<T>,
     keepMs: number,
-  ): Promise<'stored' | 'too_large'> {
-    const text = JSON.stringify(entry);
+    found: number | null,
+  ): Promise<'stored' | 'too_large' | 'changed'> {
+    const text = serialise(entry);
     if (Buffer.byteLength(text, 'utf8') > this.maxEntryBytes) return 'too_large';
-    await this.kv.set(this.keys.cache(workspaceId, endpoint, paramsKey), text, { ttlMs: keepMs });
-    return 'stored';
+    const stored = await this.kv.setIfUnchanged(this.keys.cache(workspaceId, endpoint, paramsKey), text, {
+      ttlMs: keepMs,
+      tail: found === null ? null : fetchedAtTail(found),
+    });
+    return stored ? 'stored' : 'changed';
   }
 
   /** Takes the lease to refresh an entry for `leaseMs`; false while another holder has it. */
@@ -71,4 +80,14 @@ export class CacheStore {
     const keys = await this.kv.keysWithPrefix(this.keys.cachePrefix(workspaceId));
     await this.kv.del(...keys, this.keys.cacheStats(workspaceId));
   }
+}
+
+/** An entry as stored: its fetch time last, so that a compare-and-set can read it from the end (fetchedAtTail). */
+function serialise<T>(entry: CacheEntry<T>): string {
+  return JSON.stringify({ value: entry.value, fetchedAt: entry.fetchedAt });
+}
+
+/** How a stored entry fetched at `fetchedAt` ends (serialise). */
+function fetchedAtTail(fetchedAt: number): string {
+  return `"fetchedAt":${JSON.stringify(fetchedAt)}}`;
 }

@@ -129,6 +129,22 @@ export class EmbeddedKeyValue implements KeyValue {
     return true;
   }
 
+  async setIfUnchanged(
+    key: string,
+    value: string,
+    options: { ttlMs: number; tail: string | null },
+  ): Promise<boolean> {
+    const current = this.live(key);
+    const unchanged =
+      current === undefined ||
+      (options.tail !== null &&
+        options.tail !== '' &&
+        current.kind === 'string' &&
+        current.value.endsWith(options.tail));
+    if (!unchanged) return false;
+    return this.set(key, value, { ttlMs: options.ttlMs });
+  }
+
   async expireIfEquals(key: string, value: string, ttlMs: number): Promise<boolean> {
     const entry = this.live(key);
     if (entry?.kind !== 'string' || entry.value !== value) return false;

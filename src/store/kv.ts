@@ -25,6 +25,15 @@ export interface KeyValue {
   replaceIfEquals(key: string, expected: string, value: string): Promise<boolean>;
   /** Gives the key a new time to live only if it holds `value`, in one step (a lease's holder extends it). */
   expireIfEquals(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Sets the key with a time to live only if it is absent or, given `tail`, still ends with `tail`, in one step: a
+   * value built from a read that took long (an upstream answer) never overwrites one written meanwhile.
+   */
+  setIfUnchanged(
+    key: string,
+    value: string,
+    options: { ttlMs: number; tail: string | null },
+  ): Promise<boolean>;
   hget(key: string, field: string): Promise<string | null>;
   /** The values of the fields given, in their order (null where absent), in one command. */
   hgetMany(key: string, fields: readonly string[]): Promise<(string | null)[]>;
@@ -55,6 +64,11 @@ export interface KeyValue {
 const DEL_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 const REPLACE_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 else return 0 end`;
 const EXPIRE_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
+// ARGV[3] empty: only while absent. Otherwise also while the value ends with ARGV[3].
+const SET_IF_UNCHANGED = `local current = redis.call('GET', KEYS[1])
+if current and (ARGV[3] == '' or string.sub(current, -string.len(ARGV[3])) ~= ARGV[3]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1`;
 
 export class RedisKeyValue implements KeyValue {
   constructor(readonly redis: Redis) {}
@@ -101,6 +115,15 @@ export class RedisKeyValue implements KeyValue {
 
   async expireIfEquals(key: string, value: string, ttlMs: number): Promise<boolean> {
     return (await this.redis.eval(EXPIRE_IF_EQUALS, 1, key, value, Math.max(1, Math.round(ttlMs)))) === 1;
+  }
+
+  async setIfUnchanged(
+    key: string,
+    value: string,
+    options: { ttlMs: number; tail: string | null },
+  ): Promise<boolean> {
+    const ttl = Math.max(1, Math.round(options.ttlMs));
+    return (await this.redis.eval(SET_IF_UNCHANGED, 1, key, value, ttl, options.tail ?? '')) === 1;
   }
 
   hget(key: string, field: string): Promise<string | null> {

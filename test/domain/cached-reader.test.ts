@@ -234,6 +234,27 @@ describe('CachedReader across replicas', () => {
     expect(await store.redis.keys(`${store.keys.prefix}cache-fill:*`)).toEqual([]);
   });
 
+  it('a refresh that outlived its lease does not overwrite the answer a newer refresh stored meanwhile', async () => {
+    // A slow upstream (a timeout and a retry) can hold a refresh past its 30 s lease; another replica then takes the
+    // lease, asks upstream and stores a newer answer. The first one's answer, asked before it, landing after it,
+    // was stored over it with a later fetch time: readers (the change feed's rounds included) took the older data for
+    // the newer, and a round saw a status go back and forth (B → A, then A → B) that never moved.
+    const [slow, other] = [replica(), replica()];
+    const params = { id: 11 };
+    const fillKey = store.keys.cacheFill('T1', 'requestItems', cacheParamsKey(params, linkScope(ws('T1'))));
+    const asking = heldFetch();
+    const first = slow.read(ws('T1'), 'requestItems', params, asking.fetch);
+    await asking.started;
+    await store.redis.del(fillKey); // its lease expired
+    const newer = await other.read(ws('T1'), 'requestItems', params, slowFetch(1));
+    expect(newer.data).toEqual({ n: 2 });
+    asking.answer();
+    expect((await first).data).toEqual({ n: 1 }); // its own reader gets what it asked for
+    const later = await replica().read(ws('T1'), 'requestItems', params, slowFetch(1));
+    expect(later).toMatchObject({ data: { n: 2 }, freshness: { fromCache: true } });
+    expect(calls).toBe(2);
+  });
+
   it('shares a refresh made at the same or a higher priority, in a process and across replicas', async () => {
     const [a, b] = [replica(), replica()];
     const answers = await Promise.all([

@@ -90,6 +90,29 @@ export function runKeyValueContract(name: string, open: () => Promise<KeyValueUn
       expect(await kv.get(k('sealed'))).toBe('new');
     });
 
+    it('setIfUnchanged writes only while the key is absent or still ends as expected, with a time to live', async () => {
+      expect(await kv.setIfUnchanged(k('entry'), '{"v":1,"at":1}', { ttlMs: 60_000, tail: null })).toBe(true);
+      // Absent was expected, and it is there now.
+      expect(await kv.setIfUnchanged(k('entry'), '{"v":2,"at":2}', { ttlMs: 60_000, tail: null })).toBe(
+        false,
+      );
+      expect(await kv.setIfUnchanged(k('entry'), '{"v":2,"at":2}', { ttlMs: 60_000, tail: '"at":9}' })).toBe(
+        false,
+      );
+      expect(await kv.get(k('entry'))).toBe('{"v":1,"at":1}');
+      expect(await kv.setIfUnchanged(k('entry'), '{"v":2,"at":2}', { ttlMs: 60_000, tail: '"at":1}' })).toBe(
+        true,
+      );
+      expect(await kv.get(k('entry'))).toBe('{"v":2,"at":2}');
+      // Gone meanwhile (expired): nothing to keep, so it is written.
+      await kv.del(k('entry'));
+      expect(await kv.setIfUnchanged(k('entry'), '{"v":3,"at":3}', { ttlMs: 50, tail: '"at":2}' })).toBe(
+        true,
+      );
+      await sleep(200);
+      expect(await kv.get(k('entry'))).toBeNull();
+    });
+
     it('expireIfEquals gives a new time to live only while the key holds that value', async () => {
       expect(await kv.expireIfEquals(k('lease'), 'me', 60_000)).toBe(false);
       expect(await kv.get(k('lease'))).toBeNull();
