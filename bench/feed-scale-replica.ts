@@ -48,6 +48,7 @@ class CountingPoster implements FeedPoster {
     return { ok: true };
   }
   async tellFeedLost(): Promise<void> {}
+  async tellFollowsEnded(): Promise<void> {}
 }
 
 async function main(): Promise<void> {

@@ -68,6 +68,7 @@ class Recorder implements FeedPoster {
     return { ok: true };
   }
   async tellFeedLost(): Promise<void> {}
+  async tellFollowsEnded(): Promise<void> {}
 }
 
 /**

@@ -119,6 +119,26 @@ export function renderFeedPost(
   return finalizeMessage({ text, blocks });
 }
 
+/** Request numbers a DM names at most; the rest are counted. */
+const FOLLOWS_ENDED_NAMED = 20;
+
+/**
+ * The DM to a follower whose follows of request numbers ended because the workspace was linked to another company:
+ * the same numbers are other requests there. Own follows (by e-mail) are not among them.
+ */
+export function renderFollowsEndedDm(requestIds: readonly number[]): Message {
+  const sorted = [...requestIds].sort((a, b) => a - b);
+  const named = sorted.slice(0, FOLLOWS_ENDED_NAMED).join(', ');
+  const left = sorted.length - FOLLOWS_ENDED_NAMED;
+  const list = left > 0 ? `${named} e mais ${left}` : named;
+  const which = sorted.length === 1 ? `a solicitação ${list}` : `as solicitações ${list}`;
+  const text =
+    `:information_source: Este espaço de trabalho foi vinculado a outra empresa no sistema de estoque, onde os ` +
+    `mesmos números são outras solicitações. Por isso deixei de acompanhar para você ${which}. Para acompanhar ` +
+    'uma solicitação da nova empresa, use `/solicitacao <número> acompanhar`.';
+  return finalizeMessage({ text, blocks: [section(text)] });
+}
+
 /**
  * The DM to who subscribed a channel, when the bot could no longer post there and the feed was removed; `reason`,
  * Slack's refusal when it is one of those (else the usual causes are named).

@@ -9,7 +9,7 @@ import type {
   FeedTarget,
 } from '../domain/feed/types.js';
 import { errFields, type Logger } from '../lib/logger.js';
-import { renderFeedLostDm, renderFeedPost } from '../render/feed.js';
+import { renderFeedLostDm, renderFeedPost, renderFollowsEndedDm } from '../render/feed.js';
 import type { Message } from '../render/types.js';
 import type { FeedListenerStore } from '../store/feed-listeners.js';
 import {
@@ -138,6 +138,12 @@ export class SlackFeedPoster implements FeedPoster {
     const client = await this.client(workspaceId);
     if (!client.ok) return;
     await this.dm(client.client, workspaceId, feed.subscribedBy, renderFeedLostDm(feed.channelId, error));
+  }
+
+  async tellFollowsEnded(workspaceId: string, userId: string, requestIds: readonly number[]): Promise<void> {
+    const client = await this.client(workspaceId);
+    if (!client.ok) return;
+    await this.dm(client.client, workspaceId, userId, renderFollowsEndedDm(requestIds));
   }
 
   private async dm(

@@ -89,6 +89,8 @@ export class RecordingPoster implements FeedPoster {
   async tellFeedLost(_workspaceId: string, feed: ChannelFeed): Promise<void> {
     this.lost.push(feed);
   }
+
+  async tellFollowsEnded(): Promise<void> {}
 }
 
 export interface FeedReplica {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { renderFollowsEndedDm } from '../../src/render/feed.js';
 import {
   checkMessageLimits,
   type Message,
@@ -214,5 +215,18 @@ describe('failures with a reference', () => {
     expect(buttons[0]?.value).toBe('{"r":"request","id":1234,"p":1}');
     expect(refOf(message)).toBe('Ref. `corr-456`');
     expect(checkMessageLimits(message)).toEqual([]);
+  });
+});
+
+describe('follows ended by a link to another company', () => {
+  it('names the numbers in order, twenty at most, and says how to follow again', () => {
+    const one = renderFollowsEndedDm([4105]).text;
+    expect(one).toContain('outra empresa');
+    expect(one).toContain('deixei de acompanhar para você a solicitação 4105.');
+    expect(one).toContain('/solicitacao <número> acompanhar');
+    const many = renderFollowsEndedDm(Array.from({ length: 23 }, (_, i) => 5000 - i)).text;
+    expect(many).toContain('as solicitações 4978, 4979,');
+    expect(many).toContain('4997 e mais 3.');
+    expect(many).not.toContain('4998');
   });
 });

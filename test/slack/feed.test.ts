@@ -329,6 +329,45 @@ describe('lifecycle, like digests', () => {
     expect((await snapshots.state(TEAM)).scope).toBe(`${C2.empresa}:`);
   });
 
+  it('a link to another company ends the follows of request numbers, and tells each follower; own follows stay', async () => {
+    // The numbers followed were the old company's requests: under the new link they name other requests, whose
+    // changes the followers were DMed about as if they were theirs.
+    await feeds().follow(TEAM, USERS.member, REQUEST, 'Aberta');
+    await feeds().follow(TEAM, USERS.member, REQUEST + 1, 'Aberta');
+    await feeds().follow(TEAM, USERS.admin, REQUEST, null);
+    await feeds().followOwn(TEAM, USERS.admin, 'admin@example.com');
+    const snapshots = h.container.feedSnapshots;
+    const roundNow = async () => {
+      await snapshots.updateState(TEAM, { nextRoundAt: Date.now() - 1 });
+      return h.container.feed.runIfDue(TEAM);
+    };
+    await snapshots.setScope(TEAM, `${DEMO_FACTS.company1.empresa}:`);
+    // The same company again keeps them.
+    await h.link(TEAM);
+    expect(await roundNow()).toMatchObject({ ran: true });
+    expect(await feeds().listFollows(TEAM)).toHaveLength(3);
+
+    const C2 = DEMO_FACTS.company2;
+    await h.link(TEAM, C2.login, C2.password, C2.empresa);
+    /** The DMs that tell of follows ended, as the bot posted them (to the user id: its DM with them). */
+    const told = () =>
+      h.slack.calls
+        .filter((c) => c.method === 'chat.postMessage' && String(c.args.text).includes('outra empresa'))
+        .map((c) => ({ user: String(c.args.channel), text: String(c.args.text) }));
+    expect(await roundNow()).toMatchObject({ ran: true });
+    expect(await feeds().listFollows(TEAM)).toEqual([]);
+    expect(await feeds().getOwnFollow(TEAM, USERS.admin)).not.toBeNull();
+    expect(
+      told()
+        .map((dm) => dm.user)
+        .sort(),
+    ).toEqual([USERS.admin, USERS.member].sort());
+    expect(told().find((dm) => dm.user === USERS.member)?.text).toContain(`${REQUEST}, ${REQUEST + 1}`);
+    // A second round under the new company tells nobody again.
+    expect(await roundNow()).toMatchObject({ ran: true });
+    expect(told()).toHaveLength(2);
+  });
+
   it('app_uninstalled forgets what the feed saw, so a reinstall starts over without a flood', async () => {
     await listen();
     const before = await seenBefore();

@@ -28,7 +28,7 @@ const DEFAULT_BATCH = 200;
 
 export type FeedListenerSource = Pick<
   FeedListenerStore,
-  'listWorkspaces' | 'listWorkspace' | 'removeChannel' | 'removeUser' | 'updateLastSeen'
+  'listWorkspaces' | 'listWorkspace' | 'removeChannel' | 'removeUser' | 'updateLastSeen' | 'unfollow'
 >;
 
 export interface FeedEngineOptions {
@@ -245,12 +245,42 @@ export class FeedEngine {
     }
   }
 
+  /**
+   * A link to another company: the request numbers followed were that company's requests, and name others under the
+   * new link, whose changes their followers would be DMed about as if they were theirs. Those follows end, and each
+   * follower is told which (own follows, by e-mail, still mean the person's requests, and stay). Each step may run
+   * again: a round that dies midway leaves the old scope, and the next one ends what is left.
+   */
+  private async endFollowsOfAnotherCompany(
+    workspaceId: string,
+    listeners: WorkspaceListeners,
+  ): Promise<void> {
+    const byUser = new Map<string, number[]>();
+    for (const follow of listeners.follows) {
+      await this.options.listeners.unfollow(workspaceId, follow.userId, follow.requestId);
+      byUser.set(follow.userId, [...(byUser.get(follow.userId) ?? []), follow.requestId]);
+    }
+    for (const [userId, requestIds] of byUser) {
+      await this.options.poster.tellFollowsEnded(workspaceId, userId, requestIds).catch((error: unknown) => {
+        this.options.logger.warn(
+          { workspaceId, userId, ...errFields(error) },
+          'could not tell a follower their follows ended with the link to another company',
+        );
+      });
+    }
+    if (byUser.size > 0)
+      this.options.logger.info(
+        { workspaceId, follows: listeners.follows.length, followers: byUser.size },
+        'follows of request numbers ended: the workspace links another company',
+      );
+  }
+
   private async runRound(workspaceId: string, planned: FeedRoundState): Promise<RoundReport> {
     let state = planned;
     const { snapshots, domain, logger } = this.options;
     const startedAt = this.now();
     const later = (ms: number) => snapshots.updateState(workspaceId, { nextRoundAt: startedAt + ms });
-    const listeners = await this.options.listeners.listWorkspace(workspaceId);
+    let listeners = await this.options.listeners.listWorkspace(workspaceId);
     if (listeners.paused !== null) {
       await later(this.options.intervalMs);
       return { ran: false, workspaceId, reason: 'paused' };
@@ -282,6 +312,10 @@ export class FeedEngine {
       logger.info({ workspaceId }, 'feed starts over: the workspace links another company or unit');
       await snapshots.forget(workspaceId);
       state = await snapshots.state(workspaceId);
+      if (seen.split(':')[0] !== scope.split(':')[0]) {
+        await this.endFollowsOfAnotherCompany(workspaceId, listeners);
+        listeners = await this.options.listeners.listWorkspace(workspaceId);
+      }
     }
     if (seen !== scope) await snapshots.setScope(workspaceId, scope);
 

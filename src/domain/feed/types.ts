@@ -117,4 +117,9 @@ export interface FeedPoster {
   /** Tells a subscriber that their channel feed was removed because the channel is lost. */
   /** `error`: Slack's refusal that lost the channel. */
   tellFeedLost(workspaceId: string, feed: ChannelFeed, error?: string): Promise<void>;
+  /**
+   * Tells a follower that their follows of these request numbers ended because the workspace now links another
+   * company (the numbers name other requests there).
+   */
+  tellFollowsEnded(workspaceId: string, userId: string, requestIds: readonly number[]): Promise<void>;
 }
