@@ -360,8 +360,9 @@ export class UpstreamClient {
   /**
    * A page of a list whose allowed PageSize is not documented (upstream-api.md: "not shown"). A PageSize over the
    * documented default refused with a 400 that does not blame other fields is asked again at that default, and once
-   * served there, that list is asked at most that from then on (this process: one refused call per list and replica); the page says the size it was
-   * served at (servedPage), so its readers page on at that size as they do with a service that serves fewer rows.
+   * served there, that list is asked at most that from then on (this process: one refused call per list and
+   * replica); the page says the size it was served at (servedPage), so its readers page on at that size as they do
+   * with a service that serves fewer rows.
    */
   private async pageCall<T extends PagedRow>(
     ctx: CallContext,
@@ -572,8 +573,9 @@ function believedTotal(rows: readonly { totalRows?: number | null }[]): number {
  * proves exist (the pages before it and its own rows): a service that says 0, or less, beside rows it sends is
  * wrong, and taken at its word it hid those rows (a list of 10 under "0 solicitações" with no next page, a digest
  * with "nenhuma" new requests beside the rows it counted). A total past MAX_STATED_TOTAL_ROWS is not believed: the
- * rows proven count, and a full page leaves the total unknown (Page.totalUnknown). `atLeast`: a total known from
- * elsewhere (the block a page was cut from); `totalUnknown`: that block's, which then decides instead of this page.
+ * rows proven count. A full page beside a total not believed, or lower than the rows it proves, leaves the total
+ * unknown (Page.totalUnknown: more may follow). `atLeast`: a total known from elsewhere (the block a page was cut
+ * from); `totalUnknown`: that block's, which then decides instead of this page.
  */
 export function toPage<T extends { totalRows?: number | null }>(
   rows: T[],
