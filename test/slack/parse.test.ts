@@ -193,6 +193,9 @@ describe('/estoque', () => {
     expect(parseEstoque('resumo listar')).toMatchObject({ command: { kind: 'digest-list' } });
     expect(parseEstoque('resumo agora')).toMatchObject({ command: { kind: 'digest-now' } });
     expect(parseEstoque('resumo assinar 25:00').ok).toBe(false);
+    // A time in full-width digits or in another script's (a phone keyboard's) is the same time.
+    for (const typed of ['０７：３０', '٠٧:٣٠', '०७:३०', '07\u200b:30'])
+      expect(parseEstoque(`resumo assinar ${typed}`)).toMatchObject({ command: { hour: 7, minute: 30 } });
     expect(parseEstoque('resumo assinar dias:sabado').ok).toBe(false);
     expect(parseEstoque('resumo').ok).toBe(false);
   });

@@ -88,12 +88,13 @@ function plainForm(word: string): string {
 }
 
 /**
- * A word in its plain form when that form is a filter or a number; any other word as it was typed, since the
- * plain form would change what a search finds (`2,5mm²` would be `2,5mm2`, which no material named `mm²` holds).
+ * A word in its plain form when that form is a filter, a number or a time of day (`٠٧:٣٠`, `０７：３０`); any other
+ * word as it was typed, since the plain form would change what a search finds (`2,5mm²` would be `2,5mm2`, which no
+ * material named `mm²` holds).
  */
 function readWord(word: string): string {
   const plain = plainForm(word);
-  return FILTER.test(plain) || looksLikeNumber(plain) ? plain : word;
+  return FILTER.test(plain) || looksLikeNumber(plain) || parseTimeOfDay(plain) !== null ? plain : word;
 }
 
 /**
