@@ -216,7 +216,9 @@ export function validatePurchaseQuery(q: PurchaseQuery, now = new Date(), timeZo
   return {
     AlmoxarifadoId: optionalId(q.almoxarifadoId, 'almoxarifadoId'),
     FornecedorId: optionalId(q.fornecedorId, 'fornecedorId'),
-    Status: statusList(q.status, 'status'),
+    // "0 = all": the document states no default for this list (it does for the request list's), so every status is
+    // asked for by name rather than left to the service's default.
+    Status: statusList(q.status, 'status') ?? '0',
     ...period(q.dataInicial, q.dataFinal, null, now, timeZone),
     Search: search(q.search),
     Page: page,

@@ -244,6 +244,14 @@ describe('every endpoint of the stockroom area, against the sandbox', () => {
     );
     const ids = purchases.rows.map((p) => p.compraMaterialId);
     for (const grouped of C1.groupedPurchases) expect(ids).not.toContain(grouped.compraMaterialId);
+    // Every status asked for by name (`Status=0`, "0 = all"): the document states no default for this list, as it
+    // does for the request list's.
+    const purchaseCalls = dataCalls().filter((c) => c.path === '/v1/compras-materiais');
+    expect(purchaseCalls.map((c) => new URL(c.url, 'http://x').searchParams.get('Status'))).toEqual(
+      purchaseCalls.map(() => '0'),
+    );
+    await stack.client.listPurchases(ctx(), { status: [2, 3] });
+    expect(dataCalls().at(-1)?.url).toContain('Status=2%2C3');
     // Undocumented fields are kept.
     expect(Object.keys(purchases.rows[0] ?? {}).length).toBeGreaterThan(3);
     const linked = await stack.client.listPurchaseRequests(ctx(), C1.purchaseWithRequests.compraMaterialId);
