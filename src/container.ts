@@ -344,6 +344,7 @@ export function buildContainer(options: ContainerOptions): Container {
       BOT_ADMINS: options.config.BOT_ADMINS,
       DIGEST_TZ: options.config.DIGEST_TZ,
       UPSTREAM_RATE_LIMIT: options.config.UPSTREAM_RATE_LIMIT,
+      SLACK_API_URL: options.config.SLACK_API_URL,
     },
     logger,
     answers,

@@ -40,7 +40,7 @@ export interface HomePublishRequest {
 
 /** What the Slack listeners are built from (factories, no module globals: a test builds the app in one call). */
 export interface SlackDeps {
-  config: Pick<Config, 'BOT_ADMINS' | 'DIGEST_TZ' | 'UPSTREAM_RATE_LIMIT'>;
+  config: Pick<Config, 'BOT_ADMINS' | 'DIGEST_TZ' | 'UPSTREAM_RATE_LIMIT' | 'SLACK_API_URL'>;
   logger: Logger;
   answers: Answers;
   linkService: LinkService;

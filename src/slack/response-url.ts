@@ -57,6 +57,24 @@ export function retryingFetch(options: RetryingFetchOptions): typeof fetch {
   };
 }
 
+/** Hosts Slack gives response_urls on (commercial and GovSlack). */
+const RESPONSE_URL_HOSTS: ReadonlySet<string> = new Set(['hooks.slack.com', 'hooks.slack-gov.com']);
+
+/**
+ * Whether a response_url kept by the bot (in a modal's private_metadata, which comes back from outside) is one Slack
+ * gives: on Slack's hooks host, or on the host of SLACK_API_URL (a Slack-compatible service, a test's fake). Any
+ * other URL is not posted to: the post may carry what the person typed (a link's login).
+ */
+export function isSlackResponseUrl(url: string, slackApiUrl: string): boolean {
+  try {
+    const { protocol, hostname } = new URL(url);
+    if (protocol !== 'https:' && protocol !== 'http:') return false;
+    return RESPONSE_URL_HOSTS.has(hostname) || hostname === new URL(slackApiUrl).hostname;
+  } catch {
+    return false;
+  }
+}
+
 /** POSTs a message to a response_url with the same retries; throws when it is not accepted in the end. */
 export async function postToResponseUrl(
   url: string,

@@ -112,13 +112,23 @@ export function viewForWorkspace<V extends { private_metadata?: string }>(
   };
 }
 
-/** The workspace of a view submission: the one its modal was shown for (viewForWorkspace), else Bolt's context's. */
+/**
+ * The workspace of a view submission: the one its modal was shown for (viewForWorkspace), when the signed payload
+ * agrees with it; else Bolt's context's. `private_metadata` is the bot's own state coming back from outside, never
+ * proof of a workspace: the kept id is taken only when it is the signed workspace itself, or, for an org-wide
+ * install (whose submission names only the enterprise), the team the signed view was opened in. Taken at its word,
+ * a submission from one workspace naming another linked that other one to a login of its choosing, or read its
+ * requests and materials (until 2026-11-27).
+ */
 export function submittedWorkspaceId(
-  privateMetadata: string | undefined,
-  context: { teamId?: string | undefined; enterpriseId?: string | undefined },
+  view: { private_metadata?: string; team_id?: string | null },
+  context: { teamId?: string | undefined; enterpriseId?: string | undefined; isEnterpriseInstall?: boolean },
 ): string | null {
-  const kept = viewMetadata(privateMetadata).workspaceId;
-  return typeof kept === 'string' && /^[TE][A-Z0-9]{1,40}$/.test(kept) ? kept : workspaceIdOf(context);
+  const signed = workspaceIdOf(context);
+  const kept = viewMetadata(view.private_metadata).workspaceId;
+  if (typeof kept !== 'string' || kept === signed) return signed;
+  const orgInstall = context.isEnterpriseInstall === true && context.enterpriseId !== undefined;
+  return orgInstall && typeof view.team_id === 'string' && kept === view.team_id ? kept : signed;
 }
 
 /** A view's `private_metadata` as the JSON object the bot keeps there; anything else reads as an empty one. */

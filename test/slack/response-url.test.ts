@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  isSlackResponseUrl,
   RESPONSE_URL_RETRY,
   ResponseUrlOutcomeUnknownError,
   retryAfterMs,
@@ -147,5 +148,20 @@ describe('retryingFetch', () => {
     expect(retryAfterMs('Mon, 23 Nov 2026 17:00:10 GMT', Date.parse('Mon, 23 Nov 2026 17:00:00 GMT'))).toBe(
       10_000,
     );
+  });
+});
+
+describe('isSlackResponseUrl', () => {
+  it("takes Slack's hooks hosts and SLACK_API_URL's host, nothing else", () => {
+    const api = 'https://slack.com/api/';
+    expect(isSlackResponseUrl('https://hooks.slack.com/commands/T1/2/abc', api)).toBe(true);
+    expect(isSlackResponseUrl('https://hooks.slack-gov.com/actions/T1/2/abc', api)).toBe(true);
+    expect(isSlackResponseUrl('http://127.0.0.1:4321/response/T1-2-abc', 'http://127.0.0.1:4321/api/')).toBe(
+      true,
+    );
+    expect(isSlackResponseUrl('https://hooks.slack.com.evil.example/x', api)).toBe(false);
+    expect(isSlackResponseUrl('https://evil.example/hooks.slack.com', api)).toBe(false);
+    expect(isSlackResponseUrl('file:///etc/passwd', api)).toBe(false);
+    expect(isSlackResponseUrl('not a url', api)).toBe(false);
   });
 });

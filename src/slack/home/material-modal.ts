@@ -202,7 +202,7 @@ type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 /** `Compartilhar`: posts the material in the chosen channel through the response_url Slack gave for it. */
 async function shareMaterial(deps: SlackDeps, args: ViewArgs): Promise<void> {
   const { body, view } = args;
-  const workspaceId = submittedWorkspaceId(view.private_metadata, args.context);
+  const workspaceId = submittedWorkspaceId(view, args.context);
   const materialId = readMaterialId(view.private_metadata);
   const responseUrl = (body as { response_urls?: { response_url?: unknown }[] }).response_urls?.[0]
     ?.response_url;

@@ -207,7 +207,7 @@ async function submitLookup(deps: SlackDeps, args: ViewArgs): Promise<void> {
   const { body, view, client } = args;
   const typed = view.state.values[BlockIds.requestNumber]?.[InputActionIds.requestNumber]?.value;
   const id = parseRequestNumber(typeof typed === 'string' ? typed : '');
-  const workspaceId = submittedWorkspaceId(view.private_metadata, args.context);
+  const workspaceId = submittedWorkspaceId(view, args.context);
   if (id === null || !workspaceId) {
     await args.ack({ response_action: 'errors', errors: { [BlockIds.requestNumber]: lookupNumberError() } });
     return;

@@ -23,7 +23,7 @@ import {
 import { tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { publishHome } from '../home/home-tab.js';
-import { postToResponseUrl } from '../response-url.js';
+import { isSlackResponseUrl, postToResponseUrl } from '../response-url.js';
 import {
   type AdminVerdict,
   linkAdminVerdict,
@@ -104,10 +104,10 @@ async function submitLink(deps: SlackDeps, args: ViewArgs): Promise<void> {
   const { body, view, client } = args;
   const correlationId = newCorrelationId();
   const logger = deps.logger.child({ correlationId });
-  const metadata = readMetadata(view.private_metadata);
+  const metadata = readMetadata(view.private_metadata, deps.config.SLACK_API_URL);
   // The workspace the modal was opened for: an org-wide install's submission may name only the enterprise, which
   // would link the organisation's id.
-  const workspaceId = submittedWorkspaceId(view.private_metadata, args.context);
+  const workspaceId = submittedWorkspaceId(view, args.context);
   const input = readInput(view.state?.values);
   if ('errors' in input) {
     await args.ack({ response_action: 'errors', errors: input.errors });
@@ -235,10 +235,11 @@ function positiveInt(text: string): number | null {
   return value >= 1 && value <= 2_147_483_647 ? value : null;
 }
 
-function readMetadata(raw: string | undefined): Metadata {
+/** What the modal kept; a response_url only on Slack's host (isSlackResponseUrl). */
+function readMetadata(raw: string | undefined, slackApiUrl: string): Metadata {
   const parsed = viewMetadata(raw);
   const responseUrl =
-    typeof parsed.responseUrl === 'string' && /^https?:\/\//.test(parsed.responseUrl)
+    typeof parsed.responseUrl === 'string' && isSlackResponseUrl(parsed.responseUrl, slackApiUrl)
       ? parsed.responseUrl
       : undefined;
   const channelId = typeof parsed.channelId === 'string' ? parsed.channelId : undefined;
