@@ -205,7 +205,9 @@ type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
 async function submitLookup(deps: SlackDeps, args: ViewArgs): Promise<void> {
   const { body, view, client } = args;
-  const typed = view.state.values[BlockIds.requestNumber]?.[InputActionIds.requestNumber]?.value;
+  // A submission may come without its form state: nothing typed, asked for again (not a throw the request guard
+  // answers with an empty body, which closed the modal without a word).
+  const typed = view.state?.values?.[BlockIds.requestNumber]?.[InputActionIds.requestNumber]?.value;
   const id = parseRequestNumber(typeof typed === 'string' ? typed : '');
   const workspaceId = submittedWorkspaceId(view, args.context);
   if (id === null || !workspaceId) {

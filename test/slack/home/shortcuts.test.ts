@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewRequestEvent } from '../../../src/domain/feed/types.js';
 import { findRequestNumbers } from '../../../src/domain/requests/request-refs.js';
+import { buildViewSubmissionPayload, interaction } from '../../../src/fake-slack/index.js';
 import { renderFeedPost } from '../../../src/render/feed.js';
 import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
 import {
@@ -444,6 +445,24 @@ describe('Consultar solicitação (Home button)', () => {
     expect(JSON.parse(good.body)).toMatchObject({ response_action: 'update' });
     const shown = await eventually(() => updatesOf(lookup.viewId, since)[0]);
     expect(shown.view.title).toMatchObject({ text: 'Solicitação 1321' });
+  });
+
+  it('a submission whose form state is missing asks for the number again, not a silent close', async () => {
+    const home = await openHome(h, USERS.member);
+    const since = h.slack.views.length;
+    await clickInView(h, home, 'home:lookup', USERS.member);
+    const lookup = await nextView(h, since, 'views.open');
+    const payload = buildViewSubmissionPayload({
+      teamId: TEAM,
+      userId: USERS.member,
+      callbackId: 'request-lookup',
+      viewId: lookup.viewId,
+      privateMetadata: lookup.view.private_metadata,
+      values: {} as never,
+    }) as unknown as { view: Record<string, unknown> };
+    delete payload.view.state;
+    const answer = await interaction(h.target, payload);
+    expect(JSON.parse(answer.body)).toMatchObject({ response_action: 'errors' });
   });
 
   it("an org-wide install's submission (naming only the enterprise) answers for the workspace the modal was opened in", async () => {
