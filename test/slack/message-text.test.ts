@@ -34,6 +34,19 @@ describe('visibleMessageText', () => {
     expect(text).not.toContain('999');
   });
 
+  it("reads a legacy attachment field's title and value (a value of a block's element stays unread)", () => {
+    const text = visibleMessageText({
+      attachments: [{ fields: [{ title: 'Solicitação', value: '4105', short: true }] }],
+      blocks: [
+        {
+          type: 'actions',
+          elements: [{ type: 'button', value: '777', text: { type: 'plain_text', text: 'x' } }],
+        },
+      ],
+    });
+    expect(text.split('\n')).toEqual(['x', 'Solicitação', '4105']);
+  });
+
   it('is bounded and never throws on what a payload may hold', () => {
     expect(visibleMessageText(null)).toBe('');
     expect(visibleMessageText('texto')).toBe('');

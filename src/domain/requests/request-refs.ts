@@ -6,17 +6,33 @@ const MAX_TEXT_CHARS = 20_000;
 export const MAX_REQUEST_REFS = 10;
 const MAX_INT32 = 2_147_483_647;
 
-// Every pattern is linear: a fixed word, bounded separators, a bounded run of digits.
-const EXPLICIT = [
-  // solicitação 4105, solicitacao nº 4105, solicitação n. 4105, solicitação #4105, solicitações 4105
-  /\bsolicita(?:cao|coes)\s{0,3}(?:n\s{0,1}[o.]?\s{0,3}|numero\s{0,3})?[#:]?\s{0,3}(\d{1,10})(?!\d)/g,
+// Every pattern is linear: a fixed word, bounded separators, a bounded run of digits, a bounded list.
+/**
+ * More numbers after the first, in a list (`SM 4105, 4106`, `SM 4105/4106`; after the plural `solicitações` also
+ * `4105, 4106 e 4107`): of 3 digits or more, so a count after the number (`solicitação 4105 e 2 itens`) is none of
+ * them, and `e` only where the plural word announced a list (`SM 1312 e 2026` is a request and a year).
+ */
+const listTail = (and: boolean) =>
+  String.raw`(?:\s{0,3}(?:,|/${and ? String.raw`|\be\b` : ''})\s{0,3}#?\d{3,10}(?!\d)){0,20}`;
+/** The words that name a request's number, and whether a list after them may go on with `e`. */
+const NAMED: readonly { word: string; and: boolean }[] = [
+  // solicitações 4105 (a list announced)
+  {
+    word: String.raw`\bsolicitacoes\s{0,3}(?:n\s{0,1}[o.]?s?\s{0,3}|numeros\s{0,3})?[-#:]?\s{0,3}`,
+    and: true,
+  },
+  // solicitação 4105, solicitacao nº 4105, solicitação n. 4105, solicitação #4105, solicitacao-4105
+  { word: String.raw`\bsolicitacao\s{0,3}(?:n\s{0,1}[o.]?\s{0,3}|numero\s{0,3})?[-#:]?\s{0,3}`, and: false },
   // SM 4105, SM-4105, SM4105, sm #4105
-  /\bsm\s{0,3}[-#:]?\s{0,3}(\d{1,10})(?!\d)/g,
+  { word: String.raw`\bsm\s{0,3}[-#:]?\s{0,3}`, and: false },
+];
+const EXPLICIT = [
+  ...NAMED.map(({ word, and }) => new RegExp(`${word}(\\d{1,10}(?!\\d)${listTail(and)})`, 'g')),
   // #4105 (not inside a word, a channel or a URL fragment)
   /(?:^|[^\w&/])#(\d{1,10})(?!\d)/g,
 ];
-/** The words that name a request's number (`solicitação 4105`, `SM 4105`), at the start of a text. */
-const LEADING = EXPLICIT.slice(0, 2).map((pattern) => new RegExp(`^\\s*${pattern.source}`));
+/** The words that name a request's number (`solicitação 4105`, `SM 4105`), at the start of a text: one number. */
+const LEADING = NAMED.map(({ word }) => new RegExp(`^\\s*${word}(\\d{1,10})(?!\\d)`));
 // A bare number of 4 to 9 digits, not part of a date, time, decimal, id, URL or another number.
 const BARE = /(?:^|[^\w./:,-])(\d{4,9})(?![\w]|[./:,-]\d)/g;
 
@@ -55,10 +71,15 @@ function collect(text: string, patterns: RegExp[]): number[] {
   const found: { at: number; id: number }[] = [];
   for (const pattern of patterns) {
     for (const match of text.matchAll(pattern)) {
-      const digits = match[1];
-      if (digits === undefined) continue;
-      const id = Number(digits);
-      if (Number.isSafeInteger(id) && id >= 1 && id <= MAX_INT32) found.push({ at: match.index ?? 0, id });
+      const numbers = match[1];
+      if (numbers === undefined) continue;
+      // The captured number, or list of numbers (LIST_TAIL): each, at its place in the text.
+      const start = (match.index ?? 0) + match[0].indexOf(numbers);
+      for (const digits of numbers.matchAll(/\d+/g)) {
+        const id = Number(digits[0]);
+        if (Number.isSafeInteger(id) && id >= 1 && id <= MAX_INT32)
+          found.push({ at: start + (digits.index ?? 0), id });
+      }
     }
   }
   const out: number[] = [];

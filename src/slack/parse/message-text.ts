@@ -1,7 +1,8 @@
 /**
  * The words a person sees in a Slack message, for a message shortcut to read: its `text` (for a bot's message
  * often only the notification's summary), then every `text` of its blocks (headers, sections and their fields,
- * context, rich text) and of its legacy attachments. Buttons' values and ids are not read. Bounded: the payload
+ * context, rich text) and of its legacy attachments (their fields' titles and values). Buttons' values and ids are
+ * not read. Bounded: the payload
  * comes from outside, so the walk stops at a depth, a number of nodes and a number of characters.
  */
 const MAX_DEPTH = 12;
@@ -36,6 +37,9 @@ export function visibleMessageText(message: unknown): string {
       if (key === 'text' || key === 'fallback' || key === 'pretext' || key === 'title') {
         if (typeof value === 'string') add(value);
         else walk(value, depth + 1);
+      } else if (key === 'value' && typeof value === 'string' && !('type' in node)) {
+        // A legacy attachment field's value (`{ title, value, short }`); a block element's (a button's) has a type.
+        add(value);
       } else if (key === 'fields' || key === 'elements' || key === 'blocks') {
         walk(value, depth + 1);
       }

@@ -10,6 +10,13 @@ describe('findRequestNumbers', () => {
     ['olha a #1321 aí', [1321]],
     ['a 1312 está atrasada', [1312]],
     ['pedido 123456789 no sistema', [123456789]],
+    // A list after the word (until 2026-11-27 only its first number), and a hyphen after the word too.
+    ['Solicitações 4105, 4106 e 4107 chegaram', [4105, 4106, 4107]],
+    ['solicitações 4105 e 4106', [4105, 4106]],
+    ['SM 4105/4106', [4105, 4106]],
+    ['solicitacao-4105', [4105]],
+    // A small count after the list is no number of it.
+    ['solicitação 4105 e 2 itens', [4105]],
   ])('%s', (text, expected) => {
     expect(findRequestNumbers(text)).toEqual(expected);
   });
