@@ -87,6 +87,12 @@ describe('dueToday', () => {
 
   it('not on weekends when weekdays only; not today when subscribed after the time', () => {
     expect(dueToday(sub({ weekdaysOnly: true }), Date.UTC(2026, 10, 21, 12))).toBeNull();
-    expect(dueToday(sub({ updatedAt: Date.UTC(2026, 10, 23, 12) }), Date.UTC(2026, 10, 23, 13))).toBeNull();
+    const noon = Date.UTC(2026, 10, 23, 12);
+    expect(dueToday(sub({ createdAt: noon, updatedAt: noon }), Date.UTC(2026, 10, 23, 13))).toBeNull();
+  });
+
+  it('changed after the time, made before it: today is still owed (an edit keeps the day)', () => {
+    const changed = sub({ createdAt: Date.UTC(2026, 10, 20), updatedAt: Date.UTC(2026, 10, 23, 12) });
+    expect(dueToday(changed, Date.UTC(2026, 10, 23, 13))?.day).toBe('2026-11-23');
   });
 });

@@ -319,6 +319,40 @@ describe('exactly one post per subscription and day', () => {
   });
 });
 
+describe('changing a subscription keeps a day it still owes', () => {
+  it('a post Slack refused at 08:00, then `assinar almox:2` at 08:30: the day is posted, with the new filter, once', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    const replica = h.replica();
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    h.slack.failNext('chat.postMessage', { status: 500 });
+    expect((await replica.scheduler.tick()).failed).toBe(1);
+
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 30));
+    await h.subscribe({ channelId: CHANNELS.general, stockroomId: 2 });
+    for (const hour of [9, 12, 23]) {
+      h.clock.set(saoPaulo(2026, 11, 23, hour, 0));
+      await replica.scheduler.tick();
+    }
+    const posts = h.posts(CHANNELS.general);
+    expect(posts).toHaveLength(1);
+    expect(textOf(posts[0]!)).toContain('Torre Norte');
+    expect((await replica.store.get(WS, CHANNELS.general))?.lastPostedDay).toBe('2026-11-23');
+  });
+
+  it('a subscription made after today’s time and changed later that day still starts tomorrow', async () => {
+    const h = await start(saoPaulo(2026, 11, 23, 9));
+    await h.subscribe({ channelId: CHANNELS.general });
+    const replica = h.replica();
+    h.clock.set(saoPaulo(2026, 11, 23, 9, 30));
+    await h.subscribe({ channelId: CHANNELS.general, stockroomId: 2 });
+    h.clock.set(saoPaulo(2026, 11, 23, 10, 0));
+    expect((await replica.scheduler.tick()).due).toBe(0);
+    h.clock.set(saoPaulo(2026, 11, 24, 8, 0));
+    expect((await replica.scheduler.tick()).posted).toBe(1);
+  });
+});
+
 describe('running', () => {
   it('start ticks at once and then every interval, until stop', async () => {
     const h = await start();
