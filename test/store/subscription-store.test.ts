@@ -80,6 +80,29 @@ describe('SubscriptionStore', () => {
     expect((await store.upsert(input())).subscription.lastPostedDay).toBeNull();
   });
 
+  it('a post or a failure recorded after the subscription was removed leaves no state behind', async () => {
+    await store.upsert(input());
+    await store.remove('T1', 'C1');
+    // A replica that claimed the day before the cancel records its post (or its failure) after it.
+    await store.markPosted('T1', 'C1', { day: '2026-11-23', postedAt: 1_500, coveredUntil: 1_400 });
+    await store.recordFailure('T1', 'C1', () => 60_000);
+    expect(await redis.redis.exists(redis.keys.digestState('T1', 'C1'))).toBe(0);
+    expect(await store.get('T1', 'C1')).toBeNull();
+  });
+
+  it('a remove() that lands between the check and the write of the state still leaves none', async () => {
+    await store.upsert(input());
+    const kv = new RedisKeyValue(redis.redis);
+    const racing = new SubscriptionStore(kv, redis.keys, () => clock);
+    const set = kv.set.bind(kv);
+    kv.set = async (key, value, options) => {
+      await store.remove('T1', 'C1');
+      return set(key, value, options);
+    };
+    await racing.markPosted('T1', 'C1', { day: '2026-11-23', postedAt: 1_500, coveredUntil: 1_400 });
+    expect(await redis.redis.exists(redis.keys.digestState('T1', 'C1'))).toBe(0);
+  });
+
   it('pause and resume by reason; a pause keeps its first reason; upsert keeps a pause', async () => {
     await store.upsert(input());
     await store.upsert(input({ channelId: 'C2' }));

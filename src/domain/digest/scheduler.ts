@@ -61,6 +61,11 @@ export interface TickReport {
   paused: number;
   /** Claims lost while working (lease expired): nothing posted by this process. */
   lost: number;
+  /**
+   * Claims given back unposted because the subscription was cancelled, paused or changed after the claim: the
+   * build was for a subscription that is no longer there.
+   */
+  stale: number;
   /** Digest views built: one per workspace, stockroom filter and starting point. */
   builds: number;
 }
@@ -110,6 +115,8 @@ interface Job {
   sending: boolean;
   /** Renewals of this claim run one after the other (two at once could each see the key freed by the other). */
   queue: Promise<unknown>;
+  /** Set by the check right before sending: the subscription is gone, paused or changed since the claim. */
+  stale: 'gone' | 'paused' | 'changed' | null;
 }
 
 export function defaultRetryBackoff(failures: number): number {
@@ -127,6 +134,17 @@ export function dueToday(sub: Subscription, now: number): Due | null {
   // not posted (until 2026-11-28 it used updatedAt, and an edit after a failed post dropped the day).
   if (at < sub.createdAt) return null;
   return { day, at };
+}
+
+/** What shapes a subscription's post: a claimed copy that differs from the stored one in any of these is stale. */
+function sameSettings(a: Subscription, b: Subscription): boolean {
+  return (
+    a.hour === b.hour &&
+    a.minute === b.minute &&
+    a.timeZone === b.timeZone &&
+    a.weekdaysOnly === b.weekdaysOnly &&
+    a.stockroomId === b.stockroomId
+  );
 }
 
 export class DigestScheduler {
@@ -196,6 +214,7 @@ export class DigestScheduler {
       removed: 0,
       paused: 0,
       lost: 0,
+      stale: 0,
       builds: 0,
     };
     const candidates: { subscription: Subscription; due: Due }[] = [];
@@ -293,6 +312,7 @@ export class DigestScheduler {
       lost: false,
       sending: false,
       queue: Promise.resolve(),
+      stale: null,
     };
   }
 
@@ -343,6 +363,9 @@ export class DigestScheduler {
         inQueue(job, async () => {
           job.sending = false;
           if (job.lost || !(await claim.renew())) return false;
+          // The build may have waited minutes (the budget): look at the subscription again, holding the claim.
+          job.stale = await this.staleness(job);
+          if (job.stale !== null) return false;
           await claim.noteAttempt(this.deps.now());
           attempted = true;
           job.sending = true;
@@ -404,6 +427,15 @@ export class DigestScheduler {
         logger.warn({ reason: outcome.reason }, 'digest not posted; a later tick retries');
         return;
       case 'stopped':
+        if (job.stale !== null) {
+          // Nothing sent. Cancelled: nothing to post. Paused: a new link resumes it, and the day with it. Changed:
+          // the changed subscription is due on its own schedule (its new time today if not passed yet, else at the
+          // next tick), built with its new filters. No backoff: nothing failed.
+          await claim.release();
+          report.stale += 1;
+          logger.info({ why: job.stale }, 'digest not posted: the subscription changed while it was built');
+          return;
+        }
         job.lost = true;
         report.lost += 1;
         logger.warn('digest claim lost before posting; another replica takes it');
@@ -458,6 +490,16 @@ export class DigestScheduler {
         );
       }
     }
+  }
+
+  /** Why the claimed subscription must not get this build any more; null when it still should. */
+  private async staleness(job: Job): Promise<Job['stale']> {
+    const { workspaceId, channelId } = job.subscription;
+    const fresh = await this.deps.subscriptions.get(workspaceId, channelId);
+    if (!fresh) return 'gone';
+    if (fresh.paused) return 'paused';
+    // Only what shapes the post: `assinar` run again with the same settings leaves the build right.
+    return sameSettings(fresh, job.subscription) ? null : 'changed';
   }
 
   /** Records when to retry, then releases the claim (in that order, so no replica retries at once). */

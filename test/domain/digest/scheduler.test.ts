@@ -7,6 +7,7 @@ import {
   CHANNELS,
   type Harness,
   limitsOf,
+  type Replica,
   SUBSCRIBER,
   saoPaulo,
   startDigestHarness,
@@ -202,7 +203,7 @@ describe('exactly one post per subscription and day', () => {
   });
 
   /** The store refuses the first `times` writes of each of the post's records, as it does while Redis restarts. */
-  function refuseRecords(replica: ReturnType<Harness['replica']>, times: number) {
+  function refuseRecords(replica: Replica, times: number) {
     const refused = { store: 0, claim: 0 };
     const refuseStore = () => refused.store++ < times;
     const refuseClaim = () => refused.claim++ < times;
@@ -316,6 +317,106 @@ describe('exactly one post per subscription and day', () => {
     expect((await replica.scheduler.tick()).due).toBe(0);
     await replica.store.resumeWorkspace(WS, 'tokens_revoked');
     expect((await replica.scheduler.tick()).posted).toBe(1);
+  });
+});
+
+describe('a subscription cancelled, paused or changed while its digest is built', () => {
+  /** Runs `change` while the replica builds the digest (the build may wait minutes for the budget). */
+  function duringBuild(replica: Replica, change: () => Promise<void>): void {
+    const build = replica.digests.build.bind(replica.digests);
+    let done = false;
+    vi.spyOn(replica.digests, 'build').mockImplementation(async (query) => {
+      if (!done) {
+        done = true;
+        await change();
+      }
+      return build(query);
+    });
+  }
+
+  it('cancelled: nothing is posted, and no state of the gone subscription is written again', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    const replica = h.replica();
+    duringBuild(replica, async () => {
+      await replica.digestSubscriptions.unsubscribe(WS, CHANNELS.general);
+    });
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    const report = await replica.scheduler.tick();
+    expect(report).toMatchObject({ claimed: 1, posted: 0 });
+    expect(h.posts(CHANNELS.general)).toHaveLength(0);
+    expect(await replica.store.get(WS, CHANNELS.general)).toBeNull();
+    expect(await h.redis.redis.exists(h.redis.keys.digestState(WS, CHANNELS.general))).toBe(0);
+    expect(await replica.claims.read(WS, CHANNELS.general, '2026-11-23')).toBeNull();
+  });
+
+  it('paused by an unlink: nothing is posted; a new link brings the day’s digest, once', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    const replica = h.replica();
+    duringBuild(replica, async () => {
+      await replica.store.pauseWorkspace(WS, 'unlinked');
+    });
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    expect((await replica.scheduler.tick()).posted).toBe(0);
+    expect(h.posts(CHANNELS.general)).toHaveLength(0);
+    expect(await replica.claims.read(WS, CHANNELS.general, '2026-11-23')).toBeNull();
+
+    await replica.store.resumeWorkspace(WS, 'unlinked');
+    h.clock.set(saoPaulo(2026, 11, 23, 9, 0));
+    const reports = await Promise.all([replica.scheduler.tick(), h.replica().scheduler.tick()]);
+    expect(reports.reduce((sum, r) => sum + r.posted, 0)).toBe(1);
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+  });
+
+  it('changed to another stockroom and a later hour: the old build is not posted; the new one comes at the new hour', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    const replica = h.replica();
+    duringBuild(replica, () => h.subscribe({ channelId: CHANNELS.general, stockroomId: 2, hour: 18 }));
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    expect((await replica.scheduler.tick()).posted).toBe(0);
+    expect(h.posts(CHANNELS.general)).toHaveLength(0);
+
+    h.clock.set(saoPaulo(2026, 11, 23, 12, 0));
+    expect((await replica.scheduler.tick()).due).toBe(0);
+    h.clock.set(saoPaulo(2026, 11, 23, 18, 0));
+    const reports = await Promise.all([replica.scheduler.tick(), h.replica().scheduler.tick()]);
+    expect(reports.reduce((sum, r) => sum + r.posted, 0)).toBe(1);
+    const posts = h.posts(CHANNELS.general);
+    expect(posts).toHaveLength(1);
+    expect(textOf(posts[0]!)).not.toContain('Todos os almoxarifados');
+    expect(textOf(posts[0]!)).toContain('Torre Norte');
+    expect((await replica.store.get(WS, CHANNELS.general))?.lastPostedDay).toBe('2026-11-23');
+  });
+
+  it('changed at an hour already past: the day still owed is posted at the next tick with the new filters, once', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    const replica = h.replica();
+    duringBuild(replica, () => h.subscribe({ channelId: CHANNELS.general, stockroomId: 2, hour: 7 }));
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    expect((await replica.scheduler.tick()).posted).toBe(0);
+
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0) + 30_000);
+    const reports = await Promise.all([replica.scheduler.tick(), h.replica().scheduler.tick()]);
+    expect(reports.reduce((sum, r) => sum + r.posted, 0)).toBe(1);
+    const posts = h.posts(CHANNELS.general);
+    expect(posts).toHaveLength(1);
+    expect(textOf(posts[0]!)).toContain('Torre Norte');
+    h.clock.set(saoPaulo(2026, 11, 23, 23, 0));
+    expect((await replica.scheduler.tick()).posted).toBe(0);
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+  });
+
+  it('subscribed again with the same settings: the build is still right and is posted', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    const replica = h.replica();
+    duringBuild(replica, () => h.subscribe({ channelId: CHANNELS.general }));
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    expect((await replica.scheduler.tick()).posted).toBe(1);
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
   });
 });
 
