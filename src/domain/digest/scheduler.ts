@@ -131,7 +131,7 @@ export function dueToday(sub: Subscription, now: number): Due | null {
   if (now < at) return null;
   // Subscribed after today's time: the first post is the next one, not an instant "late" one. Creation, not the
   // last change: `assinar` run again (a new filter, a new time) keeps a day the subscription already owes and has
-  // not posted (until 2026-11-28 it used updatedAt, and an edit after a failed post dropped the day).
+  // not posted (until 2026-11-27 it used updatedAt, and an edit after a failed post dropped the day).
   if (at < sub.createdAt) return null;
   return { day, at };
 }
