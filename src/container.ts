@@ -34,6 +34,7 @@ import { createHomePublishes, publishHome } from './slack/home/home-tab.js';
 import { tellLinkingAdminBroken } from './slack/link-notices.js';
 import { createSlackClients } from './slack/slack-clients.js';
 import { meteredFetch } from './slack/slack-metrics.js';
+import { workspaceOfId } from './slack/slack-users.js';
 import { CacheStore } from './store/cache-store.js';
 import type { SecretBox } from './store/crypto.js';
 import { FeedListenerStore } from './store/feed-listeners.js';
@@ -300,8 +301,18 @@ export function buildContainer(options: ContainerOptions): Container {
     now,
     // A DM means a request the user follows changed: their Home shows it (the slack deps exist by then).
     onDelivered: (workspaceId, target, client) => {
-      if (target.kind === 'dm')
-        void tasks.run('home after feed', () => publishHome(slackDeps, client, workspaceId, target.userId));
+      if (target.kind !== 'dm') return;
+      void tasks.run('home after feed', async () => {
+        // Named as a request of it names it: a workspace an org-wide install serves, with its organisation (the
+        // admin check differs); until 2026-11-27 the republished Home judged by the workspace alone.
+        const servedBy =
+          options.installations && !workspaceId.startsWith('E')
+            ? await options.installations.enterpriseServing(workspaceId).catch(() => null)
+            : null;
+        await publishHome(slackDeps, client, workspaceId, target.userId, {
+          workspace: workspaceOfId(workspaceId, servedBy),
+        });
+      });
     },
   });
   const { count, windowMs } = options.config.UPSTREAM_RATE_LIMIT;

@@ -145,12 +145,14 @@ export function viewMetadata(raw: string | undefined): Record<string, unknown> {
 
 /**
  * The workspace a bare workspace id stands for, when no signed request says more (the feed's Home republish): an
- * `E…` id is an organisation served by an org-wide install, anything else a team.
+ * `E…` id is an organisation served by an org-wide install, anything else a team; a team an org-wide install serves
+ * (`servedBy`, from the installations) is named with that organisation, as its requests name it.
  */
-export function workspaceOfId(workspaceId: string): RequestWorkspace {
-  return workspaceId.startsWith('E')
-    ? { enterpriseId: workspaceId, isEnterpriseInstall: true }
-    : { teamId: workspaceId };
+export function workspaceOfId(workspaceId: string, servedBy: string | null = null): RequestWorkspace {
+  if (workspaceId.startsWith('E')) return { enterpriseId: workspaceId, isEnterpriseInstall: true };
+  return servedBy === null
+    ? { teamId: workspaceId }
+    : { teamId: workspaceId, enterpriseId: servedBy, isEnterpriseInstall: true };
 }
 
 /** What a refused person is told: a lookup that failed is not a refusal, and says to try again. */

@@ -100,6 +100,20 @@ export class SlackInstallationStore implements InstallationStore {
     throw new Error('no installation for this workspace');
   }
 
+  /**
+   * The organisation whose org-wide install serves this workspace (team), when it has no install of its own: how a
+   * request of it names it (the enterprise, as an org-wide install). Null for a workspace with its own install, or
+   * none known.
+   */
+  async enterpriseServing(teamId: string): Promise<string | null> {
+    if ((await this.read(this.idOf({ teamId }))) !== null) return null;
+    const enterpriseId = await this.kv.get(this.keys.workspaceEnterprise(teamId));
+    if (enterpriseId === null) return null;
+    return (await this.read(this.idOf({ enterpriseId, isEnterpriseInstall: true }))) !== null
+      ? enterpriseId
+      : null;
+  }
+
   /** Notes once per process that the enterprise's org-wide install serves this workspace (team). */
   private async recordServed(teamId: string, enterpriseId: string): Promise<void> {
     const entry = `${teamId}:${enterpriseId}`;

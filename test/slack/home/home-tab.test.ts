@@ -6,6 +6,7 @@ import {
   CHANNELS,
   eventually,
   type Harness,
+  installOrgWide,
   startHarness,
   TEAM,
   textOf,
@@ -418,6 +419,38 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     expect(result).toEqual({ ok: true });
     const home = await publishedHome(h, orgAdmin.id, since);
     expect(viewText(home)).toContain('*1312* · último status visto: Entregue parcialmente');
+    expect(buttonsOfView(home).map((b) => b.text?.text)).toContain('Vincular');
+  });
+
+  it('a workspace an org-wide install serves: the Home published after a feed DM shows what it showed when opened', async () => {
+    // Enterprise Grid: the workspace has no install of its own; a request of it named the organisation's install.
+    const ORG = 'E0ORG0001';
+    await installOrgWide(h, ORG);
+    await h.installations.deleteInstallation({
+      teamId: TEAM,
+      enterpriseId: undefined,
+      isEnterpriseInstall: false,
+    });
+    await h.installations.fetchInstallation({ teamId: TEAM, enterpriseId: ORG, isEnterpriseInstall: true });
+    const orgAdmin = h.slack.addUser({
+      id: 'U0ORGADM1',
+      teamId: TEAM,
+      name: 'carla.org',
+      realName: 'Carla Org',
+      email: 'carla.org@manutencao.example.com',
+      enterpriseId: ORG,
+      isOrgAdmin: true,
+    });
+    await h.container.feedListeners.follow(TEAM, orgAdmin.id, 1312, 'Entregue parcialmente');
+    const since = h.slack.views.length;
+    const result = await h.container.feedPoster.post(TEAM, { kind: 'dm', userId: orgAdmin.id }, [
+      moved1312(TEAM, 'ev-grid-1'),
+    ]);
+    expect(result).toEqual({ ok: true });
+    const home = await publishedHome(h, orgAdmin.id, since);
+    expect(viewText(home)).toContain('*1312* · último status visto: Entregue parcialmente');
+    // The organisation's admin links for the organisation's install, as when the Home was opened (until 2026-11-27
+    // the republished Home judged by the workspace alone, and took those controls away).
     expect(buttonsOfView(home).map((b) => b.text?.text)).toContain('Vincular');
   });
 
