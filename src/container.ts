@@ -43,6 +43,7 @@ import type { SlackInstallationStore } from './store/installation-store.js';
 import type { Keys } from './store/keys.js';
 import type { KeyValue } from './store/kv.js';
 import { LinkStore } from './store/link-store.js';
+import { MaterialListReads } from './store/material-list-reads.js';
 import { SeenRequests } from './store/seen-requests.js';
 import { StockStore } from './store/stock-store.js';
 import { SubscriptionStore } from './store/subscription-store.js';
@@ -243,7 +244,7 @@ export function buildContainer(options: ContainerOptions): Container {
   });
   const requests = new RequestService(domain);
   const purchases = new PurchaseService(domain, catalog);
-  const materials = new MaterialSearchService(domain, catalog);
+  const materials = new MaterialSearchService(domain, catalog, new MaterialListReads(kv, keys));
   const answers = new Answers({
     workspaces,
     catalog,

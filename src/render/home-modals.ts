@@ -51,7 +51,12 @@ export interface PickedMaterial {
  * `Buscar material`: an external_select whose options come from the cached list (block_suggestion); once a
  * material is chosen, its detail and last known stock, and a channel to share it in (the submit button).
  */
-export function renderMaterialModal(picked: PickedMaterial | null, ctx: RenderContext): ModalView {
+export function renderMaterialModal(
+  picked: PickedMaterial | null,
+  ctx: RenderContext,
+  /** Nothing picked yet and the material list is still being read: the picker says so (it suggests nothing yet). */
+  listReading = false,
+): ModalView {
   const select = {
     type: 'external_select' as const,
     action_id: ActionIds.materialPick,
@@ -68,7 +73,13 @@ export function renderMaterialModal(picked: PickedMaterial | null, ctx: RenderCo
     },
   ];
   if (picked === null) {
-    blocks.push(context('A busca usa a lista de materiais já lida, sem consultar o sistema a cada letra.'));
+    blocks.push(
+      context(
+        listReading
+          ? ':hourglass_flowing_sand: Lendo a lista de materiais… As sugestões aparecem assim que ela chegar.'
+          : 'A busca usa a lista de materiais já lida, sem consultar o sistema a cada letra.',
+      ),
+    );
     return modal(ViewIds.materialModal, 'Buscar material', blocks);
   }
   if (picked.match === null) {
@@ -99,6 +110,13 @@ export function renderMaterialModal(picked: PickedMaterial | null, ctx: RenderCo
     submit: plain('Compartilhar'),
     private_metadata: JSON.stringify({ materialId: picked.materialId }),
   });
+}
+
+/** The picker opened while a read of the material list failed a moment ago: none is tried again yet. */
+export function renderMaterialListUnreadable(): Message {
+  const text =
+    'Não consegui ler a lista de materiais há pouco, então ainda não há sugestões. Tente de novo em alguns minutos.';
+  return finalizeMessage({ text, blocks: [section(`:warning: ${text}`)] });
 }
 
 /** `Compartilhar` of a material no longer listed (the modal was closed already). */

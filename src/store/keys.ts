@@ -102,6 +102,14 @@ export class Keys {
     return `${this.prefix}cache-fill:${workspaceId}:${endpoint}:${paramsHash}`;
   }
 
+  /**
+   * String, short-lived: the material picker's read of the workspace's material list is under way (`reading:<owner>`)
+   * or recently failed (`failed`), so opening the picker again (on any replica) does not ask upstream again.
+   */
+  materialListRead(workspaceId: string): string {
+    return `${this.prefix}material-list-read:${workspaceId}`;
+  }
+
   // Which replica refreshes a hot cache entry ahead of its TTL (the benchmark's prefetch; a short claim).
   prefetchClaim(workspaceId: string, endpoint: string, paramsHash: string): string {
     return `${this.prefix}prefetch:${workspaceId}:${endpoint}:${paramsHash}`;

@@ -1,11 +1,28 @@
 import { errFields } from '../../lib/logger.js';
 import { fold } from '../../lib/text.js';
+import type { MaterialListReads } from '../../store/material-list-reads.js';
 import type { Material } from '../../upstream/schemas.js';
 import { NoSavedDataError, type ReadOptions } from '../cached-reader.js';
 import type { DomainDeps } from '../deps.js';
 import type { Answer, CatalogEntry, MaterialMatch, MaterialSearchView } from '../views.js';
 import { materialScope, type WorkspaceContext } from '../workspace.js';
 import type { CatalogService } from './catalog-service.js';
+
+/** How long a read of the list may hold the picker's marker: the cache's fill lease (30 s) and a margin. */
+export const LIST_READ_MARK_MS = 45_000;
+/** After a failed read, how long opening the picker asks upstream nothing (the list is said to be unreadable). */
+export const LIST_FAILED_MARK_MS = 2 * 60_000;
+
+/**
+ * Where the picker's material list stands when the modal opens: `saved` (keystrokes find it), `reading` (this call
+ * reads it: `done` settles when the read ends, and rejects with its failure), `busy` (another opening reads it
+ * now), `failed` (a read failed a moment ago: none is tried until the mark expires).
+ */
+export type ListWarmUp =
+  | { state: 'saved' }
+  | { state: 'busy' }
+  | { state: 'failed' }
+  | { state: 'reading'; done: Promise<void> };
 
 /**
  * `/estoque <texto>`: the API filters materials only by exact code, so the (cached) list is searched here:
@@ -15,6 +32,7 @@ export class MaterialSearchService {
   constructor(
     private readonly deps: DomainDeps,
     private readonly catalog: CatalogService,
+    private readonly listReads: MaterialListReads,
   ) {}
 
   async search(
@@ -32,15 +50,52 @@ export class MaterialSearchService {
   }
 
   /**
-   * The material picker's type-ahead: up to `limit` materials matched like `/estoque <texto>`, from the cached
-   * list whatever its age; only when nothing is cached is the list read (once, at the context's priority).
+   * The material picker's type-ahead: up to `limit` materials matched like `/estoque <texto>`, from the saved list
+   * whatever its age, never upstream (a keystroke is no reason to spend budget); nothing saved, nothing suggested:
+   * the list is read when the picker opens (warmList).
    */
   async suggest(ws: WorkspaceContext, text: string, limit: number): Promise<Material[]> {
-    const materials = await this.list(ws, undefined, { savedOnly: true }).catch((error: unknown) => {
-      if (error instanceof NoSavedDataError) return this.list(ws, undefined);
+    try {
+      const materials = await this.list(ws, undefined, { savedOnly: true });
+      return matchMaterials(materials.data, text).slice(0, limit);
+    } catch (error) {
+      if (error instanceof NoSavedDataError) return [];
       throw error;
-    });
-    return matchMaterials(materials.data, text).slice(0, limit);
+    }
+  }
+
+  /**
+   * When the picker opens: reads the list when nothing is saved, at most one read per workspace at a time across
+   * replicas, and none for a while after one failed (LIST_FAILED_MARK_MS), so an upstream that fails or a spent
+   * budget is not asked again at every opening.
+   */
+  async warmList(ws: WorkspaceContext): Promise<ListWarmUp> {
+    try {
+      await this.list(ws, undefined, { savedOnly: true });
+      return { state: 'saved' };
+    } catch (error) {
+      if (!(error instanceof NoSavedDataError)) throw error;
+    }
+    const claim = await this.listReads.claim(ws.workspaceId, LIST_READ_MARK_MS);
+    if (claim === 'reading') return { state: 'busy' };
+    if (claim === 'failed') return { state: 'failed' };
+    const done = this.list(ws, undefined).then(
+      () =>
+        this.listReads
+          .release(ws.workspaceId)
+          .catch((releaseError: unknown) =>
+            this.deps.logger.warn(errFields(releaseError), 'material list read mark not released'),
+          ),
+      async (error: unknown) => {
+        await this.listReads
+          .markFailed(ws.workspaceId, LIST_FAILED_MARK_MS)
+          .catch((markError: unknown) =>
+            this.deps.logger.warn(errFields(markError), 'material list failure not marked'),
+          );
+        throw error;
+      },
+    );
+    return { state: 'reading', done };
   }
 
   /** One material of the company's list, with its type, category and last known stock; null when not listed. */

@@ -7,12 +7,14 @@ import type {
   SlackViewMiddlewareArgs,
   ViewSubmitAction,
 } from '@slack/bolt';
+import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { errFields, newCorrelationId } from '../../lib/logger.js';
 import {
   materialOption,
   renderAnswerModal,
   renderMaterialGone,
+  renderMaterialListUnreadable,
   renderMaterialModal,
   renderMaterialNotShown,
   renderMaterialShared,
@@ -41,8 +43,10 @@ function renderContext(deps: SlackDeps): RenderContext {
 }
 
 /**
- * Opens `Buscar material` (the trigger lasts 3 s, so before anything else), then reads the material list once at
- * interactive priority when it is not cached, so the first keystrokes find it there.
+ * Opens `Buscar material` (the trigger lasts 3 s, so before anything else), then warms the material list: when
+ * nothing is saved it is read once at interactive priority (at most one read per workspace in flight, none for a
+ * while after one failed), and the modal says meanwhile that the list is being read, then that it could not be.
+ * Keystrokes never ask upstream.
  */
 export async function openMaterialModal(
   deps: SlackDeps,
@@ -53,33 +57,62 @@ export async function openMaterialModal(
   recipient: Recipient,
 ): Promise<void> {
   let viewId: string | undefined;
+  let hash: string | undefined;
   try {
     const opened = await triggerClient(client, deps.metrics).views.open({
       trigger_id: triggerId,
       view: viewForWorkspace(renderMaterialModal(null, renderContext(deps)), workspaceId),
     });
     viewId = opened.view?.id;
+    hash = opened.view?.hash;
   } catch (error) {
     await tellModalNotOpened(deps, error, 'material modal not opened', recipient);
     return;
   }
   await deps.tasks.run('warm material list', async () => {
     const correlationId = newCorrelationId();
+    const logger = deps.logger.child({ correlationId, workspaceId, surface: 'material-picker' });
+    /** Shows `view` unless the person moved on (picked a material: a newer hash) or closed the modal. */
+    const show = async (view: ModalView): Promise<boolean> => {
+      if (viewId === undefined) return false;
+      try {
+        const updated = await client.views.update({
+          view_id: viewId,
+          ...(hash !== undefined && { hash }),
+          view: viewForWorkspace(view, workspaceId),
+        });
+        hash = updated.view?.hash;
+        return true;
+      } catch (error) {
+        const code = slackErrorCode(error);
+        if (code === 'hash_conflict' || code === 'not_found')
+          logger.info({ code }, 'material modal moved on');
+        else logger.warn(errFields(error), 'material modal not updated');
+        return false;
+      }
+    };
+    const failed = (error: unknown) =>
+      renderAnswerModal('Buscar material', pickerFailure(deps, error, correlationId, workspaceId));
     try {
       const ws = await deps.workspaces.resolve(workspaceId, 'interactive', correlationId);
-      await deps.materials.suggest(ws, '', 0);
+      const warm = await deps.materials.warmList(ws);
+      if (warm.state === 'saved') return;
+      if (warm.state === 'failed') {
+        await show(renderAnswerModal('Buscar material', renderMaterialListUnreadable()));
+        return;
+      }
+      // Another opening reads it: its answer lands in the cache, where the keystrokes find it.
+      const reading = await show(renderMaterialModal(null, renderContext(deps), true));
+      if (warm.state === 'busy') return;
+      try {
+        await warm.done;
+        if (reading) await show(renderMaterialModal(null, renderContext(deps)));
+      } catch (error) {
+        await show(failed(error));
+      }
     } catch (error) {
-      // Not linked, a broken link, upstream down: the modal says so instead of suggesting nothing.
-      const logger = deps.logger.child({ correlationId, workspaceId, surface: 'material-picker' });
-      const { count, windowMs } = deps.config.UPSTREAM_RATE_LIMIT;
-      const message = failureMessage(error, null, correlationId, renderContext(deps), logger, {
-        limit: count,
-        windowMs,
-      });
-      if (viewId === undefined) return;
-      await client.views
-        .update({ view_id: viewId, view: renderAnswerModal('Buscar material', message) })
-        .catch((updateError: unknown) => logger.warn(errFields(updateError), 'material modal not updated'));
+      // Not linked, a broken link, the store down: the modal says so instead of suggesting nothing.
+      await show(failed(error));
     }
   });
 }
@@ -166,7 +199,10 @@ export function registerMaterialModal(app: App, deps: SlackDeps): void {
   app.view<ViewSubmitAction>(ViewIds.materialModal, (args) => shareMaterial(deps, args));
 }
 
-/** Options for what was typed: none under 2 characters, at most 100, within Slack's type-ahead time. */
+/**
+ * Options for what was typed, from the saved list only: none under 2 characters, nor while the list is not saved
+ * (the modal says why), at most 100, within Slack's type-ahead time.
+ */
 async function suggestOptions(deps: SlackDeps, workspaceId: string | null, typed: unknown) {
   const text = typeof typed === 'string' ? typed.trim().slice(0, MAX_QUERY_CHARS) : '';
   if (!workspaceId || [...text].length < MIN_QUERY_CHARS) return [];
@@ -184,7 +220,7 @@ async function suggestOptions(deps: SlackDeps, workspaceId: string | null, typed
     const outcome = await Promise.race([work, late]);
     if (outcome === 'late') {
       logger.warn('material options too slow for the type-ahead');
-      // The read goes on and lands in the cache: the next keystroke finds it.
+      // A slow store: the next keystroke asks again (it never asks upstream).
       work.catch(() => undefined);
       return [];
     }

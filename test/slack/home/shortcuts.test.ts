@@ -99,7 +99,7 @@ describe('global shortcut buscar_material', () => {
     expect((await suggest(h, modal, 'material:pick', 'cabo', USERS.member)).options).toEqual([]);
   });
 
-  it('with nothing cached, the first keystroke reads the list once and the next ones read the cache', async () => {
+  it('with nothing saved, a keystroke answers no options and asks upstream nothing', async () => {
     const since = h.slack.views.length;
     await globalShortcut(h, 'buscar_material');
     const modal = await nextView(h, since, 'views.open');
@@ -108,11 +108,85 @@ describe('global shortcut buscar_material', () => {
     await eventually(async () => (await cached()).length === 1);
     await h.container.cache.clear(TEAM);
     expect(await cached()).toEqual([]);
-    expect((await suggest(h, modal, 'material:pick', 'cabo')).options.length).toBeGreaterThan(0);
-    expect(materialCalls()).toBe(2);
-    await suggest(h, modal, 'material:pick', 'cabo f');
-    await suggest(h, modal, 'material:pick', 'torneira');
-    expect(materialCalls()).toBe(2);
+    for (const typed of ['cabo', 'cabo f', 'torneira'])
+      expect((await suggest(h, modal, 'material:pick', typed)).options).toEqual([]);
+    expect(materialCalls()).toBe(1);
+  });
+
+  it('with the list unreadable (upstream 500), keystrokes ask upstream nothing, the warm-up is bounded and the modal says so; once readable, the picker works', async () => {
+    await h.container.cache.clear(TEAM);
+    h.sandbox.faults.next({ path: '/v1/materiais', status: 500, times: 50 });
+    let since = h.slack.views.length;
+    await globalShortcut(h, 'buscar_material');
+    const modal = await nextView(h, since, 'views.open');
+    // The warm-up ends saying the list could not be read.
+    const failed = await eventually(() =>
+      updatesOf(modal.viewId, since).find((v) => viewText(v).includes('erro interno')),
+    );
+    const warmUpCalls = materialCalls();
+    expect(warmUpCalls).toBeGreaterThan(0);
+
+    for (const typed of ['ca', 'cab', 'cabo', 'cabo ', 'cabo f'])
+      expect((await suggest(h, modal, 'material:pick', typed)).options).toEqual([]);
+    expect(materialCalls()).toBe(warmUpCalls);
+    // Before that, while it read, the modal said so.
+    expect(updatesOf(modal.viewId, since).map(viewText)).toEqual([
+      expect.stringContaining('Lendo a lista de materiais'),
+      viewText(failed),
+    ]);
+
+    // Opened again while the failure is recent (another person, another replica): no read, and it says why.
+    since = h.slack.views.length;
+    await globalShortcut(h, 'buscar_material', USERS.member);
+    const again = await nextView(h, since, 'views.open');
+    const told = await eventually(() => updatesOf(again.viewId, since)[0]);
+    expect(viewText(told)).toContain('Não consegui ler a lista de materiais');
+    expect(materialCalls()).toBe(warmUpCalls);
+
+    // The marker is short (it expires on its own); here upstream recovers and the marker has expired.
+    const marker = h.redis.keys.materialListRead(TEAM);
+    const ttl = await h.redis.redis.pttl(marker);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(5 * 60_000);
+    h.sandbox.faults.clear();
+    await h.redis.redis.del(marker);
+    since = h.slack.views.length;
+    await globalShortcut(h, 'buscar_material');
+    const recovered = await nextView(h, since, 'views.open');
+    const ready = await eventually(() => updatesOf(recovered.viewId, since)[1]);
+    expect(viewText(ready)).not.toContain('Lendo a lista de materiais');
+    expect(materialCalls()).toBe(warmUpCalls + 1);
+    const options = (await suggest(h, recovered, 'material:pick', 'LAMPADA led')).options;
+    expect(options.map((o) => o.text.text)).toContain(`${C1.material.codigo} · ${C1.material.nome}`);
+    expect(materialCalls()).toBe(warmUpCalls + 1);
+  });
+
+  it('two modals opened at once with nothing saved read the list once', async () => {
+    await h.container.cache.clear(TEAM);
+    let release: () => void = () => undefined;
+    h.sandbox.faults.next({
+      path: '/v1/materiais',
+      release: new Promise<void>((resolve) => {
+        release = resolve;
+      }),
+    });
+    const since = h.slack.views.length;
+    await globalShortcut(h, 'buscar_material');
+    await globalShortcut(h, 'buscar_material', USERS.member);
+    const opened = await eventually(() => {
+      const found = h.slack.views.slice(since).filter((v) => v.via === 'views.open');
+      return found.length === 2 ? found : null;
+    });
+    // Both say the list is being read.
+    for (const modal of opened) {
+      const first = await eventually(() => updatesOf(modal.viewId, since)[0]);
+      expect(viewText(first)).toContain('Lendo a lista de materiais');
+    }
+    release();
+    const [mine] = opened;
+    if (!mine) return;
+    await eventually(async () => (await suggest(h, mine, 'material:pick', 'LAMPADA led')).options.length > 0);
+    expect(materialCalls()).toBe(1);
   });
 
   it('choosing a material shows it with its last known stock (views.update), then Compartilhar posts it in the channel', async () => {
@@ -203,8 +277,8 @@ describe('Buscar material when something fails after the click', () => {
     const since = h.slack.views.length;
     await globalShortcut(h, 'buscar_material');
     const modal = await nextView(h, since, 'views.open');
-    // The warm-up read has landed: the next views.update is the one of the choice.
-    await eventually(() => materialCalls() === 1);
+    // The warm-up read has landed and the modal says so: the next views.update is the one of the choice.
+    await eventually(() => materialCalls() === 1 && updatesOf(modal.viewId, since).length === 2);
     for (const failure of [
       { failure: { status: 429, retryAfterSec: 1 }, times: 1 },
       // The listeners' client tries a 5xx three times.
@@ -533,12 +607,15 @@ describe('a button or form of an older version, whose value no longer reads: the
     await globalShortcut(h, 'buscar_material');
     const modal = await nextView(h, since, 'views.open');
     await eventually(() => materialCalls() === 1);
+    // The warm-up said the list was being read, then that it is there.
+    await eventually(() => updatesOf(modal.viewId, since).length === 2);
+    const picked = h.slack.views.length;
     const sent = Date.now();
     await chooseInView(h, modal, 'material:pick', { text: 'x', value: 'cabo' });
     const told = await h.nextMessage(sent, { userId: USERS.admin });
     expect(textOf(told)).toContain(STALE);
     expect(told.channel).toMatch(/^D/);
-    expect(updatesOf(modal.viewId, since + 1)).toEqual([]);
+    expect(updatesOf(modal.viewId, picked)).toEqual([]);
   });
 
   it('Compartilhar whose private_metadata does not read: who shared is told through the response_url, nothing in the channel', async () => {
