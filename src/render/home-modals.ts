@@ -54,8 +54,11 @@ export interface PickedMaterial {
 export function renderMaterialModal(
   picked: PickedMaterial | null,
   ctx: RenderContext,
-  /** Nothing picked yet and the material list is still being read: the picker says so (it suggests nothing yet). */
-  listReading = false,
+  /**
+   * Nothing shown yet: `listReading`, the material list is still being read (the picker suggests nothing yet);
+   * `materialLoading`, a material was chosen and is being read.
+   */
+  pending?: 'listReading' | 'materialLoading',
 ): ModalView {
   const select = {
     type: 'external_select' as const,
@@ -75,9 +78,11 @@ export function renderMaterialModal(
   if (picked === null) {
     blocks.push(
       context(
-        listReading
+        pending === 'listReading'
           ? ':hourglass_flowing_sand: Lendo a lista de materiais… As sugestões aparecem assim que ela chegar.'
-          : 'A busca usa a lista de materiais já lida, sem consultar o sistema a cada letra.',
+          : pending === 'materialLoading'
+            ? ':hourglass_flowing_sand: Buscando o material…'
+            : 'A busca usa a lista de materiais já lida, sem consultar o sistema a cada letra.',
       ),
     );
     return modal(ViewIds.materialModal, 'Buscar material', blocks);

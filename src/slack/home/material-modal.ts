@@ -102,7 +102,7 @@ export async function openMaterialModal(
         return;
       }
       // Another opening reads it: its answer lands in the cache, where the keystrokes find it.
-      const reading = await show(renderMaterialModal(null, renderContext(deps), true));
+      const reading = await show(renderMaterialModal(null, renderContext(deps), 'listReading'));
       if (warm.state === 'busy') return;
       try {
         await warm.done;
@@ -154,6 +154,24 @@ export function registerMaterialModal(app: App, deps: SlackDeps): void {
       await deps.tasks.run('material picked', async () => {
         const correlationId = newCorrelationId();
         const logger = deps.logger.child({ correlationId, workspaceId, surface: 'material-picker' });
+        // The hash of the view this choice leaves: a later choice in the same modal changes it, and its answer
+        // wins however late this one lands.
+        let hash: string | undefined;
+        try {
+          const loading = renderMaterialModal(null, renderContext(deps), 'materialLoading');
+          const updated = await client.views.update({
+            view_id: view.id,
+            view: viewForWorkspace(loading, workspaceId),
+          });
+          hash = updated.view?.hash;
+        } catch (error) {
+          if (slackErrorCode(error) === 'not_found') {
+            logger.info('material modal closed before it could show the material');
+            return;
+          }
+          // Shown without the hash then: the answer below still tries.
+          logger.warn(errFields(error), 'material modal not updated while loading');
+        }
         let shown: ReturnType<typeof renderMaterialModal>;
         try {
           const ws = await deps.workspaces.resolve(workspaceId, 'interactive', correlationId);
@@ -171,8 +189,17 @@ export function registerMaterialModal(app: App, deps: SlackDeps): void {
         }
         try {
           // The workspace rides along: the share's submission may name only an org install's enterprise.
-          await client.views.update({ view_id: view.id, view: viewForWorkspace(shown, workspaceId) });
+          await client.views.update({
+            view_id: view.id,
+            ...(hash !== undefined && { hash }),
+            view: viewForWorkspace(shown, workspaceId),
+          });
         } catch (error) {
+          // Another material was chosen in this modal meanwhile: its answer shows, not this older one.
+          if (slackErrorCode(error) === 'hash_conflict') {
+            logger.info({ materialId }, 'material modal moved on to a later choice; this answer not shown');
+            return;
+          }
           // The person closed the modal meanwhile (Slack: not_found): nothing to tell them.
           if (slackErrorCode(error) === 'not_found') {
             logger.info('material modal closed before it could show the material');

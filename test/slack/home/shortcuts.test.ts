@@ -63,6 +63,14 @@ const materialCalls = () => h.sandbox.calls.filter((c) => c.path === '/v1/materi
 const updatesOf = (viewId: string, since: number) =>
   h.slack.views.slice(since).filter((v) => v.viewId === viewId && v.via === 'views.update');
 
+/** The first update of the picker after `since` that is an answer (not the picker waiting for the list or a choice). */
+const answerShown = (viewId: string, since: number) =>
+  eventually(() =>
+    updatesOf(viewId, since).find(
+      (v) => !/Buscando o material|Lendo a lista|A busca usa a lista de materiais já lida/.test(viewText(v)),
+    ),
+  );
+
 describe('global shortcut buscar_material', () => {
   it('opens the picker at once; options from 2 characters, from the cached list, no upstream call per keystroke', async () => {
     const since = h.slack.views.length;
@@ -201,10 +209,7 @@ describe('global shortcut buscar_material', () => {
     const modal = await nextView(h, since, 'views.open');
     since = h.slack.views.length;
     await chooseInView(h, modal, 'material:pick', { text: 'x', value: String(known.materialId) });
-    const [detail] = await eventually(() => {
-      const found = updatesOf(modal.viewId, since);
-      return found.length > 0 ? found : null;
-    });
+    const detail = await answerShown(modal.viewId, since);
     expect(detail).toBeDefined();
     if (!detail) return;
     const text = viewText(detail);
@@ -247,10 +252,7 @@ describe('Buscar material when something fails after the click', () => {
     const modal = await nextView(h, since, 'views.open');
     since = h.slack.views.length;
     await chooseInView(h, modal, 'material:pick', { text: 'x', value: String(known.materialId) });
-    const [detail] = await eventually(() => {
-      const found = updatesOf(modal.viewId, since);
-      return found.length > 0 ? found : null;
-    });
+    const detail = await answerShown(modal.viewId, since);
     if (!detail) throw new Error('no detail');
     return { modal, detail, materialId: known.materialId };
   }
@@ -279,10 +281,11 @@ describe('Buscar material when something fails after the click', () => {
     const modal = await nextView(h, since, 'views.open');
     // The warm-up read has landed and the modal says so: the next views.update is the one of the choice.
     await eventually(() => materialCalls() === 1 && updatesOf(modal.viewId, since).length === 2);
+    // Each choice updates the modal twice (it says it is loading, then the material): both refused.
     for (const failure of [
-      { failure: { status: 429, retryAfterSec: 1 }, times: 1 },
+      { failure: { status: 429, retryAfterSec: 1 }, times: 2 },
       // The listeners' client tries a 5xx three times.
-      { failure: { status: 502 }, times: 3 },
+      { failure: { status: 502 }, times: 6 },
     ] as const) {
       h.slack.failNext('views.update', failure.failure, failure.times);
       const sent = Date.now();
@@ -300,6 +303,39 @@ describe('Buscar material when something fails after the click', () => {
       h.logs.some((line) => line.includes('material modal closed before it could show')),
     );
     expect(h.slack.messages.filter((m) => m.at >= closedAt)).toEqual([]);
+  });
+
+  it('two materials chosen in turn: the modal ends on the later one, however late the earlier one answers', async () => {
+    // Nothing cached: the warm-up reads the list only, so the first choice reads the type names upstream.
+    await h.container.cache.clear(TEAM);
+    const since = h.slack.views.length;
+    await globalShortcut(h, 'buscar_material');
+    const modal = await nextView(h, since, 'views.open');
+    await eventually(() => updatesOf(modal.viewId, since).length === 2);
+    const [listed] = (await suggest(h, modal, 'material:pick', C1.material.codigo)).options;
+    expect(listed).toBeDefined();
+    if (!listed) return;
+    // The first choice's type names are held upstream until the second choice is on screen.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    h.sandbox.faults.next({ path: '/v1/materiais/tipos', release: released });
+    const at = h.slack.views.length;
+    const shown = () =>
+      updatesOf(modal.viewId, at)
+        .map(viewText)
+        .filter((text) => text.includes(C1.material.nome) || text.includes('999999'));
+    await chooseInView(h, modal, 'material:pick', { text: listed.text.text, value: listed.value });
+    await eventually(() => h.sandbox.faults.pending === 0);
+    // A material no longer listed answers at once (no names to read).
+    await chooseInView(h, modal, 'material:pick', { text: 'x', value: '999999' });
+    await eventually(() => shown().some((text) => text.includes('999999')) || null);
+    release();
+    await eventually(() => h.container.tasks.size === 0 || null);
+    const last = updatesOf(modal.viewId, at).at(-1);
+    expect(last && viewText(last)).toContain('O material 999999 não está mais na lista');
+    expect(shown().filter((text) => text.includes(C1.material.nome))).toEqual([]);
   });
 
   it('a material chosen after the link went away: the modal says so instead of staying as it was', async () => {
