@@ -273,6 +273,12 @@ describe('lifecycle, like digests', () => {
     expect(await feeds().pausedReason(TEAM)).toBeNull();
   });
 
+  /** A round of this workspace's feed now, whatever its schedule said. */
+  async function roundNow(harness: Harness) {
+    await harness.container.feedSnapshots.updateState(TEAM, { nextRoundAt: Date.now() - 1 });
+    return harness.container.feed.runIfDue(TEAM);
+  }
+
   /** What a workspace's earlier rounds left: a snapshot, a recorded state, an event not yet delivered. */
   async function seenBefore() {
     const snapshots = h.container.feedSnapshots;
@@ -305,10 +311,6 @@ describe('lifecycle, like digests', () => {
     await listen();
     const before = await seenBefore();
     const snapshots = h.container.feedSnapshots;
-    const roundNow = async () => {
-      await snapshots.updateState(TEAM, { nextRoundAt: Date.now() - 1 });
-      return h.container.feed.runIfDue(TEAM);
-    };
     // The snapshot notes its company at its first round; the same company again keeps what it saw.
     await snapshots.setScope(TEAM, `${DEMO_FACTS.company1.empresa}:`);
     await h.link(TEAM);
@@ -319,7 +321,7 @@ describe('lifecycle, like digests', () => {
     const posts = () =>
       h.slack.messages.filter((m) => m.channel === CHANNELS.stockroom && !m.ephemeral).length;
     const postsBefore = posts();
-    expect(await roundNow()).toMatchObject({ ran: true });
+    expect(await roundNow(h)).toMatchObject({ ran: true });
     const left = await before.left();
     expect(left).toMatchObject({ outbox: 0, sent: 0 });
     // The old company's request and event are gone; the round recorded the new company's list afresh.
@@ -337,14 +339,10 @@ describe('lifecycle, like digests', () => {
     await feeds().follow(TEAM, USERS.admin, REQUEST, null);
     await feeds().followOwn(TEAM, USERS.admin, 'admin@example.com');
     const snapshots = h.container.feedSnapshots;
-    const roundNow = async () => {
-      await snapshots.updateState(TEAM, { nextRoundAt: Date.now() - 1 });
-      return h.container.feed.runIfDue(TEAM);
-    };
     await snapshots.setScope(TEAM, `${DEMO_FACTS.company1.empresa}:`);
     // The same company again keeps them.
     await h.link(TEAM);
-    expect(await roundNow()).toMatchObject({ ran: true });
+    expect(await roundNow(h)).toMatchObject({ ran: true });
     expect(await feeds().listFollows(TEAM)).toHaveLength(3);
 
     const C2 = DEMO_FACTS.company2;
@@ -354,7 +352,7 @@ describe('lifecycle, like digests', () => {
       h.slack.calls
         .filter((c) => c.method === 'chat.postMessage' && String(c.args.text).includes('outra empresa'))
         .map((c) => ({ user: String(c.args.channel), text: String(c.args.text) }));
-    expect(await roundNow()).toMatchObject({ ran: true });
+    expect(await roundNow(h)).toMatchObject({ ran: true });
     expect(await feeds().listFollows(TEAM)).toEqual([]);
     expect(await feeds().getOwnFollow(TEAM, USERS.admin)).not.toBeNull();
     expect(
@@ -364,7 +362,7 @@ describe('lifecycle, like digests', () => {
     ).toEqual([USERS.admin, USERS.member].sort());
     expect(told().find((dm) => dm.user === USERS.member)?.text).toContain(`${REQUEST}, ${REQUEST + 1}`);
     // A second round under the new company tells nobody again.
-    expect(await roundNow()).toMatchObject({ ran: true });
+    expect(await roundNow(h)).toMatchObject({ ran: true });
     expect(told()).toHaveLength(2);
   });
 

@@ -47,6 +47,17 @@ afterEach(async () => {
   await h.close();
 });
 
+/** A member of this workspace who administers its organisation (Enterprise Grid), not the workspace itself. */
+const addOrgAdmin = (enterpriseId: string) =>
+  h.slack.addUser({
+    id: 'U0ORGADM1',
+    teamId: TEAM,
+    name: 'carla.org',
+    realName: 'Carla Org',
+    email: 'carla.org@manutencao.example.com',
+    enterpriseId,
+    isOrgAdmin: true,
+  });
 const dataCalls = () => h.sandbox.calls.filter((c) => c.path.startsWith('/v1/')).length;
 const slackCalls = (method: string) => h.slack.calls.filter((c) => c.method === method).length;
 const homePublishes = (since: number) =>
@@ -402,15 +413,7 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     await h.close();
     h = await startHarness({ env: { SLACK_BOT_TOKEN: 'xoxb-1-2-orgwide' } });
     const ORG = 'E0ORG0001';
-    const orgAdmin = h.slack.addUser({
-      id: 'U0ORGADM1',
-      teamId: TEAM,
-      name: 'carla.org',
-      realName: 'Carla Org',
-      email: 'carla.org@manutencao.example.com',
-      enterpriseId: ORG,
-      isOrgAdmin: true,
-    });
+    const orgAdmin = addOrgAdmin(ORG);
     await h.container.feedListeners.follow(ORG, orgAdmin.id, 1312, 'Entregue parcialmente');
     const since = h.slack.views.length;
     const result = await h.container.feedPoster.post(ORG, { kind: 'dm', userId: orgAdmin.id }, [
@@ -432,15 +435,7 @@ describe('App Home (app_home_opened -> views.publish)', () => {
       isEnterpriseInstall: false,
     });
     await h.installations.fetchInstallation({ teamId: TEAM, enterpriseId: ORG, isEnterpriseInstall: true });
-    const orgAdmin = h.slack.addUser({
-      id: 'U0ORGADM1',
-      teamId: TEAM,
-      name: 'carla.org',
-      realName: 'Carla Org',
-      email: 'carla.org@manutencao.example.com',
-      enterpriseId: ORG,
-      isOrgAdmin: true,
-    });
+    const orgAdmin = addOrgAdmin(ORG);
     await h.container.feedListeners.follow(TEAM, orgAdmin.id, 1312, 'Entregue parcialmente');
     const since = h.slack.views.length;
     const result = await h.container.feedPoster.post(TEAM, { kind: 'dm', userId: orgAdmin.id }, [
