@@ -6,8 +6,14 @@ import { type CallObserver, isLastPage, isPastLastPage, type Page } from '../../
 import { UpstreamNotFoundError } from '../../upstream/errors.js';
 import { MAX_PERIOD_MONTHS } from '../../upstream/queries.js';
 import type { HistoryEntry, MaterialRequest, RequestItem } from '../../upstream/schemas.js';
-import type { ReadOptions } from '../cached-reader.js';
-import { endOfLocalDay, firstDayOfMonthsEnding, localDateDaysAgo, startOfLocalDay } from '../dates.js';
+import { NoSavedDataError, type ReadOptions } from '../cached-reader.js';
+import {
+  endOfLocalDay,
+  firstDayOfMonthsEnding,
+  type LocalDate,
+  localDateDaysAgo,
+  startOfLocalDay,
+} from '../dates.js';
 import type { DomainDeps } from '../deps.js';
 import { NotFoundError, UserNotMatchedError } from '../errors.js';
 import { type BlockRef, pageOutOfBlocks } from '../page-blocks.js';
@@ -137,12 +143,37 @@ export class RequestService {
   ): Promise<Answer<RequestListView>> {
     const defaultPeriod = filters.from === undefined && filters.to === undefined;
     // `ate:` alone: the list takes at most 12 months, so the period starts 12 months before (and the answer says so).
-    const from =
+    const periodFrom = (daysAgo: number) =>
       filters.from ??
       (defaultPeriod
-        ? localDateDaysAgo(this.deps.now(), this.deps.timeZone, DEFAULT_PERIOD_DAYS)
+        ? localDateDaysAgo(this.deps.now(), this.deps.timeZone, daysAgo)
         : filters.to && firstDayOfMonthsEnding(filters.to, MAX_PERIOD_MONTHS));
+    const from = periodFrom(DEFAULT_PERIOD_DAYS);
     const shown = defaultPeriod || filters.from !== undefined ? filters : { ...filters, from };
+    const list = await this.listFrom(ws, filters, from, page, options, solicitanteId).catch(
+      (error: unknown) => {
+        // The default period's list is saved under the day it starts on: from saved data alone (the Home), past
+        // midnight today's is not there yet, and yesterday's (a day longer, shown with its age) stands in.
+        if (!(error instanceof NoSavedDataError && defaultPeriod && options?.savedOnly)) throw error;
+        const yesterday = periodFrom(DEFAULT_PERIOD_DAYS + 1);
+        return this.listFrom(ws, filters, yesterday, page, options, solicitanteId);
+      },
+    );
+    return {
+      data: { filters: shown, mine: null, defaultPeriod, list: list.data },
+      freshness: list.freshness,
+    };
+  }
+
+  /** The list's page from `from` on (a period's first day), cut out of its block of LIST_BLOCK_SIZE. */
+  private listFrom(
+    ws: WorkspaceContext,
+    filters: RequestFiltersView,
+    from: LocalDate | undefined,
+    page: number,
+    options: ReadOptions | undefined,
+    solicitanteId: number | undefined,
+  ) {
     const readBlock = (ref: BlockRef) => {
       // Same keys in the same order as `recentPage`: with the default filters both read one cache entry.
       const query = {
@@ -164,11 +195,7 @@ export class RequestService {
         options,
       );
     };
-    const list = await pageOutOfBlocks(page, LIST_PAGE_SIZE, LIST_BLOCK_SIZE, readBlock);
-    return {
-      data: { filters: shown, mine: null, defaultPeriod, list: list.data },
-      freshness: list.freshness,
-    };
+    return pageOutOfBlocks(page, LIST_PAGE_SIZE, LIST_BLOCK_SIZE, readBlock);
   }
 
   /**
