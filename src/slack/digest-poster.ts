@@ -14,7 +14,6 @@ import {
   PacedPoster,
   type PacedPosterDeps,
   type SlackCallFailure,
-  slackCallFailure,
   UNAUTHORIZED_ERRORS,
 } from './paced-post.js';
 import type { SlackClients } from './slack-clients.js';
@@ -97,15 +96,16 @@ export class DigestPoster implements DigestPublisher {
     };
   }
 
-  /** A DM from the bot (chat.postMessage to the user id); false when it could not be sent. */
-  async dm(client: WebClient, userId: string, message: Message): Promise<boolean> {
-    try {
-      await client.chat.postMessage({ channel: userId, text: message.text, blocks: message.blocks });
-      return true;
-    } catch (error) {
-      this.deps.logger.warn({ userId, slackError: slackCallFailure(error).error }, 'could not DM the user');
-      return false;
-    }
+  /**
+   * A DM from the bot (chat.postMessage to the user id), paced like a post (a 429 waits for its Retry-After); false
+   * when it could not be sent.
+   */
+  async dm(client: WebClient, workspaceId: string, userId: string, message: Message): Promise<boolean> {
+    const logger = this.deps.logger.child({ workspaceId, userId });
+    const result = await this.paced.post(client, workspaceId, userId, message, logger);
+    if (!result.ok && !result.stopped)
+      logger.warn({ slackError: result.failure.error }, 'could not DM the user');
+    return result.ok;
   }
 
   private async dropSubscription(
@@ -118,7 +118,12 @@ export class DigestPoster implements DigestPublisher {
       { workspaceId: sub.workspaceId, channelId: sub.channelId, slackError: error },
       'digest subscription removed: the bot cannot post in the channel',
     );
-    await this.dm(client, sub.subscribedBy, renderSubscriptionRemovedDm(sub.channelId, error));
+    await this.dm(
+      client,
+      sub.workspaceId,
+      sub.subscribedBy,
+      renderSubscriptionRemovedDm(sub.channelId, error),
+    );
   }
 }
 

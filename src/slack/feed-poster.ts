@@ -146,20 +146,18 @@ export class SlackFeedPoster implements FeedPoster {
     await this.dm(client.client, workspaceId, userId, renderFollowsEndedDm(requestIds));
   }
 
+  /** A notice by DM, paced like a post (a 429 waits for its Retry-After); false when it could not be sent. */
   private async dm(
     client: WebClient,
     workspaceId: string,
     userId: string,
     message: Message,
   ): Promise<boolean> {
-    try {
-      await client.chat.postMessage({ channel: userId, text: message.text, blocks: message.blocks });
-      return true;
-    } catch (error) {
-      const failure = classifyFeedError(error, { kind: 'dm', userId });
-      this.deps.logger.warn({ workspaceId, userId, slackError: failure.error }, 'could not DM the user');
-      return false;
-    }
+    const logger = this.deps.logger.child({ workspaceId, userId });
+    const result = await this.paced.post(client, workspaceId, userId, message, logger);
+    if (!result.ok && !result.stopped)
+      logger.warn({ slackError: result.failure.error }, 'could not DM the user');
+    return result.ok;
   }
 
   private async client(

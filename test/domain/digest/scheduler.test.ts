@@ -654,6 +654,19 @@ describe('Slack failures', () => {
     });
   }
 
+  it('the subscriber is told even when Slack rate-limits the DM (it waits for Retry-After, as a post does)', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    const replica = h.replica();
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    h.slack.failNext('chat.postMessage', { error: 'channel_not_found' });
+    h.slack.failNext('chat.postMessage', { status: 429, retryAfterSec: 1 });
+    expect(await replica.scheduler.tick()).toMatchObject({ posted: 0, removed: 1 });
+    // Until 2026-11-27 the DM was one attempt: a 429 lost the notice, and the subscription was gone all the same.
+    expect(h.dms(SUBSCRIBER)).toHaveLength(1);
+    expect(replica.sleeps).toEqual([1_000]);
+  });
+
   it('429: waits for Retry-After, then posts once', async () => {
     const h = await start();
     await h.subscribe({ channelId: CHANNELS.general });
