@@ -235,27 +235,8 @@ describe('FeedRound: a followed request the list did not show this round', () =>
 
 describe('FeedRound: a recording over several rounds', () => {
   it('reports a status change of a row already recorded, read again on the page a later recording round goes back to', async () => {
-    const h = await start();
-    const HOUR = 3_600_000;
-    for (let i = 0; i < 6; i += 1) h.sandbox.advance({ changes: 100, kinds: ['novas'] });
     // 4 feed calls an hour; the 30-day list holds about 7 pages of 100.
-    const a = h.feedReplica({
-      budget: {
-        limit: { count: 20, windowMs: HOUR },
-        feedSharePercent: 20,
-        onTestClock: true,
-        maxWaitMs: { feed: 0 },
-      },
-    });
-    const ids = await listIds(h, a);
-    h.clock.advance(HOUR);
-    await channelListens(h, 'C1');
-    const tick = async (hours: number, until: () => Promise<boolean>) => {
-      for (let minute = 0; minute < hours * 60 && !(await until()); minute += 10) {
-        await a.engine.tick();
-        h.clock.advance(10 * 60_000);
-      }
-    };
+    const { h, a, ids, tick } = await longList({ hundreds: 6, callsAnHour: 20 });
     await tick(6, async () => ((await a.snapshots.state(WS)).recordFromPage ?? 1) > 2);
     const { recordFromPage, recordedAt } = await a.snapshots.state(WS);
     expect(recordedAt).toBeNull();
