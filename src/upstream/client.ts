@@ -675,23 +675,16 @@ export async function fetchAllPages<T extends { totalRows?: number | null }>(
   };
   let last = await fetchPage(1);
   add(last);
+  // A total not believed grows with the rows read; a believed one stands.
   let totalRows = last.totalRows;
-  let totalPages = last.totalPages;
-  let ended = last.rows.length < last.pageSize;
-  for (let page = 2; !ended && page <= Math.min(totalPages, maxPages); page += 1) {
+  let ended = isLastPage(last);
+  for (let page = 2; !ended && page <= maxPages; page += 1) {
     last = await fetchPage(page);
-    if (last.rows.length === 0) {
-      ended = true;
-      break;
-    }
     add(last);
-    ended = last.rows.length < last.pageSize;
-    // A total not believed grows with the rows read; a believed one stands.
     totalRows = Math.max(totalRows, last.totalRows);
-    totalPages = Math.max(totalPages, last.totalPages);
+    ended = isLastPage(last);
   }
-  const unread = !ended && (last.totalUnknown === true || last.page < totalPages);
-  return { rows, totalRows, complete: !unread && rows.length >= totalRows };
+  return { rows, totalRows, complete: ended && rows.length >= totalRows };
 }
 
 /**
