@@ -96,18 +96,6 @@ export class DigestPoster implements DigestPublisher {
     };
   }
 
-  /**
-   * A DM from the bot (chat.postMessage to the user id), paced like a post (a 429 waits for its Retry-After); false
-   * when it could not be sent.
-   */
-  async dm(client: WebClient, workspaceId: string, userId: string, message: Message): Promise<boolean> {
-    const logger = this.deps.logger.child({ workspaceId, userId });
-    const result = await this.paced.post(client, workspaceId, userId, message, logger);
-    if (!result.ok && !result.stopped)
-      logger.warn({ slackError: result.failure.error }, 'could not DM the user');
-    return result.ok;
-  }
-
   private async dropSubscription(
     client: WebClient,
     sub: Subscription,
@@ -118,12 +106,8 @@ export class DigestPoster implements DigestPublisher {
       { workspaceId: sub.workspaceId, channelId: sub.channelId, slackError: error },
       'digest subscription removed: the bot cannot post in the channel',
     );
-    await this.dm(
-      client,
-      sub.workspaceId,
-      sub.subscribedBy,
-      renderSubscriptionRemovedDm(sub.channelId, error),
-    );
+    const notice = renderSubscriptionRemovedDm(sub.channelId, error);
+    await this.paced.dm(client, sub.workspaceId, sub.subscribedBy, notice, this.deps.logger);
   }
 }
 

@@ -10,7 +10,6 @@ import type {
 } from '../domain/feed/types.js';
 import { errFields, type Logger } from '../lib/logger.js';
 import { renderFeedLostDm, renderFeedPost, renderFollowsEndedDm } from '../render/feed.js';
-import type { Message } from '../render/types.js';
 import type { FeedListenerStore } from '../store/feed-listeners.js';
 import {
   PacedPoster,
@@ -137,27 +136,15 @@ export class SlackFeedPoster implements FeedPoster {
   async tellFeedLost(workspaceId: string, feed: ChannelFeed, error?: string): Promise<void> {
     const client = await this.client(workspaceId);
     if (!client.ok) return;
-    await this.dm(client.client, workspaceId, feed.subscribedBy, renderFeedLostDm(feed.channelId, error));
+    const notice = renderFeedLostDm(feed.channelId, error);
+    await this.paced.dm(client.client, workspaceId, feed.subscribedBy, notice, this.deps.logger);
   }
 
   async tellFollowsEnded(workspaceId: string, userId: string, requestIds: readonly number[]): Promise<void> {
     const client = await this.client(workspaceId);
     if (!client.ok) return;
-    await this.dm(client.client, workspaceId, userId, renderFollowsEndedDm(requestIds));
-  }
-
-  /** A notice by DM, paced like a post (a 429 waits for its Retry-After); false when it could not be sent. */
-  private async dm(
-    client: WebClient,
-    workspaceId: string,
-    userId: string,
-    message: Message,
-  ): Promise<boolean> {
-    const logger = this.deps.logger.child({ workspaceId, userId });
-    const result = await this.paced.post(client, workspaceId, userId, message, logger);
-    if (!result.ok && !result.stopped)
-      logger.warn({ slackError: result.failure.error }, 'could not DM the user');
-    return result.ok;
+    const notice = renderFollowsEndedDm(requestIds);
+    await this.paced.dm(client.client, workspaceId, userId, notice, this.deps.logger);
   }
 
   private async client(

@@ -145,6 +145,23 @@ export class PacedPoster {
     }
   }
 
+  /**
+   * A notice by DM (a post to the user id, in the bot's DM with them), paced like any post: a 429 waits for its
+   * Retry-After. False, logged, when it could not be sent.
+   */
+  async dm(client: WebClient, workspaceId: string, userId: string, message: Message, logger: Logger) {
+    const result = await this.post(
+      client,
+      workspaceId,
+      userId,
+      message,
+      logger.child({ workspaceId, userId }),
+    );
+    if (!result.ok && !result.stopped)
+      logger.warn({ workspaceId, userId, slackError: result.failure.error }, 'could not DM the user');
+    return result.ok;
+  }
+
   /** Takes the channel's one-second slot, waiting a little for it; posts anyway after maxSlotWaitMs. */
   private async waitForSlot(workspaceId: string, channel: string): Promise<void> {
     const key = this.deps.keys.digestPostSlot(workspaceId, channel);
