@@ -140,8 +140,8 @@ export class FeedRound {
     // Receipts, when due, right after the first page of a recorded workspace's round, so a list longer than the share
     // of a window never starves them; at most once per receipts interval, so receipts that the share cannot pay for
     // whole (read after the list in the rounds between, as a recording round reads them) never starve the list.
-    const receiptsDue = this.receiptsDue(detectedAt);
-    const receiptsFirst = !record && receiptsDue && this.receiptsFirstDue(detectedAt);
+    const receiptsDue = this.due(this.state.receiptsReadAt, detectedAt);
+    const receiptsFirst = !record && receiptsDue && this.due(this.state.receiptsFirstAt, detectedAt);
     let receipts = receiptsFirst ? await this.readReceipts(detectedAt, emails) : null;
     // A recording goes on from the page after. A recorded workspace's round reads page 1 (the newest requests) and
     // then goes on from where the last round stopped (one page back, as a recording does), wrapping around to page 2
@@ -201,7 +201,8 @@ export class FeedRound {
         deep !== null &&
         !deep.complete &&
         deep.nextPage > deepFrom && { readFromPage: deep.nextPage }),
-      ...(receiptsFirst && { receiptsFirstAt: detectedAt }),
+      // Only a turn that read them counts: one stopped before the stockrooms keeps it for the next round.
+      ...(receiptsFirst && receipts !== null && { receiptsFirstAt: detectedAt }),
       ...(receipts?.complete && {
         receiptsReadAt: detectedAt,
         ...(this.state.purchasesRecordedAt === null && { purchasesRecordedAt: detectedAt }),
@@ -376,13 +377,8 @@ export class FeedRound {
     return new Map(users.data.map((user) => [user.usuario, user.email?.trim().toLowerCase() ?? null]));
   }
 
-  private receiptsDue(now: number): boolean {
-    const last = this.state.receiptsReadAt;
-    return last === null || now - last >= this.receiptsEveryMs;
-  }
-
-  private receiptsFirstDue(now: number): boolean {
-    const last = this.state.receiptsFirstAt;
+  /** Whether a receipts interval has gone since `last` (never: due). */
+  private due(last: number | null, now: number): boolean {
     return last === null || now - last >= this.receiptsEveryMs;
   }
 

@@ -198,6 +198,20 @@ describe('FeedRound: receipts the share cannot pay for whole', () => {
   });
 });
 
+describe('FeedRound: receipts read before the deep pages', () => {
+  it('a round that could not read them (the stockrooms failing) keeps their turn: nothing read, nothing noted', async () => {
+    const { h, a, tick } = await longList({ hundreds: 2, callsAnHour: 50 });
+    await tick(12, async () => (await a.snapshots.state(WS)).recordedAt !== null);
+    expect((await a.snapshots.state(WS)).recordedAt).not.toBeNull();
+    // Receipts due first again; the stockrooms' list (its cache long expired) fails for good this round.
+    await a.snapshots.updateState(WS, { receiptsReadAt: null, receiptsFirstAt: null, nextRoundAt: 0 });
+    h.clock.advance(24 * 60 * 60_000);
+    h.sandbox.faults.next({ path: '/v1/almoxarifados', status: 500, times: 20 });
+    await a.engine.tick();
+    expect((await a.snapshots.state(WS)).receiptsFirstAt).toBeNull();
+  });
+});
+
 describe('FeedRound: a followed request the list did not show this round', () => {
   it('its status change still reaches the channel feeds when the list showed it within the 30 days', async () => {
     const h = await start();
