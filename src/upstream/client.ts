@@ -650,7 +650,8 @@ export function servedPage<T extends PagedRow>(
  * Reads every page of a paginated list, bounded by ceil(totalRows / pageSize) and by `maxPages` (each page is
  * one call of the budget), and up to the first page shorter than its size or empty: that page is the last
  * (upstream-api.md), whatever the total says. Under a total not believed (Page.totalUnknown) it reads on while the
- * pages come full. `complete`: no page was left unread.
+ * pages come full, and a page after the first that the service refuses (400 or 404, isPastLastPage) ends it too.
+ * `complete`: the end was reached and the rows are all the total claimed.
  */
 export async function fetchAllPages<T extends { totalRows?: number | null }>(
   fetchPage: (page: number) => Promise<Page<T>>,
@@ -679,7 +680,16 @@ export async function fetchAllPages<T extends { totalRows?: number | null }>(
   let totalRows = last.totalRows;
   let ended = isLastPage(last);
   for (let page = 2; !ended && page <= maxPages; page += 1) {
-    last = await fetchPage(page);
+    const next = await fetchPage(page).catch((error: unknown) => {
+      // Refused past the rows the service has (a total too high): the end of the list, not a failure.
+      if (isPastLastPage(error, page)) return null;
+      throw error;
+    });
+    if (next === null) {
+      ended = true;
+      break;
+    }
+    last = next;
     add(last);
     totalRows = Math.max(totalRows, last.totalRows);
     ended = isLastPage(last);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fetchAllPages, type Page, toPage } from '../../src/upstream/client.js';
+import { UpstreamBadRequestError, UpstreamNotFoundError } from '../../src/upstream/errors.js';
 
 /**
  * fetchAllPages spends one budget call a page: however high a service's total, it reads at most `maxPages`, and it
@@ -34,6 +35,22 @@ describe('fetchAllPages', () => {
         expect(all.complete).toBe(false);
       }),
     );
+  });
+
+  it('ends at a page the service refuses past its rows (404 or 400), as at an empty one; page 1 refused still fails', async () => {
+    // The digest's in-progress pages are those the change feed reads, which already ended there; here they failed.
+    for (const refusal of [
+      new UpstreamNotFoundError('GET /v1/solicitacoes-materiais'),
+      new UpstreamBadRequestError('GET /v1/solicitacoes-materiais', 'Page fora do intervalo'),
+    ]) {
+      const { fetchPage } = service(50, 500);
+      const refusing = (page: number) => (page >= 3 ? Promise.reject(refusal) : fetchPage(page));
+      const all = await fetchAllPages(refusing, 10);
+      expect(all.rows).toHaveLength(100);
+      // The rows said 500: what was read is not all they claimed.
+      expect(all.complete).toBe(false);
+      await expect(fetchAllPages(() => Promise.reject(refusal), 10)).rejects.toBe(refusal);
+    }
   });
 
   it('stops at a short page, even when the total says more pages follow', async () => {
