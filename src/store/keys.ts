@@ -103,8 +103,8 @@ export class Keys {
   }
 
   /**
-   * String, short-lived: the material picker's read of the workspace's material list is under way (`reading:<owner>`)
-   * or recently failed (`failed`), so opening the picker again (on any replica) does not ask upstream again.
+   * String, short-lived: the material picker's read of the workspace's material list failed a moment ago (`failed`),
+   * so opening the picker again (on any replica) does not ask upstream again until it expires.
    */
   materialListRead(workspaceId: string): string {
     return `${this.prefix}material-list-read:${workspaceId}`;

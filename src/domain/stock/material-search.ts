@@ -8,21 +8,15 @@ import type { Answer, CatalogEntry, MaterialMatch, MaterialSearchView } from '..
 import { materialScope, type WorkspaceContext } from '../workspace.js';
 import type { CatalogService } from './catalog-service.js';
 
-/** How long a read of the list may hold the picker's marker: the cache's fill lease (30 s) and a margin. */
-export const LIST_READ_MARK_MS = 45_000;
 /** After a failed read, how long opening the picker asks upstream nothing (the list is said to be unreadable). */
 export const LIST_FAILED_MARK_MS = 2 * 60_000;
 
 /**
- * Where the picker's material list stands when the modal opens: `saved` (keystrokes find it), `reading` (this call
- * reads it: `done` settles when the read ends, and rejects with its failure), `busy` (another opening reads it
- * now), `failed` (a read failed a moment ago: none is tried until the mark expires).
+ * Where the picker's material list stands when the modal opens: `saved` (keystrokes find it), `reading` (`done`
+ * settles when the read ends, and rejects with its failure), `failed` (a read failed a moment ago: none is tried
+ * until the mark expires).
  */
-export type ListWarmUp =
-  | { state: 'saved' }
-  | { state: 'busy' }
-  | { state: 'failed' }
-  | { state: 'reading'; done: Promise<void> };
+export type ListWarmUp = { state: 'saved' } | { state: 'failed' } | { state: 'reading'; done: Promise<void> };
 
 /**
  * `/estoque <texto>`: the API filters materials only by exact code, so the (cached) list is searched here:
@@ -65,9 +59,9 @@ export class MaterialSearchService {
   }
 
   /**
-   * When the picker opens: reads the list when nothing is saved, at most one read per workspace at a time across
-   * replicas, and none for a while after one failed (LIST_FAILED_MARK_MS), so an upstream that fails or a spent
-   * budget is not asked again at every opening.
+   * When the picker opens: reads the list when nothing is saved (through the cache, whose lease makes openings on
+   * every replica share one read and wait for its answer), and none for a while after one failed
+   * (LIST_FAILED_MARK_MS), so an upstream that fails or a spent budget is not asked again at every opening.
    */
   async warmList(ws: WorkspaceContext): Promise<ListWarmUp> {
     try {
@@ -76,16 +70,9 @@ export class MaterialSearchService {
     } catch (error) {
       if (!(error instanceof NoSavedDataError)) throw error;
     }
-    const claim = await this.listReads.claim(ws.workspaceId, LIST_READ_MARK_MS);
-    if (claim === 'reading') return { state: 'busy' };
-    if (claim === 'failed') return { state: 'failed' };
+    if (await this.listReads.failedLately(ws.workspaceId)) return { state: 'failed' };
     const done = this.list(ws, undefined).then(
-      () =>
-        this.listReads
-          .release(ws.workspaceId)
-          .catch((releaseError: unknown) =>
-            this.deps.logger.warn(errFields(releaseError), 'material list read mark not released'),
-          ),
+      () => undefined,
       async (error: unknown) => {
         await this.listReads
           .markFailed(ws.workspaceId, LIST_FAILED_MARK_MS)

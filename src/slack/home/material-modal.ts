@@ -101,9 +101,8 @@ export async function openMaterialModal(
         await show(renderAnswerModal('Buscar material', renderMaterialListUnreadable()));
         return;
       }
-      // Another opening reads it: its answer lands in the cache, where the keystrokes find it.
+      // Read through the cache: an opening on any replica meanwhile shares this read and its outcome.
       const reading = await show(renderMaterialModal(null, renderContext(deps), 'listReading'));
-      if (warm.state === 'busy') return;
       try {
         await warm.done;
         if (reading) await show(renderMaterialModal(null, renderContext(deps)));

@@ -121,14 +121,13 @@ describe('MaterialSearchService.warmList (the picker opening)', () => {
     expect(fetches()).toBe(1);
   });
 
-  it('one read at a time; after a failure none until the mark expires, then it reads again', async () => {
+  it('after a failed read none until the mark expires, then it reads again', async () => {
+    // (Openings while a read is in flight share it: the cache's lease, tested with the HTTP harness.)
     let answer: () => void = () => undefined;
     const upstream: Upstream = { failing: true, hold: new Promise<void>((resolve) => (answer = resolve)) };
     const { materials, fetches } = await service([material(1, 'Torneira de jardim')], false, upstream);
     const first = await materials.warmList(ws);
     expect(first.state).toBe('reading');
-    // While it is in flight, another opening does not read.
-    expect((await materials.warmList(ws)).state).toBe('busy');
     answer();
     if (first.state === 'reading') await expect(first.done).rejects.toThrow('upstream 500');
     expect((await materials.warmList(ws)).state).toBe('failed');

@@ -191,6 +191,13 @@ describe('global shortcut buscar_material', () => {
       expect(viewText(first)).toContain('Lendo a lista de materiais');
     }
     release();
+    // Each then shows the picker ready: the second shared the first one's read, and hears how it ended.
+    for (const modal of opened) {
+      await eventually(() => {
+        const last = updatesOf(modal.viewId, since).at(-1);
+        return last && !viewText(last).includes('Lendo a lista de materiais') ? last : null;
+      });
+    }
     const [mine] = opened;
     if (!mine) return;
     await eventually(async () => (await suggest(h, mine, 'material:pick', 'LAMPADA led')).options.length > 0);
