@@ -233,15 +233,14 @@ export class SubscriptionStore {
 
   /**
    * Only for a subscription that exists: remove() deletes the state, and a state written after it (a post or a
-   * failure recorded by a replica that had claimed the day before the cancel) would stay with no TTL. Checked
-   * before and after the write, so a remove() between the two leaves nothing either.
+   * failure recorded by a replica that had claimed the day before the cancel) would stay with no TTL. Checked after
+   * the write: a remove() before it, or during it, leaves nothing (remove() deletes the state it finds).
    */
   private async writeState(workspaceId: string, channelId: string, state: DigestState): Promise<void> {
-    const exists = async () => (await this.kv.hget(this.keys.subscriptions(workspaceId), channelId)) !== null;
-    if (!(await exists())) return;
     const key = this.keys.digestState(workspaceId, channelId);
     await this.kv.set(key, JSON.stringify(state));
-    if (!(await exists())) await this.kv.del(key);
+    if ((await this.kv.hget(this.keys.subscriptions(workspaceId), channelId)) === null)
+      await this.kv.del(key);
   }
 }
 

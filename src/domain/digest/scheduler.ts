@@ -136,17 +136,6 @@ export function dueToday(sub: Subscription, now: number): Due | null {
   return { day, at };
 }
 
-/** What shapes a subscription's post: a claimed copy that differs from the stored one in any of these is stale. */
-function sameSettings(a: Subscription, b: Subscription): boolean {
-  return (
-    a.hour === b.hour &&
-    a.minute === b.minute &&
-    a.timeZone === b.timeZone &&
-    a.weekdaysOnly === b.weekdaysOnly &&
-    a.stockroomId === b.stockroomId
-  );
-}
-
 export class DigestScheduler {
   private timer: TimerHandle | null = null;
   private running: Promise<unknown> | null = null;
@@ -498,8 +487,11 @@ export class DigestScheduler {
     const fresh = await this.deps.subscriptions.get(workspaceId, channelId);
     if (!fresh) return 'gone';
     if (fresh.paused) return 'paused';
-    // Only what shapes the post: `assinar` run again with the same settings leaves the build right.
-    return sameSettings(fresh, job.subscription) ? null : 'changed';
+    // The build stands while the subscription still asks for it: the same stockroom (what shapes its content),
+    // and still due today under its settings now (a time moved to one already past: posted now, not built again).
+    // A stockroom changed, or a time moved later (or the day no longer one it posts on): its own schedule.
+    const due = dueToday(fresh, this.deps.now());
+    return fresh.stockroomId === job.subscription.stockroomId && due?.day === job.due.day ? null : 'changed';
   }
 
   /** Records when to retry, then releases the claim (in that order, so no replica retries at once). */

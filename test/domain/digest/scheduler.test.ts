@@ -375,7 +375,7 @@ describe('a subscription cancelled, paused or changed while its digest is built'
     const replica = h.replica();
     duringBuild(replica, () => h.subscribe({ channelId: CHANNELS.general, stockroomId: 2, hour: 18 }));
     h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
-    expect((await replica.scheduler.tick()).posted).toBe(0);
+    expect(await replica.scheduler.tick()).toMatchObject({ posted: 0, stale: 1 });
     expect(h.posts(CHANNELS.general)).toHaveLength(0);
 
     h.clock.set(saoPaulo(2026, 11, 23, 12, 0));
@@ -406,6 +406,16 @@ describe('a subscription cancelled, paused or changed while its digest is built'
     expect(textOf(posts[0]!)).toContain('Torre Norte');
     h.clock.set(saoPaulo(2026, 11, 23, 23, 0));
     expect((await replica.scheduler.tick()).posted).toBe(0);
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
+  });
+
+  it('only its time moved, to one already past: the build is still right and is posted, without a second build', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    const replica = h.replica();
+    duringBuild(replica, () => h.subscribe({ channelId: CHANNELS.general, hour: 7 }));
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    expect(await replica.scheduler.tick()).toMatchObject({ posted: 1, stale: 0, builds: 1 });
     expect(h.posts(CHANNELS.general)).toHaveLength(1);
   });
 
