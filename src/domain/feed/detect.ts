@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Follow } from '../../store/feed-listeners.js';
 import type { PurchaseSnapshot, RequestSnapshot } from '../../store/feed-snapshot-store.js';
 import type { MaterialRequest, PurchaseOrder } from '../../upstream/schemas.js';
+import { DEFAULT_PERIOD_DAYS } from '../requests/request-service.js';
 import type { FeedEvent, NewRequestEvent, ReceiptEvent, StatusEvent } from './types.js';
 
 /**
@@ -12,8 +13,12 @@ import type { FeedEvent, NewRequestEvent, ReceiptEvent, StatusEvent } from './ty
 
 /** Request list rows carry no date: entries a round has not seen for this long (out of the 30 days) are dropped. */
 export const SNAPSHOT_KEEP_MS = 35 * 86_400_000;
-/** The rounds' list covers 30 days: a request the list showed within them is still in the channel feeds' reach. */
-const RECENT_MS = 30 * 86_400_000;
+/**
+ * The rounds' list covers the last DEFAULT_PERIOD_DAYS (30). Rows carry no date, so a request the list showed within
+ * that many days is taken as still in the channel feeds' reach when a round reads it by its number alone (a page not
+ * read this round): it may have left the 30 days since, by at most as long ago as it was last listed.
+ */
+const RECENT_MS = DEFAULT_PERIOD_DAYS * 86_400_000;
 
 export interface RequestDiff {
   novas: NewRequestEvent[];

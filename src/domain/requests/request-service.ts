@@ -46,7 +46,7 @@ export const HISTORY_BLOCK_SIZE = 50;
  * default filters, is the very cache entry those read.
  */
 export const LIST_BLOCK_SIZE = 100;
-const DEFAULT_PERIOD_DAYS = 30;
+export const DEFAULT_PERIOD_DAYS = 30;
 /** How far back a request is looked for by its number: the 12 months the request list allows, never past them. */
 export const LOOKUP_PERIOD_DAYS = 364;
 /** Pages of that search a request's header reads for the names its history left null. */
