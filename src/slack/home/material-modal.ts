@@ -22,11 +22,12 @@ import {
 } from '../../render/home-modals.js';
 import { ActionIds, BlockIds, ShortcutIds, ViewIds } from '../../render/ids.js';
 import { type Message, type RenderContext, renderStaleButton } from '../../render/index.js';
-import { type Recipient, slackErrorCode, tellPerson } from '../deliver.js';
+import { type Recipient, tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { postToResponseUrl, ResponseUrlOutcomeUnknownError } from '../response-url.js';
 import { submittedWorkspaceId, viewForWorkspace, viewMetadata, workspaceIdOf } from '../slack-users.js';
+import { updateModal } from '../views/update-modal.js';
 import { triggerClient } from '../web-clients.js';
 import { tellModalNotOpened } from './notices.js';
 
@@ -75,21 +76,9 @@ export async function openMaterialModal(
     /** Shows `view` unless the person moved on (picked a material: a newer hash) or closed the modal. */
     const show = async (view: ModalView): Promise<boolean> => {
       if (viewId === undefined) return false;
-      try {
-        const updated = await client.views.update({
-          view_id: viewId,
-          ...(hash !== undefined && { hash }),
-          view: viewForWorkspace(view, workspaceId),
-        });
-        hash = updated.view?.hash;
-        return true;
-      } catch (error) {
-        const code = slackErrorCode(error);
-        if (code === 'hash_conflict' || code === 'not_found')
-          logger.info({ code }, 'material modal moved on');
-        else logger.warn(errFields(error), 'material modal not updated');
-        return false;
-      }
+      const update = await updateModal(client, viewId, viewForWorkspace(view, workspaceId), hash, logger);
+      if (update.shown) hash = update.hash;
+      return update.shown;
     };
     const failed = (error: unknown) =>
       renderAnswerModal('Buscar material', pickerFailure(deps, error, correlationId, workspaceId));
@@ -155,22 +144,17 @@ export function registerMaterialModal(app: App, deps: SlackDeps): void {
         const logger = deps.logger.child({ correlationId, workspaceId, surface: 'material-picker' });
         // The hash of the view this choice leaves: a later choice in the same modal changes it, and its answer
         // wins however late this one lands.
-        let hash: string | undefined;
-        try {
-          const loading = renderMaterialModal(null, renderContext(deps), 'materialLoading');
-          const updated = await client.views.update({
-            view_id: view.id,
-            view: viewForWorkspace(loading, workspaceId),
-          });
-          hash = updated.view?.hash;
-        } catch (error) {
-          if (slackErrorCode(error) === 'not_found') {
-            logger.info('material modal closed before it could show the material');
-            return;
-          }
-          // Shown without the hash then: the answer below still tries.
-          logger.warn(errFields(error), 'material modal not updated while loading');
-        }
+        const loading = renderMaterialModal(null, renderContext(deps), 'materialLoading');
+        const first = await updateModal(
+          client,
+          view.id,
+          viewForWorkspace(loading, workspaceId),
+          undefined,
+          logger,
+        );
+        if (!first.shown && first.why === 'closed') return;
+        // Not shown for another reason: the answer below still tries, without a hash.
+        const hash = first.shown ? first.hash : undefined;
         let shown: ReturnType<typeof renderMaterialModal>;
         try {
           const ws = await deps.workspaces.resolve(workspaceId, 'interactive', correlationId);
@@ -186,26 +170,17 @@ export function registerMaterialModal(app: App, deps: SlackDeps): void {
             pickerFailure(deps, error, correlationId, workspaceId),
           );
         }
-        try {
-          // The workspace rides along: the share's submission may name only an org install's enterprise.
-          await client.views.update({
-            view_id: view.id,
-            ...(hash !== undefined && { hash }),
-            view: viewForWorkspace(shown, workspaceId),
-          });
-        } catch (error) {
-          // Another material was chosen in this modal meanwhile: its answer shows, not this older one.
-          if (slackErrorCode(error) === 'hash_conflict') {
-            logger.info({ materialId }, 'material modal moved on to a later choice; this answer not shown');
-            return;
-          }
-          // The person closed the modal meanwhile (Slack: not_found): nothing to tell them.
-          if (slackErrorCode(error) === 'not_found') {
-            logger.info('material modal closed before it could show the material');
-            return;
-          }
+        // The workspace rides along: the share's submission may name only an org install's enterprise. Another
+        // material chosen meanwhile shows instead of this older one; a closed modal has nobody to tell.
+        const shownAt = await updateModal(
+          client,
+          view.id,
+          viewForWorkspace(shown, workspaceId),
+          hash,
+          logger,
+        );
+        if (!shownAt.shown && shownAt.why === 'failed') {
           // A modal has no response_url: the person is told by DM (tellPerson's fallback).
-          logger.warn(errFields(error), 'material modal not updated');
           await tellPerson(
             deps,
             respond,

@@ -23,11 +23,12 @@ import {
 } from '../../render/home-modals.js';
 import { ActionPatterns, BlockIds, InputActionIds, ShortcutIds, ViewIds } from '../../render/ids.js';
 import { type Message, renderStaleButton } from '../../render/index.js';
-import { type Recipient, slackErrorCode, tellPerson } from '../deliver.js';
+import { type Recipient, tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { visibleMessageText } from '../parse/message-text.js';
 import { submittedWorkspaceId, viewForWorkspace, workspaceIdOf } from '../slack-users.js';
+import { updateModal } from '../views/update-modal.js';
 import { triggerClient } from '../web-clients.js';
 import { tellModalNotOpened } from './notices.js';
 
@@ -86,22 +87,10 @@ async function showRequest(
     const { count, windowMs } = deps.config.UPSTREAM_RATE_LIMIT;
     message = failureMessage(error, route, correlationId, render, logger, { limit: count, windowMs });
   }
-  try {
-    await client.views.update({
-      view_id: where.viewId,
-      ...(where.hash !== undefined && { hash: where.hash }),
-      // A failure names the request only when it offered to try again (a timeout, the budget), not a 404.
-      view: renderAnswerModal(title(id), message, ok || offersRetry(message) ? id : undefined),
-    });
-  } catch (error) {
-    // Another choice was clicked in this modal meanwhile: its answer shows, not this older one.
-    if (slackErrorCode(error) === 'hash_conflict') {
-      logger.info({ requestId: id }, 'request modal moved on to a later choice; this answer not shown');
-      return;
-    }
-    // The person closed the modal meanwhile, or Slack refused it: nothing to show it in.
-    logger.warn(errFields(error), 'request modal not updated');
-  }
+  // A failure names the request only when it offered to try again (a timeout, the budget), not a 404. Another choice
+  // clicked in this modal meanwhile shows instead of this older answer; a closed modal has nothing to show it in.
+  const view = renderAnswerModal(title(id), message, ok || offersRetry(message) ? id : undefined);
+  await updateModal(client, where.viewId, view, where.hash, logger.child({ requestId: id }));
 }
 
 /** Opens a modal saying it is loading (within the trigger's 3 s), then shows the request in it. */

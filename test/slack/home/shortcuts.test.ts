@@ -306,9 +306,7 @@ describe('Buscar material when something fails after the click', () => {
     h.slack.failNext('views.update', { error: 'not_found' }, 1);
     const closedAt = Date.now();
     await chooseInView(h, modal, 'material:pick', { text: 'x', value: String(known.materialId) });
-    await eventually(() =>
-      h.logs.some((line) => line.includes('material modal closed before it could show')),
-    );
+    await eventually(() => h.logs.some((line) => line.includes('modal closed before this update')));
     expect(h.slack.messages.filter((m) => m.at >= closedAt)).toEqual([]);
   });
 
