@@ -107,7 +107,6 @@ export function buildFeedReplica(options: {
     budget,
     dispatcher,
     logger,
-    rateWindowMs: limit.windowMs,
   });
   const workspaces = new Workspaces(new LinkStore(kv, keys, box));
   const domain: DomainDeps = {

@@ -168,7 +168,6 @@ export function buildContainer(options: ContainerOptions): Container {
     budget,
     dispatcher,
     logger: logger.child({ component: 'upstream' }),
-    rateWindowMs: options.config.UPSTREAM_RATE_LIMIT.windowMs,
     coalesce: options.features?.coalesce ?? true,
     metrics,
     maxResponseBytes,

@@ -17,6 +17,10 @@ export class Keys {
   budgetStats(credentialId: string): string {
     return `${this.prefix}budget:{${credentialId}}:stats`;
   }
+  /** The credential's 429s in a row, shared by every replica; ends a window after the pause (same hash slot as the log). */
+  budget429Streak(credentialId: string): string {
+    return `${this.prefix}budget:{${credentialId}}:429-streak`;
+  }
   /** The change feed's own calls, to hold it to its share of the window (same hash slot as the log). */
   budgetFeedLog(credentialId: string): string {
     return `${this.prefix}budget:{${credentialId}}:feed-log`;

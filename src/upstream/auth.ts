@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { errFields, type Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { TokenPair, TokenStore } from '../store/token-store.js';
-import { type Budget, type Priority, pauseAfter429 } from './budget.js';
+import type { Budget, Priority } from './budget.js';
 import { isLastingRefusal } from './budget-errors.js';
 import { RaisedPriority } from './budget-raise.js';
 import type { UpstreamCredential } from './credential.js';
@@ -408,8 +408,7 @@ export class TokenManager {
       // so that no replica asks again before it ends. The caller's retry waits for the pause.
       const limited = errorFromResponse(result.status, result.body, result.headers, endpoint);
       const retryAfterMs = limited instanceof UpstreamRateLimitedError ? limited.retryAfterMs : undefined;
-      const pauseMs = pauseAfter429(retryAfterMs, 1, this.options.rateWindowMs ?? 3_600_000);
-      await this.options.budget.pause(credential.id, pauseMs);
+      const pauseMs = await this.options.budget.pauseAfter429(credential.id, retryAfterMs);
       throw new UpstreamRateLimitedError(endpoint, retryAfterMs, this.now() + pauseMs, {
         traceId: limited.traceId,
       });

@@ -1,5 +1,5 @@
 import { systemClock } from '../lib/clock.js';
-import type { Budget, BudgetOptions, Priority } from './budget.js';
+import { type Budget, type BudgetOptions, type Priority, pauseAfter429Ms } from './budget.js';
 import { mapPriorities, resolveBudgetPolicy, yieldsToInteractive } from './budget-policy.js';
 import { type Acquire, budgetOverWindow } from './budget-queue.js';
 
@@ -18,6 +18,8 @@ export function createMemoryBudget(options: BudgetOptions): Budget {
   const pauses = new Map<string, number>();
   /** Per credential, until when an interactive call waits for a slot (feed and background calls leave it to it). */
   const interactiveWaiting = new Map<string, number>();
+  /** Per credential, its 429s in a row and until when the streak lasts (a window after the pause without a 429). */
+  const streaks = new Map<string, { streak: number; until: number }>();
   /** Per credential, until when it counts as saturated (an interactive call was refused): the feed's smaller share. */
   const saturatedUntil = new Map<string, number>();
 
@@ -91,6 +93,18 @@ export function createMemoryBudget(options: BudgetOptions): Budget {
       async pause(credentialId, ms) {
         const until = clock.monotonic() + ms;
         if (until > (pauses.get(credentialId) ?? 0)) pauses.set(credentialId, until);
+      },
+      async pauseAfter429(credentialId, retryAfterMs) {
+        const now = clock.monotonic();
+        const paused = remainingMs(pauses, credentialId, now);
+        const last = streaks.get(credentialId);
+        const kept = last !== undefined && last.until > now ? last.streak : 0;
+        // A 429 during a pause answers a call made before it: the same burst, not one more in a row.
+        const streak = paused > 0 ? Math.max(kept, 1) : kept + 1;
+        const pausedMs = Math.max(paused, pauseAfter429Ms(retryAfterMs, streak, policy.windowMs));
+        pauses.set(credentialId, now + pausedMs);
+        streaks.set(credentialId, { streak, until: now + pausedMs + policy.windowMs });
+        return { pausedMs, streak };
       },
       async usage(credentialId) {
         const now = clock.monotonic();

@@ -21,6 +21,12 @@ export interface WindowStore {
   acquire: Acquire;
   /** Sets the credential's pause to `ms` from now unless a longer one is running. */
   pause(credentialId: string, ms: number): Promise<void>;
+  /**
+   * Budget.pauseAfter429 in the store: counts the 429 in the credential's streak unless a pause is in force, and
+   * sets the pause to pauseAfter429Ms(retryAfterMs, streak) unless a longer one is running. Returns the pause in
+   * force (ms from now) and the streak.
+   */
+  pauseAfter429(credentialId: string, retryAfterMs: number): Promise<{ pausedMs: number; streak: number }>;
   /** Calls that count now (the feed's among them); ms until the pause ends, and until an interactive slot frees (0: now). */
   usage(
     credentialId: string,
@@ -82,6 +88,17 @@ export function budgetOverWindow(
       const pausedMs = Math.ceil(Math.min(ms, MAX_PAUSE_MS));
       await store.pause(credentialId, pausedMs);
       options.logger?.warn({ credentialId, pausedMs }, 'upstream budget paused');
+    },
+
+    async pauseAfter429(credentialId, retryAfterMs) {
+      const asked =
+        retryAfterMs !== undefined && retryAfterMs > 0 ? Math.ceil(Math.min(retryAfterMs, MAX_PAUSE_MS)) : 0;
+      const { pausedMs, streak } = await store.pauseAfter429(credentialId, asked);
+      options.logger?.warn(
+        { credentialId, pausedMs, streak, retryAfterMs },
+        'upstream budget paused after a 429',
+      );
+      return pausedMs;
     },
 
     async usage(credentialId) {

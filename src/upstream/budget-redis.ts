@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from '../store/keys.js';
-import type { Budget, BudgetOptions } from './budget.js';
+import { BACKOFF_STEPS, type Budget, type BudgetOptions, backoffAfter429 } from './budget.js';
 import { PRIORITIES, resolveBudgetPolicy, yieldsToInteractive } from './budget-policy.js';
 import { type Acquire, budgetOverWindow } from './budget-queue.js';
 
@@ -113,6 +113,38 @@ end
 return left
 `;
 
+/*
+ * After a 429: the credential's streak of 429s in a row lives in KEYS[3], shared by every replica. A 429 that arrives
+ * while the pause is in force answered a call granted before it (the same burst) and keeps the streak; one after
+ * the pause counts one more. The pause is the larger of Retry-After (ARGV[1], 0 when absent) and the backoff of the
+ * streak (ARGV[3..], one per step; the last step repeats), and never shortens a pause in force. The streak lives on
+ * for a window (ARGV[2]) after the pause: a window without a 429 ends it.
+ */
+const PAUSE_429_LUA = `
+local retryAfter = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local steps = #ARGV - 2
+redis.call('HINCRBY', KEYS[2], 'paused', 1)
+local left = redis.call('PTTL', KEYS[1])
+local streak
+if left > 0 then
+  streak = tonumber(redis.call('GET', KEYS[3]) or '1') or 1
+  if streak < 1 then streak = 1 end
+else
+  streak = redis.call('INCR', KEYS[3])
+end
+local step = streak
+if step > steps then step = steps end
+local ms = tonumber(ARGV[2 + step])
+if retryAfter > ms then ms = retryAfter end
+if left < ms then
+  redis.call('SET', KEYS[1], '1', 'PX', ms)
+  left = ms
+end
+redis.call('SET', KEYS[3], streak, 'PX', left + window)
+return {left, streak}
+`;
+
 const USAGE_LUA = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -146,6 +178,7 @@ interface BudgetCommands {
     ...args: ScriptArg[]
   ): Promise<unknown>;
   estoqueBudgetPause(pause: string, stats: string, ms: number): Promise<unknown>;
+  estoqueBudgetPause429(pause: string, stats: string, streak: string, ...args: ScriptArg[]): Promise<unknown>;
   estoqueBudgetUsage(
     log: string,
     pause: string,
@@ -162,6 +195,7 @@ function withBudgetCommands(redis: Redis): Redis & BudgetCommands {
   if (typeof target.estoqueBudgetAcquire !== 'function') {
     redis.defineCommand('estoqueBudgetAcquire', { numberOfKeys: 6, lua: ACQUIRE_LUA });
     redis.defineCommand('estoqueBudgetPause', { numberOfKeys: 2, lua: PAUSE_LUA });
+    redis.defineCommand('estoqueBudgetPause429', { numberOfKeys: 3, lua: PAUSE_429_LUA });
     redis.defineCommand('estoqueBudgetUsage', { numberOfKeys: 4, lua: USAGE_LUA, readOnly: true });
   }
   return redis as Redis & BudgetCommands;
@@ -182,6 +216,9 @@ export function createRedisBudget(redis: Redis, keys: Keys, options: BudgetOptio
   const policy = resolveBudgetPolicy(options);
   const commands = withBudgetCommands(redis);
   const capacities = PRIORITIES.map((priority) => policy.capacity[priority]);
+  const backoffs = Array.from({ length: BACKOFF_STEPS }, (_, step) =>
+    Math.ceil(backoffAfter429(step + 1, policy.windowMs)),
+  );
   const processTag = randomBytes(4).toString('hex');
   let sequence = 0;
 
@@ -216,6 +253,20 @@ export function createRedisBudget(redis: Redis, keys: Keys, options: BudgetOptio
     acquire,
     async pause(credentialId, ms) {
       await commands.estoqueBudgetPause(keys.budgetPause(credentialId), keys.budgetStats(credentialId), ms);
+    },
+    async pauseAfter429(credentialId, retryAfterMs) {
+      const [pausedMs = 0, streak = 1] = integers(
+        await commands.estoqueBudgetPause429(
+          keys.budgetPause(credentialId),
+          keys.budgetStats(credentialId),
+          keys.budget429Streak(credentialId),
+          retryAfterMs,
+          policy.windowMs,
+          ...backoffs,
+        ),
+        'pause after 429',
+      );
+      return { pausedMs, streak };
     },
     async usage(credentialId) {
       const [used = 0, pausedMs = 0, waitMs = 0, feedUsed = 0, saturated = 0] = integers(

@@ -74,8 +74,17 @@ export interface Budget {
     fn: () => Promise<T>,
     options?: ScheduleOptions,
   ): Promise<T>;
-  /** Pauses the credential on every process for ms (after a 429). Extends a pause, never shortens one. */
+  /** Pauses the credential on every process for ms. Extends a pause, never shortens one. */
   pause(credentialId: string, ms: number): Promise<void>;
+  /**
+   * After a 429 for the credential (a data or a token call): counts it in the credential's streak of 429s, which
+   * every process shares, and pauses the credential on every process for pauseAfter429Ms of that streak. A 429
+   * that arrives while a pause is in force answers a call made before it (the same burst) and does not lengthen
+   * the streak; the streak ends once a whole window has passed after the pause without a 429 (a 2xx does not end
+   * it: one call let through says little about the window upstream counts). Returns how long the pause in force
+   * lasts from now, in ms.
+   */
+  pauseAfter429(credentialId: string, retryAfterMs: number | undefined): Promise<number>;
   usage(credentialId: string): Promise<BudgetUsage>;
   /** Rejects queued jobs and stops timers; running calls are left to finish. Does not close the Redis connection. */
   close(): Promise<void>;
@@ -108,13 +117,27 @@ export interface BudgetOptions {
   clock?: Clock;
 }
 
+/** Steps of the backoff after 429s in a row: the eighth 429 waits as long as the seventh. */
+export const BACKOFF_STEPS = 7;
+
 /**
- * How long a 429 pauses its credential on every replica: the upstream's Retry-After when it sends one, else a
- * backoff that grows with the credential's 429s in a row, from a 60th of the window (at least 250 ms, at most
- * 60 s) to at most a quarter of the window.
+ * The backoff after the credential's `streak`-th 429 in a row: from a 60th of the window (at least 250 ms, at most
+ * 60 s), doubling with each 429, to at most a quarter of the window.
  */
-export function pauseAfter429(retryAfterMs: number | undefined, inARow: number, windowMs: number): number {
-  if (retryAfterMs !== undefined) return retryAfterMs;
+export function backoffAfter429(streak: number, windowMs: number): number {
   const base = Math.max(250, Math.min(60_000, windowMs / 60));
-  return Math.min(windowMs / 4, base * 2 ** Math.min(inARow - 1, 6));
+  return Math.min(windowMs / 4, base * 2 ** Math.min(Math.max(streak, 1) - 1, BACKOFF_STEPS - 1));
+}
+
+/**
+ * How long a 429 pauses its credential on every replica: the backoff of the credential's streak of 429s, or the
+ * upstream's Retry-After when that asks for longer. Retry-After is not in the API document (which says: on 429,
+ * wait, back off exponentially, spread the calls), so it may only lengthen the wait: a `Retry-After: 0`, or an HTTP
+ * date already past, still waits the backoff.
+ */
+export function pauseAfter429Ms(retryAfterMs: number | undefined, streak: number, windowMs: number): number {
+  return Math.max(
+    retryAfterMs !== undefined && retryAfterMs > 0 ? retryAfterMs : 0,
+    backoffAfter429(streak, windowMs),
+  );
 }

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { errFields, type Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import { retriedByTokenManager, type TokenManager } from './auth.js';
-import { type Budget, type Demand, type Priority, pauseAfter429, type ScheduleOptions } from './budget.js';
+import type { Budget, Demand, Priority, ScheduleOptions } from './budget.js';
 import { DEFAULT_MAX_WAIT_MS } from './budget-policy.js';
 import type { CallObserver } from './call-observer.js';
 import type { UpstreamCredential } from './credential.js';
@@ -109,8 +109,6 @@ export interface UpstreamClientOptions {
   retryPolicy?: RetryPolicy;
   timeoutMs?: number;
   sleep?: (ms: number) => Promise<void>;
-  /** Upstream window length, to size the pause after a 429 (default 1 h). */
-  rateWindowMs?: number;
   /** Make identical calls in flight once (default true; the benchmark's naive bot turns it off). */
   coalesce?: boolean;
   /** Counts and times every HTTP attempt by endpoint template and status. */
@@ -172,14 +170,11 @@ export class UpstreamClient {
   private readonly timeoutMs: number;
   private readonly maxResponseBytes: number;
   private readonly maxRows: number;
-  private readonly rateWindowMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
   private readonly timeZone: string | undefined;
   /** Per list (endpoint label): the PageSize asked at most, once the service refused a larger one (pageCall). */
   private readonly pageSizeCaps = new Map<string, number>();
-  /** 429s in a row per credential (each credential has its own upstream limit): the pause grows with them. */
-  private readonly consecutive429 = new Map<string, number>();
   /** Attempts made, by outcome; the benchmark and the status command read it. */
   readonly counters = { calls: 0, retries: 0, coalesced: 0, rateLimited: 0, unauthorized: 0 };
 
@@ -189,7 +184,6 @@ export class UpstreamClient {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.maxRows = options.maxRows ?? MAX_ROWS_PER_LIST;
-    this.rateWindowMs = options.rateWindowMs ?? 3_600_000;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = options.now ?? Date.now;
     this.timeZone = options.timeZone;
@@ -507,7 +501,6 @@ export class UpstreamClient {
       'upstream call',
     );
     if (result.status >= 200 && result.status < 300) {
-      this.consecutive429.delete(ctx.credential.id);
       // An empty body is an empty list; a `null` (or any other non-list) is not, and fails the schema.
       const parsed = parseOrThrow(
         endpoint.schema,
@@ -523,11 +516,9 @@ export class UpstreamClient {
     }
     if (error instanceof UpstreamRateLimitedError) {
       this.counters.rateLimited += 1;
-      const inARow = (this.consecutive429.get(ctx.credential.id) ?? 0) + 1;
-      this.consecutive429.set(ctx.credential.id, inARow);
-      // Stop every replica for this credential: the upstream counts differently from us (another client?).
-      const pauseMs = pauseAfter429(error.retryAfterMs, inARow, this.rateWindowMs);
-      await this.options.budget.pause(ctx.credential.id, pauseMs);
+      // Stop every replica for this credential: the upstream counts differently from us (another client?). The
+      // pause grows with the credential's 429s in a row, counted across replicas (Budget.pauseAfter429).
+      const pauseMs = await this.options.budget.pauseAfter429(ctx.credential.id, error.retryAfterMs);
       throw new UpstreamRateLimitedError(endpoint.label, error.retryAfterMs, this.now() + pauseMs, {
         traceId: error.traceId,
       });

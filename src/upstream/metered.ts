@@ -52,6 +52,12 @@ export class MeteredBudget implements Budget {
     return this.inner.pause(credentialId, ms);
   }
 
+  pauseAfter429(credentialId: string, retryAfterMs: number | undefined): Promise<number> {
+    this.credentials.add(credentialId);
+    this.metrics.budgetPause(credentialId);
+    return this.inner.pauseAfter429(credentialId, retryAfterMs);
+  }
+
   usage(credentialId: string): Promise<BudgetUsage> {
     return this.inner.usage(credentialId);
   }

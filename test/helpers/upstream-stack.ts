@@ -83,7 +83,6 @@ export function makeStack(options: StackOptions): Stack {
     dispatcher,
     logger,
     retryPolicy: FAST_RETRY_POLICY,
-    rateWindowMs: options.limit?.windowMs ?? 60_000,
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
     ...(options.maxResponseBytes !== undefined && { maxResponseBytes: options.maxResponseBytes }),
     ...(options.maxRows !== undefined && { maxRows: options.maxRows }),

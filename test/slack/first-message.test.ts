@@ -162,6 +162,7 @@ function heldBudget(state: { open: boolean; slots?: number; waitMs?: number }) {
         return { granted: false, waitMs: { interactive: ms, digest: ms, feed: ms, background: ms } };
       },
       pause: async () => {},
+      pauseAfter429: async () => ({ pausedMs: 0, streak: 1 }),
       usage: async () => ({ used: 0, pausedMs: 0, waitMs: 0, feedUsed: 0, saturated: false }),
     };
     return budgetOverWindow(

@@ -196,6 +196,7 @@ describe('one renewal at a time across processes', () => {
         return budgetA.schedule(credentialId, priority, fn, options);
       },
       pause: (credentialId, ms) => budgetA.pause(credentialId, ms),
+      pauseAfter429: (credentialId, retryAfterMs) => budgetA.pauseAfter429(credentialId, retryAfterMs),
       usage: (credentialId) => budgetA.usage(credentialId),
       close: () => budgetA.close(),
     };

@@ -294,6 +294,29 @@ export function runBudgetContract(name: string, makePeers: () => Promise<BudgetP
       expect((await b.usage(other)).pausedUntil ?? 0).toBeGreaterThan(time.now() + 9_000);
     });
 
+    it('pauses every peer after a 429 even with Retry-After 0, for a backoff that grows with the 429s in a row on any peer', async () => {
+      // A 15 s window: the backoff starts at 250 ms and doubles with each 429 in a row, up to a quarter of the window.
+      const [a, b] = await peers.open({ limit: { count: 10, windowMs: 15_000 } });
+      const before = time.now();
+      expect(await a.pauseAfter429(id, 0)).toBe(250);
+      expect((await b.usage(id)).pausedUntil ?? 0).toBeGreaterThanOrEqual(before + 250 - roundingMs(time));
+      const refused = await b.schedule(id, 'background', async () => 'x').catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(BudgetExhaustedError);
+      // Another 429 while the pause is in force answers a call made before it: the same burst, the same pause.
+      expect(await b.pauseAfter429(id, 0)).toBeLessThanOrEqual(250);
+
+      // Past the pause, a call is granted; a 429 after it is the second in a row, whichever peer meets it.
+      await time.settle(b.schedule(id, 'interactive', async () => undefined, { maxWaitMs: 10_000 }));
+      expect(await b.pauseAfter429(id, undefined)).toBe(500);
+      await time.settle(a.schedule(id, 'interactive', async () => undefined, { maxWaitMs: 10_000 }));
+      expect(await a.pauseAfter429(id, 0)).toBe(1_000);
+      // A Retry-After longer than the backoff is honoured.
+      expect(await a.pauseAfter429(id, 5_000)).toBe(5_000);
+
+      // Each credential has its own streak.
+      expect(await b.pauseAfter429(`${id}-2`, 0)).toBe(250);
+    });
+
     it('reports used and remaining budget and when the next slot frees', async () => {
       const [a, b] = await peers.open({ limit: { count: 5, windowMs: 30_000 } });
       expect(await b.usage(id)).toEqual({

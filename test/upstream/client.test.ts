@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { BudgetExhaustedError } from '../../src/upstream/budget-errors.js';
 import { fetchAllPages } from '../../src/upstream/client.js';
 import {
   AuthRejectedError,
@@ -59,6 +60,13 @@ afterEach(async () => {
 const demo = () => credentialFor(sandbox.authUrl, C1.login, C1.password, C1.empresa);
 const ctx = () => ({ credential: demo(), priority: 'interactive' as const });
 const dataCalls = () => sandbox.calls.filter((c) => c.kind === 'data');
+
+/** The pauses the budget logged (ms), in order: one per 429 that paused the credential. */
+const pausesLogged = (lines: string[]) =>
+  lines
+    .map((line) => JSON.parse(line) as { msg: string; pausedMs?: number })
+    .filter((line) => line.msg.startsWith('upstream budget paused'))
+    .map((line) => line.pausedMs);
 
 /** Every page of the request list read in pages of 100 as asked: every row, each once. */
 async function expectEveryRequestRead(): Promise<void> {
@@ -528,19 +536,79 @@ describe('errors and retries', () => {
     const C2 = DEMO_FACTS.company2;
     const other = credentialFor(sandbox.authUrl, C2.login, C2.password, C2.empresa);
     const pauses: number[] = [];
-    const pause = stack.budget.pause.bind(stack.budget);
-    vi.spyOn(stack.budget, 'pause').mockImplementation(async (id, ms) => {
+    const pauseAfter429 = stack.budget.pauseAfter429.bind(stack.budget);
+    vi.spyOn(stack.budget, 'pauseAfter429').mockImplementation(async (id, retryAfterMs) => {
+      const ms = await pauseAfter429(id, retryAfterMs);
       pauses.push(ms);
       if (pauses.length === 1) {
         // While the first credential waits out its 429, another one is answered; then the first's retry is refused again.
         await stack.client.listMaterialTypes({ credential: other, priority: 'interactive' });
         sandbox.faults.next({ path: '/v1/almoxarifados', status: 429 });
       }
-      return pause(id, ms);
+      return ms;
     });
     sandbox.faults.next({ path: '/v1/almoxarifados', status: 429 });
     await expect(stack.client.listStockrooms(ctx())).resolves.toHaveLength(3);
     expect(pauses).toEqual([250, 500]);
+  });
+
+  it('a 429 with Retry-After: 0 or a date already past still pauses the credential on every replica, for the backoff', async () => {
+    await stack.close();
+    const { logger, lines } = captureLogger('warn');
+    // A 15 s window: the backoff starts at 250 ms and doubles with each 429 in a row.
+    stack = stackOn({ logger, limit: { count: 1_000, windowMs: 15_000 } });
+    const replicaB = stackOn({ limit: { count: 1_000, windowMs: 15_000 } });
+    try {
+      const past = new Date(Date.now() - 60_000).toUTCString();
+      sandbox.faults.next({ path: '/v1/almoxarifados', status: 429, headers: { 'Retry-After': '0' } });
+      sandbox.faults.next({ path: '/v1/almoxarifados', status: 429, headers: { 'Retry-After': past } });
+      sandbox.faults.next({
+        path: '/v1/almoxarifados',
+        status: 429,
+        times: 2,
+        headers: { 'Retry-After': '0' },
+      });
+      const error = await stack.client.listStockrooms(ctx()).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UpstreamRateLimitedError);
+
+      // The last 429's pause is still in force, and holds replica B too.
+      expect((await replicaB.budget.usage(demo().id)).pausedUntil).not.toBeNull();
+      const refused = await replicaB.client
+        .listStockrooms({ credential: demo(), priority: 'background' })
+        .catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(BudgetExhaustedError);
+      expect(dataCalls().map((c) => c.status)).toEqual([429, 429, 429, 429]);
+      // Every 429 paused the credential, each for the backoff of the 429s in a row.
+      expect(pausesLogged(lines)).toEqual([250, 500, 1_000, 2_000]);
+    } finally {
+      await replicaB.close();
+    }
+  });
+
+  it("keeps a credential's streak of 429s across replicas and past a 2xx", async () => {
+    await stack.close();
+    const { logger, lines } = captureLogger('warn');
+    stack = stackOn({ logger, limit: { count: 1_000, windowMs: 15_000 } });
+    const replicaB = stackOn({ logger, limit: { count: 1_000, windowMs: 15_000 } });
+    try {
+      sandbox.faults.next({ path: '/v1/almoxarifados', status: 429 });
+      await expect(stack.client.listStockrooms(ctx())).resolves.toHaveLength(3);
+      // The retry's 200 above, and another one: neither ends the streak. Then the other replica meets a 429.
+      await expect(stack.client.listMaterialTypes(ctx())).resolves.toBeDefined();
+      sandbox.faults.next({ path: '/v1/almoxarifados', status: 429 });
+      await expect(replicaB.client.listStockrooms(ctx())).resolves.toHaveLength(3);
+
+      expect(dataCalls().map((c) => `${c.path}:${c.status}`)).toEqual([
+        '/v1/almoxarifados:429',
+        '/v1/almoxarifados:200',
+        '/v1/materiais/tipos:200',
+        '/v1/almoxarifados:429',
+        '/v1/almoxarifados:200',
+      ]);
+      expect(pausesLogged(lines)).toEqual([250, 500]);
+    } finally {
+      await replicaB.close();
+    }
   });
 
   it("logs the upstream's trace id on each failed attempt, and keeps it on the error it gives up with", async () => {
@@ -579,15 +647,34 @@ describe('errors and retries', () => {
     // A 1 s window: a pause without Retry-After is 250 ms.
     stack = stackOn({ limit: { count: 1_000, windowMs: 1_000 } });
     const pauses: number[] = [];
-    const pause = stack.budget.pause.bind(stack.budget);
-    vi.spyOn(stack.budget, 'pause').mockImplementation(async (id, ms) => {
+    const pauseAfter429 = stack.budget.pauseAfter429.bind(stack.budget);
+    vi.spyOn(stack.budget, 'pauseAfter429').mockImplementation(async (id, retryAfterMs) => {
+      const ms = await pauseAfter429(id, retryAfterMs);
       pauses.push(ms);
-      return pause(id, ms);
+      return ms;
     });
     sandbox.faults.next({ path: /\/auth\/v1\/auth\/?$/, status: 429 });
     await expect(stack.client.listStockrooms(ctx())).resolves.toHaveLength(3);
     expect(pauses).toEqual([250]);
     expect(sandbox.calls.filter((c) => c.kind === 'login').map((c) => c.status)).toEqual([429, 200]);
+  });
+
+  it("a token 429 with Retry-After: 0 pauses for the backoff, in the same streak as the data calls' 429s", async () => {
+    await stack.close();
+    const { logger, lines } = captureLogger('warn');
+    // A 15 s window: the backoff starts at 250 ms and doubles.
+    stack = stackOn({ logger, limit: { count: 1_000, windowMs: 15_000 } });
+    sandbox.faults.next({ path: /\/auth\/v1\/auth\/?$/, status: 429, headers: { 'Retry-After': '0' } });
+    sandbox.faults.next({ path: '/v1/almoxarifados', status: 429, headers: { 'Retry-After': '0' } });
+    await expect(stack.client.listStockrooms(ctx())).resolves.toHaveLength(3);
+
+    expect(sandbox.calls.map((c) => `${c.kind}:${c.status}`)).toEqual([
+      'login:429',
+      'login:200',
+      'data:429',
+      'data:200',
+    ]);
+    expect(pausesLogged(lines)).toEqual([250, 500]);
   });
 
   it('a token call that keeps failing is retried by the token manager alone, not again for each data attempt', async () => {
