@@ -40,6 +40,19 @@ export class Keys {
     return `${this.prefix}budget:{${credentialId}}:saturated`;
   }
 
+  /**
+   * The budget's epoch: written once, never expired; a process that finds the one it saw gone or replaced knows the
+   * budget's state was lost (budget-redis.ts, LOSS). One per prefix, like the settle mark below: the only budget
+   * keys outside a credential's hash slot (the budget, like the rest of the store, runs on one Redis, not a Cluster).
+   */
+  budgetEpoch(): string {
+    return `${this.prefix}budget:epoch`;
+  }
+  /** Set for a settle period after a loss of the budget's state was detected: no call is granted meanwhile. */
+  budgetSettling(): string {
+    return `${this.prefix}budget:settling`;
+  }
+
   // Tokens, per credential.
   tokens(credentialId: string): string {
     return `${this.prefix}tokens:${credentialId}`;

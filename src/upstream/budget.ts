@@ -115,7 +115,24 @@ export interface BudgetOptions {
   guardMs?: number;
   /** The queue's waits and timers (and the memory budget's window); the system clock unless a test injects one. */
   clock?: Clock;
+  /**
+   * Redis budget: how often a process that holds calls still counting or a pause looks whether Redis lost them
+   * (default DEFAULT_LOSS_CHECK_MS); it also looks at once when its connection comes back.
+   */
+  lossCheckMs?: number;
+  /**
+   * Redis budget: how long no call is granted, on any process, once one found the state lost, so that every
+   * process puts back its own calls first (default DEFAULT_LOSS_SETTLE_MS, at most the window plus its guard).
+   */
+  lossSettleMs?: number;
 }
+
+export const DEFAULT_LOSS_CHECK_MS = 1_000;
+/**
+ * Covers the check period and a reconnection: after a Redis restart each replica's connection comes back within
+ * its retry delay (at most 5 s, store/redis-connection.ts), and puts its calls back as soon as it does.
+ */
+export const DEFAULT_LOSS_SETTLE_MS = 10_000;
 
 /** Steps of the backoff after 429s in a row: the eighth 429 waits as long as the seventh. */
 export const BACKOFF_STEPS = 7;

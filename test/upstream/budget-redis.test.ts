@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Budget, BudgetOptions } from '../../src/upstream/budget.js';
 import { BudgetExhaustedError } from '../../src/upstream/budget-errors.js';
 import { createRedisBudget, readBudgetStats } from '../../src/upstream/budget-redis.js';
@@ -61,24 +61,90 @@ describe('redis budget', () => {
     expect(Math.abs(Number(firstScore) - Number(seconds) * 1000)).toBeLessThan(5_000);
   });
 
-  it('starts a new window when its keys vanish, as after a Redis restart without persistence', async () => {
-    const a = open({ limit: { count: 3, windowMs: 30_000 } });
-    const b = open({ limit: { count: 3, windowMs: 30_000 } });
+  /** Deletes every key under the test's prefix, as a Redis restarted without persistence (or a FLUSH) would. */
+  const wipe = async () => {
+    const found = await t.redis.keys(`${t.prefix}*`);
+    if (found.length > 0) await t.redis.del(...found);
+  };
+
+  it('never grants more than COUNT in a window after Redis lost its keys: every replica puts back its own calls first', async () => {
+    const options: BudgetOptions = {
+      limit: { count: 5, windowMs: 30_000 },
+      feedSharePercent: 40,
+      lossCheckMs: 50,
+      lossSettleMs: 1_000,
+    };
+    const a = open(options);
+    const b = open(options);
+    for (let i = 0; i < 2; i += 1) await b.schedule(id, 'feed', async () => i);
     for (let i = 0; i < 3; i += 1) await a.schedule(id, 'interactive', async () => i);
     await expect(b.schedule(id, 'interactive', async () => 'x', { maxWaitMs: 0 })).rejects.toBeInstanceOf(
       BudgetExhaustedError,
     );
-    await a.pause(id, 60_000);
 
-    await t.redis.del(t.keys.budgetLog(id), t.keys.budgetPause(id), t.keys.budgetStats(id));
+    await wipe();
 
-    await expect(b.schedule(id, 'interactive', async () => 'after')).resolves.toBe('after');
-    await expect(a.schedule(id, 'interactive', async () => 'again')).resolves.toBe('again');
-    await expect(b.schedule(id, 'interactive', async () => 'third')).resolves.toBe('third');
-    await expect(a.schedule(id, 'interactive', async () => 'x', { maxWaitMs: 0 })).rejects.toBeInstanceOf(
+    // Whichever replica asks first, and though each may wait out the settle period, the window is still full.
+    const granted: number[] = [];
+    const outcomes = await Promise.all(
+      [b, a, b, a].map((budget, i) =>
+        budget
+          .schedule(id, 'interactive', async () => granted.push(i), { maxWaitMs: 5_000 })
+          .catch((e: unknown) => e),
+      ),
+    );
+    expect(granted).toEqual([]);
+    for (const outcome of outcomes) expect(outcome).toBeInstanceOf(BudgetExhaustedError);
+    // Each call of the window once, though both replicas put theirs back and may have done so more than once.
+    expect(await a.usage(id)).toMatchObject({ used: 5, remaining: 0, feed: { used: 2 } });
+    expect(await t.redis.zcard(t.keys.budgetLog(id))).toBe(5);
+  });
+
+  it('a replica that asks first after the loss holds every replica back until the others put back their calls', async () => {
+    const options: BudgetOptions = {
+      limit: { count: 3, windowMs: 30_000 },
+      lossCheckMs: 50,
+      lossSettleMs: 1_000,
+    };
+    const a = open(options);
+    const b = open(options);
+    for (let i = 0; i < 3; i += 1) await a.schedule(id, 'interactive', async () => i);
+    // b has no call of its own in the window, but it has seen the budget's state.
+    await expect(b.schedule(id, 'background', async () => 'x', { maxWaitMs: 0 })).rejects.toBeInstanceOf(
       BudgetExhaustedError,
     );
-    expect(await b.usage(id)).toMatchObject({ used: 3, remaining: 0, pausedUntil: null });
+
+    await wipe();
+
+    const refused = await b
+      .schedule(id, 'interactive', async () => 'x', { maxWaitMs: 0 })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(BudgetExhaustedError);
+    await expect(
+      b.schedule(id, 'interactive', async () => 'late', { maxWaitMs: 5_000 }).catch((e: unknown) => e),
+    ).resolves.toBeInstanceOf(BudgetExhaustedError);
+    expect(await b.usage(id)).toMatchObject({ used: 3, remaining: 0 });
+  });
+
+  it('puts back a pause Redis lost, on every replica', async () => {
+    const options: BudgetOptions = {
+      limit: { count: 3, windowMs: 30_000 },
+      lossCheckMs: 50,
+      lossSettleMs: 1_000,
+    };
+    const a = open(options);
+    const b = open(options);
+    await a.schedule(id, 'interactive', async () => undefined);
+    await a.pause(id, 60_000);
+
+    await wipe();
+
+    await vi.waitFor(async () => expect((await b.usage(id)).pausedUntil).not.toBeNull(), { timeout: 5_000 });
+    const refused = await b
+      .schedule(id, 'interactive', async () => 'x', { maxWaitMs: 0 })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(BudgetExhaustedError);
+    expect((refused as BudgetExhaustedError).retryAt).toBeGreaterThan(Date.now() + 30_000);
   });
 
   it('lets a job already waiting run after the log vanished', async () => {
@@ -113,6 +179,8 @@ describe('redis budget', () => {
     await budget.pause(id, 5_000);
 
     const found = (await t.redis.keys(`${t.prefix}*`)).sort();
-    expect(found).toEqual([t.keys.budgetLog(id), t.keys.budgetPause(id), t.keys.budgetStats(id)].sort());
+    expect(found).toEqual(
+      [t.keys.budgetLog(id), t.keys.budgetPause(id), t.keys.budgetStats(id), t.keys.budgetEpoch()].sort(),
+    );
   });
 });
