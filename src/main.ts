@@ -1,6 +1,7 @@
 import { type Config, ConfigError, type Environment, loadConfig, readEnvironment } from './config.js';
 import { errFields, makeLogger } from './lib/logger.js';
 import { isSupportedNode, SUPPORTED_NODE } from './lib/runtime.js';
+import { logUnhandledRejections } from './lib/unhandled-rejections.js';
 import { EXIT, type Replica, StartupError, startReplica, stopDeadlineMs } from './redis-bot.js';
 
 async function main(): Promise<void> {
@@ -17,6 +18,8 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = makeLogger({ level: config.LOG_LEVEL });
+  // A backstop: a library's promise that fails unawaited is logged, not the end of the process.
+  logUnhandledRejections(process, logger);
   if (!isSupportedNode(process.versions.node)) {
     // package.json's engines say so only to npm, as a warning at install time: the process says it too.
     logger.warn(

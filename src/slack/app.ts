@@ -25,7 +25,13 @@ import type { SlackDeps } from './deps.js';
 import { registerChatHelp } from './events/chat-help.js';
 import { registerUninstallEvents } from './events/uninstall.js';
 import { registerHome } from './home/index.js';
-import { RejectedRequestError, RequestGuard, signedHeaders } from './request-guard.js';
+import {
+  RejectedRequestError,
+  RequestGuard,
+  refuseNonObjectBodies,
+  SLACK_BODY_LIMIT,
+  signedHeaders,
+} from './request-guard.js';
 import { retryingFetch } from './response-url.js';
 import { meteredFetch, metricsHandler, timeAcks } from './slack-metrics.js';
 import { registerLinkModal } from './views/link-modal.js';
@@ -146,20 +152,27 @@ export function buildSlackApp(options: SlackAppOptions): App {
       });
     app = new GuardedApp(guard, { ...common, receiver });
   } else {
-    app = new GuardedApp(guard, {
-      ...common,
-      // Built here rather than by Bolt: it hands the signature headers to the guard and answers its refusals 401.
-      receiver: new HTTPReceiver({
-        signingSecret: options.signingSecret ?? config.SLACK_SIGNING_SECRET ?? '',
-        endpoints: '/slack/events',
-        processBeforeResponse: false,
-        customRoutes,
-        logger,
-        ...oauthOptions,
-        customPropertiesExtractor: signedHeaders,
-        processEventErrorHandler: refuseOr401,
-      }),
+    const signingSecret = options.signingSecret ?? config.SLACK_SIGNING_SECRET ?? '';
+    const endpoints = ['/slack/events'];
+    // Built here rather than by Bolt: it hands the signature headers to the guard and answers its refusals 401.
+    const receiver = new HTTPReceiver({
+      signingSecret,
+      endpoints,
+      processBeforeResponse: false,
+      customRoutes,
+      logger,
+      ...oauthOptions,
+      bodyLimit: SLACK_BODY_LIMIT,
+      customPropertiesExtractor: signedHeaders,
+      processEventErrorHandler: refuseOr401,
     });
+    // A body Bolt cannot be given (JSON null) is refused before it reads it: see request-guard.ts.
+    receiver.requestListener = refuseNonObjectBodies(receiver.requestListener, {
+      endpoints,
+      signingSecret,
+      logger: deps.logger,
+    });
+    app = new GuardedApp(guard, { ...common, receiver });
   }
 
   timeAcks(app, deps.metrics);

@@ -1,4 +1,10 @@
-import type { BufferedIncomingMessage, ReceiverEvent } from '@slack/bolt';
+import type { RequestListener } from 'node:http';
+import {
+  type BufferedIncomingMessage,
+  HTTPModuleFunctions,
+  isValidSlackRequest,
+  type ReceiverEvent,
+} from '@slack/bolt';
 import { type Clock, systemClock } from '../lib/clock.js';
 import { orAfter } from '../lib/deadline.js';
 import { errFields, type Logger } from '../lib/logger.js';
@@ -19,6 +25,7 @@ import type { SeenRequests } from '../store/seen-requests.js';
  *   ack, that matches nothing, or that has not acked by `ackDeadlineMs`, gets a fallback ack that tells the user
  *   nothing was done (a click no listener takes, a button of an older version, that the button no longer works).
  *   It sits in `processEvent`, the one door every receiver goes through, so nothing skips it.
+ * In front of the HTTP receiver, `refuseNonObjectBodies` answers the bodies Bolt cannot be given at all.
  */
 
 /** Slack's window for a signed request's timestamp, both ways. */
@@ -296,4 +303,74 @@ async function tellUser(body: Body, message: Message, logger: Logger): Promise<v
   } catch (error) {
     logger.warn(errFields(error), 'could not tell the user the click was not processed');
   }
+}
+
+/** The most a request to /slack/events may carry (Bolt's own default): past it, 413. */
+export const SLACK_BODY_LIMIT = HTTPModuleFunctions.defaultBodyLimit;
+
+export interface BodyCheckOptions {
+  /** The receiver's endpoints (`/slack/events`): only POSTs to them are read here. */
+  endpoints: string[];
+  signingSecret: string;
+  logger: Logger;
+}
+
+/**
+ * Wraps the HTTP receiver's request listener: a signed POST whose body is JSON but not an object (`null`, `1`,
+ * `"x"`, `[]`, `true`; the whole JSON body or a form's `payload`) is answered 400, as Bolt answers JSON it cannot
+ * parse. Bolt reads `body.ssl_check` of what it parsed in a promise nobody awaits: for `null` that threw, an
+ * unhandled rejection that stopped the process (until 2026-11-27); the other values reached the listeners as
+ * nothing they know. The body is read here (up to SLACK_BODY_LIMIT, 413 past it) and handed on already read, so
+ * Bolt does not read it again; anything else (an object, JSON Bolt cannot parse, a bad signature, `ssl_check`)
+ * goes to Bolt as before, which answers it as before.
+ */
+export function refuseNonObjectBodies(listener: RequestListener, options: BodyCheckOptions): RequestListener {
+  const logger = options.logger.child({ component: 'request-guard' });
+  return (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (req.method?.toUpperCase() !== 'POST' || !options.endpoints.includes(path)) {
+      listener(req, res);
+      return;
+    }
+    HTTPModuleFunctions.bufferIncomingMessage(req, SLACK_BODY_LIMIT).then(
+      (buffered) => {
+        if (!parsesToNonObject(buffered) || !signed(buffered, options.signingSecret)) {
+          listener(buffered, res);
+          return;
+        }
+        logger.warn('signed request refused: its body is not a JSON object');
+        HTTPModuleFunctions.buildNoBodyResponse(res, 400);
+      },
+      (error: unknown) => {
+        const status = HTTPModuleFunctions.isRawBodyError(error) ? error.statusCode : 400;
+        logger.warn({ status, ...errFields(error) }, 'request refused: its body could not be read');
+        HTTPModuleFunctions.buildNoBodyResponse(res, status);
+      },
+    );
+  };
+}
+
+/** True when the body parses, as Bolt parses it, to something other than an object (null, a number, an array…). */
+function parsesToNonObject(req: BufferedIncomingMessage): boolean {
+  let body: unknown;
+  try {
+    body = HTTPModuleFunctions.parseHTTPRequestBody(req);
+  } catch {
+    // Not JSON at all: Bolt answers it (400) after checking its signature.
+    return false;
+  }
+  return typeof body !== 'object' || body === null || Array.isArray(body);
+}
+
+function signed(req: BufferedIncomingMessage, signingSecret: string): boolean {
+  const { slackSignature, slackRequestTimestamp } = signedHeaders(req);
+  if (slackSignature === undefined || slackRequestTimestamp === undefined) return false;
+  return isValidSlackRequest({
+    signingSecret,
+    body: req.rawBody.toString(),
+    headers: {
+      'x-slack-signature': slackSignature,
+      'x-slack-request-timestamp': Number(slackRequestTimestamp),
+    },
+  });
 }

@@ -173,6 +173,38 @@ describe('every command and interaction is acked', () => {
   });
 });
 
+describe('bodies that are not a JSON object', () => {
+  it('a signed body of JSON null, a number, a string, an array or a boolean is refused 400, and the bot goes on', async () => {
+    for (const value of ['null', '1', '"x"', '[]', 'true']) {
+      const json = await sendSigned(h.target, value, 'application/json');
+      expect(json.status, `JSON ${value}`).toBe(400);
+      expect(json.body).toBe('');
+      const form = await sendSigned(h.target, new URLSearchParams({ payload: value }).toString(), FORM);
+      expect(form.status, `payload=${value}`).toBe(400);
+    }
+    expect(h.logs.filter((l) => l.includes('its body is not a JSON object'))).toHaveLength(10);
+    // Until 2026-11-27 JSON null stopped the process (an unhandled rejection in Bolt's receiver): still here.
+    const after = await h.command('/estoque', 'ajuda');
+    expect(after.status).toBe(200);
+    expect(JSON.parse(after.body).text).toBeTruthy();
+  });
+
+  it("unsigned, the same body gets Bolt's 401; JSON that does not parse its 400; an SSL check its 200", async () => {
+    const unsigned = await sendSigned(h.target, 'null', 'application/json', { signature: 'v0=00' });
+    expect(unsigned.status).toBe(401);
+    expect((await sendSigned(h.target, '{"type":', 'application/json')).status).toBe(400);
+    expect((await sendSigned(h.target, 'ssl_check=1&token=x', FORM, { signature: 'v0=00' })).status).toBe(
+      200,
+    );
+    expect(h.logs.some((l) => l.includes('its body is not a JSON object'))).toBe(false);
+  });
+
+  it('a body over 4 MB is refused 413, as Bolt refused it', async () => {
+    const huge = await sendSigned(h.target, `{"pad":"${'x'.repeat(4 * 1024 * 1024)}"}`, 'application/json');
+    expect(huge.status).toBe(413);
+  });
+});
+
 describe('replays and Slack retries', () => {
   it('refuses a signed request replayed within the window (401), and answers the first one only', async () => {
     const body = commandBody('/estoque', 'ajuda');
