@@ -3,6 +3,7 @@ import type { ListenOptions } from 'node:net';
 import {
   App,
   type AppOptions,
+  AuthorizationError,
   type Authorize,
   type Logger as BoltLogger,
   type CustomRoute,
@@ -108,6 +109,8 @@ export function buildSlackApp(options: SlackAppOptions): App {
   const common = {
     logger,
     clientOptions,
+    // app.error gets the request's body: an authorization failure is answered through the guard (below).
+    extendedErrorHandler: true,
     ...(oauthOptions ?? {
       authorize: singleWorkspaceAuthorize(
         new webApi.WebClient(undefined, clientOptions),
@@ -182,10 +185,12 @@ export function buildSlackApp(options: SlackAppOptions): App {
   registerUninstallEvents(app, deps, options.installations);
   registerChatHelp(app, deps);
   registerHome(app, deps);
-  app.error(async (error) => {
+  app.error(async ({ error, body }: { error: Error; body: unknown }) => {
     // A replay's ack, refused in the listener: the guard logged it and the receiver answers 401.
     if (error instanceof RejectedRequestError) return;
     deps.logger.error(errFields(error), 'bolt error');
+    // Bolt acks it with nothing once this returns: the guard tells the user nothing was done first.
+    if (error instanceof AuthorizationError) await guard.authorizationFailed(body, error);
   });
   return app;
 }

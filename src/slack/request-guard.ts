@@ -94,6 +94,8 @@ export function receivedAtOf(context: Record<string, unknown>): number | undefin
 export class RequestGuard {
   private readonly logger: Logger;
   private storeWarned = false;
+  /** The requests inside the guard, by their body (what Bolt hands its error handler): see authorizationFailed. */
+  private readonly inFlight = new WeakMap<object, (error: unknown) => Promise<void>>();
 
   constructor(private readonly options: RequestGuardOptions) {
     this.logger = options.logger.child({ component: 'request-guard' });
@@ -117,9 +119,12 @@ export class RequestGuard {
     const verdict = this.replayVerdict(event);
     let acked = false;
     let ackedByFallback = false;
+    let unauthorized = false;
     // Claimed before the verdict is known, so that the listener's ack and the fallback never both go out.
     const ack = async (response?: unknown) => {
       if (acked) {
+        // Bolt's own empty ack after an authorization failure, which the fallback already answered.
+        if (unauthorized) return;
         // A listener that acks after the fallback did: Slack has its answer already, and that answer said nothing
         // was done. A listener that acks before anything else (a command, a click, a shortcut) stops here, so
         // that it is true; the others (forms, events) may have acted already and finish as they are.
@@ -156,6 +161,10 @@ export class RequestGuard {
       void fallback('no ack before the deadline');
     }, this.options.ackDeadlineMs ?? ACK_DEADLINE_MS);
     timer.unref?.();
+    this.inFlight.set(body, async (error) => {
+      unauthorized = true;
+      await fallback(AUTHORIZATION_FAILED, error);
+    });
     try {
       if (!ackBeforeAnything(body)) {
         const [first, fresh] = await Promise.all([verdict, this.firstDelivery(body)]);
@@ -191,8 +200,21 @@ export class RequestGuard {
       }
     } finally {
       clearTimeout(timer);
+      this.inFlight.delete(body);
     }
     await fallback(NO_LISTENER);
+  }
+
+  /**
+   * Bolt could not authorize the request `body` came in (OAuth: the installation could not be read, the store
+   * failing): it calls no listener and acks with nothing, which Slack shows as nothing at all (a command's empty
+   * answer, a form that closes). Bolt's error handler calls this first: the request gets the fallback ack, "Não
+   * consegui processar este pedido agora. Nada foi feito" (a form: a field error), and Bolt's empty ack after it
+   * is dropped. A body the guard does not hold (already answered, or never seen) is left alone.
+   */
+  async authorizationFailed(body: unknown, error: unknown): Promise<void> {
+    if (typeof body !== 'object' || body === null) return;
+    await this.inFlight.get(body)?.(error);
   }
 
   /** A replay, refused: the receiver answers 401; nothing was or will be acked. */
@@ -248,6 +270,9 @@ export class RequestGuard {
 
 /** Why the fallback acks a request that Bolt processed to the end without any listener acking it. */
 const NO_LISTENER = 'no listener acked';
+
+/** Why the fallback acks a request Bolt could not authorize. */
+const AUTHORIZATION_FAILED = 'authorization failed';
 
 /** The store's check did not answer within STORE_CHECK_MS. */
 const NO_ANSWER = Symbol('no answer');

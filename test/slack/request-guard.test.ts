@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   buildBlockActionPayload,
   buildEventEnvelope,
@@ -170,6 +170,54 @@ describe('every command and interaction is acked', () => {
     expect(answer.response_action).toBe('errors');
     // Every required field is named, as for an empty form.
     expect(Object.keys(answer.errors ?? {}).sort()).toEqual(['link_company', 'link_login', 'link_password']);
+  });
+});
+
+describe('the installation cannot be read (OAuth, the store failing)', () => {
+  const storeDown = () =>
+    vi
+      .spyOn(h.installations, 'fetchInstallation')
+      .mockRejectedValue(new Error('Reached the max retries per request limit (which is 3)'));
+
+  it('a command is answered "Nada foi feito", not with an empty 200', async () => {
+    storeDown();
+    const result = await h.command('/estoque', 'almoxarifados');
+    expect(result.status).toBe(200);
+    expect(JSON.parse(result.body)).toMatchObject({
+      response_type: 'ephemeral',
+      text: expect.stringMatching(/Não consegui processar este pedido agora. Nada foi feito/),
+    });
+    expect(h.logs.some((l) => l.includes('"why":"authorization failed"'))).toBe(true);
+  });
+
+  it('a form gets a field error instead of closing as if it had been taken', async () => {
+    storeDown();
+    const payload = buildViewSubmissionPayload({
+      teamId: TEAM,
+      userId: USERS.admin,
+      callbackId: 'link-credentials',
+      viewId: 'VSTOREDOWN1',
+      privateMetadata: '{}',
+      values: {},
+      view: { blocks: renderLinkModal().blocks },
+    });
+    const result = await viewSubmission(h.target, payload);
+    expect(result.status).toBe(200);
+    const answer = JSON.parse(result.body) as { response_action?: string; errors?: Record<string, string> };
+    expect(answer.response_action).toBe('errors');
+    expect(Object.values(answer.errors ?? {}).join(' ')).toContain('Não consegui ler o formulário');
+  });
+
+  it('a click is told through its response_url that nothing was done (not that the button is stale)', async () => {
+    await h.link(TEAM);
+    const list = await h.command('/solicitacao', '');
+    const message = await h.nextMessage(list.sentAt, { userId: USERS.member });
+    storeDown();
+    const since = Date.now();
+    expect((await h.click(message, { text: 'Próxima' })).status).toBe(200);
+    const told = await h.nextMessage(since, { userId: USERS.member });
+    expect(textOf(told)).toContain('Não consegui processar este pedido agora');
+    expect(told).toMatchObject({ ephemeral: true, visibleTo: USERS.member });
   });
 });
 
