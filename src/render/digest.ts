@@ -344,6 +344,19 @@ export function renderDigestPosted(): Message {
   return finalizeMessage({ text, blocks: [section(text)] });
 }
 
+/**
+ * A subscription kept although Slack did not say whether its confirmation reached the channel (a 5xx, a reply lost
+ * on the way: the post is not repeated, it may be there): the person who subscribed gets the confirmation, with a
+ * note. `confirmation`: the channel's (renderSubscribed, renderFeedSubscribed).
+ */
+export function renderSubscribedInDoubt(confirmation: Message): Message {
+  const note = 'O Slack não confirmou se este aviso apareceu no canal; a assinatura foi feita assim mesmo.';
+  return finalizeMessage({
+    text: `${confirmation.text}\n${note}`,
+    blocks: [...confirmation.blocks, context(note)],
+  });
+}
+
 /** Slack failed (5xx, network, rate limit, token) while posting for a command: nothing was done. */
 export function renderDigestUnavailable(): Message {
   const text =

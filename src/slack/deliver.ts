@@ -65,11 +65,6 @@ export interface Recipient {
   client: WebClient;
   userId: string;
   channelId?: string | undefined;
-  /**
-   * The client of a shared answer's post in the channel: one attempt (singleAttemptClient), since a retry after a
-   * post that may have reached Slack posts it twice for everyone. Default `client`.
-   */
-  channelPostClient?: WebClient;
 }
 
 /**
@@ -100,9 +95,6 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
     client: delivery.client,
     userId: delivery.userId,
     channelId: delivery.channelId,
-    ...(delivery.mode === 'share' && {
-      channelPostClient: singleAttemptClient(delivery.client, deps.metrics),
-    }),
   };
   const progress = new AnswerProgress();
   const request: AnswerRequest = {
@@ -217,7 +209,7 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
  * ephemeral message in the channel, and failing that (or with no channel) in a DM. One log line tells what happened.
  */
 export async function sendResponse(
-  deps: Pick<SlackDeps, 'logger'>,
+  deps: Pick<SlackDeps, 'logger' | 'metrics'>,
   respond: RespondFn | undefined,
   message: Message,
   options: { response_type: 'ephemeral' | 'in_channel'; replace_original: boolean },
@@ -246,6 +238,7 @@ export async function sendResponse(
     recipient,
     message,
     responseUrlInDoubt ? 'ephemeral' : options.response_type,
+    deps.metrics,
   );
   const inDoubt = responseUrlInDoubt || channelPostInDoubt;
   const fields = {
@@ -272,7 +265,7 @@ export async function sendResponse(
  * through the response_url when there is one, else sendResponse's fallback (ephemeral in the channel, or a DM).
  */
 export function tellPerson(
-  deps: Pick<SlackDeps, 'logger'>,
+  deps: Pick<SlackDeps, 'logger' | 'metrics'>,
   respond: RespondFn | undefined,
   message: Message,
   recipient: Recipient,
@@ -322,7 +315,7 @@ export async function onScreen(shown: ShownState): Promise<boolean> {
  * asked is told so, ephemerally, with a button that asks again (another replica, or this one restarted, answers).
  */
 export async function respondRestarting(
-  deps: Pick<SlackDeps, 'logger'>,
+  deps: Pick<SlackDeps, 'logger' | 'metrics'>,
   respond: RespondFn,
   route: Route,
   shown?: ShownState,
@@ -343,27 +336,29 @@ export async function respondRestarting(
  * The answer by the first way that takes it. `channelPostInDoubt`: the post in the channel (a shared answer) failed
  * in a way after which it may be there all the same (Slack's fatal_error or internal_error, a 5xx, a reply lost on
  * the way: slackCallFailure's `mayHaveArrived`); it is not tried again, and the next way shows the answer to the
- * person alone, as when the response_url's outcome is unknown.
+ * person alone, as when the response_url's outcome is unknown. The posts in the channel and the DM are made once
+ * (singleAttemptClient): a retry after a failure in doubt would show the message twice; the ephemeral one is
+ * retried (twice to one person, at worst).
  */
 async function deliverElsewhere(
   recipient: Recipient,
   message: Message,
   responseType: 'ephemeral' | 'in_channel',
+  metrics: SlackDeps['metrics'],
 ): Promise<{ deliveredBy: string | null; failures: string[]; channelPostInDoubt: boolean }> {
   const { client, userId, channelId } = recipient;
   const content = { text: message.text, blocks: message.blocks };
+  const poster = singleAttemptClient(client, metrics);
   const ways: [string, () => Promise<unknown>][] = [];
-  if (channelId && responseType === 'in_channel') {
-    const poster = recipient.channelPostClient ?? client;
+  if (channelId && responseType === 'in_channel')
     ways.push(['chat.postMessage', () => poster.chat.postMessage({ channel: channelId, ...content })]);
-  }
   if (channelId)
     ways.push([
       'chat.postEphemeral',
       () => client.chat.postEphemeral({ channel: channelId, user: userId, ...content }),
     ]);
   // A bot posting to a user id writes in its DM with that user.
-  ways.push(['dm', () => client.chat.postMessage({ channel: userId, ...content })]);
+  ways.push(['dm', () => poster.chat.postMessage({ channel: userId, ...content })]);
   const failures: string[] = [];
   let channelPostInDoubt = false;
   for (const [name, post] of ways) {

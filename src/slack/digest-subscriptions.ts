@@ -7,6 +7,7 @@ import {
   renderInviteBot,
   renderNotSubscribed,
   renderSubscribed,
+  renderSubscribedInDoubt,
   renderSubscriptionList,
   renderUnsubscribed,
 } from '../render/digest.js';
@@ -51,7 +52,9 @@ export class DigestSubscriptions {
    * Any member of the channel may subscribe it. The confirmation is posted IN the channel first, with `client`
    * (the command's): it tells the channel, and it is the check that the bot can post there. When Slack refuses
    * it (`not_in_channel`, `channel_not_found`, `is_archived`), nothing is subscribed and the answer says how to
-   * invite the bot. Subscribing again changes the time and filters and keeps what was posted.
+   * invite the bot. Subscribing again changes the time and filters and keeps what was posted. `client` makes one
+   * attempt (singleAttemptClient): a post that failed after it may have reached Slack (a 5xx, a reply lost) is not
+   * repeated; the subscription is kept and the subscriber gets the confirmation with a note that it may be missing.
    */
   async subscribe(input: SubscribeInput, client: WebClient): Promise<Message | null> {
     const existing = await this.deps.store.get(input.workspaceId, input.channelId);
@@ -74,7 +77,8 @@ export class DigestSubscriptions {
     };
     const confirmation = renderSubscribed(candidate, { updated: existing !== null });
     const posted = await this.deps.poster.post(client, input.workspaceId, input.channelId, confirmation);
-    if (!posted.ok) {
+    const inDoubt = !posted.ok && posted.kind === 'retry' && posted.mayHaveArrived === true;
+    if (!posted.ok && !inDoubt) {
       this.deps.logger.info(
         { workspaceId: input.workspaceId, channelId: input.channelId, outcome: posted.kind },
         'digest subscription refused: cannot post in the channel',
@@ -92,10 +96,15 @@ export class DigestSubscriptions {
       subscribedBy: candidate.subscribedBy,
     });
     this.deps.logger.info(
-      { workspaceId: input.workspaceId, channelId: input.channelId, updated: existing !== null },
+      {
+        workspaceId: input.workspaceId,
+        channelId: input.channelId,
+        updated: existing !== null,
+        ...(inDoubt && { confirmation: 'in doubt' }),
+      },
       'digest subscribed',
     );
-    return null;
+    return inDoubt ? renderSubscribedInDoubt(confirmation) : null;
   }
 
   async unsubscribe(workspaceId: string, channelId: string): Promise<Message> {

@@ -2,7 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import type { FeedEventKind } from '../domain/feed/types.js';
 import type { AnswerCallOptions } from '../domain/workspace.js';
 import type { Logger } from '../lib/logger.js';
-import { renderDigestUnavailable, renderInviteBot } from '../render/digest.js';
+import { renderDigestUnavailable, renderInviteBot, renderSubscribedInDoubt } from '../render/digest.js';
 import {
   renderFeedList,
   renderFeedNotSubscribed,
@@ -65,7 +65,8 @@ export class FeedSubscriptions {
   /**
    * Any member of the channel may subscribe it. The confirmation is posted IN the channel first, with the
    * command's client: it tells the channel, and it is the check that the bot can post there. When Slack refuses
-   * it, nothing is subscribed and the answer says how to invite the bot.
+   * it, nothing is subscribed and the answer says how to invite the bot. `client` makes one attempt: a post in
+   * doubt is not repeated, and the feed is kept (as DigestSubscriptions.subscribe does).
    */
   async subscribe(input: FeedSubscribeInput, client: WebClient): Promise<Message | null> {
     const existing = await this.deps.store.getChannel(input.workspaceId, input.channelId);
@@ -76,7 +77,8 @@ export class FeedSubscriptions {
     };
     const confirmation = renderFeedSubscribed(stored, { updated: existing !== null });
     const posted = await this.deps.poster.post(client, input.workspaceId, input.channelId, confirmation);
-    if (!posted.ok) {
+    const inDoubt = !posted.ok && posted.kind === 'retry' && posted.mayHaveArrived === true;
+    if (!posted.ok && !inDoubt) {
       this.deps.logger.info(
         { workspaceId: input.workspaceId, channelId: input.channelId, outcome: posted.kind },
         'feed subscription refused: cannot post in the channel',
@@ -91,10 +93,15 @@ export class FeedSubscriptions {
       subscribedBy: input.userId,
     });
     this.deps.logger.info(
-      { workspaceId: input.workspaceId, channelId: input.channelId, updated: existing !== null },
+      {
+        workspaceId: input.workspaceId,
+        channelId: input.channelId,
+        updated: existing !== null,
+        ...(inDoubt && { confirmation: 'in doubt' }),
+      },
       'feed subscribed',
     );
-    return null;
+    return inDoubt ? renderSubscribedInDoubt(confirmation) : null;
   }
 
   async unsubscribe(workspaceId: string, channelId: string): Promise<Message> {

@@ -12,8 +12,10 @@ import type { KeyValue } from '../store/kv.js';
  * both so they space out in one channel), a 429 waited for as its Retry-After says. What a refusal means (a
  * channel gone, a person lost, a token revoked) is each caller's.
  *
- * The clients from SlackClients reject rate-limited calls and do not retry (see slack-clients.ts), so every 429
- * and 5xx comes back here; a client with built-in retries (Bolt's, for confirmations) works too.
+ * The client must not retry by itself: a 5xx or a timeout may come after Slack posted the message, and a retry
+ * would post it again. The clients from SlackClients reject rate-limited calls and do not retry (see
+ * slack-clients.ts), and a listener's is given as singleAttemptClient (web-clients.ts), so every 429 and 5xx comes
+ * back here, where only a 429 (nothing posted) is tried again.
  */
 
 /** Slack refusals that mean the workspace's token no longer works. */

@@ -9,7 +9,8 @@ import { meteredFetch } from './slack-metrics.js';
  *
  * Listeners' client (Bolt's, for every workspace): a 5xx or network failure is retried twice, 0.3 then about
  * 0.6 s later, each attempt at most 5 s; a 429 is thrown at once with its Retry-After, for the caller to decide
- * (deliver.ts waits for it, bounded, or falls back).
+ * (deliver.ts waits for it, bounded, or falls back). For what a repeat does no harm to: reads, views, ephemeral
+ * messages; a message posted in a channel or a DM goes through singleAttemptClient instead.
  */
 export const INTERACTIVE_WEB_CLIENT = {
   retryConfig: { retries: 2, factor: 2, minTimeout: 300, maxTimeout: 1_500, randomize: true },
@@ -28,9 +29,10 @@ export const TRIGGER_WEB_CLIENT = {
 } as const;
 
 /**
- * A post that must not be made twice (a shared answer posted in a channel): one attempt. A 5xx or a connection cut
- * may come after Slack posted the message, and a retry would post it again for everyone; the caller decides what
- * such a failure means (deliver.ts: in doubt, never posted again).
+ * A post that must not be made twice, every chat.postMessage a listener makes (a shared answer, a subscription's
+ * confirmation in the channel, the chat help, an answer's DM): one attempt. A 5xx or a connection cut may come
+ * after Slack posted the message, and a retry would post it again (chat.postMessage has no idempotency key); the
+ * caller decides what such a failure means (slackCallFailure's `mayHaveArrived`: in doubt, never posted again).
  */
 export const SINGLE_ATTEMPT_WEB_CLIENT = {
   retryConfig: { retries: 0 },

@@ -62,27 +62,106 @@ describe('views.open, tied to a trigger_id', () => {
 });
 
 describe('other calls of listeners', () => {
-  it('retry a 5xx twice, then give up (the failure is logged)', async () => {
-    h.slack.failNext('chat.postMessage', { status: 503 }, 10);
-    const { event } = mention();
-    expect((await h.event(event, TEAM)).status).toBe(200);
-    await eventually(() => h.logs.some((l) => l.includes('chat help not sent')));
-    expect(callsOf('chat.postMessage')).toHaveLength(3);
+  /** `/estoque almoxarifados` whose response_url is dead: the answer goes by chat.postEphemeral, retried. */
+  async function answerByEphemeral() {
+    h.slack.failNext('response_url', { error: 'expired_url' }, 1);
+    return h.command('/estoque', 'almoxarifados');
+  }
+
+  it('retry a 5xx twice, then give up (the failure is logged, the answer goes another way)', async () => {
+    h.slack.failNext('chat.postEphemeral', { status: 503 }, 10);
+    const result = await answerByEphemeral();
+    const answer = await h.nextMessage(result.sentAt, { userId: USERS.member });
+    expect(answer.via).toBe('chat.postMessage');
+    expect(callsOf('chat.postEphemeral')).toHaveLength(3);
+    await eventually(() => h.logs.some((l) => l.includes('chat.postEphemeral: slack_webapi_http_error')));
   });
 
   it('throw a 429 at once, without waiting for its Retry-After', async () => {
-    h.slack.failNext('chat.postMessage', { status: 429, retryAfterSec: 120 }, 1);
-    const { event } = mention();
-    await h.event(event, TEAM);
-    await eventually(() => h.logs.some((l) => l.includes('chat help not sent')));
-    expect(callsOf('chat.postMessage')).toHaveLength(1);
+    h.slack.failNext('chat.postEphemeral', { status: 429, retryAfterSec: 120 }, 1);
+    const result = await answerByEphemeral();
+    const answer = await h.nextMessage(result.sentAt, { userId: USERS.member });
+    expect(answer.via).toBe('chat.postMessage');
+    expect(callsOf('chat.postEphemeral')).toHaveLength(1);
   });
 
   it('succeed on a retry when Slack recovers', async () => {
-    h.slack.failNext('chat.postMessage', { status: 500 }, 1);
+    h.slack.failNext('chat.postEphemeral', { status: 500 }, 1);
+    const result = await answerByEphemeral();
+    const answer = await h.nextMessage(result.sentAt, { userId: USERS.member });
+    expect(answer.via).toBe('chat.postEphemeral');
+    expect(callsOf('chat.postEphemeral')).toHaveLength(2);
+  });
+});
+
+/**
+ * A message posted in a channel or a DM (chat.postMessage) is made once: a 5xx or a reply lost may come after
+ * Slack posted it, and until 2026-11-27 the listeners' client posted it again, up to 3 times.
+ */
+describe('messages posted in a channel or a DM', () => {
+  it('the chat help: a 5xx is not retried (logged), and a reply lost leaves one help in the thread', async () => {
+    h.slack.failNext('chat.postMessage', { status: 503 }, 10);
+    await h.event(mention().event, TEAM);
+    await eventually(() => h.logs.some((l) => l.includes('chat help not sent')));
+    expect(callsOf('chat.postMessage')).toHaveLength(1);
+
+    h.slack.clearFailures();
+    h.slack.failNext('chat.postMessage', { dropReply: true }, 1);
     const { event, ts } = mention();
     await h.event(event, TEAM);
-    await eventually(() => h.slack.messages.find((m) => m.threadTs === ts));
+    await eventually(() => h.logs.filter((l) => l.includes('chat help not sent')).length === 2);
     expect(callsOf('chat.postMessage')).toHaveLength(2);
+    expect(h.slack.messages.filter((m) => m.threadTs === ts)).toHaveLength(1);
+  });
+
+  it.each([
+    [
+      'resumo assinar 07:30',
+      /assinou o resumo diário/,
+      () => h.container.subscriptions.get(TEAM, CHANNELS.stockroom),
+    ],
+    [
+      'alertas assinar',
+      /assinou os alertas do estoque/,
+      () => h.container.feedListeners.getChannel(TEAM, CHANNELS.stockroom),
+    ],
+  ] as const)(
+    '/estoque %s whose confirmation reached the channel but whose reply was lost: posted once, subscribed, the subscriber told',
+    async (text, confirmation, stored) => {
+      await h.link(TEAM);
+      h.slack.failNext('chat.postMessage', { dropReply: true }, 1);
+      const result = await h.command('/estoque', text);
+      const told = await h.nextMessage(result.sentAt, { userId: USERS.member, ephemeral: true });
+      expect(textOf(told)).toMatch(confirmation);
+      expect(textOf(told)).toContain('O Slack não confirmou se este aviso apareceu no canal');
+      expect(callsOf('chat.postMessage')).toHaveLength(1);
+      const inChannel = h.slack.messages.filter((m) => m.channel === CHANNELS.stockroom && !m.ephemeral);
+      expect(inChannel).toHaveLength(1);
+      expect(textOf(inChannel[0]!)).toMatch(confirmation);
+      expect(await stored()).toMatchObject({ subscribedBy: USERS.member });
+    },
+  );
+
+  it('/estoque resumo assinar whose confirmation got a 502: posted once, subscribed, the subscriber told', async () => {
+    await h.link(TEAM);
+    h.slack.failNext('chat.postMessage', { status: 502 }, 10);
+    const result = await h.command('/estoque', 'resumo assinar 07:30');
+    const told = await h.nextMessage(result.sentAt, { userId: USERS.member, ephemeral: true });
+    expect(textOf(told)).toContain('O Slack não confirmou se este aviso apareceu no canal');
+    expect(callsOf('chat.postMessage')).toHaveLength(1);
+    expect(await h.container.subscriptions.get(TEAM, CHANNELS.stockroom)).toMatchObject({
+      hour: 7,
+      minute: 30,
+    });
+  });
+
+  it('an answer by DM (response_url dead, no channel): posted once when its reply is lost', async () => {
+    h.slack.failNext('response_url', { error: 'expired_url' }, 1);
+    h.slack.failNext('chat.postMessage', { dropReply: true }, 1);
+    // The bot is not a member there: chat.postEphemeral answers not_in_channel, and the answer goes by DM.
+    await h.command('/estoque', 'almoxarifados', { channel: CHANNELS.withoutBot });
+    await eventually(() => h.logs.some((l) => l.includes('dm: slack_webapi_request_error')));
+    expect(callsOf('chat.postMessage')).toHaveLength(1);
+    expect(h.slack.messages.filter((m) => m.channel.startsWith('D'))).toHaveLength(1);
   });
 });

@@ -1,5 +1,6 @@
 import type { SlackDeps } from '../deps.js';
 import type { EstoqueCommand } from '../parse/commands.js';
+import { singleAttemptClient } from '../web-clients.js';
 import type { CommandArgs } from './answer-command.js';
 import { runListenerCommand } from './listener-command.js';
 
@@ -27,7 +28,8 @@ export function handleDigestCommand(
             stockroomId: command.stockroomId,
             weekdaysOnly: command.weekdaysOnly,
           },
-          args.client,
+          // One attempt: a retried confirmation after a 5xx or a timeout could appear twice in the channel.
+          singleAttemptClient(args.client, deps.metrics),
         );
       case 'digest-cancel':
         return deps.digestSubscriptions.unsubscribe(workspaceId, channelId);

@@ -1,6 +1,7 @@
 import type { SlackDeps } from '../deps.js';
 import type { EstoqueCommand, SolicitacaoCommand } from '../parse/commands.js';
 import { emailOf } from '../slack-users.js';
+import { singleAttemptClient } from '../web-clients.js';
 import type { CommandArgs } from './answer-command.js';
 import { runListenerCommand } from './listener-command.js';
 
@@ -48,7 +49,8 @@ export function handleFeedCommand(deps: SlackDeps, args: CommandArgs, command: F
         case 'feed-subscribe':
           return feed.subscribe(
             { workspaceId, channelId, userId, stockroomId: command.stockroomId, kinds: command.kinds },
-            args.client,
+            // One attempt: a retried confirmation after a 5xx or a timeout could appear twice in the channel.
+            singleAttemptClient(args.client, deps.metrics),
           );
         case 'feed-cancel':
           return feed.unsubscribe(workspaceId, channelId);

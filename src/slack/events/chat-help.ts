@@ -4,6 +4,7 @@ import { errFields, newCorrelationId } from '../../lib/logger.js';
 import { renderChatHelp } from '../../render/index.js';
 import type { SlackDeps } from '../deps.js';
 import { workspaceIdOf } from '../slack-users.js';
+import { singleAttemptClient } from '../web-clients.js';
 
 /** What the two events share that tells who wrote the message. */
 interface Written {
@@ -45,7 +46,8 @@ export function registerChatHelp(app: App, deps: SlackDeps): void {
     });
     const help = renderChatHelp();
     try {
-      await client.chat.postMessage({
+      // One attempt: after a 5xx or a timeout the help may be in the thread already.
+      await singleAttemptClient(client, deps.metrics).chat.postMessage({
         channel: where.channel,
         text: help.text,
         blocks: help.blocks,

@@ -10,7 +10,7 @@ import type { SlackDeps } from '../deps.js';
  * the channel or by DM (a Home button, a global shortcut).
  */
 export function tellModalNotOpened(
-  deps: Pick<SlackDeps, 'logger' | 'tasks'>,
+  deps: Pick<SlackDeps, 'logger' | 'tasks' | 'metrics'>,
   error: unknown,
   logMessage: string,
   recipient: Recipient,
