@@ -90,6 +90,13 @@ export class Keys {
   seenEvent(eventId: string): string {
     return `${this.prefix}seen:event:${eventId}`;
   }
+  /**
+   * A click on "Compartilhar no canal", claimed for a few seconds (per workspace; the hash of the message, the
+   * button and who clicked): a second click on it shares nothing more.
+   */
+  seenShareClick(workspaceId: string, clickHash: string): string {
+    return `${this.prefix}seen:share:${workspaceId}:${clickHash}`;
+  }
 
   // Slack installations.
   installation(installId: string): string {

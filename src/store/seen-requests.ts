@@ -10,6 +10,23 @@ export const SIGNATURE_WINDOW_MS = 5 * 60_000;
 export const EVENT_ID_TTL_MS = 15 * 60_000;
 
 /**
+ * How long a click on "Compartilhar no canal" stands for the same click again: a double click, or a second one
+ * while the first answer is still being prepared (Slack sends one block_actions per click, each signed anew).
+ */
+export const SHARE_CLICK_WINDOW_MS = 20_000;
+
+/** What tells one share click from another: the same person, the same button of the same message. */
+export interface ShareClick {
+  workspaceId: string;
+  channelId: string;
+  /** The message the button is on (its ts; an ephemeral message has one too). */
+  messageTs: string;
+  actionId: string;
+  value: string;
+  userId: string;
+}
+
+/**
  * What Slack requests were already taken in, shared by every replica through the store: `SET NX` with a TTL, so the
  * first replica to see a signature (or an event id) wins and the entry goes away by itself after its window.
  */
@@ -27,6 +44,16 @@ export class SeenRequests {
     // Hashed: the key stays short whatever the header holds.
     return this.kv.set(this.keys.seenRequest(shortHash(signature, 32)), '1', {
       ttlMs: Math.max(1_000, ttlMs),
+      onlyIfAbsent: true,
+    });
+  }
+
+  /** True for the first click on a share button within SHARE_CLICK_WINDOW_MS; false for the same click again. */
+  firstShareClick(click: ShareClick): Promise<boolean> {
+    const { workspaceId, channelId, messageTs, actionId, value, userId } = click;
+    const clickHash = shortHash(JSON.stringify([channelId, messageTs, actionId, value, userId]), 32);
+    return this.kv.set(this.keys.seenShareClick(workspaceId, clickHash), '1', {
+      ttlMs: SHARE_CLICK_WINDOW_MS,
       onlyIfAbsent: true,
     });
   }

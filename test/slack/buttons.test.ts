@@ -93,6 +93,30 @@ describe('buttons', () => {
     expect(h.slack.messages.find((m) => m.ts === shared.ts && m.replaced)).toBeUndefined();
   });
 
+  it('Compartilhar no canal clicked twice at once (a double click) posts the answer once', async () => {
+    const [id] = C1.requestsWithItemsBelowMinimum;
+    const detail = await ask('/solicitacao', String(id));
+    const since = Date.now();
+    const clicks = await Promise.all([
+      h.click(detail, { text: 'Compartilhar no canal' }),
+      h.click(detail, { text: 'Compartilhar no canal' }),
+    ]);
+    expect(clicks.map((c) => c.status)).toEqual([200, 200]);
+    const shared = await h.nextMessage(since, { channel: CHANNELS.stockroom, ephemeral: false });
+    expect(textOf(shared)).toContain(`Solicitação ${id}`);
+    await h.container.tasks.drain(5_000);
+    const inChannel = h.slack.messages.filter(
+      (m) => m.channel === CHANNELS.stockroom && !m.ephemeral && m.at >= since,
+    );
+    expect(inChannel).toHaveLength(1);
+    expect(h.logs.filter((l) => l.includes('share clicked again'))).toHaveLength(1);
+    // Someone else's click on the same button is theirs: it shares.
+    const other = Date.now();
+    await h.click(detail, { text: 'Compartilhar no canal' }, { user: USERS.admin });
+    const byAdmin = await h.nextMessage(other, { channel: CHANNELS.stockroom, ephemeral: false });
+    expect(textOf(byAdmin)).toContain(`<@${USERS.admin}>`);
+  });
+
   it('refuses a button whose value was tampered with, without calling upstream', async () => {
     const list = await ask('/solicitacao', '');
     const before = h.sandbox.calls.length;

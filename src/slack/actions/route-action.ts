@@ -1,5 +1,6 @@
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { decodeRoute } from '../../domain/routes.js';
+import { orAfter } from '../../lib/deadline.js';
 import { renderStaleButton } from '../../render/index.js';
 import {
   type DeliveryMode,
@@ -9,7 +10,7 @@ import {
   tellPerson,
 } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
-import { receivedAtOf } from '../request-guard.js';
+import { receivedAtOf, STORE_CHECK_MS } from '../request-guard.js';
 import { workspaceIdOf } from '../slack-users.js';
 
 export type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
@@ -36,6 +37,13 @@ export async function answerButton(
     });
     return;
   }
+  if (kind === 'share' && !(await firstShareClick(deps, args, workspaceId))) {
+    deps.logger.info(
+      { workspaceId, actionId: args.action.action_id },
+      'share clicked again: nothing more shared',
+    );
+    return;
+  }
   const onEphemeral = args.body.container?.is_ephemeral === true;
   // On a message everyone sees, the click's response_url would replace that very message: the answer, a first
   // message and a restart notice all go beside it.
@@ -60,4 +68,25 @@ export async function answerButton(
       }),
     { onAbandon: () => respondRestarting(deps, args.respond, route, shown, mode) },
   );
+}
+
+/**
+ * "Compartilhar no canal" posts for everyone: a double click (two block_actions) would post the answer twice. The
+ * first click claims it for SHARE_CLICK_WINDOW_MS across replicas; the same person's click on the same button of
+ * the same message within it is acked and dropped. A store that does not answer within STORE_CHECK_MS lets the
+ * click through, as the replay check does: one share too many rather than none.
+ */
+function firstShareClick(deps: SlackDeps, args: ButtonArgs, workspaceId: string): Promise<boolean> {
+  const container = args.body.container as { message_ts?: unknown; channel_id?: unknown } | undefined;
+  const claim = deps.seenRequests
+    .firstShareClick({
+      workspaceId,
+      channelId: args.body.channel?.id ?? String(container?.channel_id ?? ''),
+      messageTs: String(container?.message_ts ?? args.body.message?.ts ?? ''),
+      actionId: args.action.action_id,
+      value: args.action.value ?? '',
+      userId: args.body.user.id,
+    })
+    .catch(() => true);
+  return orAfter(claim, STORE_CHECK_MS, () => true);
 }
