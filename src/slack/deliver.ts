@@ -72,7 +72,11 @@ export interface Recipient {
  * answer is preceded by a first message that it then replaces in place (first-message.ts); a shared answer is
  * posted once, when it is ready.
  */
-export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise<void> {
+/**
+ * Answers a route. Resolves false only for a share that was not posted in the channel (the answer failed and the
+ * person was told instead, or the answer was abandoned): the click may be made again.
+ */
+export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise<boolean> {
   const correlationId = newCorrelationId();
   const logger = deps.logger.child({
     correlationId,
@@ -139,7 +143,7 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
 
   if (delivery.mode === 'share') {
     const message = await answer;
-    if (delivery.shown?.abandoned) return;
+    if (delivery.shown?.abandoned) return false;
     // A failure is told to the one who asked, never shared in the channel.
     await sendResponse(
       deps,
@@ -151,7 +155,7 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
     );
     logger.info({ ms: deps.now() - started, failed }, 'answered');
     deps.metrics.answer(delivery.source ?? 'command', delivery.route.view, outcome, secondsSince(timer));
-    return;
+    return !failed;
   }
 
   const { notices } = await firstMessageThenAnswer({
@@ -200,6 +204,7 @@ export async function deliverRoute(deps: SlackDeps, delivery: Delivery): Promise
   });
   logger.info({ ms: deps.now() - started, failed, ...(notices.length > 0 && { notices }) }, 'answered');
   deps.metrics.answer(delivery.source ?? 'command', delivery.route.view, outcome, secondsSince(timer));
+  return true;
 }
 
 /**

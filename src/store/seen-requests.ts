@@ -50,12 +50,18 @@ export class SeenRequests {
 
   /** True for the first click on a share button within SHARE_CLICK_WINDOW_MS; false for the same click again. */
   firstShareClick(click: ShareClick): Promise<boolean> {
+    return this.kv.set(this.shareClickKey(click), '1', { ttlMs: SHARE_CLICK_WINDOW_MS, onlyIfAbsent: true });
+  }
+
+  /** A share that did not reach the channel (its person was told why): the same click may be made again at once. */
+  async forgetShareClick(click: ShareClick): Promise<void> {
+    await this.kv.del(this.shareClickKey(click));
+  }
+
+  private shareClickKey(click: ShareClick): string {
     const { workspaceId, channelId, messageTs, actionId, value, userId } = click;
     const clickHash = shortHash(JSON.stringify([channelId, messageTs, actionId, value, userId]), 32);
-    return this.kv.set(this.keys.seenShareClick(workspaceId, clickHash), '1', {
-      ttlMs: SHARE_CLICK_WINDOW_MS,
-      onlyIfAbsent: true,
-    });
+    return this.keys.seenShareClick(workspaceId, clickHash);
   }
 
   /** True the first time an Events API event id is seen; false for Slack's retry of an event already taken. */

@@ -117,6 +117,28 @@ describe('buttons', () => {
     expect(textOf(byAdmin)).toContain(`<@${USERS.admin}>`);
   });
 
+  it('Compartilhar no canal clicked again after a share that failed (the person told why) shares then', async () => {
+    const [id, other] = C1.requestsWithItemsBelowMinimum;
+    const detail = await ask('/solicitacao', String(id));
+    // The same message, its share button now for a request not read yet, whose items upstream refuses.
+    const uncached = {
+      ...detail,
+      blocks: JSON.parse(JSON.stringify(detail.blocks).replaceAll(`\\"id\\":${id}`, `\\"id\\":${other}`)),
+    };
+    h.sandbox.faults.next({ path: `/v1/solicitacoes-materiais/${other}/itens`, status: 403, times: 10 });
+    const since = Date.now();
+    await h.click(uncached, { text: 'Compartilhar no canal' });
+    const told = await h.nextMessage(since, { userId: USERS.member });
+    expect(told.ephemeral).toBe(true);
+    await h.container.tasks.drain(5_000);
+    h.sandbox.faults.clear();
+    const again = Date.now();
+    await h.click(uncached, { text: 'Compartilhar no canal' });
+    const shared = await h.nextMessage(again, { channel: CHANNELS.stockroom, ephemeral: false });
+    expect(textOf(shared)).toContain(`Solicitação ${other}`);
+    expect(h.logs.filter((l) => l.includes('share clicked again'))).toEqual([]);
+  });
+
   it('refuses a button whose value was tampered with, without calling upstream', async () => {
     const list = await ask('/solicitacao', '');
     const before = h.sandbox.calls.length;

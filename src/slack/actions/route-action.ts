@@ -1,7 +1,9 @@
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { decodeRoute } from '../../domain/routes.js';
 import { orAfter } from '../../lib/deadline.js';
+import { errFields } from '../../lib/logger.js';
 import { renderStaleButton } from '../../render/index.js';
+import type { ShareClick } from '../../store/seen-requests.js';
 import {
   type DeliveryMode,
   deliverRoute,
@@ -37,7 +39,8 @@ export async function answerButton(
     });
     return;
   }
-  if (kind === 'share' && !(await firstShareClick(deps, args, workspaceId))) {
+  const shareClick = kind === 'share' ? shareClickOf(args, workspaceId) : null;
+  if (shareClick !== null && !(await firstShareClick(deps, shareClick))) {
     deps.logger.info(
       { workspaceId, actionId: args.action.action_id },
       'share clicked again: nothing more shared',
@@ -52,8 +55,8 @@ export async function answerButton(
   const shown: ShownState = { firstMessage: false };
   await deps.tasks.run(
     `button ${kind}`,
-    () =>
-      deliverRoute(deps, {
+    async () => {
+      const posted = await deliverRoute(deps, {
         route,
         workspaceId,
         userId: args.body.user.id,
@@ -65,28 +68,38 @@ export async function answerButton(
         shown,
         channelId: args.body.channel?.id,
         receivedAt: receivedAtOf(args.context),
-      }),
+      });
+      // A share its person was told failed may be clicked again at once.
+      if (!posted && shareClick !== null) {
+        await deps.seenRequests.forgetShareClick(shareClick).catch((error: unknown) => {
+          deps.logger.warn({ workspaceId, ...errFields(error) }, 'share click not released');
+        });
+      }
+    },
     { onAbandon: () => respondRestarting(deps, args.respond, route, shown, mode) },
   );
+}
+
+function shareClickOf(args: ButtonArgs, workspaceId: string): ShareClick {
+  const container = args.body.container as { message_ts?: unknown; channel_id?: unknown } | undefined;
+  return {
+    workspaceId,
+    channelId: args.body.channel?.id ?? String(container?.channel_id ?? ''),
+    messageTs: String(container?.message_ts ?? args.body.message?.ts ?? ''),
+    actionId: args.action.action_id,
+    value: args.action.value ?? '',
+    userId: args.body.user.id,
+  };
 }
 
 /**
  * "Compartilhar no canal" posts for everyone: a double click (two block_actions) would post the answer twice. The
  * first click claims it for SHARE_CLICK_WINDOW_MS across replicas; the same person's click on the same button of
  * the same message within it is acked and dropped. A store that does not answer within STORE_CHECK_MS lets the
- * click through, as the replay check does: one share too many rather than none.
+ * click through, as the replay check does: one share too many rather than none. A share that
+ * failed (its person told why) is released, so the click can be made again at once.
  */
-function firstShareClick(deps: SlackDeps, args: ButtonArgs, workspaceId: string): Promise<boolean> {
-  const container = args.body.container as { message_ts?: unknown; channel_id?: unknown } | undefined;
-  const claim = deps.seenRequests
-    .firstShareClick({
-      workspaceId,
-      channelId: args.body.channel?.id ?? String(container?.channel_id ?? ''),
-      messageTs: String(container?.message_ts ?? args.body.message?.ts ?? ''),
-      actionId: args.action.action_id,
-      value: args.action.value ?? '',
-      userId: args.body.user.id,
-    })
-    .catch(() => true);
+function firstShareClick(deps: SlackDeps, click: ShareClick): Promise<boolean> {
+  const claim = deps.seenRequests.firstShareClick(click).catch(() => true);
   return orAfter(claim, STORE_CHECK_MS, () => true);
 }
