@@ -14,50 +14,55 @@ import { Limits } from './limits.js';
 /**
  * Purchases and receipts are undocumented beyond their id: they are shown generically, every scalar field that
  * arrives with a readable pt-BR label. Unknown or missing fields never break an answer.
+ *
+ * The tables below are looked up by upstream's field names: Maps, not object literals, since a field named
+ * `toString` or `constructor` would find Object's own function in an object (and the answer failed on it).
  */
 
-const KNOWN_LABELS: Record<string, string> = {
-  compraMaterialId: 'Compra',
-  entradaMaterialId: 'Entrada',
-  entradaId: 'Entrada',
-  ordemCompra: 'Ordem de compra',
-  compraAgrupadora: 'Compra agrupadora',
-  fornecedor_Nome: 'Fornecedor',
-  almoxarifado_Nome: 'Almoxarifado',
-  solicitante_Nome: 'Solicitante',
-  comprador_Nome: 'Comprador',
-  material_Nome: 'Material',
-  site_Nome: 'Site',
-  unidade_Nome: 'Unidade',
-  empresa_Nome: 'Empresa',
-  status_Nome: 'Status',
-  status: 'Status',
-  dataCompra: 'Data da compra',
-  dataEntrada: 'Data da entrada',
-  dataEmissao: 'Data de emissão',
-  dataCadastro: 'Cadastrada em',
-  dataPrevisaoEntrega: 'Previsão de entrega',
-  dataPrevista: 'Previsão de entrega',
-  valorTotal: 'Valor total',
-  valorUnitario: 'Valor unitário',
-  valorFrete: 'Frete',
-  valorDesconto: 'Desconto',
-  numeroNotaFiscal: 'Nota fiscal',
-  notaFiscal: 'Nota fiscal',
-  quantidade: 'Quantidade',
-  quantidadeComprada: 'Qtd. comprada',
-  quantidadeRecebida: 'Qtd. recebida',
-  quantidadePendente: 'Qtd. pendente',
-  saldoReceber: 'Saldo a receber',
-  observacao: 'Observação',
-  observacoes: 'Observações',
-  descricao: 'Descrição',
-  numero: 'Número',
-  condicaoPagamento: 'Condição de pagamento',
-  formaPagamento: 'Forma de pagamento',
-  prazoEntrega: 'Prazo de entrega',
-  centroCusto_Nome: 'Centro de custo',
-};
+const KNOWN_LABELS: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    compraMaterialId: 'Compra',
+    entradaMaterialId: 'Entrada',
+    entradaId: 'Entrada',
+    ordemCompra: 'Ordem de compra',
+    compraAgrupadora: 'Compra agrupadora',
+    fornecedor_Nome: 'Fornecedor',
+    almoxarifado_Nome: 'Almoxarifado',
+    solicitante_Nome: 'Solicitante',
+    comprador_Nome: 'Comprador',
+    material_Nome: 'Material',
+    site_Nome: 'Site',
+    unidade_Nome: 'Unidade',
+    empresa_Nome: 'Empresa',
+    status_Nome: 'Status',
+    status: 'Status',
+    dataCompra: 'Data da compra',
+    dataEntrada: 'Data da entrada',
+    dataEmissao: 'Data de emissão',
+    dataCadastro: 'Cadastrada em',
+    dataPrevisaoEntrega: 'Previsão de entrega',
+    dataPrevista: 'Previsão de entrega',
+    valorTotal: 'Valor total',
+    valorUnitario: 'Valor unitário',
+    valorFrete: 'Frete',
+    valorDesconto: 'Desconto',
+    numeroNotaFiscal: 'Nota fiscal',
+    notaFiscal: 'Nota fiscal',
+    quantidade: 'Quantidade',
+    quantidadeComprada: 'Qtd. comprada',
+    quantidadeRecebida: 'Qtd. recebida',
+    quantidadePendente: 'Qtd. pendente',
+    saldoReceber: 'Saldo a receber',
+    observacao: 'Observação',
+    observacoes: 'Observações',
+    descricao: 'Descrição',
+    numero: 'Número',
+    condicaoPagamento: 'Condição de pagamento',
+    formaPagamento: 'Forma de pagamento',
+    prazoEntrega: 'Prazo de entrega',
+    centroCusto_Nome: 'Centro de custo',
+  }),
+);
 
 /** Fields shown first, in this order; the others follow in the order they arrived. */
 const PRIORITY = [
@@ -80,42 +85,44 @@ const PRIORITY = [
 const ALWAYS_SKIPPED = new Set(['rowNumber', 'totalRows']);
 
 /** Words that field names spell without their accents. */
-const ACCENTED: Record<string, string> = {
-  observacao: 'observação',
-  observacoes: 'observações',
-  descricao: 'descrição',
-  previsao: 'previsão',
-  emissao: 'emissão',
-  numero: 'número',
-  situacao: 'situação',
-  codigo: 'código',
-  preco: 'preço',
-  usuario: 'usuário',
-  solicitacao: 'solicitação',
-  aprovacao: 'aprovação',
-  cotacao: 'cotação',
-  condicao: 'condição',
-  razao: 'razão',
-  endereco: 'endereço',
-  servico: 'serviço',
-  unitario: 'unitário',
-  responsavel: 'responsável',
-  saida: 'saída',
-  inicio: 'início',
-  termino: 'término',
-  orcamento: 'orçamento',
-  medio: 'médio',
-  ultima: 'última',
-  ultimo: 'último',
-  maximo: 'máximo',
-  minimo: 'mínimo',
-  periodo: 'período',
-  especie: 'espécie',
-  alteracao: 'alteração',
-  criacao: 'criação',
-  inclusao: 'inclusão',
-  exclusao: 'exclusão',
-};
+const ACCENTED: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    observacao: 'observação',
+    observacoes: 'observações',
+    descricao: 'descrição',
+    previsao: 'previsão',
+    emissao: 'emissão',
+    numero: 'número',
+    situacao: 'situação',
+    codigo: 'código',
+    preco: 'preço',
+    usuario: 'usuário',
+    solicitacao: 'solicitação',
+    aprovacao: 'aprovação',
+    cotacao: 'cotação',
+    condicao: 'condição',
+    razao: 'razão',
+    endereco: 'endereço',
+    servico: 'serviço',
+    unitario: 'unitário',
+    responsavel: 'responsável',
+    saida: 'saída',
+    inicio: 'início',
+    termino: 'término',
+    orcamento: 'orçamento',
+    medio: 'médio',
+    ultima: 'última',
+    ultimo: 'último',
+    maximo: 'máximo',
+    minimo: 'mínimo',
+    periodo: 'período',
+    especie: 'espécie',
+    alteracao: 'alteração',
+    criacao: 'criação',
+    inclusao: 'inclusão',
+    exclusao: 'exclusão',
+  }),
+);
 
 const NAME_SUFFIX = /_nome$/i;
 
@@ -128,13 +135,13 @@ export function humanizeKey(key: string): string {
     .split(/[\s_\-.]+/)
     .filter((word) => word !== '')
     .map((word) => word.toLowerCase())
-    .map((word) => (word === 'id' ? '(id)' : (ACCENTED[word] ?? word)));
+    .map((word) => (word === 'id' ? '(id)' : (ACCENTED.get(word) ?? word)));
   const text = words.join(' ');
   return text === '' ? key : `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 }
 
 export function labelFor(key: string): string {
-  return KNOWN_LABELS[key] ?? humanizeKey(key);
+  return KNOWN_LABELS.get(key) ?? humanizeKey(key);
 }
 
 const MONEY_KEY = /valor|custo|pre[cç]o/i;

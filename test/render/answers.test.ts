@@ -552,6 +552,38 @@ describe('purchases and receipts', () => {
     });
   });
 
+  it('shows upstream fields named like Object’s own members (toString, constructor…) in every list of purchases', () => {
+    const odd = {
+      toString: 'texto',
+      constructor: 'Construtora Alfa',
+      valueOf: 7,
+      hasOwnProperty: true,
+      dataConstructor: '2026-11-18T09:15:00',
+    };
+    const page = <T>(rows: T[]) => ({ rows, page: 1, pageSize: 10, totalRows: rows.length, totalPages: 1 });
+    const texts = [
+      allText(renderPurchaseList(answer({ filters: {}, list: page([purchase(odd)]) }), ctx)),
+      allText(renderReceiptList(answer({ filters: {}, list: page([receipt(odd)]) }), ctx)),
+      allText(
+        renderPendingPurchases(
+          answer({
+            stockroomId: null,
+            page: 1,
+            groups: [{ stockroom: { almoxarifado: 2, nome: 'Central' }, purchases: [purchase(odd)] }],
+          }),
+          ctx,
+        ),
+      ),
+    ];
+    for (const text of texts) {
+      expect(text).toMatch(/To string\W+texto/);
+      expect(text).toMatch(/Constructor\W+Construtora Alfa/);
+      expect(text).toMatch(/Has own property\W+Sim/);
+      expect(text).toMatch(/Data constructor\W+18\/11\/2026 09:15/);
+      expect(text).not.toContain('native code');
+    }
+  });
+
   it('renders a receipt without a recognisable id or with odd fields without failing', () => {
     const odd = { totalRows: 1, foo: { bar: 1 }, lista: [1, 2], vazio: '', nulo: null, flag: false };
     const list = { rows: [odd], page: 1, pageSize: 10, totalRows: 1, totalPages: 1 };

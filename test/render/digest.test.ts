@@ -286,6 +286,21 @@ describe('digest messages', () => {
     expect(row).not.toMatch(/&(a|am|amp|l|lt|g|gt)?…/);
   });
 
+  it('shows a pending purchase whose fields are named like Object’s own members (toString, constructor)', () => {
+    const odd: PurchaseOrder = { compraMaterialId: 316, toString: 'texto', constructor: 'Construtora Alfa' };
+    const message = renderDigest(
+      view({
+        pending: {
+          total: 1,
+          stockrooms: 1,
+          rows: [{ purchase: odd, stockroom: { almoxarifado: 2, nome: 'Central' } }],
+        },
+      }),
+      ctx,
+    );
+    expect(text(message)).toContain('To string: texto · Constructor: Construtora Alfa');
+  });
+
   it('nothing to report is one short line', () => {
     const message = renderDigest(empty, ctx);
     expect(message.blocks).toHaveLength(1);

@@ -27,6 +27,15 @@ describe('labels of undocumented fields', () => {
     expect(humanizeKey('unidadeId')).toBe('Unidade (id)');
     expect(humanizeKey('URLAnexo')).toBe('Url anexo');
   });
+
+  it('labels fields named like Object’s own members as any other field (no built-in found by the name)', () => {
+    expect(labelFor('toString')).toBe('To string');
+    expect(labelFor('constructor')).toBe('Constructor');
+    expect(labelFor('valueOf')).toBe('Value of');
+    expect(labelFor('hasOwnProperty')).toBe('Has own property');
+    expect(labelFor('dataConstructor')).toBe('Data constructor');
+    expect(humanizeKey('valor_toString')).toBe('Valor to string');
+  });
 });
 
 describe('values of undocumented fields', () => {
