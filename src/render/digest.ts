@@ -18,9 +18,8 @@ import {
   mentionUser,
   plural,
   safeText,
-  truncateMrkdwn,
 } from './format.js';
-import { recordLines } from './labels.js';
+import { recordLines, shortValue } from './labels.js';
 import { stockBounds } from './materials.js';
 import { unreadStockroomsNote } from './purchases.js';
 import { requestRow } from './request-list.js';
@@ -164,8 +163,7 @@ function pendingRow(row: PendingRow, ctx: RenderContext): SectionBlock {
     'almoxarifado_Nome',
   ])
     .slice(0, 3)
-    // The values are escaped already: cut without splitting an escape (`&am…`).
-    .map((line) => `${line.label}: ${truncateMrkdwn(line.value, 80)}`);
+    .map((line) => `${line.label}: ${shortValue(line, 80)}`);
   const text = [`*Compra ${id}* · ${place}`, details.join(' · ')].filter((line) => line !== '').join('\n');
   return section(text, routeButton('Solicitações', { view: 'purchase', id, page: 1 }));
 }

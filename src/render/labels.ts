@@ -8,6 +8,7 @@ import {
   looksLikeIsoDate,
   safeText,
   truncate,
+  truncateMrkdwn,
 } from './format.js';
 import { Limits } from './limits.js';
 
@@ -169,18 +170,31 @@ export function formatFieldValue(key: string, value: unknown, timeZone: string):
 export interface RecordLine {
   key: string;
   label: string;
+  /** The value as shown, with `idSuffix` at its end. */
   value: string;
+  /** ` (4)`: the id a `*_Nome` field's twin holds, shown beside the name; empty for any other field. */
+  idSuffix: string;
 }
 
-/** Keys whose id is already shown through their `*_Nome` twin (`fornecedor` and `fornecedorId` of `fornecedor_Nome`). */
-function twinsOfNames(record: Record<string, unknown>): Set<string> {
+/**
+ * The ids of the `*_Nome` fields, by name key (`fornecedor_Nome` → the integer in `fornecedor`, `fornecedorId`,
+ * `fornecedor_Id` or `fornecedorID`), and every such twin key, which is shown beside its name and never on its own
+ * line. The id stays in sight because the filters take numbers only (`fornecedor:4`, `status:1`): "Fornecedor:
+ * Hidráulica São Jorge (4)". Own properties only: a `constructor_Nome` must not find Object's `constructor`.
+ */
+function twinsOfNames(record: Record<string, unknown>): { ids: Map<string, number>; twins: Set<string> } {
+  const ids = new Map<string, number>();
   const twins = new Set<string>();
   for (const [key, value] of Object.entries(record)) {
     if (!NAME_SUFFIX.test(key) || typeof value !== 'string' || value.trim() === '') continue;
     const base = key.replace(NAME_SUFFIX, '');
-    for (const twin of [base, `${base}Id`, `${base}_Id`, `${base}ID`]) twins.add(twin);
+    for (const twin of [base, `${base}Id`, `${base}_Id`, `${base}ID`]) {
+      twins.add(twin);
+      const id = Object.hasOwn(record, twin) ? record[twin] : undefined;
+      if (!ids.has(key) && typeof id === 'number' && Number.isSafeInteger(id)) ids.set(key, id);
+    }
   }
-  return twins;
+  return { ids, twins };
 }
 
 /** Every scalar field of an undocumented record as label and value, most useful first. */
@@ -189,13 +203,20 @@ export function recordLines(
   timeZone: string,
   omit: readonly string[] = [],
 ): RecordLine[] {
-  const twins = twinsOfNames(record);
+  const { ids, twins } = twinsOfNames(record);
   const lines: RecordLine[] = [];
   for (const [key, value] of Object.entries(record)) {
     if (ALWAYS_SKIPPED.has(key) || twins.has(key) || omit.includes(key)) continue;
     const formatted = formatFieldValue(key, value, timeZone);
     if (formatted === null) continue;
-    lines.push({ key, label: escapeMrkdwn(truncate(labelFor(key), 60)), value: formatted });
+    const id = ids.get(key);
+    const idSuffix = id === undefined ? '' : ` (${id})`;
+    lines.push({
+      key,
+      label: escapeMrkdwn(truncate(labelFor(key), 60)),
+      value: `${formatted}${idSuffix}`,
+      idSuffix,
+    });
   }
   const rank = (key: string) => {
     const index = PRIORITY.indexOf(key);
@@ -205,6 +226,14 @@ export function recordLines(
     .map((line, index) => ({ line, index }))
     .sort((a, b) => rank(a.line.key) - rank(b.line.key) || a.index - b.index)
     .map(({ line }) => line);
+}
+
+/** A line's value cut to `max` characters; a name's id stays whole after the cut: `Hidráulica São…(4)`. */
+export function shortValue(line: RecordLine, max: number): string {
+  if (line.value.length <= max) return line.value;
+  const name = line.value.slice(0, line.value.length - line.idSuffix.length);
+  // The values are escaped already: cut without splitting an escape (`&am…`).
+  return `${truncateMrkdwn(name, Math.max(1, max - line.idSuffix.length))}${line.idSuffix}`;
 }
 
 /** The first of `keys` that holds an integer id (receipts name their id in several ways). */

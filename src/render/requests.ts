@@ -14,9 +14,12 @@ import type { Message, RenderContext } from './types.js';
 export const ITEMS_PAGE_SIZE = 8;
 const SECTION_CHARS = 2900;
 
-/** A status name, else "status N", else "—". */
+/**
+ * A status name with its number, "Aprovada (2)" (`status:` takes the number, and nothing else shows it), else
+ * "status N", else "—".
+ */
 export function statusText(name: string | null | undefined, status: number | null | undefined): string {
-  if (name?.trim()) return safeText(name, 80);
+  if (name?.trim()) return status == null ? safeText(name, 80) : `${safeText(name, 80)} (${status})`;
   return status == null ? EMPTY : `status ${status}`;
 }
 

@@ -358,7 +358,7 @@ describe('request detail', () => {
     expect(text).toContain('só aparecem itens com material cadastrado no almoxarifado da solicitação');
   });
 
-  it('shows the header with the status name, else the status number', () => {
+  it('shows the header with the status name and its number, else the status number', () => {
     const header = {
       stockroomName: 'Almoxarifado Central',
       requesterName: 'Maria',
@@ -371,6 +371,20 @@ describe('request detail', () => {
       renderRequestDetail(answer({ id: 1234, header, items: [], knownNames: new Map(), page: 1 }), ctx),
     );
     expect(text).toContain('*Status*\nstatus 3');
+    const named = allText(
+      renderRequestDetail(
+        answer({
+          id: 1234,
+          header: { ...header, statusName: 'Aprovada' },
+          items: [],
+          knownNames: new Map(),
+          page: 1,
+        }),
+        ctx,
+      ),
+    );
+    // The number beside the name: `/solicitacao status:3` takes it, and nothing else shows it.
+    expect(named).toContain('*Status*\nAprovada (3)');
     expect(text).toContain('*Aberta em*\n20/11/2026 14:30');
   });
 });
@@ -392,8 +406,8 @@ describe('request history', () => {
       ),
     );
     expect(text.indexOf('20/11/2026 14:30')).toBeLessThan(text.indexOf('21/11/2026 09:00'));
-    expect(text).toContain('— Aberta — por Maria Conceição Souza');
-    expect(text).toContain('— Entregue — retirada: Ana Técnica');
+    expect(text).toContain('— Aberta (1) — por Maria Conceição Souza');
+    expect(text).toContain('— Entregue (1) — retirada: Ana Técnica');
   });
 
   it('pages through the history and goes back to the items', () => {

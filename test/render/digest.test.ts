@@ -284,6 +284,8 @@ describe('digest messages', () => {
     const row = /Fornecedor: [^"]*/.exec(JSON.stringify(message.blocks))?.[0] ?? '';
     expect(row).toContain('Hidráulicos');
     expect(row).not.toMatch(/&(a|am|amp|l|lt|g|gt)?…/);
+    // The supplier's number, which `/compras fornecedor:` takes, survives the cut.
+    expect(row).toContain('Hidráulicos Ltda EP… (12) · ');
   });
 
   it('shows a pending purchase whose fields are named like Object’s own members (toString, constructor)', () => {

@@ -6,6 +6,7 @@ import {
   labelFor,
   recordLines,
   recordSection,
+  shortValue,
 } from '../../src/render/labels.js';
 import { purchase } from './fixtures.js';
 
@@ -72,7 +73,8 @@ describe('values of undocumented fields', () => {
       'Urgente',
     ]);
     const values = Object.fromEntries(lines.map((line) => [line.label, line.value]));
-    expect(values.Fornecedor).toBe('Elétrica Paulista Ltda.');
+    expect(values.Fornecedor).toBe('Elétrica Paulista Ltda. (12)');
+    expect(values.Status).toBe('Aprovada (2)');
     expect(values['Valor total']).toBe('R$ 1.234,50');
   });
 
@@ -83,6 +85,38 @@ describe('values of undocumented fields', () => {
       recordLines(purchase({ fornecedor_Nome: '' }), SP).map((l) => [l.key, l.value]),
     );
     expect(values.fornecedor).toBe('12');
+  });
+
+  it('shows beside a name the id its twin holds, the number the filters take (`fornecedor:12`, `status:2`)', () => {
+    const values = (record: Record<string, unknown>) =>
+      Object.fromEntries(recordLines(record, SP).map((line) => [line.key, line.value]));
+    expect(values(purchase())).toMatchObject({
+      status_Nome: 'Aprovada (2)',
+      fornecedor_Nome: 'Elétrica Paulista Ltda. (12)',
+      almoxarifado_Nome: 'Almoxarifado Central (2)',
+    });
+    for (const twin of ['fornecedorId', 'fornecedor_Id', 'fornecedorID']) {
+      const shown = values({ fornecedor_Nome: 'Hidráulica São Jorge', [twin]: 4 });
+      expect(shown).toEqual({ fornecedor_Nome: 'Hidráulica São Jorge (4)' });
+    }
+    // No id to show: the name alone; a twin that is not an integer is still not a line of its own.
+    expect(values({ fornecedor_Nome: 'Hidráulica', fornecedor: null })).toEqual({
+      fornecedor_Nome: 'Hidráulica',
+    });
+    expect(values({ fornecedor_Nome: 'Hidráulica', fornecedor: 'x' })).toEqual({
+      fornecedor_Nome: 'Hidráulica',
+    });
+    // Only the record's own fields: `constructor_Nome` does not find Object's constructor.
+    expect(values({ constructor_Nome: 'Alfa' })).toEqual({ constructor_Nome: 'Alfa' });
+  });
+
+  it('cuts a long name for a short line and keeps its id whole', () => {
+    const [line] = recordLines(
+      { fornecedor_Nome: `Hidráulica ${'São Jorge & Filhos '.repeat(6)}`, fornecedor: 4 },
+      SP,
+    );
+    expect(line && shortValue(line, 40)).toBe('Hidráulica São Jorge &amp; Filhos S… (4)');
+    expect(line && shortValue(line, 40).length).toBeLessThanOrEqual(40);
   });
 
   it('escapes upstream strings in values and keys', () => {
