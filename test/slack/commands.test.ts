@@ -225,6 +225,24 @@ describe('/compras pendentes', () => {
     expect(text).toContain(`Página 2 de ${Math.ceil(total / PENDING_PAGE_SIZE)} · ${total} compras`);
   });
 
+  it('`almox:N` takes its stockroom name from saved data only: no call for it, and its failure never fails the answer', async () => {
+    const { pendingPurchases, activeStockrooms } = DEMO_FACTS.company1;
+    const calledSince = (at: number) =>
+      h.sandbox.calls.filter((c) => c.at >= at && c.kind === 'data').map((c) => `${c.url} ${c.status}`);
+    // Nothing saved, and the stockroom list failing: its purchases still show, under its number, after one call.
+    h.sandbox.faults.next({ path: '/v1/almoxarifados', status: 500, times: 20 });
+    const cold = await ask('/compras', 'pendentes almox:2');
+    expect(calledSince(cold.result.sentAt)).toEqual(['/v1/entradas-materiais/compras?almoxarifadoId=2 200']);
+    expect(cold.text).toContain('*Almoxarifado 2* · 3 compras');
+    for (const id of pendingPurchases[2]) expect(cold.text).toContain(`Compra ${id}*`);
+    // Once the list is saved (`/estoque almoxarifados`), its name shows, still without asking for the list.
+    h.sandbox.faults.clear();
+    await ask('/estoque', 'almoxarifados');
+    const named = await ask('/compras', 'pendentes almox:2');
+    expect(calledSince(named.result.sentAt)).toEqual([]);
+    expect(named.text).toContain(activeStockrooms[1]?.nome);
+  });
+
   it('none of them read: the failure itself, not an empty list', async () => {
     h.sandbox.faults.next({ path: /\/v1\/entradas-materiais\/compras/, status: 403, times: 10 });
     const { text } = await ask('/compras', 'pendentes');

@@ -10,7 +10,7 @@ import { localDateDaysAgo } from '../dates.js';
 import type { DomainDeps } from '../deps.js';
 import { oldest, type PurchaseService } from '../purchases/purchase-service.js';
 import type { RequestService } from '../requests/request-service.js';
-import type { Answer, Freshness } from '../views.js';
+import type { Answer, Freshness, PendingPurchasesView } from '../views.js';
 import { materialScope, type WorkspaceContext } from '../workspace.js';
 import type {
   BelowMinimumSection,
@@ -76,10 +76,28 @@ export function newestFirst<T extends Pick<MaterialRequest, 'solicitacaoMaterial
 }
 
 /**
+ * The name of a digest's one stockroom (`almox:`), read at no cost: from the saved stockroom list, as the pending
+ * purchases found it, else from a new request of that stockroom (its rows carry `almoxarifado_Nome`); null when
+ * neither has it (the digest shows the number).
+ */
+function stockroomNameOf(
+  stockroomId: number,
+  pending: PendingPurchasesView,
+  opened: readonly MaterialRequest[],
+): string | null {
+  const names = [
+    pending.groups.find((group) => group.stockroom.almoxarifado === stockroomId)?.stockroom.nome,
+    ...opened.filter((row) => row.almoxarifado === stockroomId).map((row) => row.almoxarifado_Nome),
+  ];
+  return names.map((name) => name?.trim() ?? '').find((name) => name !== '') ?? null;
+}
+
+/**
  * Builds a digest from the same services and cache the commands use, every call at the 'digest' priority of
  * the shared budget (`Workspaces.resolve(ws, 'digest')`). Cost with a cold cache, in upstream calls:
- * stockrooms 1, new requests 1 (a page of 100; 2 past 100), requests of the last 30 days 1 (up to 3 past 100 rows), purchases to receive 1
- * per stockroom asked, item lists 1 per new request up to DIGEST_MAX_ITEM_READS; plus a token call when the
+ * stockrooms 1 (none for one stockroom, `almox:`: its name comes from saved data, or its number shows), new requests 1
+ * (a page of 100; 2 past 100), requests of the last 30 days 1 (up to 3 past 100 rows), purchases to receive 1 per
+ * stockroom asked, item lists 1 per new request up to DIGEST_MAX_ITEM_READS; plus a token call when the
  * token must be renewed. Every part is cached, so channels and ticks that ask the same thing share it.
  */
 export class DigestService {
@@ -140,7 +158,7 @@ export class DigestService {
       workspaceId: query.workspaceId,
       stockroomId: query.stockroomId,
       stockroomName:
-        query.stockroomId === null ? null : (pending.data.groups[0]?.stockroom.nome?.trim() ?? null) || null,
+        query.stockroomId === null ? null : stockroomNameOf(query.stockroomId, pending.data, openedRows),
       since,
       coveredUntil: Math.max(since, opened.freshness.fetchedAt),
       opened: openedSection,

@@ -38,16 +38,11 @@ export class PurchaseService {
     options?: ReadOptions,
     { partial = false }: { partial?: boolean } = {},
   ): Promise<Answer<PendingPurchasesView>> {
-    const stockrooms = await this.catalog.stockrooms(ws);
+    // Every stockroom is asked from the list of them; one named stockroom needs the list for its name only, taken
+    // from saved data: neither a call nor a failure of the list ever stands in the way of its purchases.
+    const stockrooms = stockroomId === null ? await this.catalog.stockrooms(ws) : null;
     const targets: Pick<Stockroom, 'almoxarifado' | 'nome'>[] =
-      stockroomId === null
-        ? stockrooms.data
-        : [
-            stockrooms.data.find((s) => s.almoxarifado === stockroomId) ?? {
-              almoxarifado: stockroomId,
-              nome: null,
-            },
-          ];
+      stockroomId === null ? (stockrooms?.data ?? []) : [await this.savedStockroom(ws, stockroomId)];
     const settled = await Promise.allSettled(
       targets.map((stockroom) => this.pendingOf(ws, stockroom.almoxarifado, options)),
     );
@@ -72,8 +67,19 @@ export class PurchaseService {
       .filter((group) => group.purchases.length > 0 || stockroomId !== null);
     return {
       data: { stockroomId, groups, page, unread: answers.length - read.length },
-      freshness: oldest([stockrooms.freshness, ...read.map((a) => a.freshness)]),
+      freshness: oldest([...(stockrooms ? [stockrooms.freshness] : []), ...read.map((a) => a.freshness)]),
     };
+  }
+
+  /** A stockroom with its name when the saved list has it, else nameless (the answer shows its number). */
+  private async savedStockroom(
+    ws: WorkspaceContext,
+    stockroomId: number,
+  ): Promise<Pick<Stockroom, 'almoxarifado' | 'nome'>> {
+    const saved = await this.catalog.stockrooms(ws, { savedOnly: true }).catch(() => null);
+    return (
+      saved?.data.find((s) => s.almoxarifado === stockroomId) ?? { almoxarifado: stockroomId, nome: null }
+    );
   }
 
   pendingOf(

@@ -99,9 +99,11 @@ describe('DigestService', () => {
     expect(text).toContain('1 almoxarifado não pôde ser consultado agora');
   });
 
-  it('a stockroom digest counts that stockroom only', async () => {
+  it('a stockroom digest counts that stockroom only, and spends no call (nor fails) on the stockroom list', async () => {
     harness = await startDigestHarness(saoPaulo(2026, 11, 23, 8));
     const h = harness;
+    // The stockroom list failing: the digest is built all the same, the name taken from its requests' rows.
+    h.sandbox.faults.next({ path: '/v1/almoxarifados', status: 500, times: 20 });
     const view = await h
       .replica()
       .digests.build({ workspaceId: WS, stockroomId: 2, since: h.clock.now() - 8 * DAY });
@@ -111,6 +113,7 @@ describe('DigestService', () => {
     expect(
       h.dataCalls().every((url) => !url.includes('almoxarifadoId=1') && !url.includes('almoxarifadoId=3')),
     ).toBe(true);
+    expect(h.dataCalls().filter((url) => url.includes('/v1/almoxarifados'))).toEqual([]);
   });
 
   it('counts a request met on two pages of the in-progress read once (pages of different ages)', async () => {
