@@ -67,9 +67,10 @@ const receiptFilters = z.object({
 
 export const routeSchema = z.discriminatedUnion('view', [
   z.object({ view: z.literal('help') }),
-  z.object({ view: z.literal('stockrooms') }),
-  z.object({ view: z.literal('types') }),
-  z.object({ view: z.literal('categories') }),
+  // Buttons posted before these lists paged carry no page: they open the first.
+  z.object({ view: z.literal('stockrooms'), page: page.default(1) }),
+  z.object({ view: z.literal('types'), page: page.default(1) }),
+  z.object({ view: z.literal('categories'), page: page.default(1) }),
   z.object({ view: z.literal('status') }),
   z.object({ view: z.literal('materials'), text: text.min(1), stockroomId: id.optional(), page }),
   z.object({ view: z.literal('request'), id, page }),

@@ -2,12 +2,16 @@ import type { KnownBlock, SectionBlock } from '@slack/types';
 import type { Route } from '../domain/routes.js';
 import type { Answer, CatalogEntry, Freshness } from '../domain/views.js';
 import type { Stockroom } from '../upstream/schemas.js';
-import { answerMessage } from './answer.js';
+import { answerMessage, localPage, pageLine, pagingButtons } from './answer.js';
 import { context, fieldsSection, header, section } from './blocks.js';
 import { code, formatNumber, plural, safeText } from './format.js';
 import type { Message, RenderContext } from './types.js';
 
-/** Stockrooms, material types and categories: short lists shown whole, in two columns, up to what fits. */
+/**
+ * Stockrooms, material types and categories: lists shown in two columns, as many as fit one message, and paged
+ * (`Anterior`/`Próxima`, `pagina:`) when the list is longer: a page is the columns that fit, so a list of short
+ * names never needs more pages than it must.
+ */
 
 const LINES_PER_COLUMN = 15;
 const COLUMN_CHARS = 1900;
@@ -27,11 +31,8 @@ function entryLine(entry: Entry): string {
   return `${code(entry.id)} ${entry.name === null ? '_sem nome_' : safeText(entry.name, 80)}`;
 }
 
-/** Lines packed into columns (two per section) of at most LINES_PER_COLUMN lines and COLUMN_CHARS characters. */
-export function columnSections(
-  lines: readonly string[],
-  maxSections = MAX_SECTIONS,
-): { blocks: SectionBlock[]; shown: number } {
+/** Lines packed into columns of at most LINES_PER_COLUMN lines and COLUMN_CHARS characters. */
+function columnsOf(lines: readonly string[]): string[][] {
   const columns: string[][] = [];
   let current: string[] = [];
   let size = 0;
@@ -45,13 +46,19 @@ export function columnSections(
     size += line.length + 1;
   }
   if (current.length > 0) columns.push(current);
-  const kept = columns.slice(0, maxSections * 2);
-  const blocks: SectionBlock[] = [];
-  for (let index = 0; index < kept.length; index += 2) {
-    blocks.push(fieldsSection(kept.slice(index, index + 2).map((column) => column.join('\n'))));
-  }
-  return { blocks, shown: kept.reduce((sum, column) => sum + column.length, 0) };
+  return columns;
 }
+
+/** Columns two per section. */
+function sectionsOf(columns: readonly string[][]): SectionBlock[] {
+  const blocks: SectionBlock[] = [];
+  for (let index = 0; index < columns.length; index += 2) {
+    blocks.push(fieldsSection(columns.slice(index, index + 2).map((column) => column.join('\n'))));
+  }
+  return blocks;
+}
+
+type CatalogView = 'stockrooms' | 'types' | 'categories';
 
 function listMessage(
   title: string,
@@ -59,31 +66,37 @@ function listMessage(
   counted: string,
   emptyText: string,
   hint: string | null,
-  route: Route,
+  view: CatalogView,
+  page: number,
   freshness: Freshness,
   ctx: RenderContext,
 ): Message {
   const sorted = [...entries].sort(byName);
+  const current = localPage(columnsOf(sorted.map(entryLine)), page, MAX_SECTIONS * 2);
+  const route: Route = { view, page: current.page };
   const body: KnownBlock[] = [header(title)];
   if (sorted.length === 0) {
     body.push(section(emptyText));
   } else {
-    const { blocks, shown } = columnSections(sorted.map(entryLine));
-    body.push(...blocks);
-    const notes = [shown < sorted.length ? `Mostrando ${formatNumber(shown)} de ${counted}.` : `${counted}.`];
+    body.push(...sectionsOf(current.rows));
+    const notes = [`${pageLine(current.page, current.totalPages, counted)}.`];
     if (hint) notes.push(hint);
     body.push(context(notes.join(' ')));
   }
   return answerMessage({
-    text: `${title}: ${counted}`,
+    text:
+      current.totalPages > 1
+        ? `${title}: ${counted} (página ${formatNumber(current.page)})`
+        : `${title}: ${counted}`,
     body,
     route,
     freshness,
     ctx,
+    buttons: pagingButtons(route, current.page, current.totalPages),
   });
 }
 
-export function renderStockrooms(answer: Answer<Stockroom[]>, ctx: RenderContext): Message {
+export function renderStockrooms(answer: Answer<Stockroom[]>, ctx: RenderContext, page = 1): Message {
   const entries = answer.data.map((stockroom) => ({ id: stockroom.almoxarifado, name: stockroom.nome }));
   return listMessage(
     'Almoxarifados ativos',
@@ -91,7 +104,8 @@ export function renderStockrooms(answer: Answer<Stockroom[]>, ctx: RenderContext
     plural(entries.length, 'almoxarifado', 'almoxarifados'),
     'Nenhum almoxarifado ativo nesta empresa.',
     'Use o número com `almox:`, como `/estoque lâmpada almox:2`.',
-    { view: 'stockrooms' },
+    'stockrooms',
+    page,
     answer.freshness,
     ctx,
   );
@@ -101,6 +115,7 @@ export function renderCatalog(
   kind: 'types' | 'categories',
   answer: Answer<CatalogEntry[]>,
   ctx: RenderContext,
+  page = 1,
 ): Message {
   const types = kind === 'types';
   return listMessage(
@@ -111,7 +126,8 @@ export function renderCatalog(
       : plural(answer.data.length, 'categoria', 'categorias'),
     types ? 'Nenhum tipo de material cadastrado.' : 'Nenhuma categoria de material cadastrada.',
     null,
-    { view: types ? 'types' : 'categories' },
+    kind,
+    page,
     answer.freshness,
     ctx,
   );

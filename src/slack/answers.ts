@@ -75,11 +75,11 @@ export class Answers {
     const s = this.services;
     switch (route.view) {
       case 'stockrooms':
-        return renderStockrooms(await s.catalog.stockrooms(ws, options), render);
+        return renderStockrooms(await s.catalog.stockrooms(ws, options), render, route.page);
       case 'types':
-        return renderCatalog('types', await s.catalog.types(ws, options), render);
+        return renderCatalog('types', await s.catalog.types(ws, options), render, route.page);
       case 'categories':
-        return renderCatalog('categories', await s.catalog.categories(ws, options), render);
+        return renderCatalog('categories', await s.catalog.categories(ws, options), render, route.page);
       case 'materials':
         return renderMaterialSearch(
           await s.materials.search(

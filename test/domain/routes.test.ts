@@ -8,9 +8,9 @@ import { decodeRoute, encodeRoute, type Route, withPage } from '../../src/domain
  */
 const POSTED: [string, Route][] = [
   ['{"r":"help"}', { view: 'help' }],
-  ['{"r":"stockrooms"}', { view: 'stockrooms' }],
-  ['{"r":"types"}', { view: 'types' }],
-  ['{"r":"categories"}', { view: 'categories' }],
+  ['{"r":"stockrooms","p":1}', { view: 'stockrooms', page: 1 }],
+  ['{"r":"types","p":2}', { view: 'types', page: 2 }],
+  ['{"r":"categories","p":3}', { view: 'categories', page: 3 }],
   ['{"r":"status"}', { view: 'status' }],
   [
     '{"r":"materials","t":"lâmpada","s":2,"p":1}',
@@ -75,6 +75,12 @@ describe('routes on buttons', () => {
     expect(decodeRoute(encodeRoute(route))).toEqual(route);
   });
 
+  it('a stockroom, type or category list posted before those lists paged (no page) opens their first page', () => {
+    expect(decodeRoute('{"r":"stockrooms"}')).toEqual({ view: 'stockrooms', page: 1 });
+    expect(decodeRoute('{"r":"types"}')).toEqual({ view: 'types', page: 1 });
+    expect(decodeRoute('{"r":"categories"}')).toEqual({ view: 'categories', page: 1 });
+  });
+
   it('writes the short keys in one order, whatever order the route was built in', () => {
     expect(encodeRoute({ page: 1, stockroomId: 3, view: 'pending' } as Route)).toBe(
       '{"r":"pending","s":3,"p":1}',
@@ -92,6 +98,10 @@ describe('routes on buttons', () => {
     ['a missing page', '{"r":"request","id":1}'],
     ['an id out of int32', '{"r":"request","id":2147483648,"p":1}'],
     ['a null stockroom', '{"r":"pending","s":null,"p":1}'],
+    ['a page 0 of a list of types', '{"r":"types","p":0}'],
+    ['a page past the last page a route names', '{"r":"categories","p":100001}'],
+    ['a page written as text', '{"r":"stockrooms","p":"2"}'],
+    ['a null page', '{"r":"stockrooms","p":null}'],
     ['too long', `{"r":"materials","t":"${'a'.repeat(2000)}","p":1}`],
   ])('refuses a value with %s', (_, value) => {
     expect(decodeRoute(value)).toBeNull();
@@ -106,5 +116,6 @@ describe('routes on buttons', () => {
   it('moves a paged route to another page and leaves the others alone', () => {
     expect(withPage({ view: 'history', id: 77, page: 1 }, 2)).toEqual({ view: 'history', id: 77, page: 2 });
     expect(withPage({ view: 'help' }, 2)).toEqual({ view: 'help' });
+    expect(withPage({ view: 'categories', page: 1 }, 2)).toEqual({ view: 'categories', page: 2 });
   });
 });

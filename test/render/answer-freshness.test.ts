@@ -38,7 +38,7 @@ describe('what an answer says about its saved data', () => {
 describe('first messages, as a tool watching messages tells them from answers', () => {
   it('"consultando…", the place in the queue and saved data being refreshed are first messages; answers are not', () => {
     const saved = { fetchedAt: savedAt, fromCache: true, degraded: null };
-    const route = { view: 'stockrooms' as const };
+    const route = { view: 'stockrooms' as const, page: 1 };
     const answer = (refreshing: boolean) =>
       answerMessage({
         text: 'Almoxarifados',

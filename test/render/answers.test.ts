@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MaterialMatch } from '../../src/domain/views.js';
 import { renderMaterialShared } from '../../src/render/home-modals.js';
 import {
+  renderCatalog,
   renderHelp,
   renderMaterialSearch,
   renderPendingPurchases,
@@ -32,6 +33,7 @@ import {
   request,
   sharedCtx,
   stockroom,
+  stockrooms,
   upstreamDegraded,
 } from './fixtures.js';
 
@@ -485,6 +487,42 @@ describe('request list', () => {
     );
     expect(allText(message)).toContain('Nenhuma solicitação nos últimos 30 dias.');
     expect(buttonNamed(message, 'Próxima')).toBeUndefined();
+  });
+});
+
+describe('stockrooms, types and categories', () => {
+  const categories = Array.from({ length: 700 }, (_, i) => ({
+    id: i + 1,
+    name: `Categoria ${String(i + 1).padStart(3, '0')}`,
+  }));
+
+  it('pages a list longer than one message holds (600 short names a page), each page with its neighbours', () => {
+    const first = renderCatalog('categories', answer(categories), ctx);
+    expect(allText(first)).toContain('Página 1 de 2 · 700 categorias.');
+    expect(allText(first)).toContain('`600` Categoria 600');
+    expect(allText(first)).not.toContain('`601`');
+    expect(buttonNamed(first, 'Anterior')).toBeUndefined();
+    expect(buttonNamed(first, 'Próxima')?.route).toEqual({ view: 'categories', page: 2 });
+    expect(buttonNamed(first, 'Compartilhar no canal')?.route).toEqual({ view: 'categories', page: 1 });
+
+    const second = renderCatalog('categories', answer(categories), ctx, 2);
+    expect(allText(second)).toContain('Página 2 de 2 · 700 categorias.');
+    expect(allText(second)).toContain('`601` Categoria 601');
+    expect(allText(second)).toContain('`700` Categoria 700');
+    expect(allText(second)).not.toContain('`600`');
+    expect(buttonNamed(second, 'Anterior')?.route).toEqual({ view: 'categories', page: 1 });
+    expect(buttonNamed(second, 'Próxima')).toBeUndefined();
+    expect(second.text).toBe('Categorias de material: 700 categorias (página 2)');
+  });
+
+  it('shows the last page for a page past the end, and a short list whole, without page buttons', () => {
+    const past = renderCatalog('types', answer(categories), ctx, 9);
+    expect(allText(past)).toContain('Página 2 de 2 · 700 tipos.');
+    expect(buttonNamed(past, 'Compartilhar no canal')?.route).toEqual({ view: 'types', page: 2 });
+    const short = renderStockrooms(answer(stockrooms), ctx);
+    expect(allText(short)).toContain('4 almoxarifados.');
+    expect(buttonNamed(short, 'Próxima')).toBeUndefined();
+    expect(buttonNamed(short, 'Anterior')).toBeUndefined();
   });
 });
 

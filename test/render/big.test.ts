@@ -222,16 +222,30 @@ describe('oversized data still fits', () => {
     );
   });
 
-  it('2,000 stockrooms, types or categories, with a count of what is shown', () => {
+  it('2,000 stockrooms, types or categories, paged: every page fits and the pages show each one once', () => {
     const many = Array.from({ length: 2000 }, (_, i) =>
       stockroom({ almoxarifado: i + 1, nome: `Almoxarifado ${i + 1} ${'é'.repeat(i % 200)}` }),
     );
-    const message = renderStockrooms(answer(many), ctx);
-    expectFits(message);
-    expect(allText(message)).toMatch(/Mostrando [\d.]+ de 2\.000 almoxarifados/);
-    expectFits(
-      renderCatalog('types', answer(many.map((s) => ({ id: s.almoxarifado, name: huge('Tipo') }))), ctx),
-    );
+    const shown: number[] = [];
+    let message = renderStockrooms(answer(many), ctx);
+    for (let page = 1; ; page += 1) {
+      expectFits(message);
+      shown.push(...[...allText(message).matchAll(/`(\d+)`/g)].map((match) => Number(match[1])));
+      if (page > 1)
+        expect(buttonNamed(message, 'Anterior')?.route).toEqual({ view: 'stockrooms', page: page - 1 });
+      const next = buttonNamed(message, 'Próxima');
+      if (!next) {
+        expect(allText(message)).toContain(`Página ${page} de ${page} · 2.000 almoxarifados`);
+        break;
+      }
+      expect(next.route).toEqual({ view: 'stockrooms', page: page + 1 });
+      message = renderStockrooms(answer(many), ctx, page + 1);
+    }
+    expect(shown).toHaveLength(2000);
+    expect(new Set(shown).size).toBe(2000);
+    const types = many.map((s) => ({ id: s.almoxarifado, name: huge('Tipo') }));
+    expectFits(renderCatalog('types', answer(types), ctx));
+    expectFits(renderCatalog('types', answer(types), ctx, 5));
   });
 
   it('errors, status and link messages with oversized inputs', () => {

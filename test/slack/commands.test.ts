@@ -194,6 +194,20 @@ describe('/estoque', () => {
     expect(text).toMatch(/Página 2 de \d+/);
   });
 
+  it('takes `pagina:` on the stockroom, type and category lists, which page like the others', async () => {
+    for (const [text, title] of [
+      ['almoxarifados pagina:2', 'Almoxarifados ativos'],
+      ['tipos pagina:1', 'Tipos de material'],
+      ['categorias pagina:3', 'Categorias de material'],
+    ] as const) {
+      const result = await h.command('/estoque', text);
+      // Until the fix: the usage in the ack, "`almoxarifados` não aceita argumentos".
+      expect(result.body, text).toBe('');
+      // The sandbox's lists fit one page: a page past the end shows the last one.
+      expect(textOf(await h.nextMessage(result.sentAt, { userId: USERS.member })), text).toContain(title);
+    }
+  });
+
   it('finds a material by words of its name, accents ignored', async () => {
     const { text } = await ask('/estoque', 'lampada led');
     expect(text).toContain(C1.material.nome);

@@ -68,12 +68,12 @@ describe('did you mean, where the search is chosen', () => {
         kind: 'material-search',
         text: 'almoxarifado',
         page: 1,
-        suggestion: { text: 'almoxarifados', command: { kind: 'stockrooms' } },
+        suggestion: { text: 'almoxarifados', command: { kind: 'stockrooms', page: 1 } },
       },
     });
     expect(suggestionOf(parseEstoque('Categoria'))).toEqual({
       text: 'categorias',
-      command: { kind: 'categories' },
+      command: { kind: 'categories', page: 1 },
     });
     expect(suggestionOf(parseEstoque('statu'))).toEqual({ text: 'status', command: { kind: 'status' } });
     expect(suggestionOf(parseEstoque('vincula'))).toEqual({ text: 'vincular', command: { kind: 'link' } });

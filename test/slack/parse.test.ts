@@ -170,7 +170,30 @@ describe('/estoque', () => {
         problem: expect.stringContaining('pagina:'),
       });
     // Answers with no pages take no `pagina:`.
-    expect(parseEstoque('tipos pagina:2')).toEqual({ ok: false, problem: '`tipos` não aceita argumentos' });
+    expect(parseEstoque('status pagina:2')).toEqual({ ok: false, problem: '`status` não aceita argumentos' });
+  });
+
+  it('takes `pagina:` alone on the stockroom, type and category lists, which page (Anterior/Próxima)', () => {
+    expect(parseEstoque('Almoxarifados')).toEqual({ ok: true, command: { kind: 'stockrooms', page: 1 } });
+    expect(parseEstoque('tipos pagina:2')).toEqual({ ok: true, command: { kind: 'types', page: 2 } });
+    expect(parseEstoque('CATEGORIAS pagina: 3')).toEqual({
+      ok: true,
+      command: { kind: 'categories', page: 3 },
+    });
+    expect(routeOfEstoque({ kind: 'categories', page: 3 })).toEqual({ view: 'categories', page: 3 });
+    for (const bad of ['tipos pagina:0', 'categorias pagina:100001', 'almoxarifados pagina:x'])
+      expect(parseEstoque(bad), bad).toMatchObject({
+        ok: false,
+        problem: expect.stringContaining('pagina:'),
+      });
+    expect(parseEstoque('tipos almox:2')).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('almox:'),
+    });
+    expect(parseEstoque('tipos de cabo')).toEqual({
+      ok: false,
+      problem: '`tipos` aceita só o filtro `pagina:`',
+    });
   });
 
   it('refuses bad arguments', () => {

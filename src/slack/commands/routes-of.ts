@@ -7,11 +7,9 @@ export function routeOfEstoque(command: EstoqueCommand): Route | null {
     case 'help':
       return { view: 'help' };
     case 'stockrooms':
-      return { view: 'stockrooms' };
     case 'types':
-      return { view: 'types' };
     case 'categories':
-      return { view: 'categories' };
+      return { view: command.kind, page: command.page };
     case 'status':
       return { view: 'status' };
     case 'material-search':

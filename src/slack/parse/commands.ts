@@ -33,9 +33,9 @@ export interface DateRange {
 
 export type EstoqueCommand =
   | { kind: 'help' }
-  | { kind: 'stockrooms' }
-  | { kind: 'types' }
-  | { kind: 'categories' }
+  | { kind: 'stockrooms'; page: number }
+  | { kind: 'types'; page: number }
+  | { kind: 'categories'; page: number }
   | { kind: 'link' }
   | { kind: 'unlink' }
   | { kind: 'status' }
@@ -185,13 +185,17 @@ const SIMPLE_ESTOQUE: ReadonlyMap<string, EstoqueCommand> = new Map<string, Esto
   ['', { kind: 'help' }],
   ['ajuda', { kind: 'help' }],
   ['help', { kind: 'help' }],
-  ['almoxarifados', { kind: 'stockrooms' }],
-  ['tipos', { kind: 'types' }],
-  ['categorias', { kind: 'categories' }],
   ['vincular', { kind: 'link' }],
   ['desvincular', { kind: 'unlink' }],
   ['status', { kind: 'status' }],
 ]);
+
+/** The lists of the company's stockrooms, material types and categories: they page, and take `pagina:` alone. */
+const CATALOG_ESTOQUE: ReadonlyMap<string, 'stockrooms' | 'types' | 'categories'> = new Map([
+  ['almoxarifados', 'stockrooms'],
+  ['tipos', 'types'],
+  ['categorias', 'categories'],
+] as const);
 
 export function parseEstoque(text: string): Result<EstoqueCommand> {
   const long = lengthProblem(text);
@@ -203,6 +207,15 @@ export function parseEstoque(text: string): Result<EstoqueCommand> {
   if (command && rest.length === 0 && tokens.filters.size === 0 && tokens.problems.length === 0)
     return ok(command);
   if (command && head !== '') return fail(`\`${head}\` não aceita argumentos`);
+  const catalog = CATALOG_ESTOQUE.get(head);
+  if (catalog) {
+    if (rest.length > 0) return fail(`\`${head}\` aceita só o filtro \`pagina:\``);
+    const problem = firstProblem(tokens, ['pagina']);
+    if (problem) return fail(problem);
+    const page = pageFilter(tokens);
+    if (typeof page === 'string') return fail(page);
+    return ok({ kind: catalog, page });
+  }
   if (head === 'resumo') return parseDigest(rest, tokens);
   if (head === 'alertas') return parseFeed(rest, tokens);
   if (head === 'sandbox') return parseSandbox(rest, tokens);
