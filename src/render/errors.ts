@@ -196,12 +196,19 @@ export function renderUserNotMatched(email: string | null): Message {
   return failure(`${lead} Use \`/solicitacao\` com filtros, como \`/solicitacao torre\`.`);
 }
 
-/** A 400 from upstream: it refused the query (the period of the request list is at most 12 months). */
-export function renderUpstreamRejected(detail: string | null): Message {
+/**
+ * A 400 from upstream: it refused the query. The 12 months are said only under a request list, the one list whose
+ * period the API limits (a purchase or receipt list has no such limit).
+ */
+export function renderUpstreamRejected(
+  detail: string | null,
+  { requestList = false }: { requestList?: boolean } = {},
+): Message {
   const why = detail?.trim() ? ` Motivo: ${safeText(detail, 300)}` : '';
-  return failure(
-    `:warning: O sistema de estoque recusou a consulta.${why} Confira os filtros; o período das solicitações vai até 12 meses.`,
-  );
+  const advice = requestList
+    ? 'Confira os filtros; o período das solicitações vai até 12 meses.'
+    : 'Confira os filtros.';
+  return failure(`:warning: O sistema de estoque recusou a consulta.${why} ${advice}`);
 }
 
 /**

@@ -135,7 +135,10 @@ const FAILURES: {
     level: 'error',
     message: renderBadUpstreamData(correlationId),
   }),
-  upstream_bad_request: (error) => ({ level: 'warn', message: renderUpstreamRejected(error.detail) }),
+  upstream_bad_request: (error, { route }) => ({
+    level: 'warn',
+    message: renderUpstreamRejected(error.detail, { requestList: route?.view === 'requests' }),
+  }),
   // Refused by the bot before any call (queries.ts), not by upstream.
   upstream_invalid_argument: (error) => ({
     level: 'info',

@@ -79,9 +79,14 @@ describe('notices', () => {
       'Nenhum usuário do sistema de estoque tem o seu e-mail (maria@predio.com.br). Use `/solicitacao` com filtros, como `/solicitacao torre`.',
     ],
     [
-      'upstream rejected',
-      () => renderUpstreamRejected('O período máximo é de 12 meses.'),
+      'upstream rejected, a request list',
+      () => renderUpstreamRejected('O período máximo é de 12 meses.', { requestList: true }),
       ':warning: O sistema de estoque recusou a consulta. Motivo: O período máximo é de 12 meses. Confira os filtros; o período das solicitações vai até 12 meses.',
+    ],
+    [
+      'upstream rejected, any other query',
+      () => renderUpstreamRejected('Fornecedor inválido.'),
+      ':warning: O sistema de estoque recusou a consulta. Motivo: Fornecedor inválido. Confira os filtros.',
     ],
     [
       'budget exhausted',

@@ -178,6 +178,23 @@ describe('failure messages', () => {
     expect(JSON.stringify(timedOut.message.blocks)).not.toContain('Tentar de novo');
   });
 
+  it('a 400 names the 12 months only under a request list, the one list the API limits to them', () => {
+    const refused = new UpstreamBadRequestError(ep, null);
+    const period = 'o período das solicitações vai até 12 meses';
+    const requests: Route = { view: 'requests', filters: { status: [1] }, page: 1 };
+    expect(shown(refused, requests).message.text).toContain(period);
+    expect(shown(refused, { ...requests, mine: true }).message.text).toContain(period);
+    const purchases: Route = { view: 'purchases', filters: { supplierId: 12 }, page: 1 };
+    const receipts: Route = { view: 'receipts', filters: { purchaseId: 5678 }, page: 1 };
+    for (const route of [purchases, receipts, PURCHASE, null]) {
+      const { text } = shown(refused, route).message;
+      expect(text, JSON.stringify(route)).toContain(
+        'O sistema de estoque recusou a consulta. Confira os filtros.',
+      );
+      expect(text, JSON.stringify(route)).not.toContain('12 meses');
+    }
+  });
+
   it('anything else is unexpected, logged as such', () => {
     for (const error of [new Error('boom'), new BudgetClosedError(), 'a string']) {
       expect(shown(error)).toEqual({
