@@ -6,7 +6,7 @@ import { DigestClaims } from './domain/digest/claims.js';
 import { DigestMaterialNotes } from './domain/digest/material-notes.js';
 import { MeteredDigestService, MeteredPublisher } from './domain/digest/metered.js';
 import { DigestScheduler } from './domain/digest/scheduler.js';
-import { FeedEngine } from './domain/feed/engine.js';
+import { FEED_STOP_WAIT_MS, FeedEngine } from './domain/feed/engine.js';
 import { HomeService } from './domain/home/home-service.js';
 import { LinkService } from './domain/links/link-service.js';
 import { TokenKeeper } from './domain/links/token-keeper.js';
@@ -139,6 +139,9 @@ export interface Container {
    */
   close(options?: { graceMs?: number; clock?: Clock }): Promise<void>;
 }
+
+/** How long close() waits, once the budget and the connections are closed, for a cut feed round to give its lease back. */
+const FEED_LEASE_RETURN_MS = 500;
 
 /** The composition root: every service built from its dependencies, no module globals. */
 export function buildContainer(options: ContainerOptions): Container {
@@ -419,15 +422,19 @@ export function buildContainer(options: ContainerOptions): Container {
       closing ??= (async () => {
         keeper.stop();
         prefetcher?.stop();
+        const graceMs = closeOptions.graceMs ?? 5_000;
         await Promise.all([
-          feed.stop(),
+          feed.stop(Math.min(FEED_STOP_WAIT_MS, graceMs)),
           scheduler.stop(),
-          tasks.shutdown(closeOptions.graceMs ?? 5_000, closeOptions.clock),
+          tasks.shutdown(graceMs, closeOptions.clock),
         ]);
         await budget.close();
         // The grace is over: an upstream call still running serves an answer already given up (its user told),
         // so it is cut rather than awaited (close() would wait for it, past the orchestrator's SIGKILL).
         if (ownsDispatcher) await dispatcher.destroy();
+        // A feed round still running fails on its refused calls: a short wait lets it give its lease back before
+        // the caller closes Redis (otherwise the workspace waits for the lease to expire on the other replicas).
+        await feed.stop(FEED_LEASE_RETURN_MS);
       })();
       return closing;
     },

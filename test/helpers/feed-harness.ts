@@ -1,5 +1,5 @@
 import { afterEach, expect } from 'vitest';
-import { FeedEngine } from '../../src/domain/feed/engine.js';
+import { FeedEngine, type FeedListenerSource } from '../../src/domain/feed/engine.js';
 import type {
   ChannelFeed,
   FeedEvent,
@@ -112,6 +112,8 @@ export interface FeedHarness extends Harness {
     batch?: number;
     /** Wraps the store the replica's feed snapshots and delivery claims use (a store that stops answering). */
     wrapKv?: (kv: KeyValue) => KeyValue;
+    /** Wraps the listener store the replica's rounds read (a round held at its start). */
+    wrapListeners?: (listeners: FeedListenerSource) => FeedListenerSource;
   }): FeedReplica;
 }
 
@@ -149,7 +151,9 @@ export async function startFeedHarness(startAt: number): Promise<FeedHarness> {
       const engine = new FeedEngine({
         domain: replica.domain,
         snapshots,
-        listeners: new FeedListenerStore(kv, harness.redis.keys, harness.clock.now),
+        listeners: (options.wrapListeners ?? ((l) => l))(
+          new FeedListenerStore(kv, harness.redis.keys, harness.clock.now),
+        ),
         poster,
         logger: replica.domain.logger,
         intervalMs: options.intervalMs ?? INTERVAL_MS,

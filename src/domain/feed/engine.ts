@@ -23,6 +23,8 @@ import type { FeedPoster } from './types.js';
  */
 
 export const ROUND_LEASE_MS = 3 * 60_000;
+/** How long stop() waits for the round in progress by default (as the digest scheduler's). */
+export const FEED_STOP_WAIT_MS = 10_000;
 const DEFAULT_TICK_MS = 5_000;
 const DEFAULT_BATCH = 200;
 
@@ -75,7 +77,8 @@ export type RoundReport =
         | 'no-listeners'
         | 'paused'
         | 'not-linked'
-        | 'feed-off';
+        | 'feed-off'
+        | 'stopping';
     };
 
 /** What `/estoque status` shows of the feed. */
@@ -101,6 +104,8 @@ export class FeedEngine {
   private timer: TimerHandle | null = null;
   private ticking: Promise<void> | null = null;
   private stopped = true;
+  /** stop() was called: a tick under way starts no further round, and a round that fails now is left due. */
+  private halting = false;
   /** When this replica next reconciles the schedule with the listener index (0: on its first tick). */
   private reconcileAt = 0;
   private readonly batch: number;
@@ -124,15 +129,30 @@ export class FeedEngine {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.halting = false;
     this.schedule(0);
   }
 
-  /** Stops the loop and waits for the tick in progress (a round in flight finishes or gives its lease back). */
-  async stop(): Promise<void> {
+  /**
+   * Stops the loop: the tick in progress starts no further round (the workspaces it had not reached take no lease),
+   * and the round in flight finishes or gives its lease back. Waits for it at most `waitMs`; a round still running
+   * then (waiting for the budget, a slow upstream) is cut by the container closing the budget and the connections:
+   * it gives its lease back and stays due, so another replica runs it at once instead of after the lease.
+   */
+  async stop(waitMs = FEED_STOP_WAIT_MS): Promise<void> {
     this.stopped = true;
+    this.halting = true;
     if (this.timer !== null) this.clock.clearTimeout(this.timer);
     this.timer = null;
-    await this.ticking;
+    if (this.ticking === null) return;
+    let timeout: TimerHandle | undefined;
+    await Promise.race([
+      this.ticking,
+      new Promise((resolve) => {
+        timeout = this.clock.setTimeout(() => resolve(undefined), waitMs);
+      }),
+    ]);
+    if (timeout !== undefined) this.clock.clearTimeout(timeout);
   }
 
   private schedule(ms: number): void {
@@ -162,11 +182,13 @@ export class FeedEngine {
       await this.reconcile();
     }
     // Batch after batch until fewer than a batch are due. A round run, planned or dropped leaves the due range; one
-    // another replica holds stays in it, so the next batch skips as many as were left behind.
+    // another replica holds stays in it, so the next batch skips as many as were left behind. A stop ends it before
+    // the next workspace: the rest stay due, unleased, for the other replicas.
     let behind = 0;
-    for (;;) {
+    while (!this.halting) {
       const due = await this.options.snapshots.due(this.now(), this.batch, behind);
       for (const workspaceId of due) {
+        if (this.halting) break;
         try {
           const report = await this.runLeased(workspaceId);
           reports.push(report);
@@ -216,6 +238,7 @@ export class FeedEngine {
     if (!(await snapshots.takeRound(workspaceId, this.owner, this.leaseMs)))
       return { ran: false, workspaceId, reason: 'leased' };
     try {
+      if (this.halting) return { ran: false, workspaceId, reason: 'stopping' };
       const state = await snapshots.state(workspaceId);
       if (state.nextRoundAt === null) {
         // First sight of the workspace: its place in the interval comes from its id.
@@ -236,6 +259,15 @@ export class FeedEngine {
       if (error instanceof RoundLeaseLostError) {
         logger.warn({ workspaceId }, 'feed round lease lost; the round is left to the process that holds it');
         return { ran: false, workspaceId, reason: 'lease-lost' };
+      }
+      if (this.halting) {
+        // Cut by the stop (its budget closed, its connections cut): as if the replica had died, without the wait
+        // for the lease. The snapshot and the outbox make the next holder report everything since.
+        logger.warn(
+          { workspaceId, ...errFields(error) },
+          'feed round cut by the stop; left due for another replica',
+        );
+        return { ran: false, workspaceId, reason: 'stopping' };
       }
       logger.error({ workspaceId, ...errFields(error) }, 'feed round failed');
       await snapshots.updateState(workspaceId, { nextRoundAt: this.now() + this.options.intervalMs });
