@@ -134,6 +134,11 @@ export interface Container {
   domain: DomainDeps;
   metrics: PromMetrics;
   /**
+   * The first step of a stop (SIGTERM, while the HTTP server still drains): the token keeper, the prefetcher and
+   * the digest and feed ticks start no further work. What they run goes on; close() waits for it.
+   */
+  stopLoops(): void;
+  /**
    * Stops the timers, lets answers in flight finish within `graceMs` and tells the users of those that cannot
    * to try again (BackgroundTasks.shutdown), then closes the budget and the upstream connections.
    */
@@ -397,6 +402,13 @@ export function buildContainer(options: ContainerOptions): Container {
   });
   const keeper = new TokenKeeper(links, tokens, logger.child({ component: 'token-keeper' }));
   let closing: Promise<void> | null = null;
+  const stopLoops = () => {
+    keeper.stop();
+    prefetcher?.stop();
+    // Not awaited here: close() waits for the tick under way (bounded), the feed's and the digests'.
+    void feed.stop();
+    void scheduler.stop();
+  };
   return {
     tokens,
     client,
@@ -417,11 +429,11 @@ export function buildContainer(options: ContainerOptions): Container {
     slackDeps,
     domain,
     metrics,
+    stopLoops,
     close(closeOptions = {}) {
       // Once: main's signal handler and a test's cleanup may both close.
       closing ??= (async () => {
-        keeper.stop();
-        prefetcher?.stop();
+        stopLoops();
         const graceMs = closeOptions.graceMs ?? 5_000;
         await Promise.all([
           feed.stop(Math.min(FEED_STOP_WAIT_MS, graceMs)),

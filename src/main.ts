@@ -2,7 +2,7 @@ import { type Config, ConfigError, type Environment, loadConfig, readEnvironment
 import { errFields, makeLogger } from './lib/logger.js';
 import { isSupportedNode, SUPPORTED_NODE } from './lib/runtime.js';
 import { logUnhandledRejections } from './lib/unhandled-rejections.js';
-import { EXIT, type Replica, StartupError, startReplica, stopDeadlineMs } from './redis-bot.js';
+import { drainDelayMs, EXIT, type Replica, StartupError, startReplica, stopDeadlineMs } from './redis-bot.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -62,8 +62,8 @@ async function main(): Promise<void> {
       process.exit(0);
     }
     logger.info(
-      { signal, graceMs: config.SHUTDOWN_GRACE },
-      'stopping: no new requests, answers in flight may finish',
+      { signal, graceMs: config.SHUTDOWN_GRACE, drainMs: drainDelayMs(config) },
+      'stopping: /healthz answers 503, requests are taken for drainMs more, answers in flight may finish',
     );
     // Never past the grace and the restart notices, whatever hangs: the orchestrator's SIGKILL would come next.
     setTimeout(() => process.exit(1), stopDeadlineMs(config)).unref();

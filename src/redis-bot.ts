@@ -27,6 +27,8 @@ export interface RedisBot {
   installations: SlackInstallationStore | null;
   container: Container;
   app: App;
+  /** Set by a stop: `/healthz` answers 503 while the server still drains. */
+  serving: { stopping: boolean };
 }
 
 /**
@@ -67,8 +69,15 @@ export function buildRedisBot(
     installations,
     ...(options.features && { features: options.features }),
   });
-  const app = buildSlackApp({ config, deps: container.slackDeps, kv, installations });
-  return { redis, keys, kv, box, installations, container, app };
+  const serving = { stopping: false };
+  const app = buildSlackApp({
+    config,
+    deps: container.slackDeps,
+    kv,
+    installations,
+    stopping: () => serving.stopping,
+  });
+  return { redis, keys, kv, box, installations, container, app, serving };
 }
 
 function previousKeys(value: string | undefined): string[] {
@@ -95,7 +104,11 @@ export const EXIT = { config: 2, credentialsKey: 3, slackToken: 4 } as const;
 
 export interface Replica {
   bot: RedisBot;
-  /** Stops taking requests, lets answers in flight finish within SHUTDOWN_GRACE, then closes everything. */
+  /**
+   * `/healthz` answers 503 at once and the loops stop; requests are still taken for the drain delay (drainDelayMs),
+   * then the server stops taking them, answers in flight finish within the rest of SHUTDOWN_GRACE, and everything
+   * closes.
+   */
   stop(): Promise<void>;
 }
 
@@ -173,15 +186,31 @@ export async function startReplica(
     stop() {
       stopping ??= (async () => {
         clearInterval(vanishedTimer);
+        // Load balancers and Kubernetes keep routing to a replica for a few seconds after it is told to stop: it
+        // says it is not ready, and keeps answering until they have seen that, within the grace.
+        started.serving.stopping = true;
+        started.container.stopLoops();
+        const drainMs = drainDelayMs(config);
+        if (drainMs > 0) await new Promise((resolve) => clock.setTimeout(() => resolve(undefined), drainMs));
         // Closing the server stops new requests at once; its promise waits for open connections: not awaited.
         const serverStopped = started.app.stop().catch(() => undefined);
-        await started.container.close({ graceMs: config.SHUTDOWN_GRACE, clock });
+        await started.container.close({ graceMs: config.SHUTDOWN_GRACE - drainMs, clock });
         await Promise.race([serverStopped, new Promise((r) => setTimeout(r, 1_000).unref())]);
         await redis.quit().catch(() => redis.disconnect());
       })();
       return stopping;
     },
   };
+}
+
+/**
+ * How long a stopping replica behind a load balancer (HTTP mode) still takes requests, `/healthz` answering 503: a
+ * third of SHUTDOWN_GRACE, 5 s at most (Kubernetes' endpoints and a load balancer's health checks catch up within
+ * a few seconds). Part of the grace: answers in flight then have the rest. None in Socket Mode (no load balancer
+ * in front: Slack sends to the other connections once the socket closes).
+ */
+export function drainDelayMs(config: Pick<ReplicaConfig, 'SHUTDOWN_GRACE' | 'slack'>): number {
+  return config.slack.kind === 'http' ? Math.min(5_000, Math.floor(config.SHUTDOWN_GRACE / 3)) : 0;
 }
 
 /** The longest a stop may take: the grace, the restart notices, and a margin for closing connections. */

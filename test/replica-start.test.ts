@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { loadConfig, type ReplicaConfig } from '../src/config.js';
 import { FAKE_SEED, type FakeSlack, startFakeSlack } from '../src/fake-slack/index.js';
-import { StartupError, startReplica } from '../src/redis-bot.js';
+import { urlVerification } from '../src/fake-slack/signer.js';
+import { drainDelayMs, StartupError, startReplica } from '../src/redis-bot.js';
 import { SecretBox } from '../src/store/crypto.js';
 import { FeedListenerStore } from '../src/store/feed-listeners.js';
 import { CredentialsKeyCheck } from '../src/store/key-check.js';
@@ -14,6 +15,7 @@ import { SubscriptionStore } from '../src/store/subscription-store.js';
 import { eventually } from './helpers/bot-harness.js';
 import { freePort } from './helpers/bot-process.js';
 import { TEST_REDIS_URL } from './helpers/env.js';
+import { ManualClock } from './helpers/manual-clock.js';
 import { makeTestRedis, type TestRedis } from './helpers/redis.js';
 import { captureLogger } from './helpers/upstream-stack.js';
 
@@ -43,6 +45,8 @@ async function socketConfig(
     REDIS_URL: TEST_REDIS_URL,
     REDIS_KEY_PREFIX: redis.prefix,
     PORT: String(await freePort()),
+    // A stop in HTTP mode drains for a third of it (drainDelayMs): short, so that each test's stop is.
+    SHUTDOWN_GRACE: '1500ms',
   }) as ReplicaConfig;
 }
 
@@ -167,4 +171,52 @@ it("/healthz's start-up 503 says what it waits for: Slack's check of the token o
     await (await starting).stop();
     held.close();
   }
+});
+
+/** Whether something accepts TCP connections on the port (the HTTP client's pool would hide a closed listener). */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+it('a stop in HTTP mode: /healthz says 503 at once, Slack is still answered for the drain delay, then the listener closes', async () => {
+  const config = { ...(await socketConfig({})), SHUTDOWN_GRACE: 9_000 };
+  expect(config.slack.kind).toBe('http');
+  const drainMs = drainDelayMs(config);
+  expect(drainMs).toBe(3_000);
+  const clock = new ManualClock(Date.now());
+  const replica = await startReplica(config, captureLogger('silent').logger, { clock });
+  const base = `http://127.0.0.1:${config.PORT}`;
+  const slackTarget = { eventsUrl: `${base}/slack/events`, signingSecret: 's' };
+  expect((await fetch(`${base}/healthz`)).status).toBe(200);
+
+  const stopping = replica.stop();
+  const health = await fetch(`${base}/healthz`);
+  expect(health.status).toBe(503);
+  expect(await health.json()).toEqual({ ok: false, stopping: true });
+  // Until the drain delay is over, what the load balancer still sends is answered.
+  clock.advance(drainMs - 1);
+  clock.runDue();
+  const during = await urlVerification(slackTarget, 'still-here');
+  expect(during.status).toBe(200);
+  expect(during.body).toContain('still-here');
+  expect((await fetch(`${base}/healthz`)).status).toBe(503);
+  expect(await listening(config.PORT)).toBe(true);
+
+  clock.advance(1);
+  clock.runDue();
+  await eventually(async () => ((await listening(config.PORT)) ? null : true));
+  await stopping;
+});
+
+it('no drain delay in Socket Mode (no load balancer in front), a third of the grace up to 5 s in HTTP mode', () => {
+  expect(drainDelayMs({ SHUTDOWN_GRACE: 25_000, slack: { kind: 'http' } })).toBe(5_000);
+  expect(drainDelayMs({ SHUTDOWN_GRACE: 1_000, slack: { kind: 'http' } })).toBe(333);
+  expect(drainDelayMs({ SHUTDOWN_GRACE: 25_000, slack: { kind: 'socket', appToken: 'xapp-1' } })).toBe(0);
 });

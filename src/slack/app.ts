@@ -54,6 +54,8 @@ export interface SlackAppOptions {
   /** Storage whose health `/healthz` reports. */
   kv: KeyValue;
   installations: SlackInstallationStore | null;
+  /** True once the replica stops (SIGTERM): `/healthz` answers 503 at once while the server still drains. */
+  stopping?: () => boolean;
   /** Overrides for tests: the signing secret and bot token when config has none. */
   signingSecret?: string;
   botToken?: string;
@@ -73,7 +75,7 @@ export function buildSlackApp(options: SlackAppOptions): App {
     {
       path: '/healthz',
       method: ['GET'],
-      handler: healthHandler(options.kv, socketMode ? () => socket.connected : () => true),
+      handler: healthHandler(options.kv, socketMode ? () => socket.connected : () => true, options.stopping),
     },
     { path: '/metrics', method: ['GET'], handler: metricsHandler(deps.metrics, config.METRICS_TOKEN) },
   ];
@@ -262,9 +264,22 @@ export async function startSlackApp(
   return started;
 }
 
-/** `200 {"ok":true,"store":"up"}` while the store answers (and, in Socket Mode, the websocket is connected). */
-export function healthHandler(kv: KeyValue, transportUp: () => boolean = () => true) {
+/**
+ * `200 {"ok":true,"store":"up"}` while the store answers (and, in Socket Mode, the websocket is connected);
+ * `503 {"ok":false,"stopping":true}` at once once the replica stops, so that load balancers take it out of rotation
+ * while it still answers.
+ */
+export function healthHandler(
+  kv: KeyValue,
+  transportUp: () => boolean = () => true,
+  stopping: () => boolean = () => false,
+) {
   return (_req: IncomingMessage, res: ServerResponse) => {
+    if (stopping()) {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ok: false, stopping: true }));
+      return;
+    }
     const answer = (store: boolean) => {
       const socket = transportUp();
       const ok = store && socket;
