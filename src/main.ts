@@ -1,5 +1,5 @@
 import { type Config, ConfigError, type Environment, loadConfig, readEnvironment } from './config.js';
-import { errFields, makeLogger } from './lib/logger.js';
+import { errFields, makeLogger, stdoutDestination } from './lib/logger.js';
 import { isSupportedNode, SUPPORTED_NODE } from './lib/runtime.js';
 import { logUnhandledRejections } from './lib/unhandled-rejections.js';
 import { drainDelayMs, EXIT, type Replica, StartupError, startReplica, stopDeadlineMs } from './redis-bot.js';
@@ -17,7 +17,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = makeLogger({ level: config.LOG_LEVEL });
+  const logger = makeLogger({ level: config.LOG_LEVEL, destination: stdoutDestination() });
   // A backstop: a library's promise that fails unawaited is logged, not the end of the process.
   logUnhandledRejections(process, logger);
   if (!isSupportedNode(process.versions.node)) {

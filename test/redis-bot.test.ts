@@ -146,7 +146,13 @@ describe('replica start-up', { timeout: 90_000, tags: ['slow'] }, () => {
 
       bot.kill('SIGTERM');
       expect(await bot.exited).toBe(0);
-      expect(bot.logs().map((l) => l.msg)).toContain('stopped');
+      // Every line of the stop, in the order written, `stopped` last (the log is flushed before the exit).
+      const stop = bot.logs().slice(bot.logs().findIndex((l) => String(l.msg).startsWith('stopping:')));
+      expect(stop.map((l) => l.msg)).toEqual([
+        expect.stringMatching(/^stopping:/),
+        'background work stopped',
+        'stopped',
+      ]);
     } finally {
       await own.stop();
     }

@@ -47,6 +47,15 @@ export function makeLogger(options: { level?: string; destination?: DestinationS
   return options.destination ? pino(opts, options.destination) : pino(opts);
 }
 
+/**
+ * The process's stdout, written synchronously. pino's default writes asynchronously and flushes synchronously at
+ * exit: a write still under way then lands after the lines flushed, so a stop's last lines (`stopped`, a fatal
+ * error) came out of order, or after the exit code was seen. One write per line is cheap at this bot's volume.
+ */
+export function stdoutDestination(): DestinationStream {
+  return pino.destination({ dest: 1, sync: true });
+}
+
 export function newCorrelationId(): string {
   return randomUUID();
 }
