@@ -1,8 +1,16 @@
 import { type Config, ConfigError, type Environment, loadConfig, readEnvironment } from './config.js';
-import { errFields, makeLogger, stdoutDestination } from './lib/logger.js';
+import { errFields, makeLogger, maskSecretsInText, stdoutDestination } from './lib/logger.js';
 import { isSupportedNode, SUPPORTED_NODE } from './lib/runtime.js';
 import { logUnhandledRejections } from './lib/unhandled-rejections.js';
-import { drainDelayMs, EXIT, type Replica, StartupError, startReplica, stopDeadlineMs } from './redis-bot.js';
+import {
+  drainDelayMs,
+  EXIT,
+  type Replica,
+  StartupError,
+  startReplica,
+  stopDeadlineMs,
+  stopGraceMs,
+} from './redis-bot.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -54,23 +62,29 @@ async function main(): Promise<void> {
   // A signal while starting (waiting for Redis, for instance) ends the process; once started, a graceful stop.
   let replica: Replica | null = null;
   let stopping = false;
-  const stop = (signal: string) => {
+  let exitCode = 0;
+  const stop = (signal: string, crashed = false) => {
+    if (crashed) exitCode = 1;
     if (stopping) return;
     stopping = true;
     if (!replica) {
       logger.info({ signal }, 'stopping before start-up finished');
-      process.exit(0);
+      process.exit(exitCode);
     }
     logger.info(
-      { signal, graceMs: config.SHUTDOWN_GRACE, drainMs: drainDelayMs(config) },
+      {
+        signal,
+        graceMs: stopGraceMs(config, { crashed }),
+        drainMs: crashed ? 0 : drainDelayMs(config),
+      },
       'stopping: /healthz answers 503, requests are taken for drainMs more, answers in flight may finish',
     );
     // Never past the grace and the restart notices, whatever hangs: the orchestrator's SIGKILL would come next.
-    setTimeout(() => process.exit(1), stopDeadlineMs(config)).unref();
-    replica.stop().then(
+    setTimeout(() => process.exit(1), stopDeadlineMs(config, { crashed })).unref();
+    replica.stop({ crashed }).then(
       () => {
         logger.info('stopped');
-        process.exit(0);
+        process.exit(exitCode);
       },
       (error: unknown) => {
         logger.error(errFields(error), 'stop failed');
@@ -80,6 +94,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // A throw nobody caught leaves the process in a state nobody knows: the users whose answers are in flight get the
+  // restart notice after a short grace, then exit 1 for the orchestrator to restart it. (Rejections nobody handled
+  // have their own handler.)
+  process.on('uncaughtException', (error: unknown) => {
+    logger.fatal({ ...errFields(error), frames: stackFrames(error) }, 'uncaught exception: stopping');
+    stop('uncaughtException', true);
+  });
   try {
     replica = await startReplica(config, logger);
   } catch (error) {
@@ -90,6 +111,17 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+}
+
+/** Where a throw came from: the stack's frames only (the message is in `err`), masked as the message is. */
+function stackFrames(error: unknown): string[] {
+  if (!(error instanceof Error) || !error.stack) return [];
+  return error.stack
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith('at '))
+    .slice(0, 20)
+    .map(maskSecretsInText);
 }
 
 main().catch((error: unknown) => {

@@ -107,10 +107,13 @@ export interface Replica {
   /**
    * `/healthz` answers 503 at once and the loops stop; requests are still taken for the drain delay (drainDelayMs),
    * then the server stops taking them, answers in flight finish within the rest of SHUTDOWN_GRACE, and everything
-   * closes.
+   * closes. `crashed`: at once, with a grace of CRASH_GRACE_MS at most (the process's state is unknown).
    */
-  stop(): Promise<void>;
+  stop(options?: { crashed?: boolean }): Promise<void>;
 }
+
+/** A stop after an uncaught exception (`crashed`): no drain delay, and at most this grace before the restart notices. */
+export const CRASH_GRACE_MS = 2_000;
 
 export interface ReplicaOptions {
   clock?: Clock;
@@ -183,18 +186,19 @@ export async function startReplica(
   let stopping: Promise<void> | null = null;
   return {
     bot: started,
-    stop() {
+    stop(stopOptions = {}) {
       stopping ??= (async () => {
         clearInterval(vanishedTimer);
         // Load balancers and Kubernetes keep routing to a replica for a few seconds after it is told to stop: it
         // says it is not ready, and keeps answering until they have seen that, within the grace.
         started.serving.stopping = true;
         started.container.stopLoops();
-        const drainMs = drainDelayMs(config);
+        const crashed = stopOptions.crashed === true;
+        const drainMs = crashed ? 0 : drainDelayMs(config);
         if (drainMs > 0) await new Promise((resolve) => clock.setTimeout(() => resolve(undefined), drainMs));
         // Closing the server stops new requests at once; its promise waits for open connections: not awaited.
         const serverStopped = started.app.stop().catch(() => undefined);
-        await started.container.close({ graceMs: config.SHUTDOWN_GRACE - drainMs, clock });
+        await started.container.close({ graceMs: stopGraceMs(config, { crashed }) - drainMs, clock });
         await Promise.race([serverStopped, new Promise((r) => setTimeout(r, 1_000).unref())]);
         await redis.quit().catch(() => redis.disconnect());
       })();
@@ -213,9 +217,20 @@ export function drainDelayMs(config: Pick<ReplicaConfig, 'SHUTDOWN_GRACE' | 'sla
   return config.slack.kind === 'http' ? Math.min(5_000, Math.floor(config.SHUTDOWN_GRACE / 3)) : 0;
 }
 
+/** The grace of a stop: SHUTDOWN_GRACE, or CRASH_GRACE_MS at most after an uncaught exception. */
+export function stopGraceMs(
+  config: Pick<ReplicaConfig, 'SHUTDOWN_GRACE'>,
+  options: { crashed?: boolean } = {},
+): number {
+  return options.crashed ? Math.min(CRASH_GRACE_MS, config.SHUTDOWN_GRACE) : config.SHUTDOWN_GRACE;
+}
+
 /** The longest a stop may take: the grace, the restart notices, and a margin for closing connections. */
-export function stopDeadlineMs(config: Pick<ReplicaConfig, 'SHUTDOWN_GRACE'>): number {
-  return config.SHUTDOWN_GRACE + ABANDON_NOTICE_MS + 2_000;
+export function stopDeadlineMs(
+  config: Pick<ReplicaConfig, 'SHUTDOWN_GRACE'>,
+  options: { crashed?: boolean } = {},
+): number {
+  return stopGraceMs(config, options) + ABANDON_NOTICE_MS + 2_000;
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_SEED, type FakeSlack, startFakeSlack } from '../src/fake-slack/index.js';
 import { SecretBox } from '../src/store/crypto.js';
@@ -55,8 +56,8 @@ async function replicaEnv(overrides: Record<string, string> = {}): Promise<Recor
   };
 }
 
-function run(env: Record<string, string>, cwd?: string): BotProcess {
-  const bot = spawnBot(env, cwd ? { cwd } : {});
+function run(env: Record<string, string>, cwd?: string, imports?: string[]): BotProcess {
+  const bot = spawnBot(env, { ...(cwd && { cwd }), ...(imports && { imports }) });
   bots.push(bot);
   return bot;
 }
@@ -174,5 +175,42 @@ describe('replica start-up', { timeout: 90_000, tags: ['slow'] }, () => {
     expect(read.variables).not.toContain('PORT');
     await bot.waitForLog(/^estoque-bot started$/);
     expect(await health(PORT ?? '')).toBe(200);
+  });
+});
+
+/** A module loaded before main.ts: on SIGUSR2, a throw nobody catches (a bug in a timer's callback), echoing a token. */
+async function throwOnSigusr2(): Promise<string> {
+  const file = join(dir, 'throw-on-sigusr2.mjs');
+  await writeFile(
+    file,
+    "process.on('SIGUSR2', () => setImmediate(() => { throw new Error('boom near xoxb-1111-2222-secretvalue'); }));\n",
+  );
+  return pathToFileURL(file).href;
+}
+
+describe('a throw nobody catches', { timeout: 90_000 }, () => {
+  it('is logged fatal with the token masked, the replica stops as on SIGTERM with a short grace, and exits 1', async () => {
+    const bot = run(await replicaEnv(), undefined, [await throwOnSigusr2()]);
+    await bot.waitForLog(/^estoque-bot started$/);
+    bot.kill('SIGUSR2');
+    expect(await bot.exited).toBe(1);
+    expect(bot.stdout()).not.toContain('secretvalue');
+    const logs = bot.logs();
+    const fatal = logs.find((l) => l.msg === 'uncaught exception: stopping');
+    expect(fatal).toMatchObject({
+      level: 60,
+      err: { name: 'Error', message: 'boom near [redacted-token]' },
+      frames: expect.arrayContaining([expect.stringMatching(/^at .*throw-on-sigusr2\.mjs/)]),
+    });
+    // In order: the fatal line, the stop (no drain, a grace of 2 s for the answers in flight), then `stopped`.
+    const steps = logs.filter((l) =>
+      /^(uncaught exception|stopping:|background work stopped$|stopped$)/.test(String(l.msg)),
+    );
+    expect(steps).toMatchObject([
+      { msg: 'uncaught exception: stopping' },
+      { msg: expect.stringMatching(/^stopping:/), signal: 'uncaughtException', graceMs: 2_000, drainMs: 0 },
+      { msg: 'background work stopped', graceMs: 2_000 },
+      { msg: 'stopped' },
+    ]);
   });
 });

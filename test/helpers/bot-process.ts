@@ -25,8 +25,15 @@ export interface BotProcess {
  * `src/main.ts` as its own process (as `npm run dev` starts it), given only the environment a test chooses and
  * PATH: start-up, exit codes and signals are those of the real program.
  */
-export function spawnBot(env: Record<string, string>, options: { cwd?: string } = {}): BotProcess {
-  const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'src', 'main.ts')], {
+export function spawnBot(
+  env: Record<string, string>,
+  options: {
+    cwd?: string /** More modules loaded first (`--import`): a fault put in the process. */;
+    imports?: string[];
+  } = {},
+): BotProcess {
+  const imports = (options.imports ?? []).flatMap((module) => ['--import', module]);
+  const child = spawn(process.execPath, ['--import', TSX, ...imports, join(ROOT, 'src', 'main.ts')], {
     cwd: options.cwd ?? ROOT,
     env: { PATH: INHERITED_PATH, ...env },
     stdio: 'pipe',
