@@ -25,6 +25,8 @@ COPY --from=build /app/dist ./dist
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000
+# /healthz is readiness (503 while Redis is away, while starting and stopping). An orchestrator that restarts what
+# is unhealthy (Docker Swarm) wants liveness instead: /livez, 200 while the process runs (README, Health).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/main.js"]

@@ -6,7 +6,7 @@ import { buildContainer, type Container, type ContainerOptions } from './contain
 import { type Clock, systemClock } from './lib/clock.js';
 import { errFields, type Logger } from './lib/logger.js';
 import { renderVanishedLinkAdminNotice } from './render/index.js';
-import { buildSlackApp, startSlackApp } from './slack/app.js';
+import { buildSlackApp, liveHandler, startSlackApp } from './slack/app.js';
 import { ABANDON_NOTICE_MS } from './slack/background.js';
 import { createSlackClients } from './slack/slack-clients.js';
 import { SecretBox } from './store/crypto.js';
@@ -245,12 +245,18 @@ interface NotReady {
 }
 
 /**
- * PORT answers `/healthz` with 503 (and everything else with 503), naming the step start-up waits for, until the
- * Slack app takes the port over.
+ * PORT answers `/healthz` with 503 (and everything else but `/livez` with 503), naming the step start-up waits for,
+ * until the Slack app takes the port over.
  */
 function serveNotReady(port: number): Promise<NotReady> {
   let waitingFor: StartupWait = 'redis';
   const server = createServer((req, res) => {
+    // Alive while it waits (for Redis, however long): only readiness fails.
+    if (req.method === 'GET' && req.url?.split('?')[0] === '/livez') {
+      req.resume();
+      liveHandler(req, res);
+      return;
+    }
     res.writeHead(503, { 'content-type': 'application/json', connection: 'close' });
     res.end(JSON.stringify({ ok: false, store: 'starting', waitingFor }));
     req.resume();

@@ -166,6 +166,10 @@ it("/healthz's start-up 503 says what it waits for: Slack's check of the token o
     const res = await fetch(`http://127.0.0.1:${config.PORT}/healthz`);
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ ok: false, waitingFor: 'slack' });
+    // Not ready, but alive: a liveness probe leaves a replica that waits alone.
+    const live = await fetch(`http://127.0.0.1:${config.PORT}/livez`);
+    expect(live.status).toBe(200);
+    expect(await live.json()).toEqual({ ok: true });
   } finally {
     release();
     await (await starting).stop();

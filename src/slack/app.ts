@@ -63,7 +63,7 @@ export interface SlackAppOptions {
 
 /**
  * Bolt wiring only: receivers do transport, listeners live in commands/, actions/, views/, events/.
- * HTTP receiver at POST /slack/events (GET /healthz beside it); Socket Mode when SLACK_APP_TOKEN is set;
+ * HTTP receiver at POST /slack/events (GET /healthz, /livez and /metrics beside it); Socket Mode when SLACK_APP_TOKEN is set;
  * one workspace with SLACK_BOT_TOKEN, or OAuth with installations kept in the store.
  */
 export function buildSlackApp(options: SlackAppOptions): App {
@@ -77,6 +77,7 @@ export function buildSlackApp(options: SlackAppOptions): App {
       method: ['GET'],
       handler: healthHandler(options.kv, socketMode ? () => socket.connected : () => true, options.stopping),
     },
+    { path: '/livez', method: ['GET'], handler: liveHandler },
     { path: '/metrics', method: ['GET'], handler: metricsHandler(deps.metrics, config.METRICS_TOKEN) },
   ];
   const logger = boltLogger(deps.logger);
@@ -262,6 +263,16 @@ export async function startSlackApp(
   const started: unknown = await app.start(listen);
   deps.tasks.priority.watch(started);
   return started;
+}
+
+/**
+ * Liveness: `200 {"ok":true}` whenever the process answers at all (its event loop runs), whatever Redis, Slack or the
+ * upstream do. `/healthz` is readiness: it fails while Redis is away, and a liveness probe on it would restart every
+ * replica through a Redis outage.
+ */
+export function liveHandler(_req: IncomingMessage, res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ ok: true }));
 }
 
 /**

@@ -83,5 +83,45 @@ describe('/healthz', () => {
         body: { ok: false, store: 'up', socket: 'disconnected' },
       });
     });
+
+    it('/livez: 200 all the same (the process runs)', async () => {
+      expect(await get(`http://127.0.0.1:${port}/livez`)).toEqual({ status: 200, body: { ok: true } });
+    });
+  });
+});
+
+describe('/livez (liveness) beside /healthz (readiness)', () => {
+  let h: Harness;
+  let app: App;
+  let port: number;
+  beforeAll(async () => {
+    h = await startHarness();
+    port = await freePort();
+    const config = loadConfig({
+      SLACK_SIGNING_SECRET: 'secret',
+      SLACK_BOT_TOKEN: h.slack.tokenFor('T00FAKE01'),
+      SLACK_API_URL: h.slack.apiUrl,
+      UPSTREAM_BASE_URL: h.sandbox.baseUrl,
+      UPSTREAM_AUTH_URL: h.sandbox.authUrl,
+      CREDENTIALS_KEY: Buffer.alloc(32, 3).toString('base64'),
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      PORT: String(port),
+      LOG_LEVEL: 'silent',
+    });
+    // HTTP mode with a store that does not answer: Redis away.
+    app = buildSlackApp({ config, deps: h.container.slackDeps, kv: down, installations: null });
+    await app.start(port);
+  });
+  afterAll(async () => {
+    await app.stop().catch(() => undefined);
+    await h.close();
+  });
+
+  it('while Redis is away: /healthz 503 (take it out of rotation), /livez 200 (do not restart it)', async () => {
+    expect(await get(`http://127.0.0.1:${port}/healthz`)).toEqual({
+      status: 503,
+      body: { ok: false, store: 'down' },
+    });
+    expect(await get(`http://127.0.0.1:${port}/livez`)).toEqual({ status: 200, body: { ok: true } });
   });
 });
