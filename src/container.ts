@@ -51,7 +51,7 @@ import { TokenStore } from './store/token-store.js';
 import { UserMatchStore } from './store/user-match-store.js';
 import { TokenManager } from './upstream/auth.js';
 import type { Budget } from './upstream/budget.js';
-import { DEFAULT_FEED_SHARE_PERCENT } from './upstream/budget-policy.js';
+import { DEFAULT_FEED_SHARE_PERCENT, feedShareCalls } from './upstream/budget-policy.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, UpstreamClient } from './upstream/client.js';
 import { createDispatcher } from './upstream/http.js';
 import { MeteredBudget } from './upstream/metered.js';
@@ -335,7 +335,7 @@ export function buildContainer(options: ContainerOptions): Container {
     ...(options.features?.feedLeaseMs !== undefined && { leaseMs: options.features.feedLeaseMs }),
     share: {
       windowMs,
-      calls: Math.floor((count * (options.config.FEED_BUDGET_SHARE ?? DEFAULT_FEED_SHARE_PERCENT)) / 100),
+      calls: feedShareCalls(count, options.config.FEED_BUDGET_SHARE ?? DEFAULT_FEED_SHARE_PERCENT),
     },
   });
   const feedSubscriptions = new FeedSubscriptions({

@@ -13,13 +13,13 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function build(features?: ContainerOptions['features']) {
+async function build(features?: ContainerOptions['features'], limit = { count: 250, windowMs: 3_600_000 }) {
   const logger = makeLogger({ level: 'silent' });
   const redis = await makeTestRedis();
   closers.push(() => redis.cleanup());
   const container = buildContainer({
     config: {
-      UPSTREAM_RATE_LIMIT: { count: 250, windowMs: 3_600_000 },
+      UPSTREAM_RATE_LIMIT: limit,
       BOT_ADMINS: [],
       DIGEST_TZ: 'America/Sao_Paulo',
       SLACK_API_URL: 'http://127.0.0.1:9/api/',
@@ -29,7 +29,7 @@ async function build(features?: ContainerOptions['features']) {
     kv: new RedisKeyValue(redis.redis),
     keys: redis.keys,
     box: new SecretBox(randomBytes(32)),
-    budget: createMemoryBudget({ limit: { count: 250, windowMs: 3_600_000 } }),
+    budget: createMemoryBudget({ limit }),
     ...(features && { features }),
   });
   closers.unshift(() => container.close());
@@ -48,5 +48,12 @@ describe('buildContainer', () => {
     // Counted on the way (MeteredReader), then read through the prefetcher.
     expect(container.domain.reader).toBeInstanceOf(MeteredReader);
     expect((container.domain.reader as MeteredReader).inner).toBe(container.prefetcher?.reader);
+  });
+
+  it('a small UPSTREAM_RATE_LIMIT still gives the feed one call a window (4/1m at 20 %: not 0, the feed not off)', async () => {
+    const container = await build(undefined, { count: 4, windowMs: 60_000 });
+    // One call a minute pays for a round every FEED_INTERVAL (2 min).
+    expect(container.feed.intervalFor(1)).toBe(120_000);
+    expect(await container.feed.runIfDue('T0SMALL')).toMatchObject({ ran: false, reason: 'planned' });
   });
 });

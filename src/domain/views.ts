@@ -173,5 +173,7 @@ export interface LinkStatusView {
     cap: number;
     /** Commands were refused a slot within the last window: the feed keeps to FEED_BUDGET_SHARE_SATURATED. */
     saturated: boolean;
+    /** The cap outside saturation: 0 when FEED_BUDGET_SHARE is 0 (a cap of 0 with this above: the saturated share). */
+    shareCap: number;
   } | null;
 }

@@ -50,7 +50,9 @@ const STRETCHED: Record<NonNullable<NonNullable<LinkStatusView['feed']>['stretch
 
 /** "a cada 2m · 3 de 50 consultas da cota do alerta usadas nesta janela", or why it does not run. */
 export function feedText(feed: NonNullable<LinkStatusView['feed']>): string {
-  if (feed.cap === 0) return 'desligados (`FEED_BUDGET_SHARE` é 0)';
+  if (feed.shareCap === 0) return 'desligados (`FEED_BUDGET_SHARE` é 0)';
+  if (feed.cap === 0)
+    return 'parados nesta janela: comandos esperaram por consultas, e `FEED_BUDGET_SHARE_SATURATED` é 0';
   const share =
     `${formatNumber(feed.used)} de ${formatNumber(feed.cap)} consultas da cota dos alertas usadas na janela` +
     (feed.saturated ? ' (cota reduzida: comandos esperaram por consultas nesta janela)' : '');

@@ -52,6 +52,15 @@ const DEFAULT_RESERVE_SHARE: Readonly<Record<Priority, number>> = {
 export const DEFAULT_FEED_SHARE_PERCENT = 20;
 
 /**
+ * The feed's calls per window for a share of COUNT: rounded down, but at least one when the share is above 0, so
+ * that a small limit (4 calls a minute at 20 %) slows the feed down instead of turning it off in silence. The feed's
+ * capacity (COUNT less the reserve above it) is always at least one slot, so that one call can always be paid.
+ */
+export function feedShareCalls(count: number, sharePercent: number): number {
+  return sharePercent <= 0 ? 0 : Math.max(1, Math.floor((count * sharePercent) / 100));
+}
+
+/**
  * The feed's share while commands of the credential are being refused slots. At saturation every slot the feed
  * takes is one a command waits for a window longer; 5 % still lets a round run (250/h: 12 calls an hour, a round
  * costs one call, a receipts round a few) while the users who keep the window full get the rest.
@@ -127,14 +136,13 @@ export function resolveBudgetPolicy(options: BudgetOptions): BudgetPolicy {
   capacity.background = Math.min(capacity.background, capacity.feed);
 
   const share = percentIn(options.feedSharePercent ?? DEFAULT_FEED_SHARE_PERCENT, 'feedSharePercent');
-  const feedCap = Math.floor((count * share) / 100);
+  const feedCap = feedShareCalls(count, share);
   const saturatedShare = percentIn(
     options.feedSaturatedSharePercent ?? DEFAULT_FEED_SATURATED_SHARE_PERCENT,
     'feedSaturatedSharePercent',
   );
   // Never above the share; at least one call when the share grants any, so that a saturated credential's rounds go on.
-  const feedCapSaturated =
-    saturatedShare === 0 ? 0 : Math.min(feedCap, Math.max(1, Math.floor((count * saturatedShare) / 100)));
+  const feedCapSaturated = Math.min(feedCap, feedShareCalls(count, saturatedShare));
 
   const maxWaitMs = mapPriorities((priority) => {
     const value = options.maxWaitMs?.[priority] ?? DEFAULT_MAX_WAIT_MS[priority];

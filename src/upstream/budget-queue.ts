@@ -130,7 +130,12 @@ function usageOf(
     remaining: Math.max(0, policy.count - used),
     pausedUntil: pausedMs > 0 ? toEpochMs(now + pausedMs, clock) : null,
     nextSlotAt: nextMs > 0 ? toEpochMs(now + nextMs, clock) : null,
-    feed: { used: feedUsed, cap: saturated ? policy.feedCapSaturated : policy.feedCap, saturated },
+    feed: {
+      used: feedUsed,
+      cap: saturated ? policy.feedCapSaturated : policy.feedCap,
+      saturated,
+      shareCap: policy.feedCap,
+    },
   };
 }
 

@@ -24,7 +24,13 @@ export interface BudgetUsage {
    * or feedSaturatedSharePercent while `saturated`: commands of the credential were refused a slot within the last
    * window).
    */
-  feed: { used: number; cap: number; saturated: boolean };
+  feed: {
+    used: number;
+    cap: number;
+    saturated: boolean;
+    /** The cap outside saturation (FEED_BUDGET_SHARE's calls): 0 only when that share is 0. */
+    shareCap: number;
+  };
 }
 
 export interface ScheduleOptions {

@@ -12,6 +12,7 @@ import { FeedListenerStore } from '../../src/store/feed-listeners.js';
 import { FeedSnapshotStore } from '../../src/store/feed-snapshot-store.js';
 import { type KeyValue, RedisKeyValue } from '../../src/store/kv.js';
 import type { BudgetOptions } from '../../src/upstream/budget.js';
+import { feedShareCalls } from '../../src/upstream/budget-policy.js';
 import { type Harness, type Replica, saoPaulo, startDigestHarness, WS } from './digest-harness.js';
 
 export { WS };
@@ -157,7 +158,7 @@ export async function startFeedHarness(startAt: number): Promise<FeedHarness> {
         poster,
         logger: replica.domain.logger,
         intervalMs: options.intervalMs ?? INTERVAL_MS,
-        share: { windowMs: limit.windowMs, calls: Math.floor((limit.count * share) / 100) },
+        share: { windowMs: limit.windowMs, calls: feedShareCalls(limit.count, share) },
         clock: harness.clock,
         owner: name,
         ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),

@@ -274,6 +274,7 @@ describe('oversized data still fits', () => {
             used: 1e9,
             cap: 1e9,
             saturated: true,
+            shareCap: 1e9,
           },
         },
         ctx,

@@ -59,6 +59,7 @@ describe('link status', () => {
       used: 12,
       cap: 50,
       saturated: false,
+      shareCap: 50,
     };
     expect(allText(renderLinkStatus({ ...status, feed }, ctx))).toContain(
       '*Alertas*\nverificação a cada 5m · 12 de 50 consultas da cota dos alertas usadas na janela',
@@ -73,9 +74,17 @@ describe('link status', () => {
     expect(
       allText(renderLinkStatus({ ...status, feed: { ...feed, listening: false, used: 0 } }, ctx)),
     ).toContain('sem assinantes (nenhuma consulta)');
-    expect(allText(renderLinkStatus({ ...status, feed: { ...feed, cap: 0 } }, ctx))).toContain(
+    expect(allText(renderLinkStatus({ ...status, feed: { ...feed, cap: 0, shareCap: 0 } }, ctx))).toContain(
       'desligados (`FEED_BUDGET_SHARE` é 0)',
     );
+    // Off for the window because of the saturated share alone: that one is named, not FEED_BUDGET_SHARE.
+    const stopped = allText(
+      renderLinkStatus({ ...status, feed: { ...feed, cap: 0, saturated: true, used: 0 } }, ctx),
+    );
+    expect(stopped).toContain(
+      'parados nesta janela: comandos esperaram por consultas, e `FEED_BUDGET_SHARE_SATURATED` é 0',
+    );
+    expect(stopped).not.toContain('`FEED_BUDGET_SHARE` é 0');
     expect(allText(renderLinkStatus(status, ctx))).not.toContain('Alertas');
     // Commands were refused slots in this window: the feed keeps to its smaller share, and says so.
     expect(

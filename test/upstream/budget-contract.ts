@@ -326,7 +326,7 @@ export function runBudgetContract(name: string, makePeers: () => Promise<BudgetP
         remaining: 5,
         pausedUntil: null,
         nextSlotAt: null,
-        feed: { used: 0, cap: 1, saturated: false },
+        feed: { used: 0, cap: 1, saturated: false, shareCap: 1 },
       });
 
       const before = time.now();
@@ -427,7 +427,7 @@ export function runBudgetContract(name: string, makePeers: () => Promise<BudgetP
         .catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(BudgetExhaustedError);
       const refusedAt = time.now();
-      expect((await a.usage(id)).feed).toEqual({ used: 0, cap: 1, saturated: true });
+      expect((await a.usage(id)).feed).toEqual({ used: 0, cap: 1, saturated: true, shareCap: 5 });
 
       // The first 19 calls leave (and the refused call's slot with its margin passes): 19 slots are free, but the
       // feed, saturated, takes one and is refused a second.
@@ -441,7 +441,7 @@ export function runBudgetContract(name: string, makePeers: () => Promise<BudgetP
 
       // A window after the refusal with none since, the feed has its whole share again.
       await time.sleep(refusedAt + 2_300 - time.now());
-      expect((await b.usage(id)).feed).toEqual({ used: 1, cap: 5, saturated: false });
+      expect((await b.usage(id)).feed).toEqual({ used: 1, cap: 5, saturated: false, shareCap: 5 });
       await expect(recorded(b, id, 'feed', 'feed-2', [], 0)).resolves.toBe('feed-2');
       await expect(recorded(a, id, 'feed', 'feed-3', [], 0)).resolves.toBe('feed-3');
     });
@@ -450,7 +450,7 @@ export function runBudgetContract(name: string, makePeers: () => Promise<BudgetP
       const [a] = await peers.open({ limit: { count: 10, windowMs: 30_000 }, feedSharePercent: 0 });
       const error = await a.schedule(id, 'feed', async () => 'x', { maxWaitMs: 0 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(BudgetExhaustedError);
-      expect((await a.usage(id)).feed).toEqual({ used: 0, cap: 0, saturated: false });
+      expect((await a.usage(id)).feed).toEqual({ used: 0, cap: 0, saturated: false, shareCap: 0 });
     });
 
     it('counts a call that fails', async () => {

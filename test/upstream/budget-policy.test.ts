@@ -22,6 +22,13 @@ describe('resolveBudgetPolicy: the feed at saturation', () => {
     expect(caps(250, 0, 5)).toEqual([0, 0]);
   });
 
+  it('gives the feed at least one call when its share is above 0, however small the limit', () => {
+    // 4 × 20 % is 0.8: rounded down it was 0, the feed off in silence while the status blamed FEED_BUDGET_SHARE.
+    expect(caps(4, 20)).toEqual([1, 1]);
+    expect(caps(4, 20, 0)).toEqual([1, 0]);
+    expect(caps(4, 0)).toEqual([0, 0]);
+  });
+
   it('stops the feed at saturation when its saturated share is 0', () => {
     expect(caps(250, 20, 0)).toEqual([50, 0]);
   });

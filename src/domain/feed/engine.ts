@@ -41,7 +41,7 @@ export interface FeedEngineOptions {
   logger: Logger;
   /** FEED_INTERVAL. */
   intervalMs: number;
-  /** The budget's window and the feed's share of it in calls (floor(COUNT × FEED_BUDGET_SHARE / 100)). */
+  /** The budget's window and the feed's share of it in calls (feedShareCalls: at least 1 unless the share is 0). */
   share: { windowMs: number; calls: number };
   /** The loop's timers (the time itself comes from domain.now). */
   clock?: Clock;

@@ -223,6 +223,7 @@ export class LinkService {
               used: usage.feed.used,
               cap: usage.feed.cap,
               saturated: usage.feed.saturated,
+              shareCap: usage.feed.shareCap,
             }
           : null,
     };
