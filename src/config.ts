@@ -303,6 +303,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (oauth) {
       for (const name of oauthNames)
         need(name, 'required when any of SLACK_CLIENT_ID/SECRET/STATE_SECRET is set (OAuth)');
+      // Requests would be answered with each installation's token and digests and alerts posted with this one, in
+      // every workspace.
+      if (has('SLACK_BOT_TOKEN'))
+        problems.push(
+          'SLACK_BOT_TOKEN: not used with OAuth (SLACK_CLIENT_ID/SECRET/STATE_SECRET set: each workspace has the ' +
+            'token of its installation): unset SLACK_BOT_TOKEN, or unset the SLACK_CLIENT_* variables for a ' +
+            'single-workspace install',
+        );
     } else {
       need(
         'SLACK_BOT_TOKEN',

@@ -164,6 +164,32 @@ describe('loadConfig', () => {
     ).toThrow(/SLACK_CLIENT_SECRET[\s\S]*SLACK_STATE_SECRET/);
   });
 
+  it('refuses SLACK_BOT_TOKEN beside OAuth, naming both ways out (it was ignored by Bolt, used by the posts)', () => {
+    const oauth = {
+      SLACK_CLIENT_ID: 'id',
+      SLACK_CLIENT_SECRET: 'secret',
+      SLACK_STATE_SECRET: 'state',
+      SLACK_SIGNING_SECRET: 's',
+      UPSTREAM_BASE_URL: 'https://api.example.com',
+      UPSTREAM_AUTH_URL: 'https://auth.example.com',
+      CREDENTIALS_KEY: KEY,
+      REDIS_URL: 'redis://redis:6379',
+    };
+    expect(loadConfig(oauth).oauth).toBe(true);
+    let error: unknown;
+    try {
+      loadConfig({ ...oauth, SLACK_BOT_TOKEN: 'xoxb-1' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      expect.stringMatching(
+        /^SLACK_BOT_TOKEN: not used with OAuth \(SLACK_CLIENT_ID\/SECRET\/STATE_SECRET set.*unset SLACK_BOT_TOKEN, or unset the SLACK_CLIENT_\* variables/,
+      ),
+    ]);
+  });
+
   it('any Slack credential set is a replica, never local mode: a partial OAuth config names what is missing', () => {
     for (const name of ['SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET']) {
       let error: unknown;

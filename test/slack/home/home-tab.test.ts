@@ -409,10 +409,9 @@ describe('App Home (app_home_opened -> views.publish)', () => {
   });
 
   it('an org-wide install (workspace E…): the Home published after a feed DM knows the org’s admin as one', async () => {
-    // One bot token for every workspace (SLACK_BOT_TOKEN), so the feed has a client for the organisation's id.
-    await h.close();
-    h = await startHarness({ env: { SLACK_BOT_TOKEN: 'xoxb-1-2-orgwide' } });
+    // The organisation's own install, so the feed has a client for the organisation's id.
     const ORG = 'E0ORG0001';
+    await installOrgWide(h, ORG);
     const orgAdmin = addOrgAdmin(ORG);
     await h.container.feedListeners.follow(ORG, orgAdmin.id, 1312, 'Entregue parcialmente');
     const since = h.slack.views.length;
