@@ -149,6 +149,9 @@ const previousKeys = optionalText
   })
   .transform((keys) => (keys.length === 0 ? undefined : keys.join(',')));
 
+/** A Slack user id: U… (or W… in Enterprise Grid), upper-case letters and digits. */
+const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
+
 const envSchema = z.object({
   SLACK_SIGNING_SECRET: optionalText,
   SLACK_BOT_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xoxb-'), {
@@ -183,12 +186,24 @@ const envSchema = z.object({
   ),
   /** How long SIGTERM waits for answers in flight before telling their users to try again. */
   SHUTDOWN_GRACE: duration('25s', 1_000, 600_000),
-  BOT_ADMINS: optionalText.transform((v) =>
-    (v ?? '')
-      .split(',')
-      .map((id) => id.trim())
-      .filter((id) => id !== ''),
-  ),
+  BOT_ADMINS: optionalText
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((id) => id.trim())
+        .filter((id) => id !== ''),
+    )
+    .superRefine((ids, ctx) => {
+      // An e-mail or a @name is accepted by nothing later: the person it meant could not link, and nobody said why.
+      const bad = ids.filter((id) => !SLACK_USER_ID.test(id));
+      if (bad.length > 0)
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            "must be Slack user ids (U… or W…: the person's profile, ⋮ > Copy member ID), comma-separated; not " +
+            bad.map((id) => `"${id}"`).join(', '),
+        });
+    }),
   DIGEST_TZ: blankAsUnset(z.string().trim().default('America/Sao_Paulo')).refine(isTimeZone, {
     message: 'must be an IANA time zone such as America/Sao_Paulo',
   }),

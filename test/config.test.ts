@@ -292,7 +292,25 @@ describe('loadConfig', () => {
   });
 
   it('reads BOT_ADMINS as a list', () => {
-    expect(loadConfig({ BOT_ADMINS: ' U1, U2 ,,' }).BOT_ADMINS).toEqual(['U1', 'U2']);
+    expect(loadConfig({ BOT_ADMINS: ' U012AB3CD, W0ORGADM1 ,,' }).BOT_ADMINS).toEqual([
+      'U012AB3CD',
+      'W0ORGADM1',
+    ]);
+  });
+
+  it('refuses BOT_ADMINS entries that are not Slack user ids, naming each one', () => {
+    let error: unknown;
+    try {
+      loadConfig({ BOT_ADMINS: 'U012AB3CD, ana@empresa.com.br, @joao, u012ab3cd' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      expect.stringMatching(
+        /^BOT_ADMINS: must be Slack user ids \(U… or W….*; not "ana@empresa\.com\.br", "@joao", "u012ab3cd"$/,
+      ),
+    ]);
   });
 });
 
