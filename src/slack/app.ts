@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import type { ListenOptions } from 'node:net';
 import {
   App,
@@ -251,9 +251,16 @@ async function refuseOr401(args: ReceiverProcessEventErrorHandlerArgs): Promise<
 }
 
 /**
+ * How long the HTTP server keeps an idle connection open: longer than the idle timeout of the load balancers in front
+ * (60 s on AWS ALB, GCP and nginx's upstream keepalive), so that the balancer, not the bot, closes an idle
+ * connection. Node's 5 s closed it while a balancer could be sending a request on it: a 502 now and then.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/**
  * Starts the app (Bolt's `start` arguments: a port, or a listen options object) and, on the HTTP receiver,
- * has background work yield to requests waiting for their ack (see ack-priority.ts). Returns what Bolt's
- * `start` returned: the HTTP server, or Socket Mode's client.
+ * has background work yield to requests waiting for their ack (see ack-priority.ts) and keeps idle connections
+ * for KEEP_ALIVE_TIMEOUT_MS. Returns what Bolt's `start` returned: the HTTP server, or Socket Mode's client.
  */
 export async function startSlackApp(
   app: App,
@@ -261,6 +268,11 @@ export async function startSlackApp(
   listen: number | ListenOptions,
 ): Promise<unknown> {
   const started: unknown = await app.start(listen);
+  if (started instanceof Server) {
+    started.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    // Above the keep-alive timeout, or Node may close a connection whose next request's headers are on their way.
+    started.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+  }
   deps.tasks.priority.watch(started);
   return started;
 }
