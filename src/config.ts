@@ -49,23 +49,35 @@ const rateLimit = (fallback: string) =>
       return parsed;
     });
 
-/**
- * A blank value (`PORT=` in a .env file) is unset, as for every other variable: z.coerce would read it as 0 (a
- * random port, the feed turned off).
- */
+/** A blank value (`DIGEST_TZ=` in a .env file) is unset, as for every other variable: its default. */
 const blankAsUnset = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? undefined : value), schema);
 
+/**
+ * A whole number in digits only, within [min, max]; blank is unset. Number() (z.coerce) read `1e3`, `0x10`, `0b1`
+ * and `1_0`... as 1000, 16, 1: a typo became another value instead of an error.
+ */
+const wholeNumber = (fallback: number, min: number, max: number, message: string) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((value, ctx): number => {
+      if (value === undefined || value === '') return fallback;
+      const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+      if (!(number >= min && number <= max)) {
+        ctx.addIssue({ code: 'custom', message: `${message}, got "${value}"` });
+        return z.NEVER;
+      }
+      return number;
+    });
+
 /** A whole percent from 0 to 100. */
-const percent = (fallback: number) => {
-  const message = 'must be a whole percent from 0 to 100';
-  return blankAsUnset(
-    z.coerce.number({ message }).int({ message }).min(0, { message }).max(100, { message }).default(fallback),
-  );
-};
+const percent = (fallback: number) => wholeNumber(fallback, 0, 100, 'must be a whole percent from 0 to 100');
 
 /** A TCP port; 0 picks a free one. */
-const port = (fallback: number) => blankAsUnset(z.coerce.number().int().min(0).max(65_535).default(fallback));
+const port = (fallback: number) =>
+  wholeNumber(fallback, 0, 65_535, 'must be a port number from 0 to 65535 (0 picks a free one)');
 
 /** A duration such as `25s`, `1500ms` or `2m`, within [minMs, maxMs]. */
 const duration = (fallback: string, minMs: number, maxMs: number) =>
@@ -127,14 +139,26 @@ function isTimeZone(name: string): boolean {
   }
 }
 
-const credentialsKey = optionalText.refine(
-  (value) => value === undefined || Buffer.from(value, 'base64').length === 32,
-  {
-    message: 'must be base64 of exactly 32 bytes (generate one with: openssl rand -base64 32)',
-  },
-);
+/**
+ * base64 (or base64url) of exactly 32 bytes, and nothing else. Buffer.from skips what is not base64 (a space, a `!`),
+ * so a key with a stray character still gave 32 bytes and was taken.
+ */
+function isKey(value: string): boolean {
+  const digits = value.replace(/=$/, '');
+  if (!/^[A-Za-z0-9+/]{43}$/.test(digits) && !/^[A-Za-z0-9_-]{43}$/.test(digits)) return false;
+  const bytes = Buffer.from(digits, 'base64');
+  // The 43rd digit carries 2 bits that must be 0: another one would decode to the same key, written differently.
+  return (
+    bytes.length === 32 &&
+    (bytes.toString('base64').startsWith(digits) || bytes.toString('base64url') === digits)
+  );
+}
 
-const isKey = (value: string) => Buffer.from(value, 'base64').length === 32;
+const credentialsKey = optionalText.refine((value) => value === undefined || isKey(value), {
+  message:
+    'must be base64 of exactly 32 bytes and nothing else (no spaces or other characters; generate one with: ' +
+    'openssl rand -base64 32)',
+});
 
 const previousKeys = optionalText
   .transform((v) =>

@@ -68,6 +68,62 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: 'http' })).toThrow(/PORT/);
   });
 
+  it('reads numbers written in digits only: 1e3, 0x10 or 3000.5 are refused, not read as another number', () => {
+    expect(loadConfig({ PORT: '8080', FEED_BUDGET_SHARE: '35' })).toMatchObject({
+      PORT: 8080,
+      FEED_BUDGET_SHARE: 35,
+    });
+    for (const [name, bad] of [
+      ['PORT', '1e3'],
+      ['PORT', '0x10'],
+      ['PORT', '3000.5'],
+      ['PORT', '-1'],
+      ['PORT', '70000'],
+      ['SANDBOX_PORT', '0b1'],
+      ['FEED_BUDGET_SHARE', '0x10'],
+      ['FEED_BUDGET_SHARE', '1e1'],
+      ['FEED_BUDGET_SHARE_SATURATED', '+5'],
+    ] as const) {
+      expect(() => loadConfig({ [name]: bad }), `${name}=${bad}`).toThrow(
+        new RegExp(`${name}: must be .*, got "${bad.replace('+', '\\+')}"`),
+      );
+    }
+  });
+
+  it('takes CREDENTIALS_KEY as base64 of 32 bytes and nothing else: a stray character is refused, not skipped', () => {
+    const bytes = Buffer.alloc(32, 0xfb);
+    const replica = {
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_SIGNING_SECRET: 's',
+      UPSTREAM_BASE_URL: 'https://api.example.com',
+      UPSTREAM_AUTH_URL: 'https://auth.example.com',
+      REDIS_URL: 'redis://redis:6379',
+    };
+    // openssl rand -base64 32, with or without its padding, and the same key in base64url.
+    for (const good of [
+      bytes.toString('base64'),
+      bytes.toString('base64').replace('=', ''),
+      bytes.toString('base64url'),
+    ])
+      expect(loadConfig({ ...replica, CREDENTIALS_KEY: good }).CREDENTIALS_KEY, good).toBe(good);
+    const key = bytes.toString('base64');
+    for (const bad of [
+      `!!!!${key}`,
+      `${key.slice(0, 20)} ${key.slice(20)}`,
+      // The 43rd digit's last two bits set: the same 32 bytes, written another way.
+      `${key.slice(0, 42)}9=`,
+      'a'.repeat(64),
+    ]) {
+      expect(() => loadConfig({ ...replica, CREDENTIALS_KEY: bad }), bad).toThrow(
+        /CREDENTIALS_KEY: must be base64 of exactly 32 bytes and nothing else/,
+      );
+      expect(
+        () => loadConfig({ ...replica, CREDENTIALS_KEY: key, CREDENTIALS_KEY_PREVIOUS: bad }),
+        bad,
+      ).toThrow(/CREDENTIALS_KEY_PREVIOUS: every key must be base64/);
+    }
+  });
+
   it('reads METRICS_TOKEN, unset when empty, and refuses one too short or with spaces', () => {
     expect(loadConfig({}).METRICS_TOKEN).toBeUndefined();
     expect(loadConfig({ METRICS_TOKEN: '  ' }).METRICS_TOKEN).toBeUndefined();
