@@ -41,12 +41,19 @@ async function main(): Promise<void> {
       'configuração lida de .env',
     );
   }
+  // A second SIGINT or SIGTERM while stopping (Ctrl-C twice, a supervisor that will not wait): no more waiting, and
+  // the exit code a shell gives a process killed by that signal.
+  const exitOnSecondSignal = (signal: string): never => {
+    const code = signal === 'SIGINT' ? 130 : signal === 'SIGTERM' ? 143 : 1;
+    logger.warn({ signal, exitCode: code }, 'second signal while stopping: exiting now');
+    process.exit(code);
+  };
   if (config.mode === 'local') {
     const { startLocalMode } = await import('./local/local-mode.js');
     const local = await startLocalMode(config, logger);
     let stoppingLocal = false;
     const stopLocal = (signal: string) => {
-      if (stoppingLocal) return;
+      if (stoppingLocal) exitOnSecondSignal(signal);
       stoppingLocal = true;
       logger.info({ signal }, 'stopping local mode');
       local.close().then(
@@ -65,7 +72,10 @@ async function main(): Promise<void> {
   let exitCode = 0;
   const stop = (signal: string, crashed = false) => {
     if (crashed) exitCode = 1;
-    if (stopping) return;
+    if (stopping) {
+      if (!crashed) exitOnSecondSignal(signal);
+      return;
+    }
     stopping = true;
     if (!replica) {
       logger.info({ signal }, 'stopping before start-up finished');

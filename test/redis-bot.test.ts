@@ -214,3 +214,22 @@ describe('a throw nobody catches', { timeout: 90_000 }, () => {
     ]);
   });
 });
+
+describe('a second signal while stopping', { timeout: 90_000 }, () => {
+  it('exits at once, with the code of the second signal (130 for SIGINT), and says so', async () => {
+    // HTTP mode, SHUTDOWN_GRACE 25 s: the stop first drains for 5 s, time enough to send the second signal.
+    const bot = run(await replicaEnv());
+    await bot.waitForLog(/^estoque-bot started$/);
+    bot.kill('SIGTERM');
+    await bot.waitForLog(/^stopping:/);
+    bot.kill('SIGINT');
+    expect(await bot.exited).toBe(130);
+    const messages = bot.logs().map((l) => l.msg);
+    expect(bot.logs().find((l) => l.msg === 'second signal while stopping: exiting now')).toMatchObject({
+      level: 40,
+      signal: 'SIGINT',
+      exitCode: 130,
+    });
+    expect(messages).not.toContain('stopped');
+  });
+});
