@@ -6,7 +6,8 @@ import { errFields, type Logger } from './logger.js';
  * would end the process instead (its default since Node 15), taking every request in flight with it, for what is
  * the failure of one piece of fire-and-forget work: Bolt's HTTP receiver handles each request in such a promise,
  * and a body it could not read stopped the bot that way until 2026-11-27. A thrown exception nobody catches
- * (`uncaughtException`) still ends the process, as Node ends it: after one, its state cannot be trusted.
+ * (`uncaughtException`) still ends the process (main.ts stops it as SIGTERM does, then exits 1): after one, its
+ * state cannot be trusted.
  */
 export function logUnhandledRejections(target: NodeJS.EventEmitter, logger: Logger): void {
   target.on('unhandledRejection', (reason: unknown) => {
