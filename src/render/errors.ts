@@ -51,7 +51,7 @@ export function renderBrokenLinkAdminNotice(workspaceName?: string): Message {
   const where = workspaceName?.trim() ? ` no workspace *${safeText(workspaceName, 100)}*` : '';
   return failure(
     `:warning: As credenciais do estoque que você vinculou${where} expiraram e não puderam ser renovadas ` +
-      '(a senha mudou?). Os comandos estão parados: vincule de novo com `/estoque vincular`.',
+      '(a senha mudou, ou o login perdeu o acesso ao sistema?). Os comandos estão parados: vincule de novo com `/estoque vincular`.',
   );
 }
 

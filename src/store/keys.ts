@@ -60,6 +60,13 @@ export class Keys {
   tokenRefreshLock(credentialId: string): string {
     return `${this.prefix}tokens:${credentialId}:lock`;
   }
+  /**
+   * String with a TTL (JSON): refusals (401) of tokens obtained moments before, how many cooldowns apart, and until
+   * when no replica renews (TokenStore.recordRefusal).
+   */
+  tokenRefusals(credentialId: string): string {
+    return `${this.prefix}tokens:${credentialId}:refusals`;
+  }
 
   // Workspace links (encrypted credentials), per workspace.
   link(workspaceId: string): string {

@@ -16,6 +16,17 @@ export interface TokenPair {
 
 export type ReleaseLock = () => Promise<void>;
 
+/**
+ * Refusals (401) of tokens obtained moments before (TokenManager.refused): renewing again would get one refused
+ * the same way, so no replica renews until `coolUntil`. A refusal counts as a new `episode` only once that cooldown
+ * is over: two replicas, or two calls, refused within one cooldown are one episode.
+ */
+export interface TokenRefusals {
+  episodes: number;
+  /** Epoch ms. */
+  coolUntil: number;
+}
+
 /** Token pairs sealed with AES-256-GCM before they are stored; kept until the refresh token expires. */
 export class TokenStore {
   constructor(
@@ -45,8 +56,44 @@ export class TokenStore {
     );
   }
 
+  /** The pair and the record of refusals (unlink, a credential that can no longer be renewed). */
   async clear(credentialId: string): Promise<void> {
-    await this.kv.del(this.keys.tokens(credentialId));
+    await this.kv.del(this.keys.tokens(credentialId), this.keys.tokenRefusals(credentialId));
+  }
+
+  async refusals(credentialId: string): Promise<TokenRefusals | null> {
+    const raw = await this.kv.get(this.keys.tokenRefusals(credentialId));
+    if (raw === null) return null;
+    try {
+      const { episodes, coolUntil } = JSON.parse(raw) as Partial<TokenRefusals>;
+      return typeof episodes === 'number' && typeof coolUntil === 'number' ? { episodes, coolUntil } : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * A refusal at `at`: a new episode with a cooldown of `cooldownMs`, unless one is cooling down still (then that
+   * one, unchanged). The record is kept `keepMs` after its last episode. Two replicas that read it at the same
+   * time write the same episode, so a race counts one episode once.
+   */
+  async recordRefusal(
+    credentialId: string,
+    at: number,
+    cooldownMs: number,
+    keepMs: number,
+  ): Promise<TokenRefusals> {
+    const current = await this.refusals(credentialId);
+    if (current && at < current.coolUntil) return current;
+    const next: TokenRefusals = { episodes: (current?.episodes ?? 0) + 1, coolUntil: at + cooldownMs };
+    await this.kv.set(this.keys.tokenRefusals(credentialId), JSON.stringify(next), {
+      ttlMs: Math.max(keepMs, cooldownMs),
+    });
+    return next;
+  }
+
+  async clearRefusals(credentialId: string): Promise<void> {
+    await this.kv.del(this.keys.tokenRefusals(credentialId));
   }
 
   /**

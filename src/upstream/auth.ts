@@ -11,6 +11,7 @@ import {
   CredentialsExpiredError,
   errorFromResponse,
   problemText,
+  TokenRefusedError,
   UpstreamError,
   UpstreamRateLimitedError,
   UpstreamSchemaError,
@@ -39,7 +40,20 @@ export interface TokenManagerOptions {
   metrics?: Pick<Metrics, 'upstreamCall'>;
   /** The budget's window: a 429 without Retry-After pauses the credential a 60th of it (pauseAfter429). */
   rateWindowMs?: number;
+  /** How long no replica renews after a renewed token was refused (default REFUSAL_COOLDOWN_MS). */
+  refusalCooldownMs?: number;
 }
+
+/** A token handed out for a call, and when its pair was obtained (on the clock of the process that obtained it). */
+export interface TokenGrant {
+  token: string;
+  obtainedAt: number;
+  /** Handed out by a renewal this call waited for (here or on another replica), not as it was kept. */
+  renewed: boolean;
+}
+
+/** What a 401 calls for (TokenManager.refused): a renewal and one more try, or nothing until `until`. */
+export type RefusalVerdict = { renew: true } | { renew: false; until: number; broken: boolean };
 
 export interface LoginOptions {
   expireCurrentSession?: boolean;
@@ -65,6 +79,23 @@ const REFRESH_ENDPOINT = 'POST /v1/auth/refresh';
 /** A token this close to expiry is treated as expired: a call made with it could land after it dies. */
 const EXPIRY_MARGIN_MS = 15_000;
 
+/**
+ * After a token handed out by a renewal was refused (401), no replica renews for this long: a call that needs a
+ * renewal fails at once with the 401's message (the API document: do not retry a 401 automatically). A replica that
+ * still holds the refused token spends one call on it, once.
+ */
+export const REFUSAL_COOLDOWN_MS = 5 * 60_000;
+
+/**
+ * The episode of such refusals, each after the cooldown of the one before with no call let through between, at which
+ * the credential counts as expired: the link is reported broken and the admin who linked is told. Three: a refusal
+ * that lasts two cooldowns (10 minutes) is no passing glitch of the service, and costs about 7 calls in all.
+ */
+export const REFUSALS_TO_BREAK = 3;
+
+/** A record of refusals is forgotten this long after its last episode, or at the first call let through. */
+const REFUSALS_KEPT_MS = 3_600_000;
+
 /** The document's lifetimes: the token "about 2 hours", the refresh token "about 7 days". */
 const TOKEN_LIFETIME_MS = 2 * 3_600_000;
 const REFRESH_TOKEN_LIFETIME_MS = 7 * 86_400_000;
@@ -77,8 +108,11 @@ const REFRESH_TOKEN_LIFETIME_MS = 7 * 86_400_000;
 export class TokenManager {
   private readonly memory = new Map<string, TokenPair>();
   private readonly rejected = new Map<string, string>();
-  /** Credentials whose next renewal logs in again instead of refreshing (a refreshed token was refused too). */
-  private readonly mustLogin = new Set<string>();
+  /** Per credential: until when renewals rest after a fresh token was refused, as this process last read it. */
+  private readonly resting = new Map<string, number>();
+  /** Credentials with a record of refusals in the store, as far as this process knows: a call let through clears it. */
+  private readonly refusalsKnown = new Set<string>();
+  private readonly refusalCooldownMs: number;
   /**
    * The renewal under way per credential, and its priority: raised to that of the most urgent caller that joins it
    * (a command that needs a token does not wait at the place in the budget queue of the digest that started it).
@@ -104,6 +138,7 @@ export class TokenManager {
     this.lockTtlMs = options.lockTtlMs ?? 30_000;
     this.lockWaitMs = options.lockWaitMs ?? 20_000;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.refusalCooldownMs = options.refusalCooldownMs ?? REFUSAL_COOLDOWN_MS;
     const base = options.authUrl.replace(/\/+$/, '');
     this.loginUrl = `${base}/v1/auth/`;
     this.refreshUrl = `${base}/v1/auth/refresh`;
@@ -111,13 +146,21 @@ export class TokenManager {
 
   /** A token good for a call now. Renews (refresh, else login) when it is expired or close to it. */
   async accessToken(credential: UpstreamCredential, priority: Priority): Promise<string> {
+    return (await this.grant(credential, priority)).token;
+  }
+
+  /**
+   * accessToken, with when its pair was obtained. A renewal it needs fails at once with TokenRefusedError while
+   * renewals rest after a fresh token was refused (refused).
+   */
+  async grant(credential: UpstreamCredential, priority: Priority): Promise<TokenGrant> {
     let pair = this.memory.get(credential.id);
     if (!pair) {
       pair = (await this.options.store.load(credential.id)) ?? undefined;
       if (pair) this.memory.set(credential.id, pair);
     }
     if (pair && this.usable(credential.id, pair)) {
-      if (pair.expiresAt - this.now() > this.refreshAheadMs) return pair.token;
+      if (pair.expiresAt - this.now() > this.refreshAheadMs) return grantOf(pair, false);
       // Inside the refresh-ahead zone: renew in the background; the current token is still good.
       this.renew(credential, priority).catch((error: unknown) => {
         this.options.logger.warn(
@@ -125,25 +168,82 @@ export class TokenManager {
           'token renewal ahead of expiry failed',
         );
       });
-      return pair.token;
+      return grantOf(pair, false);
     }
-    return (await this.renew(credential, priority)).token;
+    const until = await this.restingUntil(credential.id);
+    if (until !== null) throw new TokenRefusedError(until);
+    return grantOf(await this.renew(credential, priority), true);
+  }
+
+  /** After a 401 with `token`: the next accessToken renews instead of handing it out again. */
+  invalidate(credential: UpstreamCredential, token: string): void {
+    this.rejected.set(credential.id, token);
   }
 
   /**
-   * After a 401 with `token`: the next accessToken renews instead of handing it out again; with `login`, by
-   * logging in with the stored password rather than refreshing (a refreshed token was refused too).
+   * After a 401 with `sent`: whether a renewal and one more try may cure it. A newer pair stored by another process
+   * (a renewal, a new link) may: the retry takes it. Any other token is taken as expired early, or revoked: renew,
+   * unless `sent` was handed out by a renewal this very call waited for (`sent.renewed`: its token had expired, or
+   * the call met a 401 already). That token, obtained moments before (here or by another replica), is refused for
+   * the login's access itself, and another renewal would only get one refused the same way: the refusal is recorded
+   * for every replica, no renewal is tried until the cooldown ends (REFUSAL_COOLDOWN_MS), and `broken` comes at the
+   * REFUSALS_TO_BREAK-th episode. The refused token is never handed out again.
    */
-  invalidate(credential: UpstreamCredential, token: string, options: { login?: boolean } = {}): void {
-    this.rejected.set(credential.id, token);
-    if (options.login) this.mustLogin.add(credential.id);
+  async refused(credential: UpstreamCredential, sent: TokenGrant): Promise<RefusalVerdict> {
+    this.rejected.set(credential.id, sent.token);
+    const stored = await this.options.store.load(credential.id).catch(() => null);
+    if (
+      stored &&
+      stored.token !== sent.token &&
+      stored.obtainedAt > sent.obtainedAt &&
+      this.usable(credential.id, stored)
+    ) {
+      this.memory.set(credential.id, stored);
+      return { renew: true };
+    }
+    if (!sent.renewed) return { renew: true };
+    const now = this.now();
+    const refusals = await this.options.store
+      .recordRefusal(credential.id, now, this.refusalCooldownMs, REFUSALS_KEPT_MS)
+      .catch((error: unknown) => {
+        // Kept in this process at least: the other replicas each spend a call or two more.
+        this.options.logger.warn(
+          { credential: credential.id, ...errFields(error) },
+          'a refusal of a fresh token could not be recorded in the store',
+        );
+        return { episodes: 1, coolUntil: now + this.refusalCooldownMs };
+      });
+    this.resting.set(credential.id, refusals.coolUntil);
+    this.refusalsKnown.add(credential.id);
+    const broken = refusals.episodes >= REFUSALS_TO_BREAK;
+    this.options.logger.warn(
+      {
+        credential: credential.id,
+        episode: refusals.episodes,
+        of: REFUSALS_TO_BREAK,
+        restingUntil: new Date(refusals.coolUntil).toISOString(),
+      },
+      broken
+        ? 'a token obtained moments before was refused again, after every cooldown: the link is reported broken'
+        : 'a token obtained moments before was refused: no renewal until the cooldown ends',
+    );
+    return { renew: false, until: refusals.coolUntil, broken };
+  }
+
+  /** A call of the credential was let through: a record of refusals this process knows of is forgotten. */
+  async accepted(credentialId: string): Promise<void> {
+    if (!this.refusalsKnown.has(credentialId)) return;
+    this.refusalsKnown.delete(credentialId);
+    this.resting.delete(credentialId);
+    await this.options.store.clearRefusals(credentialId).catch(() => undefined);
   }
 
   /** Forget everything about a credential (unlink). */
   async forget(credentialId: string): Promise<void> {
     this.memory.delete(credentialId);
     this.rejected.delete(credentialId);
-    this.mustLogin.delete(credentialId);
+    this.resting.delete(credentialId);
+    this.refusalsKnown.delete(credentialId);
     await this.options.store.clear(credentialId);
   }
 
@@ -164,10 +264,17 @@ export class TokenManager {
     return true;
   }
 
-  /** Logs in and stores the pair. Throws AuthRejectedError with the issuer's message when it refuses. */
+  /**
+   * Logs in and stores the pair (linking). Throws AuthRejectedError with the issuer's message when it refuses. A
+   * person's new link starts with no record of refusals.
+   */
   async login(credential: UpstreamCredential, options: LoginOptions = {}): Promise<TokenPair> {
     const priority = new RaisedPriority(options.priority ?? 'interactive');
-    return (await this.logIn(credential, options.expireCurrentSession ?? false, priority)).pair;
+    const pair = (await this.logIn(credential, options.expireCurrentSession ?? false, priority)).pair;
+    this.resting.delete(credential.id);
+    this.refusalsKnown.delete(credential.id);
+    await this.options.store.clearRefusals(credential.id).catch(() => undefined);
+    return pair;
   }
 
   private async logIn(
@@ -197,6 +304,22 @@ export class TokenManager {
       'upstream login succeeded',
     );
     return answer;
+  }
+
+  /**
+   * Until when renewals of the credential rest after a fresh token was refused (refused), or null: read from the
+   * store unless this process knows already; a store that does not answer lets the renewal go on.
+   */
+  private async restingUntil(credentialId: string): Promise<number | null> {
+    const now = this.now();
+    const known = this.resting.get(credentialId);
+    if (known !== undefined && known > now) return known;
+    const refusals = await this.options.store.refusals(credentialId).catch(() => null);
+    if (!refusals) return null;
+    this.refusalsKnown.add(credentialId);
+    if (refusals.coolUntil <= now) return null;
+    this.resting.set(credentialId, refusals.coolUntil);
+    return refusals.coolUntil;
   }
 
   private usable(credentialId: string, pair: TokenPair): boolean {
@@ -283,8 +406,7 @@ export class TokenManager {
       const latest = await this.options.store.load(credential.id);
       return latest && latest.refreshToken !== stored?.refreshToken ? latest : null;
     };
-    const loginNow = this.mustLogin.delete(credential.id);
-    if (!loginNow && stored && stored.refreshExpiresAt - this.now() > EXPIRY_MARGIN_MS) {
+    if (stored && stored.refreshExpiresAt - this.now() > EXPIRY_MARGIN_MS) {
       try {
         const answer = await this.refresh(credential, stored, priority, renewedElsewhere);
         if (!answer.sent) return this.renewedByAnother(credential.id, answer.pair);
@@ -488,6 +610,10 @@ export class TokenManager {
     if (at === null || at - now <= this.refreshAheadMs) return { at: now + lifetimeMs, assumed: true };
     return { at, assumed: false };
   }
+}
+
+function grantOf(pair: TokenPair, renewed: boolean): TokenGrant {
+  return { token: pair.token, obtainedAt: pair.obtainedAt, renewed };
 }
 
 /**

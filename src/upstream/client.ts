@@ -2,13 +2,15 @@ import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { errFields, type Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
-import { retriedByTokenManager, type TokenManager } from './auth.js';
+import { retriedByTokenManager, type TokenGrant, type TokenManager } from './auth.js';
 import type { Budget, Demand, Priority, ScheduleOptions } from './budget.js';
 import { DEFAULT_MAX_WAIT_MS } from './budget-policy.js';
 import type { CallObserver } from './call-observer.js';
 import type { UpstreamCredential } from './credential.js';
 import {
+  CredentialsExpiredError,
   errorFromResponse,
+  TokenRefusedError,
   UpstreamBadRequestError,
   UpstreamError,
   UpstreamRateLimitedError,
@@ -160,8 +162,8 @@ interface Endpoint<T> {
 
 /**
  * One typed method per endpoint of the stockroom area. Arguments are checked before any budget is spent;
- * identical calls in flight are made once; a 401 gets one renewal and retry; 429, 5xx, timeouts and
- * network errors are retried with backoff, every attempt through the shared budget.
+ * identical calls in flight are made once; a 401 gets at most one renewal and retry (TokenManager.refused); 429,
+ * 5xx, timeouts and network errors are retried with backoff, every attempt through the shared budget.
  */
 export class UpstreamClient {
   private readonly inflight = new InFlight<unknown>();
@@ -409,7 +411,7 @@ export class UpstreamClient {
   }
 
   private async callWithRetries<T>(ctx: CallContext, endpoint: Endpoint<T>, url: string): Promise<T> {
-    let renewalsAfter401 = 0;
+    let renewed = false;
     const { deadline } = ctx;
     let timeouts = 0;
     const shouldRetry = (error: unknown) => {
@@ -422,8 +424,10 @@ export class UpstreamClient {
       return timeouts <= 1;
     };
     for (;;) {
+      // The token the last attempt sent, for the verdict on its 401.
+      const sent: { grant?: TokenGrant } = {};
       try {
-        return await withRetry((attempt) => this.attempt(ctx, endpoint, url, attempt, renewalsAfter401 > 0), {
+        return await withRetry((attempt) => this.attempt(ctx, endpoint, url, attempt, sent), {
           policy: this.retryPolicy,
           sleep: this.sleep,
           shouldRetry,
@@ -443,12 +447,26 @@ export class UpstreamClient {
           },
         });
       } catch (error) {
-        if (error instanceof UpstreamUnauthorizedError && renewalsAfter401 < 2) {
-          // The token may have been revoked or expired early: renew it (refresh) and retry; refused again, log in
-          // again with the stored password and retry once more. A third 401 is the login's access itself.
-          renewalsAfter401 += 1;
+        // A 401 upstream gave (TokenRefusedError is the token manager's, without a call): the token may have expired
+        // early or been revoked, and one renewal (refresh, or login when the refresh is refused) and one more try may
+        // cure it. The renewed token refused too is the login's access itself: no more (the API document: do not
+        // retry a 401 automatically), and no renewal on any replica for a while (TokenManager.refused).
+        if (
+          !(error instanceof UpstreamUnauthorizedError) ||
+          error instanceof TokenRefusedError ||
+          !sent.grant
+        )
+          throw error;
+        const verdict = await this.options.tokens.refused(ctx.credential, sent.grant);
+        if (verdict.renew && !renewed) {
+          renewed = true;
           continue;
         }
+        if (!verdict.renew && verdict.broken)
+          throw new CredentialsExpiredError(
+            'tokens handed out by renewals were refused (401) again after every cooldown',
+            error,
+          );
         throw error;
       }
     }
@@ -459,11 +477,12 @@ export class UpstreamClient {
     endpoint: Endpoint<T>,
     url: string,
     attempt: number,
-    /** A renewed token was refused already: the next renewal logs in again. */
-    loginOn401 = false,
+    /** Told the token the attempt sends. */
+    sent: { grant?: TokenGrant },
   ): Promise<T> {
-    const token = await this.options.tokens.accessToken(ctx.credential, ctx.priority);
-    const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
+    const grant = await this.options.tokens.grant(ctx.credential, ctx.priority);
+    sent.grant = grant;
+    const headers: Record<string, string> = { Authorization: `Bearer ${grant.token}` };
     if (ctx.credential.empresaId !== null) headers.EmpresaId = String(ctx.credential.empresaId);
     if (endpoint.headers === 'empresa-unidade' && ctx.credential.unidadeId !== null) {
       headers.UnidadeId = String(ctx.credential.unidadeId);
@@ -501,6 +520,7 @@ export class UpstreamClient {
       'upstream call',
     );
     if (result.status >= 200 && result.status < 300) {
+      await this.options.tokens.accepted(ctx.credential.id);
       // An empty body is an empty list; a `null` (or any other non-list) is not, and fails the schema.
       const parsed = parseOrThrow(
         endpoint.schema,
@@ -510,10 +530,7 @@ export class UpstreamClient {
       return this.keepRows(parsed, ctx, endpoint.label);
     }
     const error = errorFromResponse(result.status, result.body, result.headers, endpoint.label);
-    if (error instanceof UpstreamUnauthorizedError) {
-      this.counters.unauthorized += 1;
-      this.options.tokens.invalidate(ctx.credential, token, { login: loginOn401 });
-    }
+    if (error instanceof UpstreamUnauthorizedError) this.counters.unauthorized += 1;
     if (error instanceof UpstreamRateLimitedError) {
       this.counters.rateLimited += 1;
       // Stop every replica for this credential: the upstream counts differently from us (another client?). The

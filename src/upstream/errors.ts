@@ -105,6 +105,22 @@ export class UpstreamUnauthorizedError extends UpstreamError {
   }
 }
 
+/**
+ * No call was made: a token obtained moments before was refused (401), on this replica or another, and the
+ * credential's renewals rest until `until` (TokenManager.refused). Its code is the 401's, and so is what the user
+ * reads: renewing again would only get a token refused the same way.
+ */
+export class TokenRefusedError extends UpstreamUnauthorizedError {
+  /** Epoch ms: when a renewal may be tried again. */
+  readonly until: number;
+
+  constructor(until: number) {
+    super('token renewal');
+    this.message = `not asked: a token obtained moments before was refused (401); no renewal until ${new Date(until).toISOString()}`;
+    this.until = until;
+  }
+}
+
 export class UpstreamForbiddenError extends UpstreamError {
   override readonly name = 'UpstreamForbiddenError';
   readonly code = UpstreamErrorCode.Forbidden;

@@ -106,7 +106,7 @@ describe('notices', () => {
     [
       'broken link admin notice',
       () => renderBrokenLinkAdminNotice('Condomínio Paulista'),
-      ':warning: As credenciais do estoque que você vinculou no workspace *Condomínio Paulista* expiraram e não puderam ser renovadas (a senha mudou?). Os comandos estão parados: vincule de novo com `/estoque vincular`.',
+      ':warning: As credenciais do estoque que você vinculou no workspace *Condomínio Paulista* expiraram e não puderam ser renovadas (a senha mudou, ou o login perdeu o acesso ao sistema?). Os comandos estão parados: vincule de novo com `/estoque vincular`.',
     ],
     ['unlink cancelled', () => renderUnlinkCancelled(), 'Nada mudou: o estoque continua vinculado.'],
     [
