@@ -18,6 +18,7 @@ import {
 } from './errors.js';
 import { type HttpResult, sendOnce } from './http.js';
 import { observeAttempt } from './metered.js';
+import { persistently } from './persist.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from './retry.js';
 import { authResponseSchema } from './schemas.js';
 
@@ -42,6 +43,8 @@ export interface TokenManagerOptions {
   rateWindowMs?: number;
   /** How long no replica renews after a renewed token was refused (default REFUSAL_COOLDOWN_MS). */
   refusalCooldownMs?: number;
+  /** How long a pair obtained is asked again of a store that cannot take it (default SAVE_RETRY_MS). */
+  saveRetryMs?: number;
 }
 
 /** A token handed out for a call, and when its pair was obtained (on the clock of the process that obtained it). */
@@ -96,6 +99,13 @@ export const REFUSALS_TO_BREAK = 3;
 /** A record of refusals is forgotten this long after its last episode, or at the first call let through. */
 const REFUSALS_KEPT_MS = 3_600_000;
 
+/**
+ * How long a pair just obtained is asked again of a store that cannot take it (a Redis restart: ioredis refuses
+ * commands after about a second of reconnecting). The refresh token it replaced is spent: a pair that never reaches
+ * the store leaves the other replicas the spent one, refused, and their login ends this session.
+ */
+const SAVE_RETRY_MS = 5_000;
+
 /** The document's lifetimes: the token "about 2 hours", the refresh token "about 7 days". */
 const TOKEN_LIFETIME_MS = 2 * 3_600_000;
 const REFRESH_TOKEN_LIFETIME_MS = 7 * 86_400_000;
@@ -113,6 +123,7 @@ export class TokenManager {
   /** Credentials with a record of refusals in the store, as far as this process knows: a call let through clears it. */
   private readonly refusalsKnown = new Set<string>();
   private readonly refusalCooldownMs: number;
+  private readonly saveRetryMs: number;
   /**
    * The renewal under way per credential, and its priority: raised to that of the most urgent caller that joins it
    * (a command that needs a token does not wait at the place in the budget queue of the digest that started it).
@@ -139,6 +150,7 @@ export class TokenManager {
     this.lockWaitMs = options.lockWaitMs ?? 20_000;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.refusalCooldownMs = options.refusalCooldownMs ?? REFUSAL_COOLDOWN_MS;
+    this.saveRetryMs = options.saveRetryMs ?? SAVE_RETRY_MS;
     const base = options.authUrl.replace(/\/+$/, '');
     this.loginUrl = `${base}/v1/auth/`;
     this.refreshUrl = `${base}/v1/auth/refresh`;
@@ -393,7 +405,9 @@ export class TokenManager {
     priority: RaisedPriority,
     forceRefresh: boolean,
   ): Promise<TokenPair> {
-    const stored = await this.options.store.load(credential.id);
+    // The newer of the stored pair and this process's: a pair whose save failed (store) is only in memory, and the
+    // refresh token stored beside the older one is spent.
+    const stored = newer(this.memory.get(credential.id), await this.options.store.load(credential.id));
     if (stored && !forceRefresh && this.fresh(credential.id, stored)) {
       this.memory.set(credential.id, stored);
       return stored;
@@ -404,7 +418,11 @@ export class TokenManager {
     // slot, right before the call leaves (one GET), and a pair renewed elsewhere is used instead of sending.
     const renewedElsewhere: RenewedElsewhere = async () => {
       const latest = await this.options.store.load(credential.id);
-      return latest && latest.refreshToken !== stored?.refreshToken ? latest : null;
+      return latest &&
+        latest.refreshToken !== stored?.refreshToken &&
+        latest.obtainedAt > (stored?.obtainedAt ?? 0)
+        ? latest
+        : null;
     };
     if (stored && stored.refreshExpiresAt - this.now() > EXPIRY_MARGIN_MS) {
       try {
@@ -464,10 +482,22 @@ export class TokenManager {
     return this.tokenCall(credential, priority, REFRESH_ENDPOINT, this.refreshUrl, form, renewedElsewhere);
   }
 
+  /**
+   * Keeps a pair just obtained: in memory, then in the store, asked again for saveRetryMs. A store that still cannot
+   * take it is logged, and the pair goes to the caller all the same: the token works, and this process renews from
+   * it (renewHoldingLock takes the newer pair).
+   */
   private async store(credentialId: string, pair: TokenPair): Promise<void> {
     this.memory.set(credentialId, pair);
     this.rejected.delete(credentialId);
-    await this.options.store.save(credentialId, pair);
+    await persistently(() => this.options.store.save(credentialId, pair), this.saveRetryMs).catch(
+      (error: unknown) => {
+        this.options.logger.error(
+          { credential: credentialId, ...errFields(error) },
+          'token pair obtained but not stored: other replicas hold the refresh token it replaced',
+        );
+      },
+    );
   }
 
   private async tokenCall(
@@ -610,6 +640,13 @@ export class TokenManager {
     if (at === null || at - now <= this.refreshAheadMs) return { at: now + lifetimeMs, assumed: true };
     return { at, assumed: false };
   }
+}
+
+/** The pair obtained last (obtainedAt), of two that may be missing. */
+function newer(a: TokenPair | undefined, b: TokenPair | null): TokenPair | null {
+  if (!a) return b;
+  if (!b) return a;
+  return b.obtainedAt >= a.obtainedAt ? b : a;
 }
 
 function grantOf(pair: TokenPair, renewed: boolean): TokenGrant {

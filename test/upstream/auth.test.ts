@@ -1,10 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
+import { SecretBox } from '../../src/store/crypto.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
-import { TokenStore } from '../../src/store/token-store.js';
+import { type TokenPair, TokenStore } from '../../src/store/token-store.js';
 import { TokenManager } from '../../src/upstream/auth.js';
 import type { Budget } from '../../src/upstream/budget.js';
 import { createRedisBudget } from '../../src/upstream/budget-redis.js';
@@ -277,5 +279,92 @@ describe('the priority of a renewal', () => {
     const [forDigest, forCommand] = await Promise.all([digest, command]);
     expect(forCommand).toBe(forDigest);
     expect(forCommand).not.toBe(token);
+  });
+});
+
+describe('a store that cannot take a pair just obtained', () => {
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+
+  /** A process's token manager over the test's Redis whose store refuses writes while `failing` says so. */
+  function flakyTokens(
+    started: Sandbox,
+    box: SecretBox,
+    failing: () => boolean,
+    logger = captureLogger('info').logger,
+  ) {
+    class FlakyStore extends TokenStore {
+      override async save(id: string, pair: TokenPair): Promise<void> {
+        if (failing()) throw new Error('Connection is closed.');
+        return super.save(id, pair);
+      }
+    }
+    const budget = createRedisBudget(redis.connect(), redis.keys, {
+      limit: { count: 1_000, windowMs: 60_000 },
+    });
+    const dispatcher = createDispatcher();
+    const tokens = new TokenManager({
+      authUrl: started.authUrl,
+      dispatcher,
+      budget,
+      store: new FlakyStore(new RedisKeyValue(redis.connect()), redis.keys, box),
+      logger,
+      retryPolicy: FAST_RETRY_POLICY,
+      saveRetryMs: 300,
+    });
+    closers.push(async () => {
+      await budget.close();
+      await dispatcher.close();
+    });
+    return tokens;
+  }
+
+  it('a refreshed pair refused by the store for a moment is stored when it answers: the caller gets its token, and another replica refreshes from it', async () => {
+    const started = await sandboxWith();
+    const box = new SecretBox(randomBytes(32));
+    let failures = 0;
+    const a = flakyTokens(started, box, () => failures-- > 0);
+    const b = flakyTokens(started, box, () => false);
+    const credential = credentialFor(started.authUrl, C1.login, C1.password, C1.empresa);
+    const first = await a.accessToken(credential, 'interactive');
+    started.calls.length = 0;
+
+    a.invalidate(credential, first);
+    failures = 1;
+    const renewed = await a.accessToken(credential, 'interactive');
+    expect(renewed).not.toBe(first);
+    const stored = await new TokenStore(new RedisKeyValue(redis.redis), redis.keys, box).load(credential.id);
+    expect(stored?.token).toBe(renewed);
+
+    // Another replica meets a 401 with it later: it refreshes with the refresh token that was stored, no login.
+    b.invalidate(credential, renewed);
+    await b.accessToken(credential, 'interactive');
+    expect(kinds(started)).toEqual(['refresh:200', 'refresh:200']);
+  });
+
+  it('a pair the store never takes still goes to the caller, is logged, and this process renews from it', async () => {
+    const started = await sandboxWith();
+    const box = new SecretBox(randomBytes(32));
+    let down = false;
+    const logs = captureLogger('info');
+    const a = flakyTokens(started, box, () => down, logs.logger);
+    const credential = credentialFor(started.authUrl, C1.login, C1.password, C1.empresa);
+    const first = await a.accessToken(credential, 'interactive');
+    started.calls.length = 0;
+
+    a.invalidate(credential, first);
+    down = true;
+    const renewed = await a.accessToken(credential, 'interactive');
+    expect(renewed).not.toBe(first);
+    expect(logs.lines.some((line) => line.includes('token pair obtained but not stored'))).toBe(true);
+
+    // The store answers again; the next renewal refreshes from the pair in memory (the stored refresh token is
+    // spent): no refusal, and no login that would end this session.
+    down = false;
+    a.invalidate(credential, renewed);
+    await a.accessToken(credential, 'interactive');
+    expect(kinds(started)).toEqual(['refresh:200', 'refresh:200']);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { persistently } from '../../src/domain/persist.js';
+import { persistently } from '../../src/upstream/persist.js';
 
 describe('persistently', () => {
   it('asks again with waits doubling from 100 ms until the write goes through', async () => {
