@@ -4,6 +4,7 @@ import type { Metrics } from '../lib/metrics.js';
 import type { TokenPair, TokenStore } from '../store/token-store.js';
 import type { Budget, Priority } from './budget.js';
 import { isLastingRefusal } from './budget-errors.js';
+import { DEFAULT_MAX_WAIT_MS } from './budget-policy.js';
 import { RaisedPriority } from './budget-raise.js';
 import type { UpstreamCredential } from './credential.js';
 import {
@@ -15,6 +16,7 @@ import {
   UpstreamError,
   UpstreamRateLimitedError,
   UpstreamSchemaError,
+  UpstreamTimeoutError,
 } from './errors.js';
 import { type HttpResult, sendOnce } from './http.js';
 import { observeAttempt } from './metered.js';
@@ -75,6 +77,24 @@ interface TokenAnswer {
 type RenewedElsewhere = () => Promise<TokenPair | null>;
 
 type Attempt = { elsewhere: TokenPair } | { answer: HttpResult };
+
+/**
+ * How a renewal's token calls wait for a budget slot: at a priority that callers joining the renewal may raise, and
+ * at most `maxWaitMs` (default: the budget's wait for that priority when the renewal began).
+ */
+interface SlotWait {
+  raised: RaisedPriority;
+  maxWaitMs?: number;
+}
+
+/** What a caller that needs a renewal waits for at most: its answer's deadline (epoch ms), and its abort signal. */
+export interface TokenWait {
+  deadline?: number;
+  signal?: AbortSignal;
+}
+
+/** The label of a wait for a renewal cut by its caller's deadline (UpstreamTimeoutError). */
+const RENEWAL_WAIT = 'token renewal';
 
 const LOGIN_ENDPOINT = 'POST /v1/auth/';
 const REFRESH_ENDPOINT = 'POST /v1/auth/refresh';
@@ -157,15 +177,25 @@ export class TokenManager {
   }
 
   /** A token good for a call now. Renews (refresh, else login) when it is expired or close to it. */
-  async accessToken(credential: UpstreamCredential, priority: Priority): Promise<string> {
-    return (await this.grant(credential, priority)).token;
+  async accessToken(
+    credential: UpstreamCredential,
+    priority: Priority,
+    wait: TokenWait = {},
+  ): Promise<string> {
+    return (await this.grant(credential, priority, wait)).token;
   }
 
   /**
    * accessToken, with when its pair was obtained. A renewal it needs fails at once with TokenRefusedError while
    * renewals rest after a fresh token was refused (refused).
+   *
+   * A token expired or refused is renewed at interactive priority, whoever asks: every call of the credential on
+   * every replica waits for it (the lock), and a digest's or the feed's place in the budget queue would hold them
+   * all (a few renewals a day). The caller waits for it until its `wait` ends (UpstreamTimeoutError at the
+   * deadline, the signal's reason on abort); the renewal goes on for the others. A renewal ahead of expiry keeps
+   * the caller's priority, and waits for its slot no longer than the current token stays good.
    */
-  async grant(credential: UpstreamCredential, priority: Priority): Promise<TokenGrant> {
+  async grant(credential: UpstreamCredential, priority: Priority, wait: TokenWait = {}): Promise<TokenGrant> {
     let pair = this.memory.get(credential.id);
     if (!pair) {
       pair = (await this.options.store.load(credential.id)) ?? undefined;
@@ -173,8 +203,11 @@ export class TokenManager {
     }
     if (pair && this.usable(credential.id, pair)) {
       if (pair.expiresAt - this.now() > this.refreshAheadMs) return grantOf(pair, false);
-      // Inside the refresh-ahead zone: renew in the background; the current token is still good.
-      this.renew(credential, priority).catch((error: unknown) => {
+      // Inside the refresh-ahead zone: renew in the background; the current token is still good. Past the time it
+      // stays good, its renewal must not hold the lock that callers with an expired token wait for.
+      const goodForMs = Math.max(0, pair.expiresAt - EXPIRY_MARGIN_MS - this.now());
+      const maxWaitMs = Math.min(DEFAULT_MAX_WAIT_MS[priority], goodForMs);
+      this.renew(credential, priority, { maxWaitMs }).catch((error: unknown) => {
         this.options.logger.warn(
           { credential: credential.id, ...errFields(error) },
           'token renewal ahead of expiry failed',
@@ -184,7 +217,7 @@ export class TokenManager {
     }
     const until = await this.restingUntil(credential.id);
     if (until !== null) throw new TokenRefusedError(until);
-    return grantOf(await this.renew(credential, priority), true);
+    return grantOf(await this.within(this.renew(credential, 'interactive'), wait), true);
   }
 
   /** After a 401 with `token`: the next accessToken renews instead of handing it out again. */
@@ -281,8 +314,8 @@ export class TokenManager {
    * person's new link starts with no record of refusals.
    */
   async login(credential: UpstreamCredential, options: LoginOptions = {}): Promise<TokenPair> {
-    const priority = new RaisedPriority(options.priority ?? 'interactive');
-    const pair = (await this.logIn(credential, options.expireCurrentSession ?? false, priority)).pair;
+    const slot = { raised: new RaisedPriority(options.priority ?? 'interactive') };
+    const pair = (await this.logIn(credential, options.expireCurrentSession ?? false, slot)).pair;
     this.resting.delete(credential.id);
     this.refusalsKnown.delete(credential.id);
     await this.options.store.clearRefusals(credential.id).catch(() => undefined);
@@ -292,7 +325,7 @@ export class TokenManager {
   private async logIn(
     credential: UpstreamCredential,
     expireCurrentSession: boolean,
-    priority: RaisedPriority,
+    slot: SlotWait,
     renewedElsewhere?: RenewedElsewhere,
   ): Promise<TokenAnswer> {
     const form = new FormData();
@@ -303,7 +336,7 @@ export class TokenManager {
     form.set('StayConnected', 'true');
     const answer = await this.tokenCall(
       credential,
-      priority,
+      slot,
       LOGIN_ENDPOINT,
       this.loginUrl,
       form,
@@ -316,6 +349,45 @@ export class TokenManager {
       'upstream login succeeded',
     );
     return answer;
+  }
+
+  /** `job`, or the end of the caller's wait, whichever comes first; the job goes on for whoever else waits on it. */
+  private within<T>(job: Promise<T>, wait: TokenWait): Promise<T> {
+    const { deadline, signal } = wait;
+    if (deadline === undefined && signal === undefined) return job;
+    return new Promise<T>((resolve, reject) => {
+      const started = this.now();
+      const onAbort = () => {
+        settle();
+        reject(signal?.reason);
+      };
+      const timer =
+        deadline === undefined
+          ? undefined
+          : setTimeout(
+              () => {
+                settle();
+                reject(new UpstreamTimeoutError(RENEWAL_WAIT, this.now() - started));
+              },
+              Math.max(0, deadline - started),
+            );
+      const settle = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      job.then(
+        (value) => {
+          settle();
+          resolve(value);
+        },
+        (error: unknown) => {
+          settle();
+          reject(error);
+        },
+      );
+    });
   }
 
   /**
@@ -345,7 +417,7 @@ export class TokenManager {
   private renew(
     credential: UpstreamCredential,
     priority: Priority,
-    options: { forceRefresh?: boolean } = {},
+    options: { forceRefresh?: boolean; maxWaitMs?: number } = {},
   ): Promise<TokenPair> {
     const running = this.renewing.get(credential.id);
     if (running) {
@@ -354,7 +426,11 @@ export class TokenManager {
       return running.job;
     }
     const raised = new RaisedPriority(priority);
-    const job = this.renewAcrossProcesses(credential, raised, options.forceRefresh ?? false).finally(() =>
+    const slot: SlotWait = {
+      raised,
+      ...(options.maxWaitMs !== undefined && { maxWaitMs: options.maxWaitMs }),
+    };
+    const job = this.renewAcrossProcesses(credential, slot, options.forceRefresh ?? false).finally(() =>
       this.renewing.delete(credential.id),
     );
     this.renewing.set(credential.id, { job, priority: raised });
@@ -363,7 +439,7 @@ export class TokenManager {
 
   private async renewAcrossProcesses(
     credential: UpstreamCredential,
-    priority: RaisedPriority,
+    slot: SlotWait,
     forceRefresh: boolean,
   ): Promise<TokenPair> {
     const deadline = this.now() + this.lockWaitMs;
@@ -372,7 +448,7 @@ export class TokenManager {
       const release = await this.options.store.tryLock(credential.id, this.lockTtlMs);
       if (release) {
         try {
-          return await this.renewHoldingLock(credential, priority, forceRefresh);
+          return await this.renewHoldingLock(credential, slot, forceRefresh);
         } finally {
           await release().catch(() => undefined);
         }
@@ -402,7 +478,7 @@ export class TokenManager {
 
   private async renewHoldingLock(
     credential: UpstreamCredential,
-    priority: RaisedPriority,
+    slot: SlotWait,
     forceRefresh: boolean,
   ): Promise<TokenPair> {
     // The newer of the stored pair and this process's: a pair whose save failed (store) is only in memory, and the
@@ -426,7 +502,7 @@ export class TokenManager {
     };
     if (stored && stored.refreshExpiresAt - this.now() > EXPIRY_MARGIN_MS) {
       try {
-        const answer = await this.refresh(credential, stored, priority, renewedElsewhere);
+        const answer = await this.refresh(credential, stored, slot, renewedElsewhere);
         if (!answer.sent) return this.renewedByAnother(credential.id, answer.pair);
         const pair = answer.pair;
         await this.store(credential.id, pair);
@@ -447,7 +523,7 @@ export class TokenManager {
     }
     try {
       // The credential is the bot's: a session still open is its own earlier one, so end it.
-      const answer = await this.logIn(credential, true, priority, renewedElsewhere);
+      const answer = await this.logIn(credential, true, slot, renewedElsewhere);
       return answer.sent ? answer.pair : this.renewedByAnother(credential.id, answer.pair);
     } catch (error) {
       if (error instanceof AuthRejectedError) {
@@ -473,13 +549,13 @@ export class TokenManager {
   private refresh(
     credential: UpstreamCredential,
     current: TokenPair,
-    priority: RaisedPriority,
+    slot: SlotWait,
     renewedElsewhere: RenewedElsewhere,
   ): Promise<TokenAnswer> {
     const form = new URLSearchParams();
     form.set('Token', current.token);
     form.set('RefreshToken', current.refreshToken);
-    return this.tokenCall(credential, priority, REFRESH_ENDPOINT, this.refreshUrl, form, renewedElsewhere);
+    return this.tokenCall(credential, slot, REFRESH_ENDPOINT, this.refreshUrl, form, renewedElsewhere);
   }
 
   /**
@@ -502,7 +578,7 @@ export class TokenManager {
 
   private async tokenCall(
     credential: UpstreamCredential,
-    priority: RaisedPriority,
+    slot: SlotWait,
     endpoint: string,
     url: string,
     body: FormData | URLSearchParams,
@@ -512,7 +588,7 @@ export class TokenManager {
       async () => {
         const attempt = await this.options.budget.schedule(
           credential.id,
-          priority.priority,
+          slot.raised.priority,
           async (): Promise<Attempt> => {
             // Inside the slot, right before the call leaves (renewHoldingLock says why). The slot is spent either way.
             const elsewhere = renewedElsewhere ? await renewedElsewhere() : null;
@@ -531,7 +607,7 @@ export class TokenManager {
               ),
             };
           },
-          { raisable: priority },
+          { raisable: slot.raised, ...(slot.maxWaitMs !== undefined && { maxWaitMs: slot.maxWaitMs }) },
         );
         // A 5xx is retried like a timeout (the API document: retry 429 and 5xx with backoff); a 429 is not
         // retried here: it pauses the credential below, and the caller's retry waits for the pause.

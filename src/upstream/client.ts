@@ -480,7 +480,10 @@ export class UpstreamClient {
     /** Told the token the attempt sends. */
     sent: { grant?: TokenGrant },
   ): Promise<T> {
-    const grant = await this.options.tokens.grant(ctx.credential, ctx.priority);
+    // A renewal this call needs is waited for within the answer's deadline, like the budget slot below.
+    const grant = await this.options.tokens.grant(ctx.credential, ctx.priority, {
+      ...(ctx.deadline !== undefined && { deadline: ctx.deadline }),
+    });
     sent.grant = grant;
     const headers: Record<string, string> = { Authorization: `Bearer ${grant.token}` };
     if (ctx.credential.empresaId !== null) headers.EmpresaId = String(ctx.credential.empresaId);

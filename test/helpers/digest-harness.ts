@@ -70,6 +70,8 @@ export interface Replica {
   digests: DigestService;
   poster: DigestPoster;
   budget: Budget;
+  /** Its token manager (a test logs in before it fills the budget). */
+  tokens: TokenManager;
   domain: DomainDeps;
   close(): Promise<void>;
 }
@@ -245,6 +247,7 @@ export async function startDigestHarness(
         digests,
         poster,
         budget,
+        tokens,
         domain,
         // Once: a test may close a replica (a process that stops) before the harness closes the rest.
         close: once(async () => {

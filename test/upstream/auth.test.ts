@@ -10,6 +10,8 @@ import { type TokenPair, TokenStore } from '../../src/store/token-store.js';
 import { TokenManager } from '../../src/upstream/auth.js';
 import type { Budget } from '../../src/upstream/budget.js';
 import { createRedisBudget } from '../../src/upstream/budget-redis.js';
+import type { UpstreamCredential } from '../../src/upstream/credential.js';
+import { UpstreamTimeoutError } from '../../src/upstream/errors.js';
 import { createDispatcher } from '../../src/upstream/http.js';
 import { FAST_RETRY_POLICY } from '../../src/upstream/retry.js';
 import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
@@ -255,30 +257,145 @@ describe('one renewal at a time across processes', () => {
 });
 
 describe('the priority of a renewal', () => {
-  it('a command that joins a token renewal a digest started, still waiting for its slot, raises it to its own priority', async () => {
-    const started = await sandboxWith();
-    // 10 calls a minute: a digest may use 9 of them, the last is kept for commands.
-    const { stack, credential } = stackFor(started, started.authUrl, {
-      limit: { count: 10, windowMs: 60_000 },
-    });
+  /** 10 calls an hour, 9 of them used: a digest may use 9, the last is kept for commands (and a renewal). */
+  async function nineOfTen(stack: Stack, credential: UpstreamCredential): Promise<string> {
     const token = await stack.tokens.accessToken(credential, 'interactive');
     for (let i = 0; i < 8; i += 1)
       await stack.budget.schedule(credential.id, 'interactive', async () => undefined);
-    stack.tokens.invalidate(credential, token);
+    expect((await stack.budget.usage(credential.id)).used).toBe(9);
+    return token;
+  }
 
-    // A digest needs a token: its refresh waits for a slot a digest may take (the window's end).
-    const digest = stack.tokens.accessToken(credential, 'digest');
+  it('a command that joins a renewal ahead of expiry a digest started, still waiting for its slot, raises it to its own priority', async () => {
+    const started = await sandboxWith();
+    let clock = Date.now();
+    const { stack, credential } = stackFor(started, started.authUrl, {
+      limit: { count: 10, windowMs: HOUR },
+      now: () => clock,
+    });
+    const token = await nineOfTen(stack, credential);
+
+    // Five minutes before expiry a digest gets the token, still good, and starts its renewal in the background: its
+    // refresh waits for a slot a digest may take.
+    clock += 2 * HOUR - 5 * 60_000;
+    await expect(stack.tokens.accessToken(credential, 'digest')).resolves.toBe(token);
     const lock = redis.keys.tokenRefreshLock(credential.id);
     await vi.waitFor(async () => expect(await redis.redis.exists(lock)).toBe(1));
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(kinds(started)).toEqual(['login:200']);
 
-    // A command needs one too: it joins that renewal, which now takes the slot kept for commands.
-    const command = stack.tokens.accessToken(credential, 'interactive');
-    await vi.waitFor(() => expect(kinds(started)).toEqual(['login:200', 'refresh:200']), { timeout: 5_000 });
-    const [forDigest, forCommand] = await Promise.all([digest, command]);
-    expect(forCommand).toBe(forDigest);
+    // A command meets a 401 with it: it joins that renewal, which now takes the slot kept for commands.
+    stack.tokens.invalidate(credential, token);
+    const forCommand = await stack.tokens.accessToken(credential, 'interactive');
+    expect(kinds(started)).toEqual(['login:200', 'refresh:200']);
     expect(forCommand).not.toBe(token);
+  });
+
+  it("a token refused is renewed at interactive priority whoever needs it: another replica's command does not wait behind a digest's renewal while a slot is free", async () => {
+    const started = await sandboxWith();
+    const a = stackFor(started, started.authUrl, { limit: { count: 10, windowMs: HOUR } });
+    const b = makeStack({
+      redis: redis.connect(),
+      keys: redis.keys,
+      baseUrl: started.baseUrl,
+      authUrl: started.authUrl,
+      box: a.stack.box,
+      limit: { count: 10, windowMs: HOUR },
+    });
+    try {
+      const token = await nineOfTen(a.stack, a.credential);
+      // Both replicas met a 401 with it. A digest on replica A renews first; a command on replica B waits for it.
+      a.stack.tokens.invalidate(a.credential, token);
+      b.tokens.invalidate(a.credential, token);
+      const digest = a.stack.tokens.accessToken(a.credential, 'digest');
+      // B asks once A holds the lock (or has renewed already).
+      const lock = redis.keys.tokenRefreshLock(a.credential.id);
+      await vi.waitFor(async () =>
+        expect((await redis.redis.exists(lock)) === 1 || kinds(started).length > 1).toBe(true),
+      );
+      const command = b.tokens.accessToken(a.credential, 'interactive');
+      // The renewal took the free slot (an hour's window: nothing else frees one).
+      await vi.waitFor(() => expect(kinds(started)).toEqual(['login:200', 'refresh:200']), {
+        timeout: 5_000,
+      });
+      const [forDigest, forCommand] = await Promise.all([digest, command]);
+      expect(forCommand).toBe(forDigest);
+      expect(forCommand).not.toBe(token);
+    } finally {
+      await b.close();
+    }
+  });
+});
+
+describe("a wait for another replica's renewal", () => {
+  it("ends at the caller's deadline, or when it aborts; the renewal goes on and its pair serves the next call", async () => {
+    const started = await sandboxWith();
+    const b = stackFor(started, started.authUrl);
+    const token = await b.stack.tokens.accessToken(b.credential, 'interactive');
+
+    // Replica A renews, and its refresh is held before it gets a budget slot.
+    let letGo = () => {};
+    const held = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    const budgetA = createRedisBudget(redis.connect(), redis.keys, {
+      limit: { count: 1_000, windowMs: 60_000 },
+    });
+    const heldBudget: Budget = {
+      schedule: async (credentialId, priority, fn, options) => {
+        await held;
+        return budgetA.schedule(credentialId, priority, fn, options);
+      },
+      pause: (credentialId, ms) => budgetA.pause(credentialId, ms),
+      usage: (credentialId) => budgetA.usage(credentialId),
+      close: () => budgetA.close(),
+    };
+    const dispatcherA = createDispatcher();
+    const a = new TokenManager({
+      authUrl: started.authUrl,
+      dispatcher: dispatcherA,
+      budget: heldBudget,
+      store: new TokenStore(new RedisKeyValue(redis.connect()), redis.keys, b.stack.box),
+      logger: captureLogger('info').logger,
+      retryPolicy: FAST_RETRY_POLICY,
+    });
+    try {
+      a.invalidate(b.credential, token);
+      const renewalA = a.accessToken(b.credential, 'interactive');
+      const lock = redis.keys.tokenRefreshLock(b.credential.id);
+      await vi.waitFor(async () => expect(await redis.redis.exists(lock)).toBe(1));
+
+      // On replica B the token was refused too: a command waits for A's renewal until its answer's deadline.
+      b.stack.tokens.invalidate(b.credential, token);
+      let settled = false;
+      const command = b.stack.client
+        .listStockrooms({ ...b.ctx, deadline: Date.now() + 300 })
+        .catch((error: unknown) => error)
+        .finally(() => {
+          settled = true;
+        });
+      await vi.waitFor(() => expect(settled).toBe(true), { timeout: 5_000 });
+      expect(await command).toBeInstanceOf(UpstreamTimeoutError);
+      // Or until the caller aborts.
+      const abort = new AbortController();
+      const aborted = b.stack.tokens
+        .accessToken(b.credential, 'interactive', { signal: abort.signal })
+        .catch((error: unknown) => error);
+      abort.abort(new Error('the answer was cancelled'));
+      expect(await aborted).toMatchObject({ message: 'the answer was cancelled' });
+      expect(kinds(started)).toEqual(['login:200']);
+
+      // A's renewal goes on; B's next call takes its pair.
+      letGo();
+      const renewed = await renewalA;
+      await expect(b.stack.client.listStockrooms(b.ctx)).resolves.toHaveLength(C1.activeStockrooms.length);
+      expect(kinds(started)).toEqual(['login:200', 'refresh:200', 'data:200']);
+      expect(await b.stack.tokens.accessToken(b.credential, 'interactive')).toBe(renewed);
+    } finally {
+      letGo();
+      await heldBudget.close();
+      await dispatcherA.close();
+    }
   });
 });
 

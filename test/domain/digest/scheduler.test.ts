@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DigestClaims } from '../../../src/domain/digest/claims.js';
 import { FAKE_SEED } from '../../../src/fake-slack/index.js';
+import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
 import { RedisKeyValue } from '../../../src/store/kv.js';
 import { LinkStore } from '../../../src/store/link-store.js';
 import {
@@ -15,6 +16,7 @@ import {
   WS,
 } from '../../helpers/digest-harness.js';
 
+const C1 = DEMO_FACTS.company1;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 /** Monday 23/11/2026 07:00 in São Paulo. */
@@ -559,9 +561,14 @@ describe('upstream budget', () => {
         onTestClock: true,
       },
     });
-    // At 08:00 interactive commands have spent the whole window; it frees later than a digest may wait.
+    // At 08:00 interactive commands have spent the whole window; it frees later than a digest may wait. The bot
+    // logged in before (a renewal goes at interactive priority, and waits as long as a command would).
     h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
-    for (let i = 0; i < 8; i += 1)
+    await replica.tokens.accessToken(
+      { id: h.credentialId, login: C1.login, password: C1.password, empresaId: C1.empresa, unidadeId: null },
+      'interactive',
+    );
+    for (let i = 0; i < 7; i += 1)
       await replica.budget.schedule(h.credentialId, 'interactive', async () => i);
     const failed = await replica.scheduler.tick();
     expect(failed).toMatchObject({ claimed: 1, posted: 0, failed: 1 });

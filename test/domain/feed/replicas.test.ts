@@ -509,11 +509,21 @@ describe('FeedEngine and the budget', () => {
       await a.engine.tick();
       h.clock.advance(5 * 60_000);
     }
-    const calls = h.sandbox.calls.filter((call) => call.at >= since).map((call) => call.at);
+    // Token renewals serve every call of the credential and go at interactive priority (auth.ts): the feed's
+    // share holds its data calls; the renewals are a login and one refresh per token lifetime (2 hours).
+    const calls = h.sandbox.calls
+      .filter((call) => call.at >= since && call.kind === 'data')
+      .map((call) => call.at);
     for (const at of calls) {
       const inWindow = calls.filter((other) => other >= at && other < at + HOUR);
       expect(inWindow.length).toBeLessThanOrEqual(10);
     }
+    const renewals = h.sandbox.calls.filter((call) => call.at >= since && call.kind !== 'data');
+    expect(renewals.map((call) => `${call.kind}:${call.status}`)).toEqual([
+      'login:200',
+      ...Array(renewals.length - 1).fill('refresh:200'),
+    ]);
+    expect(renewals.length).toBeLessThanOrEqual(1 + 10 / 2);
     const status = await a.engine.status(WS);
     expect(status.intervalMs).toBeGreaterThan(INTERVAL_MS);
     // Interactive users still have the rest of the window.
