@@ -220,6 +220,17 @@ export class TokenManager {
     return grantOf(await this.within(this.renew(credential, 'interactive'), wait), true);
   }
 
+  /**
+   * The token to send now for a call granted `granted` before it waited for its budget slot: the pair in this
+   * process's memory when it is still good (the granted one, or a newer one a renewal brought meanwhile), else the
+   * granted one. Read inside the slot, right before the call leaves.
+   */
+  current(credentialId: string, granted: TokenGrant): TokenGrant {
+    const pair = this.memory.get(credentialId);
+    if (!pair || pair.token === granted.token || !this.usable(credentialId, pair)) return granted;
+    return grantOf(pair, false);
+  }
+
   /** After a 401 with `token`: the next accessToken renews instead of handing it out again. */
   invalidate(credential: UpstreamCredential, token: string): void {
     this.rejected.set(credential.id, token);

@@ -485,7 +485,7 @@ export class UpstreamClient {
       ...(ctx.deadline !== undefined && { deadline: ctx.deadline }),
     });
     sent.grant = grant;
-    const headers: Record<string, string> = { Authorization: `Bearer ${grant.token}` };
+    const headers: Record<string, string> = {};
     if (ctx.credential.empresaId !== null) headers.EmpresaId = String(ctx.credential.empresaId);
     if (endpoint.headers === 'empresa-unidade' && ctx.credential.unidadeId !== null) {
       headers.UnidadeId = String(ctx.credential.unidadeId);
@@ -502,6 +502,9 @@ export class UpstreamClient {
       ctx.credential.id,
       ctx.priority,
       () => {
+        // The wait for the slot may have outlived the token, or a renewal replaced it: the newest good one goes.
+        sent.grant = this.options.tokens.current(ctx.credential.id, grant);
+        headers.Authorization = `Bearer ${sent.grant.token}`;
         this.counters.calls += 1;
         ctx.observer?.started?.();
         return observeAttempt(this.options.metrics, endpoint.label, () =>

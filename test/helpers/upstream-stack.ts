@@ -43,6 +43,8 @@ export interface StackOptions {
   lockTtlMs?: number;
   maxResponseBytes?: number;
   maxRows?: number;
+  /** The budget the token manager and the client use, made of the Redis budget (a test holds calls with it). */
+  wrapBudget?: (budget: Budget) => Budget;
 }
 
 export interface Stack {
@@ -58,11 +60,12 @@ export function makeStack(options: StackOptions): Stack {
   const logger = options.logger ?? makeLogger({ level: 'silent' });
   const box = options.box ?? new SecretBox(randomBytes(32));
   const dispatcher = createDispatcher();
-  const budget = createRedisBudget(options.redis, options.keys, {
+  const redisBudget = createRedisBudget(options.redis, options.keys, {
     limit: options.limit ?? { count: 1_000, windowMs: 60_000 },
     logger,
     ...(options.guardMs !== undefined && { guardMs: options.guardMs }),
   });
+  const budget = options.wrapBudget ? options.wrapBudget(redisBudget) : redisBudget;
   const tokens = new TokenManager({
     authUrl: options.authUrl,
     dispatcher,

@@ -453,6 +453,51 @@ describe('tokens', () => {
     }
   });
 
+  it('a call that waited for its slot sends the token a renewal brought meanwhile, not the one it was granted', async () => {
+    let hold: Promise<void> | null = null;
+    let release = () => {};
+    let waiting = false;
+    await stack.close();
+    stack = stackOn({
+      wrapBudget: (budget) => ({
+        schedule: async (credentialId, priority, fn, options) => {
+          if (hold) {
+            const held = hold;
+            hold = null;
+            waiting = true;
+            await held;
+          }
+          return budget.schedule(credentialId, priority, fn, options);
+        },
+        pause: (credentialId, ms) => budget.pause(credentialId, ms),
+        usage: (credentialId) => budget.usage(credentialId),
+        close: () => budget.close(),
+      }),
+    });
+    await stack.client.listStockrooms(ctx());
+    sandbox.expireAccessTokens(C1.login);
+    // The call gets its token, then waits for a slot.
+    hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const call = stack.client.listMaterialTypes(ctx());
+    await vi.waitFor(() => expect(waiting).toBe(true));
+    // Meanwhile the process renews (another call met a 401 with that token).
+    const granted = await stack.tokens.accessToken(demo(), 'interactive');
+    stack.tokens.invalidate(demo(), granted);
+    const renewed = await stack.tokens.accessToken(demo(), 'interactive');
+    expect(renewed).not.toBe(granted);
+    release();
+    await expect(call).resolves.toBeDefined();
+    // No slot spent on a 401 with the token it was granted before the wait.
+    expect(sandbox.calls.map((c) => `${c.kind}:${c.status}`)).toEqual([
+      'login:200',
+      'data:200',
+      'refresh:200',
+      'data:200',
+    ]);
+  });
+
   it('renews once across two processes when the issuer takes longer than the renewal lock lives', async () => {
     await stack.close();
     stack = stackOn({ lockTtlMs: 150 });
