@@ -71,10 +71,14 @@ export class Workspaces {
       return await fetch(ws.call);
     } catch (error) {
       if (error instanceof CredentialsExpiredError) {
-        const first = await this.links.markBroken(ws.workspaceId, this.now());
+        const mark = await this.links.markBroken(ws.workspaceId, this.now(), ws.link.linkedAt);
+        // Unlinked, or linked again, while the call was under way: the credentials that failed are the old link's.
+        // Nothing is marked, paused or told (a new link's feed must not pause, nor its admin hear it broke).
+        if (mark === 'unlinked') throw new NotLinkedError(ws.workspaceId);
+        if (mark === 'replaced') throw error;
         await this.onBroken(ws.workspaceId).catch(() => undefined);
-        if (first) this.onFirstBroken(ws.workspaceId, ws.link.linkedBy);
-        throw new LinkBrokenError(ws.workspaceId, ws.link.linkedBy, first);
+        if (mark === 'first') this.onFirstBroken(ws.workspaceId, ws.link.linkedBy);
+        throw new LinkBrokenError(ws.workspaceId, ws.link.linkedBy, mark === 'first');
       }
       throw error;
     }

@@ -18,6 +18,9 @@ export interface WorkspaceLink {
   brokenAt: number | null;
 }
 
+/** What LinkStore.markBroken did. */
+export type BrokenMark = 'first' | 'again' | 'unlinked' | 'replaced';
+
 interface StoredLink {
   credentialId: string;
   /** `{ login, password }` sealed with AES-256-GCM, bound to the workspace. */
@@ -138,15 +141,29 @@ export class LinkStore {
     await this.kv.hdel(this.keys.linkedWorkspaces(), workspaceId);
   }
 
-  /** Marks the link broken; true only for the first caller, across processes (the admin gets one DM). */
-  async markBroken(workspaceId: string, at: number): Promise<boolean> {
-    const raw = await this.kv.get(this.keys.link(workspaceId));
-    if (raw !== null) {
+  /**
+   * Marks broken the link made at `linkedAt` (its generation; any, when not given): `first` only for the first
+   * caller, across processes (the admin gets one DM), `again` for the others. A link that is gone (`unlinked`), or
+   * that is another one since (`replaced`: linked again, maybe to another login), is left as it is and nobody is to
+   * be told: the credentials that failed were the old link's. The mark is written only over the value read (a
+   * compare-and-set), so an unlink or a new link in between is never undone.
+   */
+  async markBroken(workspaceId: string, at: number, linkedAt?: number): Promise<BrokenMark> {
+    const key = this.keys.link(workspaceId);
+    for (let tries = 0; ; tries += 1) {
+      const raw = await this.kv.get(key);
+      if (raw === null) return 'unlinked';
       const stored = JSON.parse(raw) as StoredLink;
-      if (stored.brokenAt === null)
-        await this.kv.set(this.keys.link(workspaceId), JSON.stringify({ ...stored, brokenAt: at }));
+      if (linkedAt !== undefined && stored.linkedAt !== linkedAt) return 'replaced';
+      if (stored.brokenAt !== null) break;
+      if (await this.kv.replaceIfEquals(key, raw, JSON.stringify({ ...stored, brokenAt: at }))) break;
+      // Changed in between (a key rotation's reseal, a new link): read it again.
+      if (tries >= 2) return 'replaced';
     }
-    return this.kv.set(this.keys.brokenLinkNotice(workspaceId), String(at), { onlyIfAbsent: true });
+    const first = await this.kv.set(this.keys.brokenLinkNotice(workspaceId), String(at), {
+      onlyIfAbsent: true,
+    });
+    return first ? 'first' : 'again';
   }
 }
 

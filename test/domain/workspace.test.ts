@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LinkBrokenError } from '../../src/domain/errors.js';
+import { LinkBrokenError, NotLinkedError } from '../../src/domain/errors.js';
 import { Workspaces } from '../../src/domain/workspace.js';
 import { SecretBox } from '../../src/store/crypto.js';
 import { FeedListenerStore } from '../../src/store/feed-listeners.js';
@@ -76,6 +76,31 @@ describe('Workspaces and a broken link', () => {
     await Promise.allSettled([a.run(wsA, expire), b.run(wsB, expire)]);
     await expect(a.resolve('T1', 'interactive')).rejects.toBeInstanceOf(LinkBrokenError);
     expect(told).toEqual([['T1', wsA.link.linkedBy]]);
+  });
+
+  it('credentials of a link unlinked, or linked again, while the call was under way mark, pause and tell nothing', async () => {
+    const told: string[] = [];
+    const workspaces = new Workspaces(
+      links,
+      () => 5_000,
+      (ws) => feed.pauseWorkspace(ws, 'unlinked'),
+      (workspaceId) => told.push(workspaceId),
+    );
+    const expire = async () => {
+      throw new CredentialsExpiredError();
+    };
+    // Linked again (another login) while the call with the old credentials was under way.
+    const old = await workspaces.resolve('T1', 'background');
+    const relinked = { ...old.link, credentialId: 'cred-2', login: 'outro', linkedAt: 1_000 };
+    await links.save(relinked);
+    await expect(workspaces.run(old, expire)).rejects.toBeInstanceOf(CredentialsExpiredError);
+    expect(await links.get('T1')).toMatchObject({ credentialId: 'cred-2', brokenAt: null });
+    expect(await feed.pausedReason('T1')).toBeNull();
+    // Unlinked meanwhile: "not linked", and no broken link comes back.
+    await links.delete('T1');
+    await expect(workspaces.run(old, expire)).rejects.toBeInstanceOf(NotLinkedError);
+    expect(await links.get('T1')).toBeNull();
+    expect(told).toEqual([]);
   });
 
   it('a failing pause never hides the broken link', async () => {

@@ -133,6 +133,19 @@ describe('last known stock and names across links', () => {
     expect(await kept()).toEqual([0, 0]);
   });
 
+  it("a new link to another login forgets the old login's tokens; one to the same login keeps its pair", async () => {
+    const first = await h.container.links.get(TEAM);
+    const oldTokens = h.redis.keys.tokens(first?.credentialId ?? '');
+    expect(await h.redis.redis.exists(oldTokens)).toBe(1);
+    await h.link(TEAM);
+    expect(await h.redis.redis.exists(oldTokens)).toBe(1);
+    await h.link(TEAM, C2.login, C2.password, C2.empresa);
+    const second = await h.container.links.get(TEAM);
+    expect(second?.credentialId).not.toBe(first?.credentialId);
+    expect(await h.redis.redis.exists(oldTokens)).toBe(0);
+    expect(await h.redis.redis.exists(h.redis.keys.tokens(second?.credentialId ?? ''))).toBe(1);
+  });
+
   it('a detail read under the old link that lands after a relink to another company is not kept for the new one', async () => {
     const [id] = C1.requestsWithItemsBelowMinimum;
     let release = () => {};

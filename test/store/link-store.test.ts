@@ -57,8 +57,26 @@ it('marks a link broken once across callers', async () => {
   const store = new LinkStore(new RedisKeyValue(redis.redis), redis.keys, new SecretBox(randomBytes(32)));
   await store.save(link);
   const results = await Promise.all([store.markBroken('T1', 5), store.markBroken('T1', 6)]);
-  expect(results.filter(Boolean)).toHaveLength(1);
+  expect(results.sort()).toEqual(['again', 'first']);
   expect((await store.get('T1'))?.brokenAt).not.toBeNull();
+});
+
+it('marks nothing of a link that is gone, or that is another one since (its linkedAt), and has nobody told', async () => {
+  const store = new LinkStore(new RedisKeyValue(redis.redis), redis.keys, new SecretBox(randomBytes(32)));
+  await store.save(link);
+  // Linked again since the call that failed began: the new link stays as it is.
+  await store.save({ ...link, credentialId: 'other', linkedAt: 2 });
+  expect(await store.markBroken('T1', 5, link.linkedAt)).toBe('replaced');
+  expect(await store.get('T1')).toMatchObject({ credentialId: 'other', brokenAt: null });
+  // Unlinked: nothing comes back, no notice is claimed.
+  await store.delete('T1');
+  expect(await store.markBroken('T1', 6, 2)).toBe('unlinked');
+  expect(await store.get('T1')).toBeNull();
+  expect(await redis.redis.exists(redis.keys.brokenLinkNotice('T1'))).toBe(0);
+  // The link's own generation is marked.
+  await store.save({ ...link, linkedAt: 3 });
+  expect(await store.markBroken('T1', 7, 3)).toBe('first');
+  expect((await store.get('T1'))?.brokenAt).toBe(7);
 });
 
 it('remembers linked workspaces: a link that vanishes without an unlink is reported, once forgotten', async () => {

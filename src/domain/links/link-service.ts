@@ -143,11 +143,9 @@ export class LinkService {
       log.error(errFields(error), 'link not stored: the store does not answer');
       return { ok: false, field: null, reason: 'store' };
     }
-    await persistently(
-      () => this.afterLink(workspaceId, previous, credential.empresaId),
-      LINK_STORE_RETRY_MS,
-    ).catch((error: unknown) =>
-      log.error(errFields(error), 'workspace linked, but what the old link left could not all be cleared'),
+    await persistently(() => this.afterLink(workspaceId, previous, credential), LINK_STORE_RETRY_MS).catch(
+      (error: unknown) =>
+        log.error(errFields(error), 'workspace linked, but what the old link left could not all be cleared'),
     );
     log.info({ credential: credential.id }, 'workspace linked');
     return { ok: true, stockroomCount };
@@ -157,14 +155,17 @@ export class LinkService {
   private async afterLink(
     workspaceId: string,
     previous: WorkspaceLink | null,
-    empresaId: number | null,
+    credential: UpstreamCredential,
   ): Promise<void> {
     // A new link may point to another company: nothing cached under the old one may show.
     await this.forgetWorkspaceData(workspaceId);
     // What was seen of materials is slow to learn again and stays true for the same company; another company has
     // other materials under the same ids.
-    if (previous && previous.empresaId !== empresaId)
+    if (previous && previous.empresaId !== credential.empresaId)
       await this.deps.stock.forget({ workspaceId, empresaId: previous.empresaId });
+    // Another login: the old one's token pair (a refresh token alive for 7 days) goes, as an unlink's does.
+    if (previous && previous.credentialId !== credential.id)
+      await this.deps.tokens.forget(previous.credentialId);
     // PRODUCT.md: unlink, a broken link and tokens_revoked pause digests and alerts, a new link resumes them. A
     // Slack token that still does not work pauses them again at the next post (tokens_revoked).
     for (const reason of ['unlinked', 'tokens_revoked'] as const) {
