@@ -38,7 +38,10 @@ export class TokenStore {
 
   async load(credentialId: string): Promise<TokenPair | null> {
     const sealed = await this.kv.get(this.keys.tokens(credentialId));
-    if (sealed === null) return null;
+    return sealed === null ? null : this.open(credentialId, sealed);
+  }
+
+  private open(credentialId: string, sealed: string): TokenPair | null {
     try {
       return JSON.parse(this.box.open(sealed, `tokens:${credentialId}`)) as TokenPair;
     } catch {
@@ -59,6 +62,22 @@ export class TokenStore {
   /** The pair and the record of refusals (unlink, a credential that can no longer be renewed). */
   async clear(credentialId: string): Promise<void> {
     await this.kv.del(this.keys.tokens(credentialId), this.keys.tokenRefusals(credentialId));
+  }
+
+  /**
+   * clear, unless the stored pair is another than the one obtained at `obtainedAt` (null: none was stored): a pair
+   * stored since (a new link of the same login) stays, and so does its record of refusals. True when cleared.
+   */
+  async clearIfUnchanged(credentialId: string, obtainedAt: number | null): Promise<boolean> {
+    const key = this.keys.tokens(credentialId);
+    const sealed = await this.kv.get(key);
+    if (sealed !== null) {
+      const pair = this.open(credentialId, sealed);
+      if (pair !== null && pair.obtainedAt !== obtainedAt) return false;
+      if (!(await this.kv.delIfEquals(key, sealed))) return false;
+    }
+    await this.kv.del(this.keys.tokenRefusals(credentialId));
+    return true;
   }
 
   async refusals(credentialId: string): Promise<TokenRefusals | null> {

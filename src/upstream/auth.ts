@@ -294,6 +294,21 @@ export class TokenManager {
     await this.options.store.clearRefusals(credentialId).catch(() => undefined);
   }
 
+  /**
+   * forget, after the stored password was refused, unless a pair was stored since the renewal read `base`: a new
+   * link of the same login (its new password) while this renewal ran with the old one. That pair stays.
+   */
+  private async forgetUnlessRenewed(credentialId: string, base: TokenPair | null): Promise<void> {
+    this.memory.delete(credentialId);
+    const cleared = await this.options.store
+      .clearIfUnchanged(credentialId, base?.obtainedAt ?? null)
+      .catch(() => false);
+    if (!cleared) return;
+    this.rejected.delete(credentialId);
+    this.resting.delete(credentialId);
+    this.refusalsKnown.delete(credentialId);
+  }
+
   /** Forget everything about a credential (unlink). */
   async forget(credentialId: string): Promise<void> {
     this.memory.delete(credentialId);
@@ -538,7 +553,7 @@ export class TokenManager {
       return answer.sent ? answer.pair : this.renewedByAnother(credential.id, answer.pair);
     } catch (error) {
       if (error instanceof AuthRejectedError) {
-        await this.forget(credential.id);
+        await this.forgetUnlessRenewed(credential.id, stored);
         throw new CredentialsExpiredError(
           'neither refresh nor login with the stored password renewed the token',
           error,

@@ -11,7 +11,7 @@ import { TokenManager } from '../../src/upstream/auth.js';
 import type { Budget } from '../../src/upstream/budget.js';
 import { createRedisBudget } from '../../src/upstream/budget-redis.js';
 import type { UpstreamCredential } from '../../src/upstream/credential.js';
-import { UpstreamTimeoutError } from '../../src/upstream/errors.js';
+import { CredentialsExpiredError, UpstreamTimeoutError } from '../../src/upstream/errors.js';
 import { createDispatcher } from '../../src/upstream/http.js';
 import { FAST_RETRY_POLICY } from '../../src/upstream/retry.js';
 import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
@@ -252,6 +252,48 @@ describe('one renewal at a time across processes', () => {
       letGo();
       await slowBudget.close();
       await dispatcherA.close();
+    }
+  });
+});
+
+describe('a login refused with the stored password', () => {
+  it('does not forget the pair a new link of the same login stored meanwhile', async () => {
+    const started = await sandboxWith();
+    const a = stackFor(started, started.authUrl);
+    const b = makeStack({
+      redis: redis.connect(),
+      keys: redis.keys,
+      baseUrl: started.baseUrl,
+      authUrl: started.authUrl,
+      box: a.stack.box,
+    });
+    try {
+      // Replica A renews with the password of the old link; its login is held on its way.
+      const old = credentialFor(started.authUrl, C1.login, 'senha-antiga', C1.empresa);
+      let release = () => {};
+      started.faults.next({
+        path: '/auth/v1/auth/',
+        release: new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+      });
+      const renewal = a.stack.tokens.accessToken(old, 'interactive').catch((error: unknown) => error);
+      await vi.waitFor(() =>
+        expect(started.calls.some((c) => c.kind === 'login' && c.status === 0)).toBe(true),
+      );
+      // The admin links the same login again, with its new password, on replica B.
+      const linked = await b.tokens.login(a.credential, { expireCurrentSession: true });
+      release();
+      expect(await renewal).toBeInstanceOf(CredentialsExpiredError);
+      // The new link's pair stays: its next call needs no login.
+      const stored = await new TokenStore(new RedisKeyValue(redis.redis), redis.keys, a.stack.box).load(
+        a.credential.id,
+      );
+      expect(stored?.token).toBe(linked.token);
+      await expect(b.client.listStockrooms(a.ctx)).resolves.toHaveLength(C1.activeStockrooms.length);
+      expect(kinds(started)).toEqual(['login:401', 'login:200', 'data:200']);
+    } finally {
+      await b.close();
     }
   });
 });
