@@ -166,7 +166,6 @@ export function buildContainer(options: ContainerOptions): Container {
     logger: logger.child({ component: 'tokens' }),
     now,
     metrics,
-    rateWindowMs: options.config.UPSTREAM_RATE_LIMIT.windowMs,
     ...(options.retryPolicy && { retryPolicy: options.retryPolicy }),
     ...(timeoutMs !== undefined && { timeoutMs }),
   });

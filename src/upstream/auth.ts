@@ -41,8 +41,6 @@ export interface TokenManagerOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Counts and times every token call by endpoint and status. */
   metrics?: Pick<Metrics, 'upstreamCall'>;
-  /** The budget's window: a 429 without Retry-After pauses the credential a 60th of it (pauseAfter429). */
-  rateWindowMs?: number;
   /** How long no replica renews after a renewed token was refused (default REFUSAL_COOLDOWN_MS). */
   refusalCooldownMs?: number;
   /** How long a pair obtained is asked again of a store that cannot take it (default SAVE_RETRY_MS). */

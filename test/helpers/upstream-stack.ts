@@ -73,7 +73,6 @@ export function makeStack(options: StackOptions): Stack {
     store: new TokenStore(new RedisKeyValue(options.redis), options.keys, box, options.now),
     logger,
     retryPolicy: FAST_RETRY_POLICY,
-    rateWindowMs: options.limit?.windowMs ?? 60_000,
     ...(options.now && { now: options.now }),
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
     ...(options.refreshAheadMs !== undefined && { refreshAheadMs: options.refreshAheadMs }),

@@ -389,6 +389,7 @@ describe("a wait for another replica's renewal", () => {
         return budgetA.schedule(credentialId, priority, fn, options);
       },
       pause: (credentialId, ms) => budgetA.pause(credentialId, ms),
+      pauseAfter429: (credentialId, retryAfterMs) => budgetA.pauseAfter429(credentialId, retryAfterMs),
       usage: (credentialId) => budgetA.usage(credentialId),
       close: () => budgetA.close(),
     };

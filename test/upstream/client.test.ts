@@ -470,6 +470,7 @@ describe('tokens', () => {
           return budget.schedule(credentialId, priority, fn, options);
         },
         pause: (credentialId, ms) => budget.pause(credentialId, ms),
+        pauseAfter429: (credentialId, retryAfterMs) => budget.pauseAfter429(credentialId, retryAfterMs),
         usage: (credentialId) => budget.usage(credentialId),
         close: () => budget.close(),
       }),
