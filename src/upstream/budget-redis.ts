@@ -16,6 +16,22 @@ import { OwnUse } from './budget-own-use.js';
 import { mapPriorities, PRIORITIES, resolveBudgetPolicy, yieldsToInteractive } from './budget-policy.js';
 import { type Acquire, type AcquireResult, budgetOverWindow } from './budget-queue.js';
 
+/**
+ * Lua that reads the epoch at `key` into `epoch` (writing `fresh` when it is absent) and sets `lost` when it is not
+ * the epoch the process saw (`seen`; '' when it saw none yet). See LOSS, above ACQUIRE_LUA.
+ */
+function epochLua(key: string, seen: string, fresh: string): string {
+  return `local epoch = redis.call('GET', ${key})
+local lost = false
+if not epoch then
+  epoch = ${fresh}
+  redis.call('SET', ${key}, epoch)
+  lost = ${seen} ~= ''
+elseif ${seen} ~= '' and ${seen} ~= epoch then
+  lost = true
+end`;
+}
+
 /** Counters kept in `keys.budgetStats(id)` for the status command. */
 export interface BudgetStats {
   /** Slots granted (calls started). */
@@ -70,15 +86,7 @@ const ACQUIRE_LUA = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local span = tonumber(ARGV[1])
-local epoch = redis.call('GET', KEYS[7])
-local lost = false
-if not epoch then
-  epoch = ARGV[10]
-  redis.call('SET', KEYS[7], epoch)
-  lost = ARGV[9] ~= ''
-elseif ARGV[9] ~= '' and ARGV[9] ~= epoch then
-  lost = true
-end
+${epochLua('KEYS[7]', 'ARGV[9]', 'ARGV[10]')}
 if ARGV[11] ~= '' and tonumber(ARGV[12]) > now - span and not redis.call('ZSCORE', KEYS[1], ARGV[11]) then
   lost = true
 end
@@ -206,22 +214,14 @@ const CHECK_LUA = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local span = tonumber(ARGV[1])
-local epoch = redis.call('GET', KEYS[1])
-local all = false
-if not epoch then
-  epoch = ARGV[3]
-  redis.call('SET', KEYS[1], epoch)
-  all = ARGV[2] ~= ''
-elseif ARGV[2] ~= '' and ARGV[2] ~= epoch then
-  all = true
-end
+${epochLua('KEYS[1]', 'ARGV[2]', 'ARGV[3]')}
 local margin = tonumber(ARGV[5])
 local reply = {epoch}
 for i = 1, (#KEYS - 2) / 2 do
   local member = ARGV[3 + 3 * i]
   local score = tonumber(ARGV[4 + 3 * i])
   local pausedMs = tonumber(ARGV[5 + 3 * i])
-  local gone = all
+  local gone = lost
   if member ~= '' and score > now - span and not redis.call('ZSCORE', KEYS[1 + 2 * i], member) then gone = true end
   if pausedMs > margin and redis.call('PTTL', KEYS[2 + 2 * i]) < pausedMs - margin then gone = true end
   if gone then reply[#reply + 1] = i end

@@ -1,4 +1,5 @@
 import { type Clock, systemClock, type TimerHandle } from '../../lib/clock.js';
+import { orAfter } from '../../lib/deadline.js';
 import { errFields, type Logger } from '../../lib/logger.js';
 import type { Subscription, SubscriptionStore } from '../../store/subscription-store.js';
 import { LinkBrokenError, NotLinkedError } from '../errors.js';
@@ -181,14 +182,12 @@ export class DigestScheduler {
     if (this.timer !== null) this.clock.clearTimeout(this.timer);
     this.timer = null;
     if (this.running === null) return;
-    let timeout: TimerHandle | undefined;
-    await Promise.race([
-      this.running,
-      new Promise((resolve) => {
-        timeout = this.clock.setTimeout(() => resolve(undefined), STOP_WAIT_MS);
-      }),
-    ]);
-    if (timeout !== undefined) this.clock.clearTimeout(timeout);
+    await orAfter(
+      this.running.then(() => undefined),
+      STOP_WAIT_MS,
+      () => undefined,
+      this.clock,
+    );
   }
 
   async tick(): Promise<TickReport> {

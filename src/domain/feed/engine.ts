@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type Clock, systemClock, type TimerHandle } from '../../lib/clock.js';
+import { orAfter } from '../../lib/deadline.js';
 import { errFields, type Logger } from '../../lib/logger.js';
 import type { FeedListenerStore, WorkspaceListeners } from '../../store/feed-listeners.js';
 import type { FeedRoundState, FeedSnapshotStore } from '../../store/feed-snapshot-store.js';
@@ -145,14 +146,7 @@ export class FeedEngine {
     if (this.timer !== null) this.clock.clearTimeout(this.timer);
     this.timer = null;
     if (this.ticking === null) return;
-    let timeout: TimerHandle | undefined;
-    await Promise.race([
-      this.ticking,
-      new Promise((resolve) => {
-        timeout = this.clock.setTimeout(() => resolve(undefined), waitMs);
-      }),
-    ]);
-    if (timeout !== undefined) this.clock.clearTimeout(timeout);
+    await orAfter(this.ticking, waitMs, () => undefined, this.clock);
   }
 
   private schedule(ms: number): void {
