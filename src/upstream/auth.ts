@@ -101,9 +101,10 @@ const REFRESH_ENDPOINT = 'POST /v1/auth/refresh';
 const EXPIRY_MARGIN_MS = 15_000;
 
 /**
- * After a token handed out by a renewal was refused (401), no replica renews for this long: a call that needs a
- * renewal fails at once with the 401's message (the API document: do not retry a 401 automatically). A replica that
- * still holds the refused token spends one call on it, once.
+ * After a token handed out by a renewal was refused (401), no replica renews for this long (the API document: do not
+ * retry a 401 automatically). A command meanwhile sends the token held, refused or not, once, with no renewal and no
+ * retry (a 401 gives the 401's message), so answers come back as soon as the service takes it again; one whose token
+ * has expired fails at once.
  */
 export const REFUSAL_COOLDOWN_MS = 5 * 60_000;
 
@@ -184,8 +185,9 @@ export class TokenManager {
   }
 
   /**
-   * accessToken, with when its pair was obtained. A renewal it needs fails at once with TokenRefusedError while
-   * renewals rest after a fresh token was refused (refused).
+   * accessToken, with when its pair was obtained. While renewals rest after a fresh token was refused (refused), the
+   * token held is handed out even though refused, and without one still in its lifetime TokenRefusedError comes at
+   * once.
    *
    * A token expired or refused is renewed at interactive priority, whoever asks: every call of the credential on
    * every replica waits for it (the lock), and a digest's or the feed's place in the budget queue would hold them
@@ -214,7 +216,13 @@ export class TokenManager {
       return grantOf(pair, false);
     }
     const until = await this.restingUntil(credential.id);
-    if (until !== null) throw new TokenRefusedError(until);
+    if (until !== null) {
+      // No renewal while renewals rest. A refused token still in its lifetime is sent all the same, one call a
+      // command: the moment the service takes it again (a passing fault of its own), answers come back, where
+      // failing at once would keep them away until the cooldown ends.
+      if (pair && pair.expiresAt - this.now() > EXPIRY_MARGIN_MS) return grantOf(pair, false);
+      throw new TokenRefusedError(until);
+    }
     return grantOf(await this.within(this.renew(credential, 'interactive'), wait), true);
   }
 
@@ -255,7 +263,11 @@ export class TokenManager {
       this.memory.set(credential.id, stored);
       return { renew: true };
     }
-    if (!sent.renewed) return { renew: true };
+    if (!sent.renewed) {
+      // Renewals rest (a fresh token was refused moments ago): this 401 is the same refusal, not a new episode.
+      const until = await this.restingUntil(credential.id);
+      return until === null ? { renew: true } : { renew: false, until, broken: false };
+    }
     const now = this.now();
     const refusals = await this.options.store
       .recordRefusal(credential.id, now, this.refusalCooldownMs, REFUSALS_KEPT_MS)
@@ -288,6 +300,8 @@ export class TokenManager {
   async accepted(credentialId: string): Promise<void> {
     if (!this.refusalsKnown.has(credentialId)) return;
     this.refusalsKnown.delete(credentialId);
+    // The token it sent is good again (or a newer one was): nothing is held against it any more.
+    this.rejected.delete(credentialId);
     this.resting.delete(credentialId);
     await this.options.store.clearRefusals(credentialId).catch(() => undefined);
   }

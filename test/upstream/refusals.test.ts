@@ -79,19 +79,19 @@ describe('a 401 that a renewal does not cure', () => {
     const stored = JSON.parse((await redis.redis.get(redis.keys.tokenRefusals(credential().id))) ?? '{}');
     expect(stored).toEqual({ episodes: 1, coolUntil: clock + REFUSAL_COOLDOWN_MS });
 
-    // The next commands on this replica fail at once, with the 401's message: no call at all.
+    // The next commands on this replica send the token held, once each: no renewal, no retry, the 401's message.
     for (let i = 0; i < 2; i += 1) {
       const next = await failure(a.client.listStockrooms(ctx()));
-      expect(next).toBeInstanceOf(TokenRefusedError);
-      expect(next).toMatchObject({ code: 'upstream_unauthorized', until: clock + REFUSAL_COOLDOWN_MS });
+      expect(next).toBeInstanceOf(UpstreamUnauthorizedError);
     }
-    expect(kinds()).toHaveLength(3);
+    expect(kinds()).toEqual(['data:401', 'refresh:200', 'data:401', 'data:401', 'data:401']);
 
-    // Another replica holds the refused token from the store: it spends that one call, once, and renews nothing.
+    // Another replica holds the refused token from the store: one call a command there too, and no renewal.
     const b = replica();
     expect(await failure(b.client.listStockrooms(ctx()))).toBeInstanceOf(UpstreamUnauthorizedError);
-    expect(await failure(b.client.listMaterialTypes(ctx()))).toBeInstanceOf(TokenRefusedError);
-    expect(kinds()).toEqual(['data:401', 'refresh:200', 'data:401', 'data:401']);
+    expect(await failure(b.client.listStockrooms(ctx()))).toBeInstanceOf(UpstreamUnauthorizedError);
+    expect(kinds().filter((kind) => kind !== 'data:401')).toEqual(['refresh:200']);
+    expect(kinds()).toHaveLength(7);
     // One episode, however many replicas met it.
     expect(await a.tokens.expiries(credential().id)).not.toBeNull();
     expect(
@@ -128,6 +128,16 @@ describe('a 401 that a renewal does not cure', () => {
     await expect(a.client.listStockrooms(ctx())).resolves.toHaveLength(C1.activeStockrooms.length);
     expect(await redis.redis.exists(redis.keys.tokenRefusals(credential().id))).toBe(0);
     expect(kinds().slice(3)).toEqual(['refresh:200', 'data:200']);
+  });
+
+  it('the service taking the token again within the cooldown: the next command is answered at once', async () => {
+    const a = await refusedFromNowOn();
+    expect(await failure(a.client.listStockrooms(ctx()))).toBeInstanceOf(UpstreamUnauthorizedError);
+    sandbox.faults.clear();
+    clock += 1_000;
+    await expect(a.client.listStockrooms(ctx())).resolves.toHaveLength(C1.activeStockrooms.length);
+    expect(kinds()).toEqual(['data:401', 'refresh:200', 'data:401', 'data:200']);
+    expect(await redis.redis.exists(redis.keys.tokenRefusals(credential().id))).toBe(0);
   });
 
   it('a token expired early still gets its renewal and retry', async () => {
