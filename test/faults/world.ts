@@ -50,7 +50,7 @@ export interface World {
   /** A new member of the workspace and the channel, so each case reads only its own answers. */
   newUser(): string;
   command(bot: BotProcess, command: string, text: string, user?: string): Promise<Sent>;
-  /** Links the workspace to the demo login through the link modal's submission, as an admin does. */
+  /** Links the workspace to the demo login through the link modal's submission, as an admin does; resolves once the admin saw the confirmation. */
   link(bot: BotProcess): Promise<void>;
   /** Messages this user sees now (ephemeral to them, in the channel, or in their DM) posted since `since`. */
   seenBy(user: string, since: number): FakeMessage[];
@@ -141,6 +141,7 @@ export async function startWorld(mainJs: string, options: WorldOptions = {}): Pr
       return { user, sentAt, result };
     },
     async link(bot) {
+      const submittedAt = Date.now();
       const payload = buildViewSubmissionPayload({
         teamId: TEAM,
         userId: ADMIN,
@@ -165,6 +166,9 @@ export async function startWorld(mainJs: string, options: WorldOptions = {}): Pr
       if (answer.status !== 200 || /"errors"/.test(answer.body)) {
         throw new Error(`link refused: ${answer.status} ${answer.body}`);
       }
+      // The confirmation is posted after the form closes; a case that follows must not take it for its own answer
+      // (delayed by that case's injected faults, it once landed in the views.open case's window).
+      await world.waitSeen(ADMIN, submittedAt, (m) => /Estoque vinculado/.test(textOf(m)));
     },
     seenBy(user, since) {
       const dm = [...slack.channels.values()].find((c) => c.imUser === user)?.id;
