@@ -80,6 +80,8 @@ export const routeSchema = z.discriminatedUnion('view', [
   z.object({ view: z.literal('purchases'), filters: purchaseFilters, page }),
   z.object({ view: z.literal('purchase'), id, page }),
   z.object({ view: z.literal('receipts'), filters: receiptFilters, page }),
+  // The requests the person who asks (or clicks) follows: the button carries no user, the signed payload names them.
+  z.object({ view: z.literal('following'), page }),
 ]);
 
 export type Route = z.infer<typeof routeSchema>;
@@ -126,6 +128,14 @@ export function decodeRoute(value: string | undefined): Route | null {
   }
   const parsed = routeSchema.safeParse(fields);
   return parsed.success ? parsed.data : null;
+}
+
+/**
+ * Whether `Compartilhar no canal` may post the route's answer. The follows of one person are theirs alone: a channel
+ * has nothing to do with them, and whoever clicked a button on the shared copy would see their own list, not that one.
+ */
+export function isShareable(route: Route): boolean {
+  return route.view !== 'following';
 }
 
 /** The same route on another page (for `Anterior`/`Próxima`). */

@@ -1,5 +1,5 @@
 import type { Button, KnownBlock } from '@slack/types';
-import { type Route, withPage } from '../domain/routes.js';
+import { isShareable, type Route, withPage } from '../domain/routes.js';
 import type { Freshness } from '../domain/views.js';
 import type { Page } from '../upstream/client.js';
 import { actions, context, finalizeMessage, header, routeButton, section } from './blocks.js';
@@ -54,8 +54,10 @@ export function sharedLine(ctx: RenderContext): string | null {
   return ctx.shared ? `Compartilhado por ${mentionUser(ctx.shared.byUserId)}` : null;
 }
 
+/** `Compartilhar no canal`, except on a shared answer and on one person's own answer (isShareable). */
 export function shareButton(route: Route, ctx: RenderContext): Button | null {
-  return ctx.shared ? null : routeButton('Compartilhar no canal', route, ActionIds.sharePrefix);
+  if (ctx.shared || !isShareable(route)) return null;
+  return routeButton('Compartilhar no canal', route, ActionIds.sharePrefix);
 }
 
 export function answerMessage(parts: AnswerParts): Message {

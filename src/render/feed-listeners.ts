@@ -1,17 +1,18 @@
-import type { KnownBlock } from '@slack/types';
 import type { ChannelFeed, FeedEventKind, Follow } from '../domain/feed/types.js';
-import { actions, context, finalizeMessage, header, section } from './blocks.js';
-import { packSections, pausedNote, renderChannelList } from './channel-list.js';
+import type { Route } from '../domain/routes.js';
+import { answerMessage, localPage, pageLine, pagingButtons } from './answer.js';
+import { actions, context, finalizeMessage, header, routeButton, section } from './blocks.js';
+import { pausedNote, renderChannelList } from './channel-list.js';
 import { followButton, unfollowButton } from './follow-buttons.js';
-import { escapeMrkdwn, formatDateTime, mentionChannel, mentionUser, plural } from './format.js';
+import { escapeMrkdwn, formatDateTime, formatNumber, mentionChannel, mentionUser, plural } from './format.js';
 import { statusText } from './requests.js';
 import type { Message, RenderContext } from './types.js';
 
 /** The answers of `/estoque alertas …` and of following requests (`Acompanhar`, `/solicitacao … acompanhar`). */
 
 const SUBSCRIBE_USAGE = '`/estoque alertas assinar [almox:ID] [eventos:novas,status,recebimentos]`';
-/** Rows of `/solicitacao acompanhando` in one message; the rest is counted. */
-export const FOLLOWING_MAX_ROWS = 40;
+/** Rows of one page of `/solicitacao acompanhando`: as many as a page of the request list. */
+export const FOLLOWING_PAGE_SIZE = 10;
 
 const KIND_TEXT: Record<FeedEventKind, string> = {
   novas: 'novas solicitações',
@@ -81,11 +82,16 @@ export function renderUnfollowed(requestId: number, options: { wasFollowing: boo
   return finalizeMessage({ text, blocks: [section(text), ...(buttons ? [buttons] : [])] });
 }
 
-/** `/solicitacao acompanhando`: the requests the user follows, with the status last seen. */
+/**
+ * `/solicitacao acompanhando [pagina:N]`: the requests the reader follows, oldest first, with the status last seen,
+ * FOLLOWING_PAGE_SIZE a page; each row opens the request (whose detail has `Deixar de acompanhar`). No `Compartilhar no
+ * canal`: the list is one person's (routes.ts, isShareable).
+ */
 export function renderFollowList(
   follows: Follow[],
   own: { email: string } | null,
   ctx: RenderContext,
+  page = 1,
 ): Message {
   const ownLine = own
     ? `Você também acompanha as suas próprias solicitações (pelo e-mail ${escapeMrkdwn(own.email)}). Para parar: \`/solicitacao minhas parar\`.`
@@ -99,22 +105,29 @@ export function renderFollowList(
       blocks: [section(text), ...(ownLine ? [context(ownLine)] : [])],
     });
   }
-  const lines = follows.slice(0, FOLLOWING_MAX_ROWS).map((follow) => {
+  const current = localPage(follows, page, FOLLOWING_PAGE_SIZE);
+  const route: Route = { view: 'following', page: current.page };
+  const rows = current.rows.map((follow) => {
     const status =
       follow.lastSeenStatus === null ? 'status ainda não visto' : statusText(follow.lastSeenStatus, null);
-    return `• *${follow.requestId}* — ${status} · desde ${formatDateTime(follow.createdAt, ctx.timeZone)}`;
+    return section(
+      `*${follow.requestId}* — ${status} · desde ${formatDateTime(follow.createdAt, ctx.timeZone)}`,
+      routeButton('Ver', { view: 'request', id: follow.requestId, page: 1 }),
+    );
   });
-  const blocks: KnownBlock[] = [header('Solicitações que você acompanha'), ...packSections(lines, '\n')];
-  const left = follows.length - FOLLOWING_MAX_ROWS;
+  const count = plural(follows.length, 'solicitação', 'solicitações');
   const notes = [
-    left > 0 ? `E mais ${plural(left, 'solicitação', 'solicitações')}.` : null,
-    'Para parar: `/solicitacao <número> parar`.',
+    pageLine(current.page, current.totalPages, count),
+    'Para parar: `/solicitacao <número> parar`, ou *Deixar de acompanhar* no detalhe (*Ver*).',
     ownLine,
   ].filter((note): note is string => note !== null);
-  blocks.push(context(...notes));
-  return finalizeMessage({
-    text: `Você acompanha ${plural(follows.length, 'solicitação', 'solicitações')}`,
-    blocks,
+  return answerMessage({
+    text: `Você acompanha ${count}${current.totalPages > 1 ? ` (página ${formatNumber(current.page)})` : ''}`,
+    body: [header('Solicitações que você acompanha'), ...rows, context(...notes)],
+    route,
+    freshness: null,
+    ctx,
+    buttons: pagingButtons(route, current.page, current.totalPages),
   });
 }
 

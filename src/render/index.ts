@@ -29,6 +29,7 @@ export {
   renderUserNotMatched,
   renderVanishedLinkAdminNotice,
 } from './errors.js';
+export { renderFollowList } from './feed-listeners.js';
 export { type CommandName, renderHelp, renderUsage } from './help.js';
 export {
   type LinkModalInitial,

@@ -10,6 +10,7 @@ import {
   type Message,
   type RenderContext,
   renderCatalog,
+  renderFollowList,
   renderHelp,
   renderLinkStatus,
   renderMaterialSearch,
@@ -31,8 +32,11 @@ export interface AnswerServices {
   requests: RequestService;
   purchases: PurchaseService;
   linkService: LinkService;
-  /** Who follows which request: a request answer shows `Acompanhar` or `Deixar de acompanhar`. */
-  follows?: Pick<FeedListenerStore, 'getFollow' | 'listFollows'>;
+  /**
+   * Who follows which request: a request answer shows `Acompanhar` or `Deixar de acompanhar`, and `acompanhando`
+   * lists the reader's follows.
+   */
+  follows: Pick<FeedListenerStore, 'getFollow' | 'listFollows' | 'getOwnFollow'>;
 }
 
 export interface AnswerRequest {
@@ -62,6 +66,9 @@ export class Answers {
         return renderHelp(render);
       case 'status':
         return renderLinkStatus(await this.services.linkService.status(request.workspaceId), render);
+      case 'following':
+        // From the store alone: the follows of a workspace that is not linked (paused) are listed too.
+        return this.following(request, route.page);
       default:
         break;
     }
@@ -125,9 +132,18 @@ export class Answers {
     }
   }
 
+  /** The requests the reader (who asked, or who clicked) follows, and whether they follow their own. */
+  private async following(request: AnswerRequest, page: number): Promise<Message> {
+    const [follows, own] = await Promise.all([
+      this.services.follows.listFollows(request.workspaceId, request.userId),
+      this.services.follows.getOwnFollow(request.workspaceId, request.userId),
+    ]);
+    return renderFollowList(follows, own, request.render, page);
+  }
+
   /** The requests the reader follows, for list rows; unknown (every row offers `Acompanhar`) on a store failure. */
   private async followedRequests(request: AnswerRequest): Promise<{ followed: ReadonlySet<number> | null }> {
-    if (!this.services.follows || request.render.shared) return { followed: null };
+    if (request.render.shared) return { followed: null };
     const follows = await this.services.follows
       .listFollows(request.workspaceId, request.userId)
       .catch(() => null);
@@ -139,7 +155,7 @@ export class Answers {
     request: AnswerRequest,
     requestId: number,
   ): Promise<{ following: boolean | null }> {
-    if (!this.services.follows || request.render.shared) return { following: null };
+    if (request.render.shared) return { following: null };
     const follow = await this.services.follows
       .getFollow(request.workspaceId, request.userId, requestId)
       .catch(() => null);

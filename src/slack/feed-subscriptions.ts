@@ -9,7 +9,6 @@ import {
   renderFeedSubscribed,
   renderFeedUnsubscribed,
   renderFollowing,
-  renderFollowList,
   renderOwnFollowing,
   renderOwnUnfollowed,
   renderUnfollowed,
@@ -56,8 +55,9 @@ export interface FeedSubscribeInput {
 
 /**
  * `/estoque alertas assinar|cancelar|listar` and following requests (`Acompanhar`, `/solicitacao <id>
- * acompanhar|parar`, `acompanhando`, `minhas acompanhar|parar`), for the Slack handlers. Every method returns
- * the ephemeral answer for who asked (null when the channel already got it).
+ * acompanhar|parar`, `minhas acompanhar|parar`), for the Slack handlers. Every method returns the ephemeral answer
+ * for who asked (null when the channel already got it). The list of follows (`acompanhando`) is an answer of its
+ * own, a route that pages (Answers).
  */
 export class FeedSubscriptions {
   constructor(private readonly deps: FeedSubscriptionsDeps) {}
@@ -131,14 +131,6 @@ export class FeedSubscriptions {
   async unfollow(workspaceId: string, userId: string, requestId: number): Promise<Message> {
     const wasFollowing = await this.deps.store.unfollow(workspaceId, userId, requestId);
     return renderUnfollowed(requestId, { wasFollowing });
-  }
-
-  async following(workspaceId: string, userId: string, ctx: RenderContext): Promise<Message> {
-    const [follows, own] = await Promise.all([
-      this.deps.store.listFollows(workspaceId, userId),
-      this.deps.store.getOwnFollow(workspaceId, userId),
-    ]);
-    return renderFollowList(follows, own, ctx);
   }
 
   async followOwn(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeRoute, encodeRoute, type Route, withPage } from '../../src/domain/routes.js';
+import { decodeRoute, encodeRoute, isShareable, type Route, withPage } from '../../src/domain/routes.js';
 
 /**
  * Button values as the bot wrote them before routes read as words in memory (short keys, in the orders the
@@ -111,6 +111,16 @@ describe('routes on buttons', () => {
     const filters = { text: 'x'.repeat(200), status: Array.from({ length: 20 }, () => 2_147_483_647) };
     expect(() => encodeRoute({ view: 'requests', filters, page: 1 })).not.toThrow();
     expect(() => encodeRoute({ view: 'materials', text: 'x'.repeat(2_100), page: 1 })).toThrow(/too long/);
+  });
+
+  it('the follows list carries its page and no user (the signed payload names who clicked), and is not shared', () => {
+    const route: Route = { view: 'following', page: 2 };
+    expect(encodeRoute(route)).toBe('{"r":"following","p":2}');
+    expect(decodeRoute('{"r":"following","p":2}')).toEqual(route);
+    expect(decodeRoute('{"r":"following","p":2,"u":"U00ADMIN1"}')).toEqual(route);
+    expect(withPage(route, 3)).toEqual({ view: 'following', page: 3 });
+    expect(isShareable(route)).toBe(false);
+    expect(isShareable({ view: 'request', id: 1234, page: 1 })).toBe(true);
   });
 
   it('moves a paged route to another page and leaves the others alone', () => {

@@ -5,6 +5,7 @@ import {
   type Message,
   renderBrokenLinkAdminNotice,
   renderCatalog,
+  renderFollowList,
   renderLinked,
   renderLinkStatus,
   renderMaterialSearch,
@@ -246,6 +247,37 @@ describe('oversized data still fits', () => {
     const types = many.map((s) => ({ id: s.almoxarifado, name: huge('Tipo') }));
     expectFits(renderCatalog('types', answer(types), ctx));
     expectFits(renderCatalog('types', answer(types), ctx, 5));
+  });
+
+  it('1,000 follows with long statuses, paged: every page fits, each follow shows once, each row opens it', () => {
+    const follows = Array.from({ length: 1000 }, (_, i) => ({
+      workspaceId: 'T1',
+      userId: 'U1',
+      requestId: 100_000 + i,
+      lastSeenStatus: i % 7 === 0 ? null : huge('Status'),
+      createdAt: NOW - (1000 - i) * 60_000,
+    }));
+    const own = { email: `${'a'.repeat(3000)}@exemplo.com.br` };
+    const shown: number[] = [];
+    for (let page = 1; ; page += 1) {
+      const message = renderFollowList(follows, own, ctx, page);
+      expectFits(message);
+      expect(buttonNamed(message, 'Compartilhar no canal')).toBeUndefined();
+      shown.push(
+        ...buttonsOf(message).flatMap((b) =>
+          b.text === 'Ver' && b.route?.view === 'request' ? [b.route.id] : [],
+        ),
+      );
+      if (page > 1)
+        expect(buttonNamed(message, 'Anterior')?.route).toEqual({ view: 'following', page: page - 1 });
+      const next = buttonNamed(message, 'Próxima');
+      if (!next) {
+        expect(allText(message)).toContain(`Página ${page} de ${page} · 1.000 solicitações`);
+        break;
+      }
+      expect(next.route).toEqual({ view: 'following', page: page + 1 });
+    }
+    expect(shown).toEqual(follows.map((follow) => follow.requestId));
   });
 
   it('errors, status and link messages with oversized inputs', () => {

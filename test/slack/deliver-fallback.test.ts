@@ -84,7 +84,16 @@ describe('an answer whose response_url post fails', () => {
     expect(h.slack.messages).toHaveLength(0);
   });
 
-  it('the answer of a feed command too (/solicitacao acompanhando), as the digest commands’ answers', async () => {
+  it('the answer of a feed command too (/estoque alertas listar), as the digest commands’ answers', async () => {
+    h.slack.failNext('response_url', { error: 'expired_url' }, 1);
+    const result = await h.command('/estoque', 'alertas listar');
+    const answer = await h.nextMessage(result.sentAt, { userId: USERS.member });
+    expect(answer.via).toBe('chat.postEphemeral');
+    expect(answer.visibleTo).toBe(USERS.member);
+    expect(textOf(answer)).toMatch(/Nenhum canal deste workspace recebe alertas/);
+  });
+
+  it('the list of follows too (/solicitacao acompanhando, an answer of its own)', async () => {
     h.slack.failNext('response_url', { error: 'expired_url' }, 1);
     const result = await h.command('/solicitacao', 'acompanhando');
     const answer = await h.nextMessage(result.sentAt, { userId: USERS.member });

@@ -221,7 +221,7 @@ describe('following a request', () => {
   it('bad arguments get the usage', async () => {
     expect(await usageOf('/solicitacao', `${REQUEST} seguir`)).toContain('`acompanhar` ou `parar`');
     expect(await usageOf('/solicitacao', `${REQUEST} acompanhar agora`)).toContain('use `/solicitacao');
-    expect(await usageOf('/solicitacao', 'acompanhando status:1')).toContain('não aceita argumentos');
+    expect(await usageOf('/solicitacao', 'acompanhando status:1')).toContain('filtro desconhecido `status:`');
     expect(await usageOf('/solicitacao', 'minhas acompanhar status:1')).toContain('não aceita argumentos');
   });
 });

@@ -94,6 +94,7 @@ describe('whatever a command accepts fits the route its answer is (its buttons c
       () => parseSolicitacao(`${int32} historico pagina:100000`),
       routeOfSolicitacao,
     ],
+    ['/solicitacao acompanhando', () => parseSolicitacao('acompanhando pagina:100000'), routeOfSolicitacao],
   ] as const)(
     '%s at every limit: the route passes the schema and comes back from its button value',
     (_, parse, routeOf) => {

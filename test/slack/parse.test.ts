@@ -345,6 +345,34 @@ describe('/solicitacao', () => {
     });
   });
 
+  it('takes `pagina:` alone on acompanhando, whose list pages (Anterior/Próxima)', () => {
+    expect(parseSolicitacao('acompanhando')).toEqual({
+      ok: true,
+      command: { kind: 'request-following', page: 1 },
+    });
+    expect(parseSolicitacao('Acompanhando pagina: 3')).toEqual({
+      ok: true,
+      command: { kind: 'request-following', page: 3 },
+    });
+    expect(routeOfSolicitacao({ kind: 'request-following', page: 3 })).toEqual({
+      view: 'following',
+      page: 3,
+    });
+    for (const bad of ['acompanhando pagina:0', 'acompanhando pagina:100001', 'acompanhando pagina:x'])
+      expect(parseSolicitacao(bad), bad).toMatchObject({
+        ok: false,
+        problem: expect.stringContaining('pagina:'),
+      });
+    expect(parseSolicitacao('acompanhando status:1')).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('filtro desconhecido `status:`'),
+    });
+    expect(parseSolicitacao('acompanhando todas')).toEqual({
+      ok: false,
+      problem: '`acompanhando` aceita só o filtro `pagina:`',
+    });
+  });
+
   it('refuses a negative or signed number as a request number, as it refuses 0, instead of searching it', () => {
     for (const text of ['0', '-5', '#-5', '−5', '+5', '-1312 historico']) {
       const first = text.split(' ')[0];
@@ -563,13 +591,15 @@ describe('`pagina:`, as the help names it', () => {
         expect(withPage.ok, example).toBe(false);
       }
     }
-    // The answers with Anterior/Próxima: a search, a request, its history, the lists, the pending purchases.
+    // The answers with Anterior/Próxima: a search, a request, its history, the lists (the follows too), the pending
+    // purchases.
     expect(paged).toEqual(
       expect.arrayContaining([
         '`/estoque lâmpada almox:2`',
         '`/solicitacao 1234`',
         '`/solicitacao 1234 historico`',
         '`/solicitacao minhas`',
+        '`/solicitacao acompanhando`',
         '`/compras pendentes`',
         '`/compras 5678`',
       ]),

@@ -1,5 +1,5 @@
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { decodeRoute } from '../../domain/routes.js';
+import { decodeRoute, isShareable } from '../../domain/routes.js';
 import { orAfter } from '../../lib/deadline.js';
 import { errFields } from '../../lib/logger.js';
 import { renderStaleButton } from '../../render/index.js';
@@ -30,7 +30,8 @@ export async function answerButton(
   await args.ack();
   const route = decodeRoute(args.action.value);
   const workspaceId = workspaceIdOf(args.context);
-  if (!route || !workspaceId) {
+  // No answer offers to share a route that is not shareable (one person's follows): such a click was not made on one.
+  if (!route || !workspaceId || (kind === 'share' && !isShareable(route))) {
     deps.logger.warn({ actionId: args.action.action_id }, 'button with an unreadable value');
     await tellPerson(deps, args.respond, renderStaleButton(), {
       client: args.client,

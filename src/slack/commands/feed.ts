@@ -10,12 +10,7 @@ export type FeedCommand =
   | Extract<
       SolicitacaoCommand,
       {
-        kind:
-          | 'request-follow'
-          | 'request-unfollow'
-          | 'request-following'
-          | 'request-own-follow'
-          | 'request-own-unfollow';
+        kind: 'request-follow' | 'request-unfollow' | 'request-own-follow' | 'request-own-unfollow';
       }
     >;
 
@@ -24,15 +19,14 @@ export function isFeedCommand(command: EstoqueCommand | SolicitacaoCommand): com
     command.kind.startsWith('feed-') ||
     command.kind === 'request-follow' ||
     command.kind === 'request-unfollow' ||
-    command.kind === 'request-following' ||
     command.kind === 'request-own-follow' ||
     command.kind === 'request-own-unfollow'
   );
 }
 
 /**
- * `/estoque alertas assinar|cancelar|listar` and `/solicitacao <id> acompanhar|parar`, `acompanhando`,
- * `minhas acompanhar|parar`: acked at once, answered through response_url (ephemeral).
+ * `/estoque alertas assinar|cancelar|listar` and `/solicitacao <id> acompanhar|parar`, `minhas acompanhar|parar`:
+ * acked at once, answered through response_url (ephemeral). `acompanhando` is an answer (a route, it pages).
  */
 export function handleFeedCommand(deps: SlackDeps, args: CommandArgs, command: FeedCommand): Promise<void> {
   const feed = deps.feedSubscriptions;
@@ -60,8 +54,6 @@ export function handleFeedCommand(deps: SlackDeps, args: CommandArgs, command: F
           return feed.follow(workspaceId, userId, command.id, correlationId, calls);
         case 'request-unfollow':
           return feed.unfollow(workspaceId, userId, command.id);
-        case 'request-following':
-          return feed.following(workspaceId, userId, render);
         case 'request-own-follow':
           return feed.followOwn(
             workspaceId,

@@ -24,7 +24,7 @@ export function routeOfEstoque(command: EstoqueCommand): Route | null {
   }
 }
 
-/** Follow commands (`acompanhar`, `parar`, `acompanhando`) are not answers: null. */
+/** The commands that change follows (`acompanhar`, `parar`, `minhas acompanhar|parar`) are not answers: null. */
 export function routeOfSolicitacao(command: SolicitacaoCommand): Route | null {
   switch (command.kind) {
     case 'request-detail':
@@ -35,6 +35,8 @@ export function routeOfSolicitacao(command: SolicitacaoCommand): Route | null {
       return { view: 'requests', filters: command.filters, page: command.page };
     case 'request-mine':
       return { view: 'requests', filters: command.filters, page: command.page, mine: true };
+    case 'request-following':
+      return { view: 'following', page: command.page };
     default:
       return null;
   }

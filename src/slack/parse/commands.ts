@@ -74,7 +74,7 @@ export type SolicitacaoCommand =
   | { kind: 'request-mine'; filters: RequestFilters; page: number }
   | { kind: 'request-follow'; id: number }
   | { kind: 'request-unfollow'; id: number }
-  | { kind: 'request-following' }
+  | { kind: 'request-following'; page: number }
   | { kind: 'request-own-follow' }
   | { kind: 'request-own-unfollow' };
 
@@ -382,8 +382,13 @@ export function parseSolicitacao(text: string): Result<SolicitacaoCommand> {
   }
   const bare = tokens.filters.size === 0 && tokens.problems.length === 0;
   if (first !== undefined && fold(first) === 'acompanhando') {
-    if (second !== undefined || !bare) return fail('`acompanhando` não aceita argumentos');
-    return ok({ kind: 'request-following' });
+    // The follows page (Anterior/Próxima): `pagina:` is the one filter the list takes.
+    if (second !== undefined) return fail('`acompanhando` aceita só o filtro `pagina:`');
+    const problem = firstProblem(tokens, ['pagina']);
+    if (problem) return fail(problem);
+    const page = pageFilter(tokens);
+    if (typeof page === 'string') return fail(page);
+    return ok({ kind: 'request-following', page });
   }
   const mine = first !== undefined && fold(first) === 'minhas';
   const ownFollow = mine ? followAction(second) : null;

@@ -477,10 +477,15 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     expect(buttonsOfView(home).some((b) => b.action_id.startsWith('request:open:'))).toBe(true);
     expect(home.view.blocks.length).toBeLessThanOrEqual(Limits.modalBlocks);
     const text = viewText(home);
-    expect(text).toContain('e mais 25 solicitações');
+    expect(text).toContain('e mais 25 solicitações: `/solicitacao acompanhando`');
     expect(text).toContain('e mais 25 canais: `/estoque alertas listar`');
     expect(text).toContain('e mais 20 canais: `/estoque resumo listar`');
     expect(text).not.toContain('Resposta encurtada');
+    // The command the Home names lists every follow, paged (until 2026-11-27 it stopped at 40 rows).
+    const asked = await h.command('/solicitacao', 'acompanhando pagina:4', { user: USERS.admin });
+    const last = await h.nextMessage(asked.sentAt, { userId: USERS.admin, ephemeral: true });
+    expect(textOf(last)).toContain('Página 4 de 4 · 40 solicitações');
+    expect(textOf(last)).toContain('*2039* — Aberta');
     expect(h.slack.limitViolations).toEqual([]);
   });
 });
