@@ -1,6 +1,16 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { FakeMessage } from '../../src/fake-slack/index.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
-import { eventually, type Harness, startHarness, TEAM, textOf, USERS } from '../helpers/bot-harness.js';
+import { HARD_STOP_GRACE_MS } from '../../src/slack/first-message.js';
+import {
+  eventually,
+  type Harness,
+  type HarnessOptions,
+  startHarness,
+  TEAM,
+  textOf,
+  USERS,
+} from '../helpers/bot-harness.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 
 /**
@@ -13,10 +23,16 @@ const C1 = DEMO_FACTS.company1;
 const REQUESTS = '/v1/solicitacoes-materiais';
 const ID = C1.requestsWithItemsBelowMinimum[0];
 let h: Harness;
+let clock: ManualClock;
+
+async function start(options: HarnessOptions = {}) {
+  clock = new ManualClock(Date.now());
+  h = await startHarness({ clock, ...options });
+  await h.link(TEAM);
+}
 
 beforeEach(async () => {
-  h = await startHarness({ clock: new ManualClock(Date.now()) });
-  await h.link(TEAM);
+  await start();
 });
 afterEach(async () => {
   await h.close();
@@ -99,10 +115,11 @@ it('a request with no items but its history is still shown (only both empty mean
   expect(textOf(answer)).toMatch(/Aberta em/);
 });
 
-it('names the history leaves null (they are nullable there) come from the request’s list row, one search', async () => {
-  const entry = {
+/** A history entry of the request whose names are all null (they are nullable there). */
+function unnamedEntry(id: number) {
+  return {
     andamentoSolicitacao: 1,
-    solicitacaoMaterial: ID,
+    solicitacaoMaterial: id,
     responsavelSaidaMaterial: null,
     responsavelRetirada: null,
     status: 1,
@@ -117,6 +134,10 @@ it('names the history leaves null (they are nullable there) come from the reques
     rowNumber: 1,
     totalRows: 1,
   };
+}
+
+it('names the history leaves null (they are nullable there) come from the request’s list row, one search', async () => {
+  const entry = unnamedEntry(ID);
   const row = {
     solicitacaoMaterialId: ID,
     almoxarifado: 1,
@@ -147,4 +168,67 @@ it('a history with its names makes no list search', async () => {
   const { sentAt } = await h.command('/solicitacao', String(ID));
   await h.nextMessage(sentAt, { userId: USERS.member });
   expect(h.sandbox.calls.filter((c) => c.kind === 'data' && c.path === REQUESTS)).toHaveLength(0);
+});
+
+/** Every version of the response_url message whose first version is `first`, oldest first. */
+const versionsOf = (first: FakeMessage) =>
+  h.slack.messages.filter((m) => m.channel === first.channel && m.ts === first.ts);
+
+/** Moves the first messages' clock past the answer deadline and its net, and runs their timers. */
+function passTheDeadline() {
+  clock.advance(25_000 + HARD_STOP_GRACE_MS);
+  clock.runDue();
+}
+
+it('a list that does not answer the names’ search in time costs the answer nothing: items shown, never the timeout', async () => {
+  // Until 2026-11-27 the search had no deadline (10 s an attempt, retried): the detail waited for it, past the
+  // answer's deadline, and the timeout message took the place of the items and history that had arrived.
+  h.sandbox.faults.next({ path: `${REQUESTS}/${ID}/historico`, status: 200, body: [unnamedEntry(ID)] });
+  h.sandbox.faults.next({ path: new RegExp(`^${REQUESTS}\\?`), delayMs: 60_000, times: 10 });
+  const { sentAt } = await h.command('/solicitacao', String(ID));
+  const answer = await h.nextMessage(sentAt, { userId: USERS.member });
+  const text = textOf(answer);
+  expect(text).toContain(`Solicitação ${ID}`);
+  expect(text).toMatch(/Qtd\.:/);
+  // The header from the history, without the names the search did not bring.
+  expect(text).toMatch(/Aberta em/);
+  expect(text).not.toContain('demorou demais');
+  expect(callsTo(REQUESTS).length).toBeGreaterThan(0);
+  passTheDeadline();
+  expect(versionsOf(answer)).toEqual([answer]);
+});
+
+it('acompanhar, the names’ search hanging: the follow is confirmed in time and recorded', async () => {
+  h.sandbox.faults.next({ path: `${REQUESTS}/${ID}/historico`, status: 200, body: [unnamedEntry(ID)] });
+  h.sandbox.faults.next({ path: new RegExp(`^${REQUESTS}\\?`), delayMs: 60_000, times: 10 });
+  const { sentAt } = await h.command('/solicitacao', `${ID} acompanhar`);
+  const answer = await h.nextMessage(sentAt, { userId: USERS.member });
+  expect(textOf(answer)).toContain(`Você passou a acompanhar a solicitação ${ID}`);
+  expect((await h.container.feedListeners.listFollows(TEAM, USERS.member)).map((f) => f.requestId)).toEqual([
+    ID,
+  ]);
+  passTheDeadline();
+  expect(versionsOf(answer)).toEqual([answer]);
+});
+
+it('names the history leaves null come from a list already saved (the 30-day list), with no search', async () => {
+  // The newest request: on the list's first page.
+  const id = C1.requestIds.last;
+  const list = await h.command('/solicitacao', '');
+  const shownList = textOf(await h.nextMessage(list.sentAt, { userId: USERS.member }));
+  expect(shownList).toContain(`*${id}*`);
+  const listCalls = callsTo(REQUESTS).length;
+  h.sandbox.faults.next({ path: `${REQUESTS}/${id}/historico`, status: 200, body: [unnamedEntry(id)] });
+  const { sentAt } = await h.command('/solicitacao', String(id));
+  const answer = await h.nextMessage(sentAt, { userId: USERS.member });
+  // Filled from the saved row: what the list showed of the request (its stockroom and requester).
+  const fields = (answer.blocks as { fields?: { text: string }[] }[]).flatMap((b) => b.fields ?? []);
+  const stockroom = fields.find((f) => f.text.startsWith('*Almoxarifado*'))?.text.split('\n')[1];
+  const requester = fields.find((f) => f.text.startsWith('*Solicitante*'))?.text.split('\n')[1];
+  expect(stockroom).toBeTruthy();
+  expect(stockroom).not.toBe('—');
+  expect(requester).not.toBe('—');
+  expect(shownList).toContain(stockroom);
+  expect(shownList).toContain(requester);
+  expect(callsTo(REQUESTS)).toHaveLength(listCalls);
 });

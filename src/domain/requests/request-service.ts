@@ -1,3 +1,4 @@
+import { orAfter } from '../../lib/deadline.js';
 import { errFields } from '../../lib/logger.js';
 import { definedOnly } from '../../lib/objects.js';
 import type { LastKnownStock } from '../../store/stock-store.js';
@@ -51,6 +52,14 @@ export const DEFAULT_PERIOD_DAYS = 30;
 export const LOOKUP_PERIOD_DAYS = 364;
 /** Pages of that search a request's header reads for the names its history left null. */
 const HEADER_LOOKUP_PAGES = 2;
+/**
+ * The longest a request's answer waits for that search (never past the answer's deadline): the names are a nicety
+ * of an answer whose items and history are already there. Under AFTER_SLOT_MS (upstream/client.ts), so its
+ * background calls, cut to it, wait for no budget slot.
+ */
+const HEADER_LOOKUP_MS = 2_000;
+/** Pages of the saved 30-day list (the digest's and the change feed's reads) looked through for those names. */
+const HEADER_SAVED_LIST_PAGES = 10;
 /** Rows per page when a service reads the whole 30-day list (the digest's counts, the change feed's rounds). */
 export const RECENT_PAGE_SIZE = LIST_BLOCK_SIZE;
 const USER_MATCH_TTL_MS = 24 * 3_600_000;
@@ -358,37 +367,95 @@ export class RequestService {
   }
 
   /**
-   * The header's names the history left null (they are nullable there) taken from the request's list row
-   * (findListRow, the reads the change feed makes for an old followed request), only when a name is missing, and at
-   * background priority: a call only while the window has room, never a wait for a slot for what is a nicety of the
-   * header. The status name only when the row is at the history's last status. A row not found leaves the header
-   * as it was.
+   * The header's names the history left null (they are nullable there) taken from the request's list row, only when
+   * a name is missing: first from lists already saved (the search below, as an earlier answer or the change feed
+   * read it for an old followed request; the 30-day list the digest, the feed and `/solicitacao` read), with no
+   * call; else from findListRow, at background priority (a call only while the window has room, never a wait for a
+   * slot) and within HEADER_LOOKUP_MS and the answer's deadline, whichever comes first: past that the answer goes
+   * without the names (until 2026-11-27 the search had no deadline, and a slow list cost the answer its items and
+   * history, replaced by the timeout message). The status name only when the row is at the history's last status.
    */
   private async withListNames(
     ws: WorkspaceContext,
     id: number,
     header: RequestHeader | null,
   ): Promise<RequestHeader | null> {
-    if (!header || (header.stockroomName && header.requesterName && header.statusName)) return header;
-    const { credential, correlationId } = ws.call;
-    const nicety: WorkspaceContext = {
-      ...ws,
-      call: { credential, priority: 'background', ...(correlationId && { correlationId }) },
-    };
-    try {
-      const { row } = await this.findListRow(nicety, id, { maxPages: HEADER_LOOKUP_PAGES });
-      if (!row) return header;
-      const sameStatus = row.statusAndamentoSolicitacao === header.status;
-      return {
-        ...header,
-        stockroomName: header.stockroomName || row.almoxarifado_Nome?.trim() || null,
-        requesterName: header.requesterName || row.solicitante_Nome?.trim() || null,
-        statusName:
-          header.statusName || (sameStatus ? row.statusAndamentoSolicitacao_Nome?.trim() || null : null),
+    if (!header || isNamed(header)) return header;
+    const now = this.deps.now();
+    const boundMs = Math.min(HEADER_LOOKUP_MS, (ws.call.deadline ?? Number.POSITIVE_INFINITY) - now);
+    if (boundMs <= 0) return header;
+    let named = header;
+    const lookup = async () => {
+      const saved = await this.savedListRow(ws, id);
+      if (saved) named = withNamesOf(named, saved);
+      if (isNamed(named) || ws.savedOnly) return;
+      const { credential, correlationId } = ws.call;
+      const nicety: WorkspaceContext = {
+        ...ws,
+        call: {
+          credential,
+          priority: 'background',
+          deadline: now + boundMs,
+          ...(correlationId && { correlationId }),
+        },
       };
+      const { row } = await this.findListRow(nicety, id, { maxPages: HEADER_LOOKUP_PAGES });
+      if (row) named = withNamesOf(named, row);
+    };
+    // The calls end at that deadline; the net is for waits that are not calls (a refresh of the same page that
+    // another reader or replica makes at its own pace, a store that is slow to answer).
+    const done = await orAfter(
+      lookup().then(
+        () => true,
+        (error: unknown) => {
+          this.deps.logger.warn(
+            { requestId: id, ...errFields(error) },
+            'request names not found in the list',
+          );
+          return true;
+        },
+      ),
+      boundMs,
+      () => false,
+    );
+    if (!done)
+      this.deps.logger.info(
+        { requestId: id, boundMs },
+        'request names not found in time; answered without them',
+      );
+    return named;
+  }
+
+  /**
+   * The request's row in lists already saved, whatever their age (its stockroom and requester do not change, and
+   * the status name is taken only at the same status): the pages of its search (findListRow), then the 30-day
+   * list's first pages. Null when none holds it; never a call.
+   */
+  private async savedListRow(ws: WorkspaceContext, id: number): Promise<MaterialRequest | null> {
+    const savedOnly = { savedOnly: true } as const;
+    try {
+      const found = await this.findListRow(ws, id, {
+        maxPages: HEADER_LOOKUP_PAGES,
+        options: savedOnly,
+      }).catch((error: unknown) => {
+        if (error instanceof NoSavedDataError) return { row: null };
+        throw error;
+      });
+      if (found.row) return found.row;
+      for (let page = 1; page <= HEADER_SAVED_LIST_PAGES; page += 1) {
+        const answer = await this.recentPage(ws, null, page, savedOnly).catch((error: unknown) => {
+          if (error instanceof NoSavedDataError) return null;
+          throw error;
+        });
+        if (answer === null) return null;
+        const row = answer.data.rows.find((r) => r.solicitacaoMaterialId === id);
+        if (row) return row;
+        if (isLastPage(answer.data)) return null;
+      }
+      return null;
     } catch (error) {
-      this.deps.logger.warn({ requestId: id, ...errFields(error) }, 'request names not found in the list');
-      return header;
+      this.deps.logger.warn({ requestId: id, ...errFields(error) }, 'saved request lists unreadable');
+      return null;
     }
   }
 
@@ -447,6 +514,22 @@ export function notFoundAs(what: 'request' | 'purchase', id: number) {
   return (error: unknown): never => {
     if (error instanceof UpstreamNotFoundError) throw new NotFoundError(what, id);
     throw error;
+  };
+}
+
+function isNamed(header: RequestHeader): boolean {
+  return Boolean(header.stockroomName && header.requesterName && header.statusName);
+}
+
+/** `header` with the names it lacks taken from the request's list row; its status name only at the same status. */
+function withNamesOf(header: RequestHeader, row: MaterialRequest): RequestHeader {
+  const sameStatus = row.statusAndamentoSolicitacao === header.status;
+  return {
+    ...header,
+    stockroomName: header.stockroomName || row.almoxarifado_Nome?.trim() || null,
+    requesterName: header.requesterName || row.solicitante_Nome?.trim() || null,
+    statusName:
+      header.statusName || (sameStatus ? row.statusAndamentoSolicitacao_Nome?.trim() || null : null),
   };
 }
 

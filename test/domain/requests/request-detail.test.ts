@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { AnswerReader } from '../../../src/domain/cached-reader.js';
+import { type AnswerReader, NoSavedDataError, type ReadOptions } from '../../../src/domain/cached-reader.js';
 import type { DomainDeps } from '../../../src/domain/deps.js';
 import { RequestService } from '../../../src/domain/requests/request-service.js';
 import type { Answer } from '../../../src/domain/views.js';
@@ -130,5 +130,51 @@ describe("a request's detail asks for its history", () => {
     await expect(h.detail).rejects.toBeInstanceOf(BudgetExhaustedError);
     await h.turn();
     expect(h.reads).toEqual(['requestItems']);
+  });
+});
+
+describe("a request's header whose history left its names null", () => {
+  const UNNAMED = {
+    ...HISTORY_PAGE,
+    rows: [{ status: 1, data: '2026-11-20T10:00:00', statusAndamentoSolicitacao_Nome: null }],
+  };
+
+  it("searches the list at background priority, cut to the answer's deadline, and answers without the names when the search does not end in time", async () => {
+    const searches: WorkspaceContext['call'][] = [];
+    const reader: AnswerReader = {
+      read<T>(
+        ws: WorkspaceContext,
+        endpoint: string,
+        _params: unknown,
+        _fetch: unknown,
+        options?: ReadOptions,
+      ) {
+        if (options?.savedOnly) return Promise.reject(new NoSavedDataError('requestList'));
+        if (endpoint === 'requestItems') return Promise.resolve(answer([ITEM] as T));
+        if (endpoint === 'requestHistory') return Promise.resolve(answer(UNNAMED as T));
+        searches.push(ws.call);
+        // A search that never ends (a refresh of the same page elsewhere, at its own pace).
+        return new Promise<Answer<T>>(() => {});
+      },
+    };
+    const deadline = Date.now() + 300;
+    const ws = {
+      workspaceId: 'T1',
+      link: {},
+      call: { priority: 'interactive', deadline, correlationId: 'c1' },
+    } as unknown as WorkspaceContext;
+    const deps = {
+      reader,
+      logger: pino({ level: 'silent' }),
+      now: Date.now,
+      timeZone: 'America/Sao_Paulo',
+      stock: { names: async () => new Map() },
+    } as unknown as DomainDeps;
+    const view = await new RequestService(deps).detail(ws, 7, 1);
+    expect(view.data.items).toHaveLength(1);
+    expect(view.data.header).toMatchObject({ status: 1, statusName: null, stockroomName: null });
+    expect(searches).toHaveLength(1);
+    expect(searches[0]?.priority).toBe('background');
+    expect(searches[0]?.deadline).toBeLessThanOrEqual(deadline);
   });
 });
