@@ -3,6 +3,7 @@ import type { FakeMessage } from '../../src/fake-slack/index.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import { HARD_STOP_GRACE_MS } from '../../src/slack/first-message.js';
 import {
+  buttonsOf,
   eventually,
   type Harness,
   type HarnessOptions,
@@ -105,6 +106,25 @@ it('no items and a history that answers 404 is not found (the 404 is the documen
   const { sentAt } = await h.command('/solicitacao', String(id));
   const answer = await h.nextMessage(sentAt, { userId: USERS.member });
   expect(textOf(answer)).toContain(`Solicitação ${id} não encontrada.`);
+});
+
+it('historico of a number the service answers with empty lists (200 []) is not found, as its detail is', async () => {
+  // Until 2026-11-27: "Nenhum registro no histórico da solicitação 777777." with Acompanhar, Itens, Compartilhar.
+  const id = 777_777;
+  h.sandbox.faults.next({ path: `${REQUESTS}/${id}/historico`, status: 200, body: [] });
+  h.sandbox.faults.next({ path: `${REQUESTS}/${id}/itens`, status: 200, body: [] });
+  const { sentAt } = await h.command('/solicitacao', `${id} historico`);
+  const answer = await h.nextMessage(sentAt, { userId: USERS.member });
+  expect(textOf(answer)).toContain(`Solicitação ${id} não encontrada.`);
+  expect(buttonsOf(answer).map((b) => b.text?.text)).not.toContain('Acompanhar');
+});
+
+it('historico of a request with items and an empty history says the history is empty (the detail shows it too)', async () => {
+  h.sandbox.faults.next({ path: `${REQUESTS}/${ID}/historico`, status: 200, body: [] });
+  const { sentAt } = await h.command('/solicitacao', `${ID} historico`);
+  const answer = await h.nextMessage(sentAt, { userId: USERS.member });
+  expect(textOf(answer)).toContain(`Nenhum registro no histórico da solicitação ${ID}.`);
+  expect(buttonsOf(answer).map((b) => b.text?.text)).toEqual(expect.arrayContaining(['Itens', 'Acompanhar']));
 });
 
 it('a request with no items but its history is still shown (only both empty means not found)', async () => {

@@ -140,7 +140,23 @@ export class RequestService {
     const history = await pageOutOfBlocks(page, LIST_PAGE_SIZE, HISTORY_BLOCK_SIZE, (ref) =>
       this.historyPage(ws, id, ref.page, ref.pageSize, options),
     );
+    if (page === 1 && history.data.rows.length === 0) await this.mustExist(ws, id, options);
     return { data: { id, history: history.data }, freshness: history.freshness };
+  }
+
+  /**
+   * A history with no entry at all, as detail() decides: a number that does not exist when its items are empty too
+   * (a service that answers 200 [] rather than a 404), NotFoundError; a request otherwise (its items are there, or
+   * cannot be read now: the empty history is shown as such). The items' read is the detail's, cached alike.
+   */
+  private async mustExist(ws: WorkspaceContext, id: number, options?: ReadOptions): Promise<void> {
+    const items = await this.items(ws, id, options).catch((error: unknown) => {
+      if (error instanceof NotFoundError) throw error;
+      if (!(error instanceof NoSavedDataError))
+        this.deps.logger.warn({ requestId: id, ...errFields(error) }, 'request items unavailable');
+      return null;
+    });
+    if (items?.data.length === 0) throw new NotFoundError('request', id);
   }
 
   async list(
