@@ -1,4 +1,4 @@
-import { type Page, toPage } from '../upstream/client.js';
+import { isPastLastPage, type Page, toPage } from '../upstream/client.js';
 import type { Answer } from './views.js';
 
 /**
@@ -46,20 +46,32 @@ export function pageFromBlock<T extends { totalRows?: number | null }>(
  * The page of `pageSize` rows asked for, cut out of a block of `blockSize` rows that `read` brings. A service that
  * served the block at a smaller size than asked (servedPage: the allowed PageSize is not documented) pages by that
  * size: the block of that size that holds the page is read again, unless the page lies within the rows the first
- * read brought.
+ * read brought. A block after the first that the service refuses (400 or 404, isPastLastPage) is past the end of
+ * the list, as the digest and the change feed take it: the page is empty (answered at `now()`), not a failure
+ * (until 2026-11-27 `pagina:50` or a stale `Próxima` said the service refused the query, and a history page
+ * that the request was not found).
  */
 export async function pageOutOfBlocks<T extends { totalRows?: number | null }>(
   page: number,
   pageSize: number,
   blockSize: number,
   read: (ref: BlockRef) => Promise<Answer<Page<T>>>,
+  now: () => number,
 ): Promise<Answer<Page<T>>> {
+  const readOrEmpty = (ref: BlockRef) =>
+    read(ref).catch((error: unknown): Answer<Page<T>> => {
+      if (!isPastLastPage(error, ref.page)) throw error;
+      return {
+        data: toPage<T>([], ref.page, ref.pageSize),
+        freshness: { fetchedAt: now(), fromCache: false, degraded: null },
+      };
+    });
   let ref = blockOf(page, pageSize, blockSize);
-  let block = await read(ref);
+  let block = await readOrEmpty(ref);
   const served = block.data.pageSize;
   if (served < ref.pageSize && !(ref.page === 1 && ref.offset + pageSize <= served)) {
     ref = blockOf(page, pageSize, Math.max(pageSize, served - (served % pageSize)));
-    block = await read(ref);
+    block = await readOrEmpty(ref);
   }
   return { data: pageFromBlock(block.data, ref, page, pageSize), freshness: block.freshness };
 }

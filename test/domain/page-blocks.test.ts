@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type BlockRef, blockOf, pageFromBlock, pageOutOfBlocks } from '../../src/domain/page-blocks.js';
 import { isLastPage, servedPage, toPage } from '../../src/upstream/client.js';
+import { errorFromResponse, UpstreamError } from '../../src/upstream/errors.js';
 
 const rows = (from: number, count: number, totalRows: number) =>
   Array.from({ length: count }, (_, i) => ({ id: from + i, totalRows }));
@@ -141,7 +142,7 @@ describe('pageOutOfBlocks', () => {
       [13, 121, 2],
     ] as const) {
       const reads: BlockRef[] = [];
-      const answer = await pageOutOfBlocks(page, 10, 100, capped(reads));
+      const answer = await pageOutOfBlocks(page, 10, 100, capped(reads), () => 0);
       expect(answer.data.rows.map((r) => r.n)).toEqual(rows.slice(first - 1, first + 9).map((r) => r.n));
       expect(answer.data.totalPages).toBe(13);
       expect(reads).toHaveLength(readsMade);
@@ -150,15 +151,41 @@ describe('pageOutOfBlocks', () => {
 
   it('reads once from a service that serves what is asked', async () => {
     const reads: BlockRef[] = [];
-    const answer = await pageOutOfBlocks(12, 10, 100, async (ref) => {
-      reads.push(ref);
-      const page = rows.slice((ref.page - 1) * ref.pageSize, ref.page * ref.pageSize);
-      return {
-        data: { rows: page, page: ref.page, pageSize: ref.pageSize, totalRows: total, totalPages: 2 },
-        freshness: { fetchedAt: 0, fromCache: false, degraded: null },
-      };
-    });
+    const answer = await pageOutOfBlocks(
+      12,
+      10,
+      100,
+      async (ref) => {
+        reads.push(ref);
+        const page = rows.slice((ref.page - 1) * ref.pageSize, ref.page * ref.pageSize);
+        return {
+          data: { rows: page, page: ref.page, pageSize: ref.pageSize, totalRows: total, totalPages: 2 },
+          freshness: { fetchedAt: 0, fromCache: false, degraded: null },
+        };
+      },
+      () => 0,
+    );
     expect(answer.data.rows.map((r) => r.n)).toEqual([111, 112, 113, 114, 115, 116, 117, 118, 119, 120]);
     expect(reads).toEqual([{ page: 2, pageSize: 100, offset: 10 }]);
+  });
+
+  it('takes a block after the first that the service refuses (400 or 404) for the end: an empty page', async () => {
+    for (const status of [400, 404]) {
+      const refused = async (ref: BlockRef) => {
+        if (ref.page > 1) throw errorFromResponse(status, { status }, {}, 'GET /v1/solicitacoes-materiais');
+        return capped([])(ref);
+      };
+      const answer = await pageOutOfBlocks(50, 10, 100, refused, () => 42);
+      expect(answer.data.rows).toEqual([]);
+      expect(answer.data.page).toBe(50);
+      expect(answer.freshness).toEqual({ fetchedAt: 42, fromCache: false, degraded: null });
+    }
+  });
+
+  it('a first block refused is the failure it is', async () => {
+    const refused = async () => {
+      throw errorFromResponse(404, { status: 404 }, {}, 'GET /v1/solicitacoes-materiais');
+    };
+    await expect(pageOutOfBlocks(3, 10, 100, refused, () => 0)).rejects.toBeInstanceOf(UpstreamError);
   });
 });

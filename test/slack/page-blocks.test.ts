@@ -209,3 +209,41 @@ describe('a total no list can hold (rows that say 2,000,000,000)', () => {
     expect(findButton(last, { text: 'Próxima' })).toBeUndefined();
   });
 });
+
+describe('a page past the end that the service refuses (400 or 404 for a page after the first)', () => {
+  // The digest and the change feed already took such a refusal for the end of the list (isPastLastPage); until
+  // 2026-11-27 the pages a person asks for did not: "não encontrada" for a request that exists, and "recusou a
+  // consulta… 12 meses" for a list page.
+  it('historico pagina:7 refused with a 404: an empty page with Anterior, not "não encontrada"', async () => {
+    const id = C1.requestsWithItemsBelowMinimum[0];
+    // Page 7 of 10 lies in the history's second block of 50.
+    h.sandbox.faults.next({
+      path: new RegExp(`^${REQUESTS}/${id}/historico\\?.*\\bpage=2\\b`),
+      status: 404,
+      body: { title: 'Not Found', status: 404 },
+    });
+    const message = await ask('/solicitacao', `${id} historico pagina:7`);
+    expect(textOf(message)).toContain('Nenhum registro nesta página.');
+    expect(textOf(message)).not.toContain('não encontrada');
+    expect(findButton(message, { text: 'Anterior' })).toBeDefined();
+  });
+
+  it.each([400, 404] as const)(
+    'a list page refused with a %i (pagina:50, a stale Próxima): an empty page with Anterior',
+    async (status) => {
+      // Page 50 of 10 lies in the list's fifth block of 100; every page after the first is refused, at any size
+      // (a 400 on a page of 100 is asked again at the default 50).
+      h.sandbox.faults.next({ path: new RegExp(`^${REQUESTS}\\?.*[?&]Page=(?!1&)\\d+&`), status, times: 10 });
+      const message = await ask('/solicitacao', 'pagina:50');
+      expect(textOf(message)).toContain('Nenhuma solicitação nesta página.');
+      expect(textOf(message)).not.toContain('recusou');
+      expect(findButton(message, { text: 'Anterior' })).toBeDefined();
+    },
+  );
+
+  it('a first page refused is still the refusal it is', async () => {
+    h.sandbox.faults.next({ path: new RegExp(`^${REQUESTS}\\?.*[?&]Page=1&`), status: 400, times: 2 });
+    const message = await ask('/solicitacao', '');
+    expect(textOf(message)).toContain('recusou a consulta');
+  });
+});

@@ -137,8 +137,12 @@ export class RequestService {
     page: number,
     options?: ReadOptions,
   ): Promise<Answer<RequestHistoryView>> {
-    const history = await pageOutOfBlocks(page, LIST_PAGE_SIZE, HISTORY_BLOCK_SIZE, (ref) =>
-      this.historyPage(ws, id, ref.page, ref.pageSize, options),
+    const history = await pageOutOfBlocks(
+      page,
+      LIST_PAGE_SIZE,
+      HISTORY_BLOCK_SIZE,
+      (ref) => this.historyPage(ws, id, ref.page, ref.pageSize, options),
+      this.deps.now,
     );
     if (page === 1 && history.data.rows.length === 0) await this.mustExist(ws, id, options);
     return { data: { id, history: history.data }, freshness: history.freshness };
@@ -220,7 +224,7 @@ export class RequestService {
         options,
       );
     };
-    return pageOutOfBlocks(page, LIST_PAGE_SIZE, LIST_BLOCK_SIZE, readBlock);
+    return pageOutOfBlocks(page, LIST_PAGE_SIZE, LIST_BLOCK_SIZE, readBlock, this.deps.now);
   }
 
   /**
@@ -347,8 +351,12 @@ export class RequestService {
       ws,
       'requestHistory',
       { id, page, pageSize },
-      (call) =>
-        this.deps.client.listRequestHistory(call, id, { page, pageSize }).catch(notFoundAs('request', id)),
+      (call) => {
+        const read = this.deps.client.listRequestHistory(call, id, { page, pageSize });
+        // A 404 on the first page is a number that does not exist; on a later one, a page past the end
+        // (isPastLastPage): the request exists whatever that page says.
+        return page === 1 ? read.catch(notFoundAs('request', id)) : read;
+      },
       options,
     );
   }
