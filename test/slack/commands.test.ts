@@ -170,6 +170,17 @@ describe('/solicitacao', () => {
     expect(text).not.toContain('recusou');
     expect(h.sandbox.calls.filter((c) => c.kind === 'data').length).toBe(before);
   });
+
+  it('minhas with de: alone past 12 months gets the period message before any call, users list and users.info included', async () => {
+    // Until 2026-11-27 the e-mail was matched first: Slack's users.info and GET /v1/usuarios for a query refused anyway.
+    const before = h.sandbox.calls.filter((c) => c.kind === 'data').length;
+    const lookups = () => h.slack.calls.filter((c) => c.method === 'users.info').length;
+    const slackBefore = lookups();
+    const { text } = await ask('/solicitacao', 'minhas de:01/01/2020');
+    expect(text).toContain('O período pedido passa de 12 meses');
+    expect(h.sandbox.calls.filter((c) => c.kind === 'data').length).toBe(before);
+    expect(lookups()).toBe(slackBefore);
+  });
 });
 
 describe('/estoque', () => {

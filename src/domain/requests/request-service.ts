@@ -5,7 +5,7 @@ import type { LastKnownStock } from '../../store/stock-store.js';
 import type { UserMatch } from '../../store/user-match-store.js';
 import { type CallObserver, isLastPage, isPastLastPage, type Page } from '../../upstream/client.js';
 import { UpstreamNotFoundError } from '../../upstream/errors.js';
-import { MAX_PERIOD_MONTHS } from '../../upstream/queries.js';
+import { MAX_PERIOD_MONTHS, validateRequestQuery } from '../../upstream/queries.js';
 import type { HistoryEntry, MaterialRequest, RequestItem } from '../../upstream/schemas.js';
 import { NoSavedDataError, type ReadOptions } from '../cached-reader.js';
 import {
@@ -170,13 +170,8 @@ export class RequestService {
     options?: ReadOptions,
     solicitanteId?: number,
   ): Promise<Answer<RequestListView>> {
-    const defaultPeriod = filters.from === undefined && filters.to === undefined;
-    // `ate:` alone: the list takes at most 12 months, so the period starts 12 months before (and the answer says so).
-    const periodFrom = (daysAgo: number) =>
-      filters.from ??
-      (defaultPeriod
-        ? localDateDaysAgo(this.deps.now(), this.deps.timeZone, daysAgo)
-        : filters.to && firstDayOfMonthsEnding(filters.to, MAX_PERIOD_MONTHS));
+    const defaultPeriod = isDefaultPeriod(filters);
+    const periodFrom = (daysAgo: number) => this.periodStart(filters, daysAgo);
     const from = periodFrom(DEFAULT_PERIOD_DAYS);
     const shown = defaultPeriod || filters.from !== undefined ? filters : { ...filters, from };
     const list = await this.listFrom(ws, filters, from, page, options, solicitanteId).catch(
@@ -194,6 +189,27 @@ export class RequestService {
     };
   }
 
+  /**
+   * The first day of the list's period: `de:`, else the default period's (`daysAgo` days back), else, with `ate:`
+   * alone, 12 months before it (the most the list takes; the answer says so).
+   */
+  private periodStart(filters: RequestFiltersView, daysAgo: number): LocalDate | undefined {
+    if (filters.from) return filters.from;
+    if (isDefaultPeriod(filters)) return localDateDaysAgo(this.deps.now(), this.deps.timeZone, daysAgo);
+    return filters.to && firstDayOfMonthsEnding(filters.to, MAX_PERIOD_MONTHS);
+  }
+
+  /**
+   * Refuses, with the InvalidArgumentError the list's read would throw, filters whose query the list cannot be
+   * asked (a period over 12 months: `de:` alone runs to today), with no call: `minhas` checks before it spends
+   * users.info and the users list on a query refused anyway.
+   */
+  private checkListFilters(filters: RequestFiltersView): void {
+    const from = this.periodStart(filters, DEFAULT_PERIOD_DAYS);
+    const query = listQuery(filters, from, { page: 1, pageSize: LIST_BLOCK_SIZE }, undefined);
+    validateRequestQuery(definedOnly(query), new Date(this.deps.now()), this.deps.timeZone);
+  }
+
   /** The list's page from `from` on (a period's first day), cut out of its block of LIST_BLOCK_SIZE. */
   private listFrom(
     ws: WorkspaceContext,
@@ -204,18 +220,7 @@ export class RequestService {
     solicitanteId: number | undefined,
   ) {
     const readBlock = (ref: BlockRef) => {
-      // Same keys in the same order as `recentPage`: with the default filters both read one cache entry.
-      const query = {
-        almoxarifadoId: filters.stockroomId,
-        status: filters.status,
-        compraMaterialId: filters.purchaseId,
-        dataInicial: from && startOfLocalDay(from),
-        dataFinal: filters.to && endOfLocalDay(filters.to),
-        search: filters.text,
-        solicitanteId,
-        page: ref.page,
-        pageSize: ref.pageSize,
-      };
+      const query = listQuery(filters, from, ref, solicitanteId);
       return this.deps.reader.read(
         ws,
         'requestList',
@@ -262,6 +267,8 @@ export class RequestService {
     page: number,
     options?: ReadOptions,
   ): Promise<Answer<RequestListView>> {
+    // A bad argument costs nothing: checked before the e-mail (users.info) and the users list are read for it.
+    this.checkListFilters(filters);
     const match = await this.matchUser(ws, slackUser, options);
     if (match.upstreamUserId === null) throw new UserNotMatchedError(match.email);
     const answer = await this.list(ws, filters, page, options, match.upstreamUserId);
@@ -538,6 +545,33 @@ export function notFoundAs(what: 'request' | 'purchase', id: number) {
   return (error: unknown): never => {
     if (error instanceof UpstreamNotFoundError) throw new NotFoundError(what, id);
     throw error;
+  };
+}
+
+function isDefaultPeriod(filters: RequestFiltersView): boolean {
+  return filters.from === undefined && filters.to === undefined;
+}
+
+/**
+ * The request list's query for one block of the list from `from` on. Same keys in the same order as `recentPage`:
+ * with the default filters both read one cache entry.
+ */
+function listQuery(
+  filters: RequestFiltersView,
+  from: LocalDate | undefined,
+  ref: Pick<BlockRef, 'page' | 'pageSize'>,
+  solicitanteId: number | undefined,
+) {
+  return {
+    almoxarifadoId: filters.stockroomId,
+    status: filters.status,
+    compraMaterialId: filters.purchaseId,
+    dataInicial: from && startOfLocalDay(from),
+    dataFinal: filters.to && endOfLocalDay(filters.to),
+    search: filters.text,
+    solicitanteId,
+    page: ref.page,
+    pageSize: ref.pageSize,
   };
 }
 
