@@ -8,6 +8,7 @@ export const DomainErrorCode = {
   LinkBroken: 'link_broken',
   NotFound: 'not_found',
   UserNotMatched: 'user_not_matched',
+  UserEmailUnavailable: 'user_email_unavailable',
 } as const;
 
 export type DomainErrorCode = (typeof DomainErrorCode)[keyof typeof DomainErrorCode];
@@ -55,5 +56,17 @@ export class UserNotMatchedError extends DomainError {
   readonly code = DomainErrorCode.UserNotMatched;
   constructor(readonly email: string | null) {
     super('no upstream user matches the Slack user e-mail');
+  }
+}
+
+/**
+ * `/solicitacao minhas` (and `minhas acompanhar`) when the user's e-mail, the key of the match, could not be read
+ * now: Slack's users.info failed. Nothing is saved for the user; asked again, it is read again.
+ */
+export class UserEmailUnavailableError extends DomainError {
+  override readonly name = 'UserEmailUnavailableError';
+  readonly code = DomainErrorCode.UserEmailUnavailable;
+  constructor(override readonly cause: unknown) {
+    super('the Slack user e-mail could not be read now', { cause });
   }
 }

@@ -196,6 +196,13 @@ export function renderUserNotMatched(email: string | null): Message {
   return failure(`${lead} Use \`/solicitacao\` com filtros, como \`/solicitacao torre\`.`);
 }
 
+/** `/solicitacao minhas` when Slack could not tell the user's e-mail now (users.info failed). */
+export function renderUserEmailUnavailable(): Message {
+  return failure(
+    ':warning: O Slack não informou o seu e-mail agora, e é por ele que acho você no sistema de estoque. Tente de novo em instantes.',
+  );
+}
+
 /**
  * A 400 from upstream: it refused the query. The 12 months are said only under a request list, the one list whose
  * period the API limits (a purchase or receipt list has no such limit).

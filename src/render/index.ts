@@ -26,6 +26,7 @@ export {
   renderUnauthorized,
   renderUnexpected,
   renderUpstreamRejected,
+  renderUserEmailUnavailable,
   renderUserNotMatched,
   renderVanishedLinkAdminNotice,
 } from './errors.js';

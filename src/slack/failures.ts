@@ -4,6 +4,7 @@ import {
   type LinkBrokenError,
   type NotFoundError,
   type NotLinkedError,
+  type UserEmailUnavailableError,
   type UserNotMatchedError,
 } from '../domain/errors.js';
 import type { Route } from '../domain/routes.js';
@@ -25,6 +26,7 @@ import {
   renderUnauthorized,
   renderUnexpected,
   renderUpstreamRejected,
+  renderUserEmailUnavailable,
   renderUserNotMatched,
 } from '../render/index.js';
 import type { BudgetExhaustedError } from '../upstream/budget-errors.js';
@@ -53,6 +55,7 @@ type ShownError =
   | LinkBrokenError
   | NotFoundError
   | UserNotMatchedError
+  | UserEmailUnavailableError
   | UpstreamBadRequestError
   | UpstreamUnauthorizedError
   | UpstreamForbiddenError
@@ -104,6 +107,7 @@ const FAILURES: {
   upstream_credentials_expired: () => ({ level: 'warn', message: renderCredentialsExpired() }),
   not_found: (error) => ({ level: 'info', message: renderNotFound(error.what, error.id) }),
   user_not_matched: (error) => ({ level: 'info', message: renderUserNotMatched(error.email) }),
+  user_email_unavailable: () => ({ level: 'warn', message: renderUserEmailUnavailable() }),
   // A 404 names the request or purchase the answer was about; a list's (or one with no route) names none.
   upstream_not_found: (_, { route }) => ({
     level: 'info',

@@ -181,6 +181,16 @@ describe('/solicitacao', () => {
     expect(h.sandbox.calls.filter((c) => c.kind === 'data').length).toBe(before);
     expect(lookups()).toBe(slackBefore);
   });
+
+  it('minhas when Slack cannot tell the e-mail now says so, and to try again; nothing is saved for the user', async () => {
+    h.slack.failNext('users.info', { error: 'internal_error' });
+    const { text } = await ask('/solicitacao', 'minhas');
+    expect(text).toContain('O Slack não informou o seu e-mail agora');
+    expect(text).not.toContain('Algo deu errado');
+    // Asked again, the e-mail is read again (no match was saved from the failure).
+    const again = await ask('/solicitacao', 'minhas');
+    expect(again.text).toMatch(/Nenhum usuário do sistema de estoque tem o seu e-mail/);
+  });
 });
 
 describe('/estoque', () => {

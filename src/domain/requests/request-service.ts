@@ -16,7 +16,7 @@ import {
   startOfLocalDay,
 } from '../dates.js';
 import type { DomainDeps } from '../deps.js';
-import { NotFoundError, UserNotMatchedError } from '../errors.js';
+import { NotFoundError, UserEmailUnavailableError, UserNotMatchedError } from '../errors.js';
 import { type BlockRef, pageOutOfBlocks } from '../page-blocks.js';
 import type {
   Answer,
@@ -282,7 +282,7 @@ export class RequestService {
   async ownEmail(ws: WorkspaceContext, slackUser: SlackUserRef): Promise<string> {
     const match = await this.matchUser(ws, slackUser);
     if (match.upstreamUserId === null) throw new UserNotMatchedError(match.email);
-    const email = match.email ?? (await slackUser.email());
+    const email = match.email ?? (await emailOf(slackUser));
     if (!email?.trim()) throw new UserNotMatchedError(null);
     return email.trim().toLowerCase();
   }
@@ -295,7 +295,7 @@ export class RequestService {
     const cached = await this.deps.userMatches.get(ws.workspaceId, slackUser.id);
     if (cached) return { ...cached, email: cached.email ?? null };
     // Asked only on a cache miss: one Slack call per user and day, not per command.
-    const address = await slackUser.email();
+    const address = await emailOf(slackUser);
     if (!address) throw new UserNotMatchedError(null);
     const email = address.trim().toLowerCase();
     const users = await this.deps.reader
@@ -546,6 +546,13 @@ export function notFoundAs(what: 'request' | 'purchase', id: number) {
     if (error instanceof UpstreamNotFoundError) throw new NotFoundError(what, id);
     throw error;
   };
+}
+
+/** The user's e-mail as Slack tells it; a failed lookup is UserEmailUnavailableError (try again), not a bug. */
+function emailOf(slackUser: SlackUserRef): Promise<string | null> {
+  return slackUser.email().catch((error: unknown) => {
+    throw new UserEmailUnavailableError(error);
+  });
 }
 
 function isDefaultPeriod(filters: RequestFiltersView): boolean {
