@@ -54,6 +54,7 @@ describe('buildContainer', () => {
     const container = await build(undefined, { count: 4, windowMs: 60_000 });
     // One call a minute pays for a round every FEED_INTERVAL (2 min).
     expect(container.feed.intervalFor(1)).toBe(120_000);
-    expect(await container.feed.runIfDue('T0SMALL')).toMatchObject({ ran: false, reason: 'planned' });
+    // Looked at (it has no listener), not turned off.
+    expect(await container.feed.runIfDue('T0SMALL')).toMatchObject({ ran: false, reason: 'no-listeners' });
   });
 });

@@ -195,12 +195,17 @@ export function feedHarnessPerTest(): (startAt?: number) => Promise<FeedHarness>
   };
 }
 
-/** Plans the workspace, then lets its first round run: it only records. */
+/**
+ * Lets the workspace's first round run (at once: its first listener has just arrived): it only records. The round
+ * after it falls at the workspace's place in the interval; the clock is moved on to an interval before it, so that
+ * the next round is due an interval from now, as after any round.
+ */
 export async function recorded(h: FeedHarness, engine = h.feedReplica().engine): Promise<FeedEngine> {
-  expect(await engine.runIfDue(WS)).toMatchObject({ ran: false, reason: 'planned' });
-  h.clock.advance(INTERVAL_MS);
   const first = await engine.runIfDue(WS);
   expect(first).toMatchObject({ ran: true, round: { recorded: true, detected: 0, complete: true } });
+  const next = Number(await h.redis.redis.hget(h.redis.keys.feedRoundState(WS), 'nextRoundAt'));
+  expect(next).toBeGreaterThanOrEqual(h.clock.now() + INTERVAL_MS);
+  h.clock.set(next - INTERVAL_MS);
   return engine;
 }
 

@@ -32,9 +32,11 @@ export interface RequestDiff {
  * or a request older than the 30 days): only rows read are compared. A row the snapshot lacks is `novas` only when
  * its number is above the snapshot's highest (highestRecorded). No `novas` for rows read on their own
  * (followed requests older than the 30 days), and while the workspace is only being recorded, no event but the status
- * changes of rows an earlier recording round recorded.
+ * changes of rows an earlier recording round recorded and the followers' own baselines (below).
  * A followed request the snapshot does not have yet is compared with the status each follower was shown when they
- * followed it (`follows`): a change made between the follow and this first read is told to them.
+ * followed it (`follows`), in a recording round too: a change made between the follow and this first read is told to
+ * them. (Until 2026-11-27 a recording round skipped it, and a follow that was its workspace's first listener never
+ * got a change made before that round.)
  */
 export function diffRequests(
   workspaceId: string,
@@ -68,10 +70,10 @@ export function diffRequests(
         seenAt: detectedAt,
         ...(options.fromList.has(id) && { listSeenAt: detectedAt }),
       });
-      if (!options.record) {
-        const followers = (options.follows ?? []).filter((follow) => follow.requestId === id);
-        status.push(...firstReadChanges(workspaceId, row, followers, detectedAt, options.fromList.has(id)));
-      }
+      // The status each follower was shown is a baseline of its own, compared in a recording round too: a follow
+      // made just before the workspace's first round (its first listener) had its change recorded, never told.
+      const followers = (options.follows ?? []).filter((follow) => follow.requestId === id);
+      status.push(...firstReadChanges(workspaceId, row, followers, detectedAt, options.fromList.has(id)));
       // At or below the highest number recorded: a request that existed then, which the rounds missed (a page that
       // came back short, a row that moved between two pages' reads, a list served oldest first): recorded silently.
       if (!options.record && options.fromList.has(id) && id > highest) {

@@ -14,10 +14,12 @@ import type { FeedPoster } from './types.js';
  * The change feed's scheduler, one per replica. The workspaces with listeners wait in one sorted set in the store,
  * scored by when their next round is due (`Keys.feedSchedule`); every tick asks it for the due ones only and runs
  * the round of each, under a lease in the store so that one round of a workspace runs at a time across replicas.
- * A workspace is first planned at an offset of the interval derived from its id, and each round plans the next one
- * interval later, so the rounds of many workspaces spread over the interval instead of firing together. A replica
- * that dies mid-round leaves its lease to expire and the workspace's score (and `nextRoundAt`) unchanged: the next
- * tick of any replica runs it, and the snapshot and the outbox make it report everything since.
+ * A workspace's first round (it only records) runs at the first tick after its first listener arrives; the round after
+ * it falls at the workspace's place in the interval, an offset derived from its id (at least an interval later), and
+ * each round plans the next one interval later, so the rounds of many workspaces spread over the interval instead of
+ * firing together. (One found recorded but never planned, state an earlier version left, is placed at its offset.)
+ * A replica that dies mid-round leaves its lease to expire and the workspace's score (and `nextRoundAt`) unchanged: the
+ * next tick of any replica runs it, and the snapshot and the outbox make it report everything since.
  *
  * The interval stretches when the feed's share of the budget cannot pay for it: a round that cost C calls, with a
  * share of S calls per window W, may run at most every C × W / S.
@@ -234,8 +236,15 @@ export class FeedEngine {
     try {
       if (this.halting) return { ran: false, workspaceId, reason: 'stopping' };
       const state = await snapshots.state(workspaceId);
+      // First sight of a workspace the feed never recorded: its first listener just arrived (the listener store
+      // entered it due now). Its recording round runs now, not at its place in the interval: until that round reads,
+      // whatever appears is recorded as what exists, never told, so that wait must be short. It runs as any round,
+      // at the feed's priority and within its share; the rounds after it come an interval apart from it.
+      if (state.nextRoundAt === null && state.recordedAt === null)
+        return await this.runRound(workspaceId, state);
       if (state.nextRoundAt === null) {
-        // First sight of the workspace: its place in the interval comes from its id.
+        // First sight of a workspace recorded before (state an earlier version left): its place in the interval
+        // comes from its id.
         await snapshots.updateState(workspaceId, {
           nextRoundAt: this.now() + spreadOffset(workspaceId, this.options.intervalMs),
         });
@@ -315,11 +324,12 @@ export class FeedEngine {
       // Out of the schedule; a second look puts it back if a listener arrived meanwhile (the listener store
       // enters it only when it is not there, which it was until now). What the feed saw goes too: whenever a
       // listener comes back, its first round only records, instead of reporting everything since as new.
+      // No plan is written after the forget: a listener who comes is the workspace's first again, and its
+      // recording round runs at once (see runLeased), not up to an interval later.
       await snapshots.leave(workspaceId);
       await snapshots.forget(workspaceId);
       const again = await this.options.listeners.listWorkspace(workspaceId);
       if (again.paused !== null || hasListeners(again)) await snapshots.enter(workspaceId, startedAt);
-      await later(this.options.intervalMs);
       return { ran: false, workspaceId, reason: 'no-listeners' };
     }
     let ws: Awaited<ReturnType<DomainDeps['workspaces']['resolve']>>;
@@ -374,7 +384,12 @@ export class FeedEngine {
     // The plan follows the share only: the interval in force (what the rounds really achieve, below) is reported,
     // never planned with, or one slow stretch would keep the rounds apart after the load has gone.
     const nextInterval = this.intervalFor(round.calls);
-    const nextRoundAt = Math.max(startedAt + nextInterval, round.budgetRetryAt ?? 0);
+    const after = Math.max(startedAt + nextInterval, round.budgetRetryAt ?? 0);
+    // The round after a workspace's first (run as its first listener came) falls at the workspace's place in the
+    // interval, derived from its id: the rounds of workspaces whose first rounds ran together (a deployment's first
+    // start with many listeners, the feed turned on) spread over the interval instead of firing together for good.
+    const nextRoundAt =
+      planned.nextRoundAt === null ? placeInInterval(after, workspaceId, this.options.intervalMs) : after;
     const { intervalMs: inForce, lateMs } = intervalInForce(
       state,
       round.complete,
@@ -481,4 +496,11 @@ function hasListeners(listeners: WorkspaceListeners): boolean {
 export function spreadOffset(workspaceId: string, intervalMs: number): number {
   const hash = createHash('sha256').update(workspaceId).digest().readUInt32BE(0);
   return hash % Math.max(1, Math.floor(intervalMs));
+}
+
+/** The first instant at or after `at` that falls at the workspace's place in the interval (spreadOffset). */
+export function placeInInterval(at: number, workspaceId: string, intervalMs: number): number {
+  const interval = Math.max(1, Math.floor(intervalMs));
+  const wait = (((spreadOffset(workspaceId, interval) - at) % interval) + interval) % interval;
+  return at + wait;
 }

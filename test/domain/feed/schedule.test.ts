@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { spreadOffset } from '../../../src/domain/feed/engine.js';
+import { placeInInterval, spreadOffset } from '../../../src/domain/feed/engine.js';
 import { type FeedHarness, feedHarnessPerTest, INTERVAL_MS, WS } from '../../helpers/feed-harness.js';
 
 /**
@@ -31,22 +31,32 @@ describe('FeedEngine: the schedule', () => {
     const a = h.feedReplica();
     const b = h.feedReplica();
     const t0 = h.clock.now();
-    // A listener enters its workspace in the schedule; the first tick plans each one at its offset.
+    // A listener enters its workspace in the schedule, due at once: the first tick runs each one's first round.
     expect([...(await a.snapshots.scheduled())].sort()).toEqual([OTHER, WS].sort());
     const first = await a.engine.tick();
     expect(first.map((r) => [r.workspaceId, r.ran ? 'ran' : r.reason]).sort()).toEqual(
       [
-        [OTHER, 'planned'],
-        [WS, 'planned'],
+        [OTHER, 'not-linked'],
+        [WS, 'ran'],
       ].sort(),
     );
-    const offsets = new Map([WS, OTHER].map((id) => [id, spreadOffset(id, INTERVAL_MS)]));
-    const [early, late] = [...offsets.entries()].sort((x, y) => x[1] - y[1]);
+    // The round after WS's first falls at its place in the interval (from its id), an interval later at least;
+    // OTHER (not linked) is looked at again an interval later.
+    const next = (await a.snapshots.state(WS)).nextRoundAt ?? 0;
+    expect(next).toBe(placeInInterval(t0 + INTERVAL_MS, WS, INTERVAL_MS));
+    expect(next % INTERVAL_MS).toBe(spreadOffset(WS, INTERVAL_MS));
+    expect(next).toBeGreaterThanOrEqual(t0 + INTERVAL_MS);
+    expect(next).toBeLessThan(t0 + 2 * INTERVAL_MS);
+    const planned = new Map([
+      [WS, next],
+      [OTHER, (await a.snapshots.state(OTHER)).nextRoundAt ?? 0],
+    ]);
+    const [early, late] = [...planned.entries()].sort((x, y) => x[1] - y[1]);
     if (!early || !late) throw new Error('two workspaces');
     expect(late[1] - early[1]).toBeGreaterThan(1_000);
 
-    // Between the two offsets only the earlier is due: the other is not even looked at (no report).
-    h.clock.set(t0 + early[1] + 500);
+    // Between the two plans only the earlier is due: the other is not even looked at (no report).
+    h.clock.set(early[1] + 500);
     const [ra, rb] = await Promise.all([a.engine.tick(), b.engine.tick()]);
     const reports = [...ra, ...rb];
     expect(reports.every((r) => r.workspaceId === early[0])).toBe(true);
@@ -55,7 +65,7 @@ describe('FeedEngine: the schedule', () => {
     expect(await a.engine.tick()).toEqual([]);
     expect(await b.engine.tick()).toEqual([]);
 
-    h.clock.set(t0 + late[1] + 500);
+    h.clock.set(late[1] + 500);
     const second = [...(await a.engine.tick()), ...(await b.engine.tick())];
     expect(second.map((r) => r.workspaceId)).toEqual([late[0]]);
   });
@@ -72,7 +82,8 @@ describe('FeedEngine: the schedule', () => {
     });
     const first = await a.engine.tick();
     expect(first.map((r) => r.workspaceId).sort()).toEqual([OTHER, 'T0THIRD', WS].sort());
-    h.clock.advance(INTERVAL_MS);
+    // Every one of them due again (WS's next round is at its place in the interval, within two intervals).
+    h.clock.advance(2 * INTERVAL_MS);
     expect(await a.snapshots.takeRound(OTHER, 'another-replica', 60_000)).toBe(true);
     const second = await a.engine.tick();
     expect(second.map((r) => [r.workspaceId, r.ran ? 'ran' : r.reason]).sort()).toEqual(
@@ -106,16 +117,21 @@ describe('FeedEngine: the schedule', () => {
     await old.engine.tick();
     const planned = (await old.snapshots.state(WS)).nextRoundAt;
     expect(planned).not.toBeNull();
-    // What an earlier version left: the next round in the round state only, and a workspace never seen.
+    // What an earlier version left: the next round in the round state only, and a workspace recorded but never
+    // planned (not new: it has no first round to run at once).
     await old.snapshots.leave(WS);
     await old.snapshots.leave(OTHER);
     await h.redis.redis.hdel(h.redis.keys.feedRoundState(OTHER), 'nextRoundAt');
+    await h.redis.redis.hset(h.redis.keys.feedRoundState(OTHER), 'recordedAt', String(h.clock.now()));
     expect([...(await old.snapshots.scheduled())]).toEqual([]);
 
     const upgraded = h.feedReplica();
-    // Its first tick enters both: WS at its stored plan, OTHER due now (planned on first sight, as before).
+    // Its first tick enters both: WS at its stored plan, OTHER due now, placed on first sight at its offset.
     const first = await upgraded.engine.tick();
     expect(first).toEqual([{ ran: false, workspaceId: OTHER, reason: 'planned' }]);
+    expect((await upgraded.snapshots.state(OTHER)).nextRoundAt).toBe(
+      h.clock.now() + spreadOffset(OTHER, INTERVAL_MS),
+    );
     expect([...(await upgraded.snapshots.scheduled())].sort()).toEqual([OTHER, WS].sort());
     h.clock.set((planned ?? 0) + 1);
     const due = await upgraded.engine.tick();
