@@ -46,9 +46,15 @@ export interface PurchaseSnapshot {
 export interface FeedRoundState {
   /** When the first complete round recorded the workspace (null: not yet; rounds only record). */
   recordedAt: number | null;
-  /** When the pending purchases were first recorded (null: the next receipts read only records). */
+  /**
+   * When every active stockroom's pending purchases had been read once (null: not yet). Each stockroom's first
+   * reading only records it; its later readings are compared with its own last one (FeedSnapshotStore.stockroomReads).
+   */
   purchasesRecordedAt: number | null;
-  /** When the pending purchases were last read. */
+  /**
+   * When the pending purchases were last read: the oldest reading among the active stockrooms (a share that cannot pay
+   * for all of them in one round reads them over several), so receipts are due again an interval after it.
+   */
   receiptsReadAt: number | null;
   /** When the next round is due (epoch ms); null before the first round was planned. */
   nextRoundAt: number | null;
@@ -93,6 +99,12 @@ export interface FeedRoundState {
   readFromPage: number | null;
   /** When a round last read the pending purchases before the deep pages of the list (at most once an interval). */
   receiptsFirstAt: number | null;
+  /**
+   * The followed request (older than the 30 days, read by its number) the last round's reading of them stopped after:
+   * the next round goes on from the one after it, wrapping around, so that followed requests one round cannot pay for
+   * are all read over several rounds; null: from the lowest.
+   */
+  followedAfter: number | null;
 }
 
 const STATE_FIELDS = [
@@ -112,6 +124,7 @@ const STATE_FIELDS = [
   'recordFromPage',
   'readFromPage',
   'receiptsFirstAt',
+  'followedAfter',
 ] as const satisfies readonly (keyof FeedRoundState)[];
 
 /**
@@ -169,6 +182,56 @@ export class FeedSnapshotStore {
     for (const id of gone) await this.kv.hdel(key, String(id));
   }
 
+  /** When each stockroom's pending purchases were last read (or refused for good), epoch ms; never read: no entry. */
+  async stockroomReads(workspaceId: string): Promise<Map<number, number>> {
+    const out = new Map<number, number>();
+    for (const [field, value] of Object.entries(
+      await this.kv.hgetall(this.keys.feedSnapshotStockrooms(workspaceId)),
+    )) {
+      const id = Number(field);
+      const at = Number(value);
+      if (Number.isSafeInteger(id) && Number.isFinite(at)) out.set(id, at);
+    }
+    return out;
+  }
+
+  async saveStockroomReads(workspaceId: string, reads: ReadonlyMap<number, number>): Promise<void> {
+    if (reads.size === 0) return;
+    const fields: Record<string, string> = {};
+    for (const [id, at] of reads) fields[String(id)] = String(at);
+    await this.kv.hsetMany(this.keys.feedSnapshotStockrooms(workspaceId), fields);
+  }
+
+  /**
+   * Receipt events a round detected but could not yet link to their purchase's requests (the budget ran out after
+   * the pending list): the next rounds link them and put them in the outbox. Their purchases' snapshot has moved on,
+   * so this is the only place they are kept.
+   */
+  async receiptsWaiting<E extends { id: string }>(workspaceId: string): Promise<E[]> {
+    const events: E[] = [];
+    for (const value of Object.values(await this.kv.hgetall(this.keys.feedReceiptsWaiting(workspaceId)))) {
+      const event = parse<E>(value);
+      if (event && typeof event.id === 'string') events.push(event);
+    }
+    return events;
+  }
+
+  async saveReceiptsWaiting<E extends { id: string }>(
+    workspaceId: string,
+    events: readonly E[],
+  ): Promise<void> {
+    if (events.length === 0) return;
+    await this.kv.hsetMany(
+      this.keys.feedReceiptsWaiting(workspaceId),
+      Object.fromEntries(events.map((event) => [event.id, JSON.stringify(event)])),
+    );
+  }
+
+  async removeReceiptsWaiting(workspaceId: string, ids: readonly string[]): Promise<void> {
+    const key = this.keys.feedReceiptsWaiting(workspaceId);
+    for (const id of ids) await this.kv.hdel(key, id);
+  }
+
   /** How many receipts of each purchase were reported (a purchase with none has no entry). */
   async purchaseReceipts(workspaceId: string): Promise<Map<number, PurchaseReceipts>> {
     return parseHash<PurchaseReceipts>(await this.kv.hgetall(this.keys.feedPurchaseReceipts(workspaceId)));
@@ -213,6 +276,8 @@ export class FeedSnapshotStore {
     await this.kv.del(
       this.keys.feedSnapshotRequests(workspaceId),
       this.keys.feedSnapshotPurchases(workspaceId),
+      this.keys.feedSnapshotStockrooms(workspaceId),
+      this.keys.feedReceiptsWaiting(workspaceId),
       this.keys.feedPurchaseReceipts(workspaceId),
       this.keys.feedRoundState(workspaceId),
       this.keys.feedOutbox(workspaceId),

@@ -229,6 +229,18 @@ export class Keys {
     return `${this.prefix}feed:${workspaceId}:snap:purchases`;
   }
   /**
+   * Hash, field = stockroom id: when a round last read that stockroom's pending purchases (or found them refused for
+   * good), epoch ms. Its purchases in the pending snapshot are that reading; the stockrooms least recently read go
+   * first, so receipts a round cannot pay for whole are read over several rounds.
+   */
+  feedSnapshotStockrooms(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:snap:stockrooms`;
+  }
+  /** Hash, field = event id: receipt events detected whose linked requests a later round still has to read. */
+  feedReceiptsWaiting(workspaceId: string): string {
+    return `${this.prefix}feed:${workspaceId}:snap:receipts-waiting`;
+  }
+  /**
    * Hash, field = purchase id: how many receipts of that purchase the feed reported, and when the last (the
    * version in its next receipt event's id). Kept apart from the pending snapshot: it outlives a purchase's leaving
    * the list, and replicas of an older version never read it.

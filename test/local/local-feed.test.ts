@@ -35,6 +35,7 @@ function world(options: {
         recordFromPage: null,
         readFromPage: null,
         receiptsFirstAt: null,
+        followedAfter: null,
         nextRoundAt: null,
         intervalMs: null,
         shareIntervalMs: null,

@@ -18,15 +18,16 @@ import { CatalogService } from '../stock/catalog-service.js';
 import type { WorkspaceContext } from '../workspace.js';
 import { diffPurchases, diffRequests, receiptEvent, staleRequests, statusSlot } from './detect.js';
 import { route } from './route.js';
-import type { FeedEvent } from './types.js';
+import type { FeedEvent, ReceiptEvent } from './types.js';
 
 /**
  * One detection round of one workspace (the engine holds its lease): reads the request list of the last 30 days
- * (page 1, then every page of 100 from where the last round stopped, as far as the share goes), the followed requests older than that (each searched by number, a few pages at most), and,
- * less often, the pending purchases of every active stockroom; diffs them with the stored snapshot; puts the events
- * in the outbox, then writes the snapshot. In that order: a replica that dies between the two leaves the snapshot
- * as it was, so the next round finds the same differences, names them with the same ids, and the outbox keeps one
- * of each.
+ * (page 1, then every page of 100 from where the last round stopped, as far as the share goes), the followed requests older than that (each searched by number, a few pages at most, from where the last round stopped), and,
+ * less often, the pending purchases of the active stockrooms (the least recently read first, as far as the share
+ * goes); diffs them with the stored snapshot; puts the events in the outbox, then writes the snapshot. In that order:
+ * a replica that dies between the two leaves the snapshot as it was, so the next round finds the same differences,
+ * names them with the same ids, and the outbox keeps one of each. (A receipt whose linked requests could not be read
+ * yet is kept in a waiting list before the snapshot, and enters the outbox when a later round links it.)
  *
  * Every read goes through the services and the cache the commands use, at the 'feed' priority (the caller resolves
  * the workspace with it): a fresh cache entry costs nothing, and what a round reads is fresh for the next command.
@@ -137,6 +138,14 @@ export class FeedRound {
     // opened): a list longer than the share of a window is recorded over several rounds instead of never.
     const fromPage = record ? Math.max(1, (this.state.recordFromPage ?? 1) - 1) : 1;
     const head = await this.readRecent(fromPage, { maxPages: 1 });
+    // Receipts an earlier round found but could not link (its share ran out after the stockroom's pending list): their
+    // links before anything else is read, or a share that pays for a pending list but not also for its receipts'
+    // links would never get them out.
+    const stillWaiting = await this.snapshots.receiptsWaiting<ReceiptEvent>(workspaceId);
+    const earlier = await this.linkReceipts(
+      stillWaiting.sort((a, b) => a.detectedAt - b.detectedAt || a.id.localeCompare(b.id)),
+      emails,
+    );
     // Receipts, when due, right after the first page of a recorded workspace's round, so a list longer than the share
     // of a window never starves them; at most once per receipts interval, so receipts that the share cannot pay for
     // whole (read after the list in the rounds between, as a recording round reads them) never starve the list.
@@ -165,7 +174,7 @@ export class FeedRound {
     const older = await this.readFollowedOutside(
       followed.filter((id) => !fromList.has(id) && !recordedBefore(id)),
     );
-    const requestDiff = diffRequests(workspaceId, previous, [...recent.rows, ...older], detectedAt, {
+    const requestDiff = diffRequests(workspaceId, previous, [...recent.rows, ...older.rows], detectedAt, {
       record,
       fromList,
       follows: this.listeners.follows,
@@ -174,12 +183,20 @@ export class FeedRound {
     addRequesterEmails(requestEvents, requestDiff.next, emails);
     if (receiptsDue && !receiptsFirst) receipts = await this.readReceipts(detectedAt, emails);
 
-    const events = [...requestEvents, ...(receipts?.events ?? [])];
+    // One of each: a rerun after a crash may find again a receipt that waited for its links.
+    const events = [
+      ...new Map(
+        [...requestEvents, ...earlier.linked, ...(receipts?.events ?? [])].map((event) => [event.id, event]),
+      ).values(),
+    ];
     const readUntil = this.deps.now();
 
-    // The outbox first, the snapshot after (see above).
+    // The outbox first, the snapshot after (see above); receipts still waiting for their links are kept before the
+    // pending snapshot that no longer shows them as differences, and leave the waiting list once in the outbox.
     await this.dropSuperseded(events);
     const added = await this.snapshots.addToOutbox(workspaceId, events);
+    if (receipts && receipts.waiting.length > 0)
+      await this.snapshots.saveReceiptsWaiting(workspaceId, receipts.waiting);
     await this.snapshots.saveRequests(workspaceId, requestDiff.next);
     await this.snapshots.forgetRequests(
       workspaceId,
@@ -188,7 +205,13 @@ export class FeedRound {
     if (receipts) {
       await this.snapshots.savePurchases(workspaceId, receipts.next, receipts.gone);
       await this.snapshots.savePurchaseReceipts(workspaceId, receipts.counted, receipts.uncounted);
+      await this.snapshots.saveStockroomReads(workspaceId, receipts.reads);
     }
+    if (earlier.linked.length > 0)
+      await this.snapshots.removeReceiptsWaiting(
+        workspaceId,
+        earlier.linked.map((event) => event.id),
+      );
 
     const complete = this.stopped === null;
     await this.snapshots.updateState(workspaceId, {
@@ -201,12 +224,16 @@ export class FeedRound {
         deep !== null &&
         !deep.complete &&
         deep.nextPage > deepFrom && { readFromPage: deep.nextPage }),
-      // Only a turn that read them counts: one stopped before the stockrooms keeps it for the next round.
-      ...(receiptsFirst && receipts !== null && { receiptsFirstAt: detectedAt }),
-      ...(receipts?.complete && {
-        receiptsReadAt: detectedAt,
-        ...(this.state.purchasesRecordedAt === null && { purchasesRecordedAt: detectedAt }),
-      }),
+      // Only a turn that read them counts: one stopped before any stockroom keeps it for the next round.
+      ...(receiptsFirst && receipts?.progressed && { receiptsFirstAt: detectedAt }),
+      // Every active stockroom read, in this round or earlier ones: receipts are due an interval after the oldest
+      // reading, and the purchases are recorded.
+      ...(receipts !== null &&
+        receipts.readAt !== null && {
+          receiptsReadAt: receipts.readAt,
+          ...(this.state.purchasesRecordedAt === null && { purchasesRecordedAt: detectedAt }),
+        }),
+      ...(older.stoppedAfter !== null && { followedAfter: older.stoppedAfter }),
     });
     if (this.stopped !== null) {
       this.deps.logger.info(
@@ -339,14 +366,29 @@ export class FeedRound {
   /**
    * Followed requests outside the 30 days: found by number in the list of the last 12 months (findListRow; older
    * ones cannot be read from it), FOLLOWED_MAX_PAGES pages of its search at most: one call each when it is on page 1.
+   * In turn: from the one after where the last round stopped (`followedAfter`), by number, wrapping around, so that
+   * more than one round's share pays for are all read over several rounds (a request not read keeps its snapshot
+   * entry, and its change is found when it is read). Until 2026-11-27 every round started again at the lowest number,
+   * and the ones past what a round's share reached were never read. `stoppedAfter`: the last one read (or refused for
+   * good), null when none was.
    */
-  private async readFollowedOutside(ids: number[]): Promise<MaterialRequest[]> {
-    const out: MaterialRequest[] = [];
-    for (const id of ids.sort((a, b) => a - b)) {
+  private async readFollowedOutside(
+    ids: number[],
+  ): Promise<{ rows: MaterialRequest[]; stoppedAfter: number | null }> {
+    const rows: MaterialRequest[] = [];
+    const sorted = [...ids].sort((a, b) => a - b);
+    const after = this.state.followedAfter;
+    const next = after === null ? -1 : sorted.findIndex((id) => id > after);
+    const from = next === -1 ? 0 : next;
+    let stoppedAfter: number | null = null;
+    for (const id of [...sorted.slice(from), ...sorted.slice(0, from)]) {
       const row = await this.findFollowed(id);
-      if (row) out.push(row);
+      // Stopped by the budget or upstream (before this one, or during its search): the next round goes on from it.
+      if (this.stopped !== null) break;
+      stoppedAfter = id;
+      if (row) rows.push(row);
     }
-    return out;
+    return { rows, stoppedAfter };
   }
 
   private async findFollowed(id: number): Promise<MaterialRequest | null> {
@@ -377,82 +419,112 @@ export class FeedRound {
     return new Map(users.data.map((user) => [user.usuario, user.email?.trim().toLowerCase() ?? null]));
   }
 
+  /**
+   * Completes receipt events with the requests linked to their purchase (`/compras-materiais/{id}/solicitacoes`, for
+   * follows) and their requesters' e-mails (own follows). `waiting`: those whose linked requests cannot be read now
+   * (the budget, a transient failure): they keep their id, and a later round links them (FeedSnapshotStore
+   * receiptsWaiting). A purchase the service no longer knows, or whose requests the login may not read, was still
+   * received: linked to nothing (waiting for them would hold the receipt back for good).
+   */
+  private async linkReceipts(
+    events: readonly ReceiptEvent[],
+    emails: ReadonlyMap<number, string | null> | null,
+  ): Promise<{ linked: ReceiptEvent[]; waiting: ReceiptEvent[] }> {
+    const linked: ReceiptEvent[] = [];
+    const waiting: ReceiptEvent[] = [];
+    for (const event of events) {
+      const requests = await this.attempt(() =>
+        this.purchases
+          .linkedRequests(this.ws, event.purchaseId, 1)
+          .then((answer) => answer.data.requests)
+          .catch((error: unknown) => {
+            if (error instanceof NotFoundError || isLastingRefusal(error)) return [];
+            throw error;
+          }),
+      );
+      if (requests === null) {
+        waiting.push(event);
+        continue;
+      }
+      const requesterEmails = [
+        ...new Set(
+          requests
+            .map((request) => emails?.get(request.solicitante) ?? null)
+            .filter((email): email is string => email !== null && email !== ''),
+        ),
+      ];
+      linked.push({
+        ...event,
+        requestIds: requests.map((request) => request.solicitacaoMaterialId),
+        requesterEmails,
+      });
+    }
+    return { linked, waiting };
+  }
+
   /** Whether a receipts interval has gone since `last` (never: due). */
   private due(last: number | null, now: number): boolean {
     return last === null || now - last >= this.receiptsEveryMs;
   }
 
   /**
-   * The pending list of every active stockroom; a purchase whose linked requests cannot be read now keeps its old
-   * entry, so the next receipts read reports it.
+   * The pending lists of the active stockrooms, the least recently read first (never read first), as many as the
+   * round can pay for: a share that cannot pay for all of them in one round reads them over several, each round going
+   * on with the ones the last did not reach. Each stockroom is compared with its own last reading (the snapshot's
+   * purchases of that stockroom; its first reading only records it), so a receipt is found whichever round reads its
+   * stockroom next. Until 2026-11-27 every round started again at the first stockroom and the purchases were recorded,
+   * and compared, only once a single round had read every stockroom: with more stockrooms than a round's share
+   * reached, no receipt was ever reported. A receipt whose linked requests cannot be read now waits for a later
+   * round to link it (`waiting`); the stockroom's reading is kept all the same. Until 2026-11-27 it was left out of
+   * the reading instead, to be found again by the next one: a share that paid for a stockroom's pending list but not
+   * also for its receipts' linked requests never got them out.
    */
   private async readReceipts(detectedAt: number, emails: ReadonlyMap<number, string | null> | null) {
     const { workspaceId } = this.ws;
     const stockrooms = await this.attempt(() => this.catalog.stockrooms(this.ws), { part: true });
     if (stockrooms === null) return null;
+    const lastRead = await this.snapshots.stockroomReads(workspaceId);
+    // Stable: stockrooms read at the same time (or never) keep the list's order.
+    const order = [...stockrooms.data].sort(
+      (a, b) => (lastRead.get(a.almoxarifado) ?? -1) - (lastRead.get(b.almoxarifado) ?? -1),
+    );
     const read = new Map<number, PurchaseOrder[]>();
-    let refused = 0;
-    for (const stockroom of stockrooms.data) {
+    // The stockrooms this round read or found refused for good, noted as read at the round's start.
+    const reads = new Map<number, number>();
+    for (const stockroom of order) {
       const answer = await this.attempt(() => this.purchases.pendingOf(this.ws, stockroom.almoxarifado), {
         part: true,
       });
-      // Refused: that stockroom is left out of this diff (not read is not emptied); stopped: the rest too.
+      // Refused for good: that stockroom is left out of this diff (not read is not emptied) and goes to the back of
+      // the turn, so it never keeps the others from being read; stopped: the rest wait for the next round.
       if (answer === null) {
         if (this.stopped !== null) break;
-        refused += 1;
+        reads.set(stockroom.almoxarifado, detectedAt);
         continue;
       }
       read.set(stockroom.almoxarifado, answer.data);
+      reads.set(stockroom.almoxarifado, detectedAt);
     }
     const previous = await this.snapshots.purchases(workspaceId);
     const diff = diffPurchases(previous, read);
-    const record = this.state.purchasesRecordedAt === null;
-    const events: FeedEvent[] = [];
+    const found: ReceiptEvent[] = [];
     const reported = await this.snapshots.purchaseReceipts(workspaceId);
     const counted = new Map<number, PurchaseReceipts>();
-    for (const seen of record ? [] : diff.receipts) {
-      const linked = await this.attempt(() =>
-        this.purchases
-          .linkedRequests(this.ws, seen.purchaseId, 1)
-          .then((answer) => answer.data.requests)
-          // A purchase the service no longer knows, or whose requests the login may not read, was still received:
-          // reported without linked requests (waiting for them would hold the receipt back for good).
-          .catch((error: unknown) => {
-            if (error instanceof NotFoundError || isLastingRefusal(error)) return [];
-            throw error;
-          }),
-      );
-      if (linked === null) {
-        // Left as it was: the next receipts read sees the same difference.
-        const before = previous.get(seen.purchaseId);
-        if (before) diff.next.set(seen.purchaseId, before);
-        else diff.next.delete(seen.purchaseId);
-        const at = diff.gone.indexOf(seen.purchaseId);
-        if (at !== -1) diff.gone.splice(at, 1);
-        continue;
-      }
-      const requesterEmails = [
-        ...new Set(
-          linked
-            .map((request) => emails?.get(request.solicitante) ?? null)
-            .filter((email): email is string => email !== null && email !== ''),
-        ),
-      ];
+    for (const seen of diff.receipts) {
       const version = reported.get(seen.purchaseId)?.version ?? 0;
-      events.push(
-        receiptEvent(
-          workspaceId,
-          seen,
-          linked.map((request) => request.solicitacaoMaterialId),
-          detectedAt,
-          requesterEmails,
-          version,
-        ),
-      );
+      found.push(receiptEvent(workspaceId, seen, [], detectedAt, [], version));
       counted.set(seen.purchaseId, { version: version + 1, at: detectedAt });
     }
+    // Their linked requests now, as far as the round goes; the rest wait for a later round (see run).
+    const { linked: events, waiting } = await this.linkReceipts(found, emails);
+    // Still pending: read now, or not read now (its stockroom waits for a later round) and not gone.
+    const pending = (id: number) => diff.next.has(id) || (previous.has(id) && !diff.gone.includes(id));
+    const readings = stockrooms.data.map((stockroom) =>
+      reads.has(stockroom.almoxarifado) ? detectedAt : lastRead.get(stockroom.almoxarifado),
+    );
     return {
       events,
+      waiting,
       next: diff.next,
       gone: diff.gone,
       counted,
@@ -461,14 +533,19 @@ export class FeedRound {
       uncounted: [...reported]
         .filter(
           ([id, entry]) =>
-            !diff.next.has(id) &&
+            !pending(id) &&
             !counted.has(id) &&
             detectedAt - Math.max(entry.at, this.state.resumedAt ?? 0) > DELIVERED_KEEP_MS,
         )
         .map(([id]) => id),
-      // Every stockroom read or refused for good: a refusal that no retry mends (a 403) must not keep the others
-      // from ever being recorded, and their receipts from ever being reported.
-      complete: this.stopped === null && read.size + refused === stockrooms.data.length,
+      reads,
+      // At least one stockroom read or refused for good (or none to read): the turn made progress.
+      progressed: reads.size > 0 || stockrooms.data.length === 0,
+      // Every active stockroom read or refused for good, in this round or earlier ones: the oldest of those readings
+      // (a refusal that no retry mends, a 403, must not keep the others from ever being recorded); null otherwise.
+      readAt: readings.every((at) => at !== undefined)
+        ? Math.min(detectedAt, ...readings.map((at) => at ?? detectedAt))
+        : null,
     };
   }
 }

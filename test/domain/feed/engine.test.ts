@@ -239,6 +239,53 @@ describe('FeedEngine: detection', () => {
     expect(ownerDms.flatMap((p) => p.events).map((e) => e.id)).toContain(event.id);
   });
 
+  it('a receipt whose linked requests cannot be read in the round that found it is linked by the next one, once', async () => {
+    const { h, a } = await receiptsRecorded();
+    h.clock.advance(60_000);
+    const receipts = h.sandbox
+      .advance({ changes: 4, kinds: ['recebimentos'] })
+      .filter((c): c is ReceiptChange => c.kind === 'recebimentos');
+    const receipt = receipts.find((c) => c.solicitacaoMaterialIds.length > 0);
+    const linked = receipt?.solicitacaoMaterialIds[0];
+    if (!receipt || linked === undefined) throw new Error('no receipt with linked requests made');
+    await h.listeners.follow(WS, 'U-FOLLOWER', linked, null);
+    // The round that reads the pending lists cannot read any purchase's requests (503 through every retry).
+    h.sandbox.faults.next({ path: /\/v1\/compras-materiais\/\d+\/solicitacoes/, status: 503, times: 4 });
+    h.clock.advance(3 * INTERVAL_MS);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: true, round: { complete: false } });
+    expect(h.sandbox.faults.pending).toBe(0);
+    const received = () =>
+      a.poster.posts.flatMap((p) => p.events).filter((e): e is ReceiptEvent => e.kind === 'recebimentos');
+    expect(received()).toEqual([]);
+
+    // The next round (receipts not due again yet: no pending list is read) links them first: every receipt, with
+    // its requests, once; the rounds after it post nothing more.
+    const pendingReads = () =>
+      h.dataCalls().filter((url) => url.includes('/entradas-materiais/compras')).length;
+    const before = pendingReads();
+    h.clock.advance(INTERVAL_MS);
+    await a.engine.runIfDue(WS);
+    expect(pendingReads()).toBe(before);
+    expect(received().length).toBeGreaterThan(0);
+    for (let i = 0; i < 3; i += 1) {
+      h.clock.advance(INTERVAL_MS);
+      await a.engine.runIfDue(WS);
+    }
+    const channel = a.poster.posts
+      .filter((p) => p.target.kind === 'channel')
+      .flatMap((p) => p.events)
+      .filter((e): e is ReceiptEvent => e.kind === 'recebimentos');
+    expect(channel.map((e) => e.purchaseId).sort()).toEqual(
+      [...new Set(receipts.map((c) => c.compraMaterialId))].sort(),
+    );
+    expect(new Set(channel.map((e) => e.id)).size).toBe(channel.length);
+    const event = channel.find((e) => e.purchaseId === receipt.compraMaterialId);
+    expect(event?.requestIds.sort()).toEqual([...receipt.solicitacaoMaterialIds].sort());
+    const dm = a.poster.posts.filter((p) => p.target.kind === 'dm' && p.target.userId === 'U-FOLLOWER');
+    expect(dm.flatMap((p) => p.events.map((e) => e.id))).toEqual([event?.id]);
+    expect(await a.snapshots.receiptsWaiting(WS)).toEqual([]);
+  });
+
   it('watches a followed request older than the 30 days on its own', async () => {
     const h = await start();
     const a = h.feedReplica();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { StatusEvent } from '../../../src/domain/feed/types.js';
+import type { ReceiptEvent, StatusEvent } from '../../../src/domain/feed/types.js';
 import { RequestService } from '../../../src/domain/requests/request-service.js';
+import type { ReceiptChange } from '../../../src/sandbox/server.js';
 import {
   channelListens,
   type FeedHarness,
@@ -16,6 +17,7 @@ import {
  * short, pages past the end that the service refuses.
  */
 const start = feedHarnessPerTest();
+const DAY = 86_400_000;
 
 /** The ids of the 30-day list, newest first, as the service lists them now (read honestly, then left to expire). */
 async function listIds(h: FeedHarness, a: FeedReplica): Promise<number[]> {
@@ -45,6 +47,12 @@ async function exactPages(h: FeedHarness, a: FeedReplica): Promise<number> {
 
 function statusEvents(h: FeedHarness): StatusEvent[] {
   return h.allPosts.flatMap((post) => post.events).filter((e): e is StatusEvent => e.kind === 'status');
+}
+
+function receiptEvents(h: FeedHarness): ReceiptEvent[] {
+  return h.allPosts
+    .flatMap((post) => post.events)
+    .filter((e): e is ReceiptEvent => e.kind === 'recebimentos');
 }
 
 describe('FeedRound: a totalRows that is wrong', () => {
@@ -261,5 +269,77 @@ describe('FeedRound: a recording over several rounds', () => {
     await tick(12, async () => statusEvents(h).some((e) => e.requestId === overlap));
     expect((await a.snapshots.state(WS)).recordedAt).not.toBeNull();
     expect(statusEvents(h).map((e) => e.requestId)).toEqual([overlap]);
+  });
+});
+
+describe('FeedRound: receipts when one round cannot pay for every stockroom', () => {
+  it('reads the stockrooms in turn over the rounds, each compared with its own last reading: receipts are reported', async () => {
+    // 3 feed calls an hour: page 1, the stockrooms' list and the pending lists of 3 stockrooms are more than a round
+    // gets.
+    const { h, a, tick } = await longList({ hundreds: 0, callsAnHour: 15 });
+    await tick(12, async () => false);
+
+    const made = h.sandbox
+      .advance({ changes: 4, kinds: ['recebimentos'] })
+      .filter((c): c is ReceiptChange => c.kind === 'recebimentos');
+    expect(new Set(made.map((c) => c.almoxarifado)).size).toBeGreaterThan(1);
+    const expected = [...new Set(made.map((c) => c.compraMaterialId))].sort();
+    const reported = () => [...new Set(receiptEvents(h).map((e) => e.purchaseId))].sort();
+    await tick(48, async () => reported().length === expected.length);
+    expect(reported()).toEqual(expected);
+    // Each receipt once.
+    const ids = receiptEvents(h).map((e) => e.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const state = await a.snapshots.state(WS);
+    expect(state.purchasesRecordedAt).not.toBeNull();
+    expect(state.receiptsReadAt).not.toBeNull();
+  });
+});
+
+describe('FeedRound: followed requests older than the 30 days, more than a round reaches', () => {
+  it('are read in turn over the rounds: every one is watched, and a change of the last of them is DMed', async () => {
+    // 4 feed calls an hour: page 1 and 10 followed requests (a call each) are more than a round gets.
+    const { h, a, tick } = await longList({ hundreds: 0, callsAnHour: 20 });
+    const olds = (h.sandbox.data.company(1)?.requests ?? [])
+      .filter(
+        (r) =>
+          r.createdAt < h.clock.now() - 60 * DAY &&
+          r.createdAt > h.clock.now() - 300 * DAY &&
+          r.record.statusAndamentoSolicitacao !== null &&
+          r.record.statusAndamentoSolicitacao_Nome,
+      )
+      .sort((x, y) => x.record.solicitacaoMaterialId - y.record.solicitacaoMaterialId)
+      .slice(0, 10);
+    expect(olds).toHaveLength(10);
+    for (const old of olds) {
+      const id = old.record.solicitacaoMaterialId;
+      await h.listeners.follow(WS, `U-${id}`, id, old.record.statusAndamentoSolicitacao_Nome ?? null);
+    }
+    await tick(6, async () => false);
+
+    // The highest number followed moves on.
+    const last = olds.at(-1);
+    if (!last) throw new Error('no old request');
+    const id = last.record.solicitacaoMaterialId;
+    const from = last.record.statusAndamentoSolicitacao_Nome;
+    last.record.statusAndamentoSolicitacao = (last.record.statusAndamentoSolicitacao ?? 0) + 100;
+    last.record.statusAndamentoSolicitacao_Nome = 'Status novo de teste';
+    const told = () =>
+      h.allPosts
+        .filter((p) => p.target.kind === 'dm' && p.target.userId === `U-${id}`)
+        .flatMap((p) => p.events);
+    await tick(24, async () => told().length > 0);
+    expect(told()).toEqual([
+      expect.objectContaining({
+        kind: 'status',
+        requestId: id,
+        fromStatus: from,
+        toStatus: 'Status novo de teste',
+      }),
+    ]);
+    const snapshot = await a.snapshots.requests(WS);
+    for (const old of olds) expect(snapshot.has(old.record.solicitacaoMaterialId)).toBe(true);
+    // Nobody else was told anything: the others did not change.
+    expect(h.allPosts.filter((p) => p.target.kind === 'dm')).toHaveLength(1);
   });
 });
