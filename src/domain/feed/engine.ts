@@ -388,8 +388,11 @@ export class FeedEngine {
     // The round after a workspace's first (run as its first listener came) falls at the workspace's place in the
     // interval, derived from its id: the rounds of workspaces whose first rounds ran together (a deployment's first
     // start with many listeners, the feed turned on) spread over the interval instead of firing together for good.
+    // Not when the first round was cut short (a spent share): the recording goes on as soon as it may.
     const nextRoundAt =
-      planned.nextRoundAt === null ? placeInInterval(after, workspaceId, this.options.intervalMs) : after;
+      planned.nextRoundAt === null && round.complete
+        ? placeInInterval(after, workspaceId, this.options.intervalMs)
+        : after;
     const { intervalMs: inForce, lateMs } = intervalInForce(
       state,
       round.complete,

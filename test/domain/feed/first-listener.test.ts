@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { placeInInterval } from '../../../src/domain/feed/engine.js';
 import type { FeedEvent } from '../../../src/domain/feed/types.js';
 import {
   channelListens,
@@ -151,5 +152,38 @@ describe('FeedEngine: the first listener of a workspace', () => {
     const { posts, events } = eventsTo(h, { kind: 'channel', id: 'C2' });
     expect(posts).toHaveLength(1);
     expect(events.map((e) => e.id)).toEqual([`${WS}:novas:${made.solicitacaoMaterialId}`]);
+  });
+
+  it('the round after the first falls at the workspace’s place in the interval, unless the share cut the first short', async () => {
+    const h = await start();
+    const a = h.feedReplica();
+    await channelListens(h, 'C1');
+    const [first] = await a.engine.tick();
+    expect(first).toMatchObject({ ran: true, round: { recorded: true, complete: true } });
+    const placed = (await a.snapshots.state(WS)).nextRoundAt ?? 0;
+    expect(placed).toBe(placeInInterval(h.clock.now() + INTERVAL_MS, WS, INTERVAL_MS));
+
+    // The listener leaves (what the feed saw is forgotten) and comes back to a replica whose share pays for one call
+    // an hour: its first round stops after page 1.
+    const HOUR = 3_600_000;
+    await h.listeners.removeChannel(WS, 'C1');
+    const b = h.feedReplica({
+      budget: {
+        limit: { count: 5, windowMs: HOUR },
+        feedSharePercent: 20,
+        onTestClock: true,
+        maxWaitMs: { feed: 0 },
+      },
+    });
+    // Past the answers the first replica's round left in the cache.
+    h.clock.advance(10 * 60_000);
+    await channelListens(h, 'C1');
+    const [cut] = await b.engine.tick();
+    if (!cut?.ran) throw new Error('the first round did not run');
+    expect(cut.round.complete).toBe(false);
+    // Planned by the share alone (or when a slot frees), as any round.
+    expect((await b.snapshots.state(WS)).nextRoundAt).toBe(
+      Math.max(cut.startedAt + cut.intervalMs, cut.round.budgetRetryAt ?? 0),
+    );
   });
 });
