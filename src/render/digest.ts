@@ -28,8 +28,13 @@ import type { Message, RenderContext } from './types.js';
 
 /** The daily digest and the `/estoque resumo` answers. */
 
-/** A digest posted this much after its time says it is late. */
-export const LATE_NOTE_AFTER_MS = 5 * 60_000;
+/**
+ * A digest posted this much after its time says it is late. The scheduler ticks every 30 s (DigestScheduler.start),
+ * so a post up to half a minute after its time, plus its build, is the schedule and says nothing; from a minute on
+ * (a replica that started after the hour, a build that waited for the budget) the post says how late it is. Until
+ * 2026-11-27 this was 5 minutes, and a digest 1 to 4 minutes late said nothing.
+ */
+export const LATE_NOTE_AFTER_MS = 60_000;
 const SUBSCRIBE_USAGE = '`/estoque resumo assinar [HH:MM] [almox:ID] [dias:uteis]`';
 const CANCEL_HINT = 'Para parar: `/estoque resumo cancelar`.';
 

@@ -43,6 +43,7 @@ import { isWeekend, localDayOf, zonedInstant } from './schedule.js';
  */
 
 const DAY_MS = 86_400_000;
+/** Ticks this far apart: well under the minute after which a digest says it is late (render/digest.ts). */
 const DEFAULT_INTERVAL_MS = 30_000;
 const STOP_WAIT_MS = 10_000;
 

@@ -120,6 +120,22 @@ describe('exactly one post per subscription and day', () => {
     expect(textOf(h.posts(CHANNELS.general)[0]!)).not.toContain('atraso');
   });
 
+  it('a replica that starts 2 minutes after the hour says so; a post within the tick interval is on time', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    await h.subscribe({ channelId: CHANNELS.stockroom, hour: 9 });
+    // The first tick that sees 08:00 comes up to an interval (DigestScheduler.start's 30 s) after it: that is the
+    // schedule, not a delay.
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0) + 30_000);
+    expect((await h.replica().scheduler.tick()).posted).toBe(1);
+    expect(textOf(h.posts(CHANNELS.general)[0]!)).not.toContain('atraso');
+    // No replica ran at 09:00; one starts at 09:02. Until 2026-11-27 a post under 5 minutes late said nothing.
+    h.clock.set(saoPaulo(2026, 11, 23, 9, 2));
+    expect((await h.replica().scheduler.tick()).posted).toBe(1);
+    const [late] = h.posts(CHANNELS.stockroom);
+    expect(textOf(late!)).toContain('saiu com atraso de 2 min (previsto às 09:00)');
+  });
+
   it('days that passed while no replica ran are not posted: only today, once', async () => {
     const h = await start();
     await h.subscribe({ channelId: CHANNELS.general });
