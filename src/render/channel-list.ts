@@ -10,7 +10,8 @@ const LIST_SECTION_CHARS = 2_800;
 /** Why a channel's digest or alerts are paused (the same reasons pause both). */
 const PAUSE_TEXT: Record<PauseReason, string> = {
   unlinked: 'pausado: o workspace foi desvinculado do sistema de estoque',
-  tokens_revoked: 'pausado: o app perdeu o acesso a este workspace',
+  tokens_revoked:
+    'pausado: o Slack não aceita mais o app neste workspace; um administrador precisa reinstalá-lo',
 };
 
 /** " · ⏸ pausado: …" after a listed channel, or nothing. */

@@ -333,7 +333,7 @@ export function renderInviteBot(reason: ChannelGoneError = 'not_in_channel'): Me
 
 /** Whether inviting the bot to the channel would let it post there again. */
 export function invitingMends(reason: ChannelGoneError): boolean {
-  return reason === 'not_in_channel' || reason === 'channel_not_found';
+  return reason === 'not_in_channel' || reason === 'channel_not_found' || reason === 'no_permission';
 }
 
 /** Why the bot cannot post in a channel, as a clause ("o canal foi arquivado"). */
@@ -360,7 +360,20 @@ export function renderSubscribedInDoubt(confirmation: Message): Message {
   });
 }
 
-/** Slack failed (5xx, network, rate limit, token) while posting for a command: nothing was done. */
+/**
+ * Slack refused a post for a command because of the app or its token in this workspace (slack/paced-post.ts,
+ * UNAUTHORIZED_ERRORS: `missing_scope`, a revoked token...): no post can succeed until an admin reinstalls the app,
+ * so the answer says that rather than to try again (until 2026-11-27 it said to try again in a moment).
+ */
+export function renderAppRefused(error: string): Message {
+  const code = /^[a-z_]{1,40}$/.test(error) ? ` (\`${error}\`)` : '';
+  const text =
+    `Não consigo postar neste canal: o Slack não aceita mais o app neste workspace${code}. ` +
+    'Peça a um administrador do Slack que reinstale o app; até lá, resumos e alertas ficam parados.';
+  return finalizeMessage({ text, blocks: [section(text)] });
+}
+
+/** Slack failed (5xx, network, rate limit) while posting for a command: nothing was done. */
 export function renderDigestUnavailable(): Message {
   const text =
     'Não consegui postar neste canal agora: o Slack não aceitou a mensagem. Tente de novo em instantes.';
@@ -374,6 +387,8 @@ const GONE_TEXT: Record<ChannelGoneError, string> = {
   restricted_action: 'uma configuração do workspace impede',
   restricted_action_read_only_channel: 'o canal só aceita mensagens de quem o administra',
   restricted_action_thread_only_channel: 'o canal só aceita respostas em conversas',
+  no_permission: 'o bot não tem permissão no canal',
+  ekm_access_denied: 'os administradores suspenderam as mensagens no canal',
 };
 
 /** The DM to who subscribed, when the bot could no longer post in the channel and removed the subscription. */

@@ -26,7 +26,8 @@ const KIND_NAMES: Record<FeedEventKind, string> = {
 };
 const FEED_PAUSE_TEXT: Record<FeedPauseReason, string> = {
   unlinked: 'pausados enquanto o workspace estiver desvinculado',
-  tokens_revoked: 'pausados: o app perdeu o acesso a este workspace',
+  tokens_revoked:
+    'pausados: o Slack não aceita mais o app neste workspace; um administrador precisa reinstalá-lo',
 };
 
 const divider: KnownBlock = { type: 'divider' };

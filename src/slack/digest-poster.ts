@@ -33,9 +33,10 @@ export interface DigestPosterDeps extends PacedPosterDeps {
 }
 
 /**
- * Posts digests (and other bot messages) in channels, paced Slack's way (paced-post.ts), and turns the three errors
- * that mean the bot cannot post there any more (`not_in_channel`, `channel_not_found`, `is_archived`) into removing
- * the subscription and a DM to who subscribed.
+ * Posts digests (and other bot messages) in channels, paced Slack's way (paced-post.ts), and turns the errors that
+ * mean the bot cannot post in that channel any more (CHANNEL_GONE_ERRORS: `not_in_channel`, `channel_not_found`,
+ * `is_archived`...) into removing the subscription and a DM to who subscribed. Errors for the app or its token in
+ * the workspace (UNAUTHORIZED_ERRORS) come back as `unauthorized`: the scheduler pauses the workspace's digests.
  */
 export class DigestPoster implements DigestPublisher {
   private readonly paced: PacedPoster;

@@ -2,6 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import type { PostNowResult } from '../domain/digest/scheduler.js';
 import type { Logger } from '../lib/logger.js';
 import {
+  renderAppRefused,
   renderDigestPosted,
   renderDigestUnavailable,
   renderInviteBot,
@@ -83,7 +84,8 @@ export class DigestSubscriptions {
         { workspaceId: input.workspaceId, channelId: input.channelId, outcome: posted.kind },
         'digest subscription refused: cannot post in the channel',
       );
-      return posted.kind === 'channel_gone' ? renderInviteBot(posted.error) : renderDigestUnavailable();
+      if (posted.kind === 'channel_gone') return renderInviteBot(posted.error);
+      return posted.kind === 'unauthorized' ? renderAppRefused(posted.error) : renderDigestUnavailable();
     }
     await this.deps.store.upsert({
       workspaceId: candidate.workspaceId,
@@ -126,6 +128,8 @@ export class DigestSubscriptions {
         return renderDigestPosted();
       case 'channel_gone':
         return renderInviteBot(result.error);
+      case 'unauthorized':
+        return renderAppRefused(result.error);
       default:
         return renderDigestUnavailable();
     }

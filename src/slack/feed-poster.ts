@@ -40,8 +40,9 @@ export type SlackFailure =
 
 /**
  * What a WebClient error means for a feed post to `target`: `lost` (the channel or the DM can never be reached),
- * `unauthorized` (the workspace's token; Slack documents `account_inactive` as "the token is for a deleted user or
- * workspace": not one target's fault, so nothing is lost and the workspace's feed pauses, as digests do),
+ * `unauthorized` (the workspace's token or the app, UNAUTHORIZED_ERRORS: Slack documents `account_inactive` as "the
+ * token is for a deleted user or workspace", `missing_scope` as a scope not granted: not one target's fault, so
+ * nothing is lost and the workspace's feed pauses, as digests do),
  * `rate_limited` (with Retry-After) or `transient` (5xx, network, any other refusal: nothing is removed, a later
  * round tries again).
  */
@@ -62,7 +63,7 @@ function feedFailure(failure: SlackCallFailure, target: FeedTarget): SlackFailur
 /** With the pacing's (a 429 asking for a longer wait than maxRetryAfterMs makes the post transient). */
 export interface SlackFeedPosterDeps extends PacedPosterDeps {
   clients: SlackClients;
-  /** Pauses the workspace's listeners when Slack says its token no longer works. */
+  /** Pauses the workspace's listeners when Slack refuses the app or its token there (UNAUTHORIZED_ERRORS). */
   listeners: Pick<FeedListenerStore, 'pauseWorkspace'>;
   logger: Logger;
   /** DIGEST_TZ: times in the messages ("detectadas às 14:32"). */
@@ -123,7 +124,10 @@ export class SlackFeedPoster implements FeedPoster {
     );
     if (failure.kind === 'unauthorized') {
       if (await this.deps.listeners.pauseWorkspace(workspaceId, 'tokens_revoked').catch(() => false))
-        logger.warn('feed paused: the Slack token no longer works');
+        logger.error(
+          'feed paused: Slack refuses the app or its token in this workspace; reinstall the app (or set a new ' +
+            'SLACK_BOT_TOKEN) with the manifest scopes, which resumes it',
+        );
     }
     return {
       ok: false,

@@ -2,7 +2,12 @@ import type { WebClient } from '@slack/web-api';
 import type { FeedEventKind } from '../domain/feed/types.js';
 import type { AnswerCallOptions } from '../domain/workspace.js';
 import type { Logger } from '../lib/logger.js';
-import { renderDigestUnavailable, renderInviteBot, renderSubscribedInDoubt } from '../render/digest.js';
+import {
+  renderAppRefused,
+  renderDigestUnavailable,
+  renderInviteBot,
+  renderSubscribedInDoubt,
+} from '../render/digest.js';
 import {
   renderFeedList,
   renderFeedNotSubscribed,
@@ -83,7 +88,8 @@ export class FeedSubscriptions {
         { workspaceId: input.workspaceId, channelId: input.channelId, outcome: posted.kind },
         'feed subscription refused: cannot post in the channel',
       );
-      return posted.kind === 'channel_gone' ? renderInviteBot(posted.error) : renderDigestUnavailable();
+      if (posted.kind === 'channel_gone') return renderInviteBot(posted.error);
+      return posted.kind === 'unauthorized' ? renderAppRefused(posted.error) : renderDigestUnavailable();
     }
     await this.deps.store.upsertChannel({
       workspaceId: input.workspaceId,

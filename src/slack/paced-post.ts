@@ -18,7 +18,23 @@ import type { KeyValue } from '../store/kv.js';
  * back here, where only a 429 (nothing posted) is tried again.
  */
 
-/** Slack refusals that mean the workspace's token no longer works. */
+/**
+ * Slack refusals of chat.postMessage that hold for the workspace's token or the app, not for one channel: no post in
+ * that workspace can succeed until the app is reinstalled (OAuth) or given a new token (SLACK_BOT_TOKEN). Callers
+ * pause the workspace's digests and alerts (`tokens_revoked`), which a reinstall, or a replica that starts with a
+ * token Slack accepts, resumes. From Slack's method and common error lists:
+ * - the token is gone or refused: `invalid_auth` (an invalid token, or a request from an IP address the workspace
+ *   disallows), `not_authed`, `account_inactive` (a deleted user or workspace), `token_revoked`, `token_expired`;
+ * - the token does not reach this workspace: `team_access_not_granted`, `enterprise_is_restricted` (the method
+ *   cannot be called from an Enterprise), `accesslimited` (the method is limited on the bot's network);
+ * - the app or token cannot post at all: `missing_scope` (chat:write not granted), `not_allowed_token_type` (not
+ *   a bot token), `is_bot` (a legacy bot's token).
+ * Until 2026-11-27 the last five (and `accesslimited`) were retried: digests were built again all day, every day,
+ * and alerts read upstream every round, none of them ever posted, nobody told.
+ * Refusals for one channel are CHANNEL_GONE_ERRORS (domain/digest/publisher.ts); everything else (5xx,
+ * `org_login_required` and `team_added_to_org` while a workspace migrates, `service_unavailable`, a message Slack
+ * refuses) is tried again later.
+ */
 export const UNAUTHORIZED_ERRORS: ReadonlySet<string> = new Set([
   'invalid_auth',
   'not_authed',
@@ -26,6 +42,11 @@ export const UNAUTHORIZED_ERRORS: ReadonlySet<string> = new Set([
   'token_revoked',
   'token_expired',
   'team_access_not_granted',
+  'enterprise_is_restricted',
+  'accesslimited',
+  'missing_scope',
+  'not_allowed_token_type',
+  'is_bot',
 ]);
 /**
  * `ok: false` answers after which the message may be in the channel all the same: chat.postMessage's errors say of

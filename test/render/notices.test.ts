@@ -3,6 +3,7 @@ import { renderFollowsEndedDm } from '../../src/render/feed.js';
 import {
   checkMessageLimits,
   type Message,
+  renderAppRefused,
   renderBadUpstreamData,
   renderBrokenLinkAdminNotice,
   renderBudgetExhausted,
@@ -168,6 +169,16 @@ describe('notices', () => {
       'Não consigo postar neste canal: o canal só aceita mensagens de quem o administra. Use o comando em outro canal.',
     ],
     ['digest posted', () => renderDigestPosted(), 'Resumo postado neste canal.'],
+    [
+      'the app refused in the workspace: an admin must reinstall it',
+      () => renderAppRefused('missing_scope'),
+      'Não consigo postar neste canal: o Slack não aceita mais o app neste workspace (`missing_scope`). Peça a um administrador do Slack que reinstale o app; até lá, resumos e alertas ficam parados.',
+    ],
+    [
+      'no permission in the channel: inviting mends it',
+      () => renderInviteBot('no_permission'),
+      'Não consigo postar neste canal. Convide o bot com `/invite @estoque-bot` e tente de novo.',
+    ],
     [
       'digest unavailable',
       () => renderDigestUnavailable(),

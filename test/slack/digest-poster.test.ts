@@ -50,7 +50,7 @@ describe('DigestPoster', () => {
     expect(h.posts(CHANNELS.general)).toHaveLength(0);
   });
 
-  it("Slack's fatal_error and internal_error may follow a post made: tried again later, saying it may repeat", async () => {
+  it("Slack's refusals: fatal_error and internal_error tried again saying it may repeat; the app's, the channel's", async () => {
     harness = await startDigestHarness(saoPaulo(2026, 11, 23, 7));
     const h = harness;
     const client = new webApi.WebClient('xoxb-poster', {
@@ -67,6 +67,31 @@ describe('DigestPoster', () => {
         mayHaveArrived: true,
       });
     }
+    // For the app or its token in the workspace: no post there can succeed (the scheduler pauses the workspace).
+    for (const error of ['missing_scope', 'not_allowed_token_type', 'invalid_auth']) {
+      h.slack.failNext('chat.postMessage', { error });
+      expect(await poster.post(client, WS, CHANNELS.general, message)).toEqual({
+        ok: false,
+        kind: 'unauthorized',
+        error,
+      });
+    }
+    // For the channel: the subscription goes.
+    for (const error of ['no_permission', 'ekm_access_denied']) {
+      h.slack.failNext('chat.postMessage', { error });
+      expect(await poster.post(client, WS, CHANNELS.general, message)).toEqual({
+        ok: false,
+        kind: 'channel_gone',
+        error,
+      });
+    }
+    // A workspace migrating to an Enterprise org is waited out.
+    h.slack.failNext('chat.postMessage', { error: 'org_login_required' });
+    expect(await poster.post(client, WS, CHANNELS.general, message)).toEqual({
+      ok: false,
+      kind: 'retry',
+      reason: 'org_login_required',
+    });
     // A refusal in Slack's words that says nothing was posted stays a plain retry.
     h.slack.failNext('chat.postMessage', { error: 'invalid_blocks' });
     expect(await poster.post(client, WS, CHANNELS.general, message)).toEqual({

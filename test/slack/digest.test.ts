@@ -105,6 +105,35 @@ describe('/estoque resumo', () => {
     for (const name of below.slice(0, 5)) expect(text).toContain(`*${name}* — saldo`);
   });
 
+  it('Slack refusing the app (missing_scope): who asks is told an admin must reinstall it, not to retry', async () => {
+    await subscribe();
+    h.slack.failNext('chat.postMessage', { error: 'missing_scope' }, 2);
+    // The digest now, and subscribing another channel: Slack refuses both posts for the app, not the channel.
+    // The answer that says why nothing was posted (a progress note may come first, and is replaced).
+    const answerTo = (sentAt: number) =>
+      eventually(() =>
+        h.slack.messages.find(
+          (m) =>
+            m.at >= sentAt &&
+            m.ephemeral &&
+            m.visibleTo === USERS.member &&
+            !m.replaced &&
+            /postar neste canal/.test(m.text),
+        ),
+      );
+    const now = await h.command('/estoque', 'resumo agora');
+    const nowAnswer = await answerTo(now.sentAt);
+    const again = await h.command('/estoque', 'resumo assinar', { channel: CHANNELS.general });
+    const againAnswer = await answerTo(again.sentAt);
+    for (const answer of [nowAnswer, againAnswer]) {
+      expect(textOf(answer)).toContain('o Slack não aceita mais o app neste workspace (`missing_scope`)');
+      expect(textOf(answer)).toContain('reinstale o app');
+      // Until 2026-11-27: "Tente de novo em instantes", which could never work.
+      expect(textOf(answer)).not.toContain('Tente de novo');
+    }
+    expect(await h.container.subscriptions.get(TEAM, CHANNELS.general)).toBeNull();
+  });
+
   it('desvincular pauses the digests and a new link resumes them', async () => {
     await subscribe();
     await h.container.linkService.unlink(TEAM);

@@ -332,11 +332,47 @@ describe('Slack refusals: lost, transient, unauthorized', () => {
     expect(await listeners.pausedReason(WS)).toBe('tokens_revoked');
   });
 
+  it('an app Slack refuses (missing_scope: chat:write not granted) pauses the workspace feed too', async () => {
+    slack.failNext('chat.postMessage', { error: 'missing_scope' });
+    expect(await poster.post(WS, { kind: 'dm', userId: USERS.member }, [moved(1)])).toEqual({
+      ok: false,
+      lost: false,
+      error: 'missing_scope',
+    });
+    expect(await listeners.pausedReason(WS)).toBe('tokens_revoked');
+    expect(logLines.some((line) => line.includes('reinstall the app'))).toBe(true);
+  });
+
   it('classifies by Slack’s documented codes', () => {
     const platform = (error: string) => ({ code: 'slack_webapi_platform_error', data: { error } });
     const dm = { kind: 'dm', userId: 'U1' } as const;
     const ch = { kind: 'channel', channelId: 'C1' } as const;
     expect(classifyFeedError(platform('account_inactive'), dm).kind).toBe('unauthorized');
+    // chat.postMessage's errors, from Slack's method and common error lists: for the token or the app in the
+    // workspace (every target alike), for the one channel or DM, or of the moment (until 2026-11-27 every one
+    // after `team_access_not_granted` here was transient: retried every round, nobody told).
+    const expected: Record<string, { channel: string; dm: string }> = {
+      invalid_auth: { channel: 'unauthorized', dm: 'unauthorized' },
+      token_expired: { channel: 'unauthorized', dm: 'unauthorized' },
+      team_access_not_granted: { channel: 'unauthorized', dm: 'unauthorized' },
+      missing_scope: { channel: 'unauthorized', dm: 'unauthorized' },
+      not_allowed_token_type: { channel: 'unauthorized', dm: 'unauthorized' },
+      accesslimited: { channel: 'unauthorized', dm: 'unauthorized' },
+      enterprise_is_restricted: { channel: 'unauthorized', dm: 'unauthorized' },
+      is_bot: { channel: 'unauthorized', dm: 'unauthorized' },
+      no_permission: { channel: 'lost', dm: 'lost' },
+      ekm_access_denied: { channel: 'lost', dm: 'lost' },
+      org_login_required: { channel: 'transient', dm: 'transient' },
+      team_added_to_org: { channel: 'transient', dm: 'transient' },
+      service_unavailable: { channel: 'transient', dm: 'transient' },
+    };
+    for (const [code, kinds] of Object.entries(expected)) {
+      expect({ code, kind: classifyFeedError(platform(code), ch).kind }).toEqual({
+        code,
+        kind: kinds.channel,
+      });
+      expect({ code, kind: classifyFeedError(platform(code), dm).kind }).toEqual({ code, kind: kinds.dm });
+    }
     expect(classifyFeedError(platform('channel_not_found'), ch).kind).toBe('lost');
     expect(classifyFeedError(platform('msg_too_long'), ch).kind).toBe('transient');
     expect(classifyFeedError({ code: 'slack_webapi_rate_limited_error', retryAfter: 7 }, ch)).toEqual({

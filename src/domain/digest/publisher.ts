@@ -4,7 +4,11 @@ import type { DigestView } from './digest-view.js';
 /**
  * Slack errors after which the bot cannot post in a channel any more: the subscription goes. The `restricted_action`
  * ones (chat.postMessage: a workspace preference, a read-only or thread-only channel) last as long as the setting;
- * until 2026-11-27 they were retried every tick, every day, and the subscriber never told.
+ * until 2026-11-27 they were retried every tick, every day, and the subscriber never told. So were `no_permission`
+ * ("make sure your app is a member of the conversation it's attempting to post a message to") and
+ * `ekm_access_denied` ("administrators have suspended the ability to post a message": Enterprise Key Management
+ * revoked for that conversation). Refusals for the token or the app, in every channel: UNAUTHORIZED_ERRORS
+ * (slack/paced-post.ts).
  */
 export const CHANNEL_GONE_ERRORS = [
   'not_in_channel',
@@ -13,6 +17,8 @@ export const CHANNEL_GONE_ERRORS = [
   'restricted_action',
   'restricted_action_read_only_channel',
   'restricted_action_thread_only_channel',
+  'no_permission',
+  'ekm_access_denied',
 ] as const;
 export type ChannelGoneError = (typeof CHANNEL_GONE_ERRORS)[number];
 

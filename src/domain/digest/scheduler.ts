@@ -408,7 +408,13 @@ export class DigestScheduler {
       case 'unauthorized':
         report.paused += await this.deps.subscriptions.pauseWorkspace(workspaceId, 'tokens_revoked');
         await claim.release();
-        logger.warn({ slackError: outcome.error }, 'digests paused: the Slack token no longer works');
+        // Nobody in the workspace can be told by a post (the same refusal): `resumo listar`, the Home and a command's
+        // answer say it; the log tells whoever runs the bot.
+        logger.error(
+          { slackError: outcome.error },
+          'digests paused: Slack refuses the app or its token in this workspace; reinstall the app (or set a new ' +
+            'SLACK_BOT_TOKEN) with the manifest scopes, which resumes them',
+        );
         return;
       case 'retry':
         await this.giveBack(job, this.backoff);

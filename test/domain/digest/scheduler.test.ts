@@ -667,6 +667,18 @@ describe('Slack failures', () => {
       CHANNELS.general,
       (h: Harness) => h.slack.failNext('chat.postMessage', { error: 'restricted_action_read_only_channel' }),
     ],
+    // "Make sure your app is a member of the conversation it's attempting to post a message to."
+    [
+      'no_permission',
+      CHANNELS.general,
+      (h: Harness) => h.slack.failNext('chat.postMessage', { error: 'no_permission' }),
+    ],
+    // "Administrators have suspended the ability to post a message" (Enterprise Key Management).
+    [
+      'ekm_access_denied',
+      CHANNELS.general,
+      (h: Harness) => h.slack.failNext('chat.postMessage', { error: 'ekm_access_denied' }),
+    ],
   ] as const) {
     it(`${name}: the subscription is removed and the subscriber gets a DM`, async () => {
       const h = await start();
@@ -686,6 +698,52 @@ describe('Slack failures', () => {
       expect((await replica.scheduler.tick()).due).toBe(0);
     });
   }
+
+  // Refusals Slack documents for the token or the app, not the channel: the app lacks chat:write, the token is not
+  // a bot token, the workspace's network policy or org keeps it out. No post can succeed until a reinstall (or, with
+  // SLACK_BOT_TOKEN, a new token): the workspace's digests pause, as for a revoked token.
+  for (const error of ['missing_scope', 'not_allowed_token_type', 'accesslimited'] as const) {
+    it(`${error}: the workspace's digests pause at once; nothing is built or read upstream for days after`, async () => {
+      const h = await start();
+      await h.subscribe({ channelId: CHANNELS.general });
+      await h.subscribe({ channelId: CHANNELS.stockroom, stockroomId: 2 });
+      const replica = h.replica();
+      h.slack.failNext('chat.postMessage', { error }, 10_000);
+      h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+      expect(await replica.scheduler.tick()).toMatchObject({ builds: 2, posted: 0, failed: 0, paused: 2 });
+      for (const channelId of [CHANNELS.general, CHANNELS.stockroom])
+        expect((await replica.store.get(WS, channelId))?.paused).toBe('tokens_revoked');
+      const calls = h.dataCalls().length;
+      const posts = () => h.slack.calls.filter((call) => call.method === 'chat.postMessage').length;
+      const tried = posts();
+
+      // Ticks every half hour for the rest of that day and two more, as replicas would (until 2026-11-27 each
+      // released its claim with a backoff of up to 30 min and built the digests again, all day, every day).
+      let builds = 0;
+      for (let at = saoPaulo(2026, 11, 23, 8, 30); at <= saoPaulo(2026, 11, 25, 23, 30); at += 30 * MINUTE) {
+        h.clock.set(at);
+        builds += (await replica.scheduler.tick()).builds;
+      }
+      expect(builds).toBe(0);
+      expect(h.dataCalls()).toHaveLength(calls);
+      expect(posts()).toBe(tried);
+      // Nobody can be told in Slack by a post (the same refusal); `resumo listar` and the Home say it is paused.
+      expect(h.posts(CHANNELS.general)).toEqual([]);
+      expect(h.dms(SUBSCRIBER)).toEqual([]);
+    });
+  }
+
+  it('org_login_required (a migration to an Enterprise org under way) is waited out: retried, nothing paused', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    const replica = h.replica();
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    h.slack.failNext('chat.postMessage', { error: 'org_login_required' });
+    expect(await replica.scheduler.tick()).toMatchObject({ posted: 0, failed: 1, paused: 0 });
+    expect((await replica.store.get(WS, CHANNELS.general))?.paused).toBeNull();
+    h.clock.advance(MINUTE);
+    expect((await replica.scheduler.tick()).posted).toBe(1);
+  });
 
   it('the subscriber is told even when Slack rate-limits the DM (it waits for Retry-After, as a post does)', async () => {
     const h = await start();
