@@ -192,7 +192,10 @@ export class Keys {
   digestPostSlot(workspaceId: string, channelId: string): string {
     return `${this.prefix}digest:${workspaceId}:${channelId}:post-slot`;
   }
-  /** Per company and material (hash field = material id): its stockroom, as the digest last saw it in request items. */
+  /**
+   * Per company and material (hash field = material id): its stockroom, as the digest last saw it in request items
+   * until 2026-11-27 (the last known stock keeps its stockroom since); read for entries kept before, never written.
+   */
   digestMaterials(workspaceId: string, empresaId: number | null): string {
     return `${this.prefix}digest:${workspaceId}:materials:c${empresaId ?? ''}`;
   }

@@ -8,6 +8,12 @@ export interface LastKnownStock {
   minimum: number | null;
   maximum: number | null;
   requestId: number;
+  /**
+   * The stockroom of that request: a request's items are those of its stockroom (the API lists only items whose
+   * material is registered there), so the balance is that stockroom's. Null when the request's stockroom was not
+   * known when it was read; absent in entries kept before 2026-11-27, when no stockroom was kept with the stock.
+   */
+  stockroomId?: number | null;
   /** Epoch ms when the bot read it. */
   seenAt: number;
 }
@@ -37,7 +43,11 @@ export class StockStore {
     private readonly keys: Keys,
   ) {}
 
-  /** Keeps each entry unless one seen later is there; one read and one write for the whole list. */
+  /**
+   * Keeps each entry unless one seen later is there; one read and one write for the whole list. An entry that does
+   * not know its stockroom keeps the one kept for the same request (the same request read again, its stockroom
+   * learnt since).
+   */
   async record(scope: MaterialScope, entries: readonly LastKnownStock[]): Promise<void> {
     const newest = new Map<number, LastKnownStock>();
     for (const entry of entries) {
@@ -51,8 +61,38 @@ export class StockStore {
     const writes: Record<string, string> = {};
     fields.forEach((field, i) => {
       const entry = newest.get(Number(field)) as LastKnownStock;
-      const kept = seenAtOf(current[i] ?? null);
-      if (kept === null || kept <= entry.seenAt) writes[field] = JSON.stringify(entry);
+      const kept = parseKept(current[i] ?? null);
+      if (kept !== null && typeof kept.seenAt === 'number' && kept.seenAt > entry.seenAt) return;
+      const keptStockroom =
+        typeof kept?.stockroomId === 'number' && kept.requestId === entry.requestId ? kept.stockroomId : null;
+      writes[field] = JSON.stringify(
+        typeof entry.stockroomId === 'number' || keptStockroom === null
+          ? entry
+          : { ...entry, stockroomId: keptStockroom },
+      );
+    });
+    await this.kv.hsetMany(key, writes);
+  }
+
+  /**
+   * A request's stockroom learnt after its items were recorded (from its history or a list row): each material's
+   * entry still from that request, and without a stockroom, gets it. An entry from another request is left alone.
+   * One read, and one write when anything changes.
+   */
+  async place(
+    scope: MaterialScope,
+    placements: readonly { materialId: number; requestId: number; stockroomId: number }[],
+  ): Promise<void> {
+    if (placements.length === 0) return;
+    const key = this.keys.lastKnownStock(scope.workspaceId, scope.empresaId);
+    const fields = placements.map((placement) => String(placement.materialId));
+    const current = await this.kv.hgetMany(key, fields);
+    const writes: Record<string, string> = {};
+    placements.forEach((placement, i) => {
+      const kept = parseKept(current[i] ?? null);
+      if (kept === null || kept.requestId !== placement.requestId || typeof kept.stockroomId === 'number')
+        return;
+      writes[String(placement.materialId)] = JSON.stringify({ ...kept, stockroomId: placement.stockroomId });
     });
     await this.kv.hsetMany(key, writes);
   }
@@ -99,7 +139,7 @@ export class StockStore {
 
   /**
    * Everything kept of the company's materials for the workspace (its stock, names, and the stockroom the digest
-   * noted for each): the link went, or now points to another company.
+   * noted for each until 2026-11-27): the link went, or now points to another company.
    */
   async forget(scope: MaterialScope): Promise<void> {
     const { workspaceId, empresaId } = scope;
@@ -112,12 +152,12 @@ export class StockStore {
   }
 }
 
-/** The `seenAt` of a kept entry; null when there is none or it cannot be read (then the new one replaces it). */
-function seenAtOf(raw: string | null): number | null {
+/** A kept entry; null when there is none or it cannot be read (then the new one replaces it). */
+function parseKept(raw: string | null): Partial<LastKnownStock> | null {
   if (raw === null) return null;
   try {
-    const seenAt = (JSON.parse(raw) as Partial<LastKnownStock>).seenAt;
-    return typeof seenAt === 'number' ? seenAt : null;
+    const kept = JSON.parse(raw) as unknown;
+    return typeof kept === 'object' && kept !== null ? (kept as Partial<LastKnownStock>) : null;
   } catch {
     return null;
   }

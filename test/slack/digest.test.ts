@@ -105,6 +105,41 @@ describe('/estoque resumo', () => {
     for (const name of below.slice(0, 5)) expect(text).toContain(`*${name}* — saldo`);
   });
 
+  it('a stockroom digest (almox:) lists the materials below minimum a request detail of that stockroom showed', async () => {
+    const [id] = DEMO_FACTS.company1.requestsWithItemsBelowMinimum;
+    const stockroomId = h.sandbox.data.company(1)?.requests.find((r) => r.record.solicitacaoMaterialId === id)
+      ?.record.almoxarifado;
+    const subscribed = await h.command('/estoque', `resumo assinar almox:${stockroomId}`);
+    await h.nextMessage(subscribed.sentAt, { channel: CHANNELS.stockroom, ephemeral: false });
+    expect(await eventually(subscription)).toMatchObject({ stockroomId });
+    // Nothing is new since the last post: the digest reads no request items itself.
+    const now = Date.now();
+    await h.container.subscriptions.markPosted(TEAM, CHANNELS.stockroom, {
+      day: '2000-01-01',
+      postedAt: now,
+      coveredUntil: now,
+    });
+    const asked = await h.command('/solicitacao', String(id));
+    const detail = await h.nextMessage(asked.sentAt, { userId: USERS.member, ephemeral: true });
+    const below = (detail.blocks as { text?: { text?: string } }[])
+      .map((block) => block.text?.text ?? '')
+      .filter((text) => text.includes('abaixo do mínimo'))
+      .map((text) => /^\*([^*]+)\*/.exec(text)?.[1]);
+    expect(below.length).toBeGreaterThan(0);
+
+    const result = await h.command('/estoque', 'resumo agora');
+    const digest = await eventually(() =>
+      h.slack.messages.find(
+        (m) =>
+          m.at >= result.sentAt && m.channel === CHANNELS.stockroom && !m.ephemeral && /Resumo/.test(m.text),
+      ),
+    );
+    const text = textOf(digest);
+    // Until 2026-11-27: "nenhum entre os saldos conhecidos", while a digest of every stockroom listed them.
+    expect(text).toMatch(/Materiais abaixo do mínimo:\* \d/);
+    for (const name of below.slice(0, 5)) expect(text).toContain(`*${name}* — saldo`);
+  });
+
   it('Slack refusing the app (missing_scope): who asks is told an admin must reinstall it, not to retry', async () => {
     await subscribe();
     h.slack.failNext('chat.postMessage', { error: 'missing_scope' }, 2);

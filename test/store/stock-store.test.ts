@@ -90,6 +90,46 @@ describe('StockStore stock', () => {
     await store.record(T1, []);
   });
 
+  it("keeps the stockroom of each balance's request; a read of the same request that does not know it keeps it", async () => {
+    await store.record(T1, [
+      { ...stock(1, 10), stockroomId: 2 },
+      { ...stock(2, 10), stockroomId: 2 },
+    ]);
+    // The same request read again later by someone who does not know its stockroom (a `/solicitacao`); material 2
+    // then seen in another request, whose stockroom is not known either.
+    await store.record(T1, [
+      { ...stock(1, 20), stockroomId: null },
+      { ...stock(2, 20), requestId: 1400, stockroomId: null },
+    ]);
+    const all = await store.all(T1);
+    expect(all.get(1)).toMatchObject({ seenAt: 20, requestId: 1312, stockroomId: 2 });
+    expect(all.get(2)).toMatchObject({ seenAt: 20, requestId: 1400, stockroomId: null });
+  });
+
+  it("place gives a request's stockroom to the entries still from that request, and to no other", async () => {
+    await store.record(T1, [
+      { ...stock(1, 10), stockroomId: null },
+      { ...stock(2, 10), requestId: 1400, stockroomId: null },
+      { ...stock(3, 10), stockroomId: 3 },
+      // Kept before stockrooms were (2026-11-27): no field at all.
+      stock(4, 10),
+    ]);
+    await store.place(
+      T1,
+      [1, 2, 3, 4, 5].map((materialId) => ({ materialId, requestId: 1312, stockroomId: 1 })),
+    );
+    const all = await store.all(T1);
+    expect([...all.values()].map((e) => [e.materialId, e.stockroomId])).toEqual([
+      [1, 1],
+      [2, null],
+      [3, 3],
+      [4, 1],
+    ]);
+    // Nothing else of the entries moves.
+    expect(all.get(1)).toEqual({ ...stock(1, 10), stockroomId: 1 });
+    await store.place(T1, []);
+  });
+
   it('a damaged entry is replaced by a readable one, not a reason to keep nothing', async () => {
     await redis.redis.hset(redis.keys.lastKnownStock('T1', 1), '1', '{not json');
     await store.record(T1, [stock(1, 3)]);

@@ -1,7 +1,7 @@
 import { errFields } from '../../lib/logger.js';
 import { definedOnly } from '../../lib/objects.js';
 import { fold } from '../../lib/text.js';
-import type { MaterialScope } from '../../store/stock-store.js';
+import type { LastKnownStock, MaterialScope } from '../../store/stock-store.js';
 import { isLastingRefusal, isTransient } from '../../upstream/budget-errors.js';
 import { fetchAllPages, type Page } from '../../upstream/client.js';
 import { UpstreamNotFoundError } from '../../upstream/errors.js';
@@ -106,7 +106,8 @@ export class DigestService {
   constructor(
     private readonly deps: DomainDeps,
     private readonly services: { requests: RequestService; purchases: PurchaseService },
-    private readonly notes: DigestMaterialNotes,
+    /** What the digest noted of materials' stockrooms until 2026-11-27: read for entries kept before then. */
+    private readonly legacyNotes: DigestMaterialNotes,
     options: { maxItemReads?: number } = {},
   ) {
     this.maxItemReads = options.maxItemReads ?? DIGEST_MAX_ITEM_READS;
@@ -127,7 +128,7 @@ export class DigestService {
   async build(query: DigestQuery): Promise<DigestView> {
     const since = this.effectiveSince(query.since);
     const ws = await this.deps.workspaces.resolve(query.workspaceId, 'digest', query.correlationId);
-    const [opened, inProgress, pending] = await Promise.all([
+    const [opened, { answer: inProgress, rows: recentRows }, pending] = await Promise.all([
       this.openedSince(ws, query.stockroomId, since),
       this.inProgress(ws, query.stockroomId),
       // A stockroom whose pending purchases cannot be read now is counted, not the digest's failure.
@@ -136,7 +137,10 @@ export class DigestService {
     // The document gives the list no order: the newest (highest numbers) first, whatever order the page came in.
     const openedRows = newestFirst(opened.data.rows);
     const itemListsRead = await this.readNewItems(ws, openedRows);
-    const belowMinimum = await this.belowMinimum(materialScope(ws), query.stockroomId);
+    const belowMinimum = await this.belowMinimum(materialScope(ws), query.stockroomId, [
+      ...openedRows,
+      ...recentRows,
+    ]);
 
     const pendingRows = pending.data.groups.flatMap((group) =>
       group.purchases.map((purchase) => ({ purchase, stockroom: group.stockroom })),
@@ -211,10 +215,11 @@ export class DigestService {
     };
   }
 
+  /** The open requests of the last 30 days by status, and the rows read (each names its request's stockroom). */
   private async inProgress(
     ws: WorkspaceContext,
     stockroomId: number | null,
-  ): Promise<Answer<InProgressSection>> {
+  ): Promise<{ answer: Answer<InProgressSection>; rows: MaterialRequest[] }> {
     const fromDay = localDateDaysAgo(this.deps.now(), this.deps.timeZone, IN_PROGRESS_DAYS);
     const freshness: Freshness[] = [];
     // Pages of different ages (each its own cache entry) can both hold a request the list moved: counted once.
@@ -243,21 +248,25 @@ export class DigestService {
         b.count - a.count || (a.status ?? Number.MAX_SAFE_INTEGER) - (b.status ?? Number.MAX_SAFE_INTEGER),
     );
     return {
-      data: {
-        total: statuses.reduce((sum, entry) => sum + entry.count, 0),
-        statuses,
-        fromDay,
-        complete: all.complete,
+      answer: {
+        data: {
+          total: statuses.reduce((sum, entry) => sum + entry.count, 0),
+          statuses,
+          fromDay,
+          complete: all.complete,
+        },
+        freshness: oldest(freshness),
       },
-      freshness: oldest(freshness),
+      rows: all.rows,
     };
   }
 
   /**
    * Reads the items of the newest new requests (one call each, cached and shared with `/solicitacao`), which
-   * records the stock they show. A spent budget or a transient upstream failure ends the reading, a lasting
-   * refusal skips that request; neither fails the digest: the stock already known still shows. Returns how
-   * many item lists were read.
+   * records the stock they show with the request's stockroom (its list row names it; items from the cache, read
+   * by someone who did not know it, are placed there). A spent budget or a transient upstream failure ends the
+   * reading, a lasting refusal skips that request; neither fails the digest: the stock already known still shows.
+   * Returns how many item lists were read.
    */
   private async readNewItems(ws: WorkspaceContext, requests: MaterialRequest[]): Promise<number> {
     let read = 0;
@@ -266,10 +275,13 @@ export class DigestService {
       try {
         const items = await this.deps.reader.read(ws, 'requestItems', { id }, async (call) => {
           const rows: RequestItem[] = await this.deps.client.listRequestItems(call, id);
-          await this.services.requests.recordStock(ws, rows);
+          await this.services.requests.recordStock(ws, rows, request.almoxarifado);
           return rows;
         });
-        await this.notes.record(materialScope(ws), request.almoxarifado, items.data);
+        if (items.freshness.fromCache)
+          await this.services.requests
+            .placeStock(ws, items.data, request.almoxarifado)
+            .catch((error: unknown) => this.deps.logger.warn(errFields(error), 'stock not placed'));
         read += 1;
       } catch (error) {
         if (error instanceof UpstreamNotFoundError) continue;
@@ -296,18 +308,42 @@ export class DigestService {
     return read;
   }
 
+  /**
+   * The materials whose last known stock is below their minimum; with `almox:`, those whose stock is that
+   * stockroom's: the stockroom recorded with it, else the one `requests` (the list rows this digest read) give
+   * its request, which is then recorded too (StockStore.place); an entry kept before stockrooms were (2026-11-27)
+   * falls back on the stockroom the digest noted for its material then. Until 2026-11-27 only those notes, written
+   * by the digest's own item reads, counted: what `/solicitacao` showed never reached a stockroom's digest.
+   */
   private async belowMinimum(
     scope: MaterialScope,
     stockroomId: number | null,
+    requests: readonly MaterialRequest[],
   ): Promise<Pick<BelowMinimumSection, 'total' | 'rows'>> {
-    const [stock, notes, names] = await Promise.all([
+    const [stock, legacyNotes, names] = await Promise.all([
       this.deps.stock.all(scope),
-      this.notes.all(scope),
+      this.legacyNotes.all(scope),
       this.deps.stock.names(scope),
     ]);
+    const requestStockroom = new Map(requests.map((row) => [row.solicitacaoMaterialId, row.almoxarifado]));
+    const placements = [...stock.values()].flatMap((entry) => {
+      const placed =
+        typeof entry.stockroomId === 'number' ? undefined : requestStockroom.get(entry.requestId);
+      return placed === undefined ? [] : [{ ...entry, stockroomId: placed }];
+    });
+    await this.deps.stock
+      .place(scope, placements)
+      .catch((error: unknown) => this.deps.logger.warn(errFields(error), 'stock not placed'));
+    for (const entry of placements) stock.set(entry.materialId, entry);
+    const stockroomOf = (entry: LastKnownStock): number | null =>
+      typeof entry.stockroomId === 'number'
+        ? entry.stockroomId
+        : entry.stockroomId === undefined
+          ? (legacyNotes.get(entry.materialId)?.stockroomId ?? null)
+          : null;
     const rows = [...stock.values()]
       .filter((entry) => entry.minimum !== null && entry.current < entry.minimum)
-      .filter((entry) => stockroomId === null || notes.get(entry.materialId)?.stockroomId === stockroomId)
+      .filter((entry) => stockroomId === null || stockroomOf(entry) === stockroomId)
       .map((entry) => ({ stock: entry, name: names.get(entry.materialId) ?? null }))
       .sort((a, b) => shortfall(a.stock) - shortfall(b.stock) || a.stock.materialId - b.stock.materialId);
     return { total: rows.length, rows: rows.slice(0, DIGEST_TOP_ROWS) };

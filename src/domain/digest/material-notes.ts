@@ -1,30 +1,24 @@
 import type { Keys } from '../../store/keys.js';
 import type { KeyValue } from '../../store/kv.js';
 import type { MaterialScope } from '../../store/stock-store.js';
-import type { RequestItem } from '../../upstream/schemas.js';
 
-/** The stockroom of the request a material was last seen in. */
+/** The stockroom of the request a material was last seen in, as the digest noted it until 2026-11-27. */
 export interface MaterialNote {
   stockroomId: number;
 }
 
 /**
- * The last known stock (StockStore) is kept per material without its stockroom. The digest, which reads request
- * items anyway, notes it here (`digestMaterials`, per company, field = material id) so it can keep a stockroom's digest to
- * that stockroom's materials, at no extra call. Names are kept by the StockStore, wherever they were seen.
+ * Until 2026-11-27 the last known stock (StockStore) was kept without its stockroom, and the digest noted here
+ * (`digestMaterials`, per company, field = material id) the stockroom of the request items it read itself, so that
+ * a stockroom's digest missed what `/solicitacao` showed. The stock now keeps its stockroom; these notes are only
+ * read, for entries kept before then, and nothing writes them. Forgotten with the rest of the company's materials
+ * (StockStore.forget).
  */
 export class DigestMaterialNotes {
   constructor(
     private readonly kv: KeyValue,
     private readonly keys: Keys,
   ) {}
-
-  /** One write for the whole list. Forgotten with the rest of the company's materials (StockStore.forget). */
-  async record(scope: MaterialScope, stockroomId: number, items: RequestItem[]): Promise<void> {
-    const note = JSON.stringify({ stockroomId } satisfies MaterialNote);
-    const fields = Object.fromEntries(items.map((item) => [String(item.material), note]));
-    await this.kv.hsetMany(this.keys.digestMaterials(scope.workspaceId, scope.empresaId), fields);
-  }
 
   async all(scope: MaterialScope): Promise<Map<number, MaterialNote>> {
     const raw = await this.kv.hgetall(this.keys.digestMaterials(scope.workspaceId, scope.empresaId));

@@ -1,6 +1,7 @@
 import { orAfter } from '../../lib/deadline.js';
 import { errFields } from '../../lib/logger.js';
 import { definedOnly } from '../../lib/objects.js';
+import { fold } from '../../lib/text.js';
 import type { LastKnownStock } from '../../store/stock-store.js';
 import type { UserMatch } from '../../store/user-match-store.js';
 import { type CallObserver, isLastPage, isPastLastPage, type Page } from '../../upstream/client.js';
@@ -18,6 +19,7 @@ import {
 import type { DomainDeps } from '../deps.js';
 import { NotFoundError, UserEmailUnavailableError, UserNotMatchedError } from '../errors.js';
 import { type BlockRef, pageOutOfBlocks } from '../page-blocks.js';
+import { readStockrooms } from '../stock/catalog-service.js';
 import type {
   Answer,
   RequestDetailView,
@@ -118,7 +120,12 @@ export class RequestService {
       ).catch(() => null);
       last = lastPage?.data.rows.at(-1) ?? last;
     }
-    const header = await this.withListNames(ws, id, history ? headerOf(history.data.rows[0], last) : null);
+    const { header, row } = await this.withListNames(
+      ws,
+      id,
+      history ? headerOf(history.data.rows[0], last) : null,
+    );
+    await this.placeItems(ws, itemsAnswer.data, row?.almoxarifado ?? header?.stockroomName ?? null);
     return {
       data: {
         id,
@@ -410,15 +417,20 @@ export class RequestService {
     ws: WorkspaceContext,
     id: number,
     header: RequestHeader | null,
-  ): Promise<RequestHeader | null> {
-    if (!header || isNamed(header)) return header;
+  ): Promise<{ header: RequestHeader | null; row?: MaterialRequest }> {
+    if (!header || isNamed(header)) return { header };
     const now = this.deps.now();
     const boundMs = Math.min(HEADER_LOOKUP_MS, (ws.call.deadline ?? Number.POSITIVE_INFINITY) - now);
-    if (boundMs <= 0) return header;
+    if (boundMs <= 0) return { header };
     let named = header;
+    /** The list row the names came from: its stockroom id places the items' last known stock (placeItems). */
+    let found: MaterialRequest | undefined;
     const lookup = async () => {
       const saved = await this.savedListRow(ws, id);
-      if (saved) named = withNamesOf(named, saved);
+      if (saved) {
+        named = withNamesOf(named, saved);
+        found = saved;
+      }
       if (isNamed(named) || ws.savedOnly) return;
       const { credential, correlationId } = ws.call;
       const nicety: WorkspaceContext = {
@@ -431,7 +443,10 @@ export class RequestService {
         },
       };
       const { row } = await this.findListRow(nicety, id, { maxPages: HEADER_LOOKUP_PAGES });
-      if (row) named = withNamesOf(named, row);
+      if (row) {
+        named = withNamesOf(named, row);
+        found = row;
+      }
     };
     // The calls end at that deadline; the net is for waits that are not calls (a refresh of the same page that
     // another reader or replica makes at its own pace, a store that is slow to answer).
@@ -454,7 +469,7 @@ export class RequestService {
         { requestId: id, boundMs },
         'request names not found in time; answered without them',
       );
-    return named;
+    return { header: named, ...(found && { row: found }) };
   }
 
   /**
@@ -490,6 +505,37 @@ export class RequestService {
     }
   }
 
+  /**
+   * The request's stockroom, once the detail knows it, given to the last known stock its items recorded (they are
+   * that stockroom's: the API lists only items of materials registered there), so a digest of that stockroom lists
+   * them (until 2026-11-27 only the digest's own item reads knew their stockroom). `stockroom`: the id from the
+   * request's list row, else the name from its history, matched to the saved stockroom list (no call; a name that
+   * is not there, or not there once, places nothing). Never fails the answer.
+   */
+  private async placeItems(
+    ws: WorkspaceContext,
+    items: readonly RequestItem[],
+    stockroom: number | string | null,
+  ): Promise<void> {
+    if (items.length === 0 || stockroom === null) return;
+    try {
+      const stockroomId =
+        typeof stockroom === 'number' ? stockroom : await this.savedStockroomNamed(ws, stockroom);
+      if (stockroomId !== null) await this.placeStock(ws, items, stockroomId);
+    } catch (error) {
+      this.deps.logger.warn(errFields(error), 'stockroom of the last known stock not recorded');
+    }
+  }
+
+  /** The id of the one active stockroom of the saved list with this name (accents and case aside); else null. */
+  private async savedStockroomNamed(ws: WorkspaceContext, name: string): Promise<number | null> {
+    const wanted = fold(name.trim());
+    if (wanted === '') return null;
+    const saved = await readStockrooms(this.deps, ws, { savedOnly: true }).catch(() => null);
+    const matches = (saved?.data ?? []).filter((s) => fold(s.nome?.trim() ?? '') === wanted);
+    return matches.length === 1 && matches[0] ? matches[0].almoxarifado : null;
+  }
+
   /** Names kept from elsewhere for items that came without one; no store read when every item is named. */
   private async namesOfUnnamed(
     ws: WorkspaceContext,
@@ -503,10 +549,15 @@ export class RequestService {
   }
 
   /**
-   * Every read of request items updates the newest stock seen per material (never shown as live) and the
-   * materials' last known names.
+   * Every read of request items updates the newest stock seen per material (never shown as live), with the
+   * request's stockroom when the reader knows it (null: placed later, placeStock), and the materials' last known
+   * names.
    */
-  async recordStock(ws: WorkspaceContext, items: RequestItem[]): Promise<void> {
+  async recordStock(
+    ws: WorkspaceContext,
+    items: RequestItem[],
+    stockroomId: number | null = null,
+  ): Promise<void> {
     const scope = materialScope(ws);
     const seenAt = this.deps.now();
     const entries: LastKnownStock[] = items.map((item) => ({
@@ -515,6 +566,7 @@ export class RequestService {
       minimum: item.estoqueMinimo ?? null,
       maximum: item.estoqueMaximo ?? null,
       requestId: item.solicitacaoMaterialId,
+      stockroomId,
       seenAt,
     }));
     await Promise.all([
@@ -524,6 +576,18 @@ export class RequestService {
         items.map((item) => [item.material, item.material_Nome] as const),
       ),
     ]).catch((error: unknown) => this.deps.logger.warn(errFields(error), 'last known stock not recorded'));
+  }
+
+  /** The stockroom of the request these items were read from, learnt after they were recorded (StockStore.place). */
+  async placeStock(ws: WorkspaceContext, items: readonly RequestItem[], stockroomId: number): Promise<void> {
+    await this.deps.stock.place(
+      materialScope(ws),
+      items.map((item) => ({
+        materialId: item.material,
+        requestId: item.solicitacaoMaterialId,
+        stockroomId,
+      })),
+    );
   }
 }
 

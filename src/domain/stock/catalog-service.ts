@@ -4,18 +4,21 @@ import type { DomainDeps } from '../deps.js';
 import type { Answer, CatalogEntry } from '../views.js';
 import type { WorkspaceContext } from '../workspace.js';
 
+/** The active stockrooms of the workspace's company, through the cache (one entry, whoever reads it). */
+export function readStockrooms(
+  deps: Pick<DomainDeps, 'reader' | 'client'>,
+  ws: WorkspaceContext,
+  options?: ReadOptions,
+): Promise<Answer<Stockroom[]>> {
+  return deps.reader.read(ws, 'stockrooms', null, (call) => deps.client.listStockrooms(call), options);
+}
+
 /** Stockrooms, material types and categories: small lists that change rarely, cached for hours. */
 export class CatalogService {
   constructor(private readonly deps: DomainDeps) {}
 
   stockrooms(ws: WorkspaceContext, options?: ReadOptions): Promise<Answer<Stockroom[]>> {
-    return this.deps.reader.read(
-      ws,
-      'stockrooms',
-      null,
-      (call) => this.deps.client.listStockrooms(call),
-      options,
-    );
+    return readStockrooms(this.deps, ws, options);
   }
 
   async types(ws: WorkspaceContext, options?: ReadOptions): Promise<Answer<CatalogEntry[]>> {

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { looksClosed } from '../../../src/domain/digest/digest-service.js';
+import { RequestService } from '../../../src/domain/requests/request-service.js';
+import { CatalogService } from '../../../src/domain/stock/catalog-service.js';
 import { renderDigest } from '../../../src/render/digest.js';
 import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
 import { type Harness, saoPaulo, startDigestHarness, WS } from '../../helpers/digest-harness.js';
@@ -59,6 +61,84 @@ describe('DigestService', () => {
     });
     expect(h.dataCalls().length).toBe(calls);
     expect(again.freshness.fromCache).toBe(true);
+  });
+
+  it('a stockroom digest lists what is below minimum in its stockroom however the bot read it, even a month later', async () => {
+    harness = await startDigestHarness(saoPaulo(2026, 11, 23, 8));
+    const h = harness;
+    const replica = h.replica();
+    const ws = await replica.domain.workspaces.resolve(WS, 'interactive');
+    const scope = { workspaceId: WS, empresaId: DEMO_FACTS.company1.empresa };
+    // The stockroom list was read earlier (`/estoque almoxarifados`, a digest of every stockroom): it is saved.
+    await new CatalogService(replica.domain).stockrooms(ws);
+    // `/solicitacao <id>`: the items of a request of one stockroom, read outside any digest.
+    const [id] = DEMO_FACTS.company1.requestsWithItemsBelowMinimum;
+    const stockroomId = h.sandbox.data.company(1)?.requests.find((r) => r.record.solicitacaoMaterialId === id)
+      ?.record.almoxarifado;
+    const other = DEMO_FACTS.company1.activeStockrooms.find(
+      (s) => s.almoxarifado !== stockroomId,
+    )!.almoxarifado;
+    const detail = await new RequestService(replica.domain).detail(ws, id!, 1);
+    const below = detail.data.items
+      .filter((item) => item.estoqueMinimo !== null && item.estoqueAtual < item.estoqueMinimo)
+      .map((item) => item.material);
+    expect(below.length).toBeGreaterThan(0);
+    // The last known stock records whose stockroom it is.
+    const stock = await replica.domain.stock.all(scope);
+    for (const material of below) expect(stock.get(material)).toMatchObject({ requestId: id, stockroomId });
+
+    // A month and more later the request is no longer among the 30 days a digest reads; nothing is new.
+    h.clock.advance(40 * DAY);
+    const digest = (stockroom: number) =>
+      replica.digests.build({ workspaceId: WS, stockroomId: stockroom, since: h.clock.now() });
+    const own = await digest(stockroomId!);
+    expect(own.belowMinimum.itemListsRead).toBe(0);
+    // Until 2026-11-27 a stockroom digest kept only what its own item reads had seen: none of these.
+    expect(own.belowMinimum.rows.map((row) => row.stock.materialId)).toEqual(expect.arrayContaining(below));
+    const elsewhere = await digest(other);
+    for (const row of elsewhere.belowMinimum.rows) expect(row.stock.requestId).not.toBe(id);
+  });
+
+  it('a stock whose stockroom was not known when read takes it from the rows a digest reads; one kept before, from its note', async () => {
+    harness = await startDigestHarness(saoPaulo(2026, 11, 23, 8));
+    const h = harness;
+    const replica = h.replica();
+    const ws = await replica.domain.workspaces.resolve(WS, 'interactive');
+    const scope = { workspaceId: WS, empresaId: DEMO_FACTS.company1.empresa };
+    // No stockroom list saved: the detail cannot tell its stockroom's id from its name.
+    const [id] = DEMO_FACTS.company1.requestsWithItemsBelowMinimum;
+    const stockroomId = h.sandbox.data.company(1)?.requests.find((r) => r.record.solicitacaoMaterialId === id)
+      ?.record.almoxarifado;
+    const detail = await new RequestService(replica.domain).detail(ws, id!, 1);
+    const below = detail.data.items
+      .filter((item) => item.estoqueMinimo !== null && item.estoqueAtual < item.estoqueMinimo)
+      .map((item) => item.material);
+    for (const material of below)
+      expect((await replica.domain.stock.all(scope)).get(material)?.stockroomId).toBeNull();
+    // A material kept before stockrooms were kept with the stock (2026-11-27), which the digest noted then.
+    const legacy = { materialId: 99_001, current: 0, minimum: 3, maximum: null, requestId: 1, seenAt: 1 };
+    await h.redis.redis.hset(
+      h.redis.keys.lastKnownStock(WS, scope.empresaId),
+      String(legacy.materialId),
+      JSON.stringify(legacy),
+    );
+    await h.redis.redis.hset(
+      h.redis.keys.digestMaterials(WS, scope.empresaId),
+      String(legacy.materialId),
+      JSON.stringify({ stockroomId }),
+    );
+
+    // The request is among the 30 days the stockroom's digest reads: its row names the stockroom.
+    const view = await replica.digests.build({
+      workspaceId: WS,
+      stockroomId: stockroomId!,
+      since: h.clock.now(),
+    });
+    expect(view.belowMinimum.total).toBe(new Set(below).size + 1);
+    expect(view.belowMinimum.rows.map((row) => row.stock.materialId)).toContain(legacy.materialId);
+    // And it is kept: a digest once the request has left those 30 days still finds it.
+    const stock = await replica.domain.stock.all(scope);
+    for (const material of below) expect(stock.get(material)?.stockroomId).toBe(stockroomId);
   });
 
   it('a request whose items upstream refuses for good is skipped: the digest reads the others and is built', async () => {

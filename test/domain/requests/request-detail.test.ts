@@ -52,8 +52,16 @@ function harness() {
   let itemsObserver: CallObserver | undefined;
   let settleItems: { resolve: (a: Answer<unknown>) => void; reject: (e: unknown) => void } | null = null;
   const reader: AnswerReader = {
-    read<T>(ws: WorkspaceContext, endpoint: string): Promise<Answer<T>> {
-      reads.push(endpoint);
+    read<T>(
+      ws: WorkspaceContext,
+      endpoint: string,
+      _params: unknown,
+      _fetch: unknown,
+      options?: ReadOptions,
+    ) {
+      reads.push(options?.savedOnly ? `${endpoint} (saved)` : endpoint);
+      // The saved stockroom list, where the detail looks up its stockroom's name (no call): none saved here.
+      if (endpoint === 'stockrooms') return Promise.resolve(answer([] as T));
       if (endpoint === 'requestItems') {
         itemsObserver = ws.call.observer;
         return new Promise<Answer<T>>((resolve, reject) => {
@@ -118,7 +126,8 @@ describe("a request's detail asks for its history", () => {
     await h.turn();
     h.settle().resolve(answer([ITEM]));
     const view = await h.detail;
-    expect(h.reads).toEqual(['requestItems', 'requestHistory']);
+    // Then the saved stockroom list, for the stockroom of the stock its items showed: no upstream call.
+    expect(h.reads).toEqual(['requestItems', 'requestHistory', 'stockrooms (saved)']);
     expect(view.data.header?.status).toBe(1);
   });
 
