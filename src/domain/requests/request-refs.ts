@@ -8,12 +8,23 @@ const MAX_INT32 = 2_147_483_647;
 
 // Every pattern is linear: a fixed word, bounded separators, a bounded run of digits, a bounded list.
 /**
+ * One number: digits, or digits grouped by the pt-BR thousands separator (`4.105`, `1.234.567`; three digits after
+ * each dot, so `4.5` is the number 4 followed by a decimal part, never 45).
+ */
+const NUMBER = String.raw`(?:\d{1,3}(?:\.\d{3}){1,3}(?![.,]?\d)|\d{1,10}(?!\d))`;
+/** A number of a list after the first: 3 digits or more (a count such as `e 2 itens` is none). */
+const LISTED_NUMBER = String.raw`(?:\d{1,3}(?:\.\d{3}){1,3}(?![.,]?\d)|\d{3,10}(?!\d))`;
+/** A year after a slash (`4105/2025`: Brazilian number/year notation): it ends the list, and is no number of it. */
+const SLASH_NOT_YEAR = String.raw`/(?!\s{0,3}(?:19|20)\d\d(?![\d.]))`;
+/**
  * More numbers after the first, in a list (`SM 4105, 4106`, `SM 4105/4106`; after the plural `solicitações` also
  * `4105, 4106 e 4107`): of 3 digits or more, so a count after the number (`solicitação 4105 e 2 itens`) is none of
  * them, and `e` only where the plural word announced a list (`SM 1312 e 2026` is a request and a year).
  */
 const listTail = (and: boolean) =>
-  String.raw`(?:\s{0,3}(?:,|/${and ? String.raw`|\be\b` : ''})\s{0,3}#?\d{3,10}(?!\d)){0,20}`;
+  String.raw`(?:\s{0,3}(?:,|${SLASH_NOT_YEAR}${and ? String.raw`|\be\b` : ''})\s{0,3}#?${LISTED_NUMBER}){0,20}`;
+/** `/2025` after a number: its year, read and dropped. */
+const YEAR_SUFFIX = String.raw`(?:\s{0,3}/\s{0,3}(?:19|20)\d\d(?![\d.]))?`;
 /** The words that name a request's number, and whether a list after them may go on with `e`. */
 const NAMED: readonly { word: string; and: boolean }[] = [
   // solicitações 4105 (a list announced)
@@ -27,25 +38,41 @@ const NAMED: readonly { word: string; and: boolean }[] = [
   { word: String.raw`\bsm\s{0,3}[-#:]?\s{0,3}`, and: false },
 ];
 const EXPLICIT = [
-  ...NAMED.map(({ word, and }) => new RegExp(`${word}(\\d{1,10}(?!\\d)${listTail(and)})`, 'g')),
+  ...NAMED.map(({ word, and }) => new RegExp(`${word}(${NUMBER}${listTail(and)})`, 'g')),
   // #4105 (not inside a word, a channel or a URL fragment)
-  /(?:^|[^\w&/])#(\d{1,10})(?!\d)/g,
+  new RegExp(String.raw`(?:^|[^\w&/])#(${NUMBER})`, 'g'),
 ];
 /** The words that name a request's number (`solicitação 4105`, `SM 4105`), at the start of a text: one number. */
-const LEADING = NAMED.map(({ word }) => new RegExp(`^\\s*${word}(\\d{1,10})(?!\\d)`));
+const LEADING = NAMED.map(({ word }) => new RegExp(`^\\s*${word}(${NUMBER})${YEAR_SUFFIX}`));
+/**
+ * A number labelled as a purchase (`Compra 7012`, `compra:7012`, `OC 7012`, `Pedido de compra 7012`, `Ordem de
+ * compra: 7012`, `compras 7012, 7013 e 7014`, `Compra agrupadora: 7001`), as the bot's own receipt alerts, digests
+ * and purchase answers write them: never a request's number, whatever else the text holds.
+ */
+const PURCHASE = new RegExp(
+  String.raw`\b(?:(?:ordem|pedido)\s{1,3}de\s{1,3})?(?:compras?(?:\s{1,3}agrupadora)?|oc)\s{0,3}` +
+    String.raw`(?:n\s{0,1}[o.]?s?\s{0,3}|numeros?\s{0,3})?[-#:]?\s{0,3}#?${NUMBER}` +
+    String.raw`(?:\s{0,3}(?:,|/|\be\b)\s{0,3}#?${NUMBER}){0,20}`,
+  'g',
+);
 // A bare number of 4 to 9 digits, not part of a date, time, decimal, id, URL or another number.
 const BARE = /(?:^|[^\w./:,-])(\d{4,9})(?![\w]|[./:,-]\d)/g;
 
 /**
  * Request numbers named in a message, in the order they appear, each once: `solicitação 4105`, `SM 4105`,
- * `#4105`; a bare number of 4 to 9 digits only when none of those is there. Accents and case are ignored (`nº`,
- * `SOLICITAÇÃO`). Slack's own markup is dropped first (`<@U123>`, `<#C123|canal>`, `<https://…|texto>` keeps
- * its label), so ids and links give no numbers. Only ASCII digits count; other scripts' digits are not numbers
- * here. Never throws; any text (empty, huge, hostile) gives at most MAX_REQUEST_REFS positive int32 numbers.
+ * `#4105` (`4.105` and `4105/2025`, number/year, are 4105 too); a bare number of 4 to 9 digits only when none of
+ * those is there. A number labelled as a purchase (`Compra 7012`, `OC 7012`…) is never one, even bare (until
+ * 2026-11-27 the receipt alert's `Compra *7012*` read as request 7012, `4.105` as 4 and `4105/2025` as two).
+ * Accents and case are ignored (`nº`, `SOLICITAÇÃO`). Slack's own markup is dropped first (`<@U123>`,
+ * `<#C123|canal>`, `<https://…|texto>` keeps its label), so ids and links give no numbers. Only ASCII digits
+ * count; other scripts' digits are not numbers here. Never throws; any text (empty, huge, hostile) gives at most
+ * MAX_REQUEST_REFS positive int32 numbers.
  */
 export function findRequestNumbers(text: unknown): number[] {
   if (typeof text !== 'string' || text === '') return [];
-  const plain = fold(stripSlackMarkup(text.slice(0, MAX_TEXT_CHARS))).replace(/º|°|ª/g, 'o');
+  const folded = fold(stripSlackMarkup(text.slice(0, MAX_TEXT_CHARS))).replace(/º|°|ª/g, 'o');
+  // Purchases' numbers are blanked out first (same length: the order of what is left stays the text's).
+  const plain = folded.replace(PURCHASE, (found) => ' '.repeat(found.length));
   const explicit = collect(plain, EXPLICIT);
   if (explicit.length > 0) return explicit;
   return collect(plain, [BARE]);
@@ -60,7 +87,7 @@ export function leadingRequestNumber(text: string): { id: number; rest: string }
   const plain = fold(text.slice(0, MAX_TEXT_CHARS)).replace(/º|°|ª/g, 'o');
   for (const pattern of LEADING) {
     const match = pattern.exec(plain);
-    const id = Number(match?.[1]);
+    const id = numberOf(match?.[1] ?? '');
     if (match && Number.isSafeInteger(id) && id >= 1 && id <= MAX_INT32)
       return { id, rest: plain.slice(match[0].length) };
   }
@@ -75,8 +102,8 @@ function collect(text: string, patterns: RegExp[]): number[] {
       if (numbers === undefined) continue;
       // The captured number, or list of numbers (LIST_TAIL): each, at its place in the text.
       const start = (match.index ?? 0) + match[0].indexOf(numbers);
-      for (const digits of numbers.matchAll(/\d+/g)) {
-        const id = Number(digits[0]);
+      for (const digits of numbers.matchAll(NUMBER_TOKEN)) {
+        const id = numberOf(digits[0]);
         if (Number.isSafeInteger(id) && id >= 1 && id <= MAX_INT32)
           found.push({ at: start + (digits.index ?? 0), id });
       }
@@ -88,6 +115,14 @@ function collect(text: string, patterns: RegExp[]): number[] {
     if (out.length === MAX_REQUEST_REFS) break;
   }
   return out;
+}
+
+/** Each number of a captured list, thousands separators included (`4.105, 4106`). */
+const NUMBER_TOKEN = /\d{1,3}(?:\.\d{3})+(?!\d)|\d+/g;
+
+/** `4.105` is 4105. */
+function numberOf(token: string): number {
+  return Number(token.replaceAll('.', ''));
 }
 
 /** `<…>` markup of a Slack message: mentions and channels vanish, links keep their label (or nothing). */

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { findRequestNumbers, MAX_REQUEST_REFS } from '../../../src/domain/requests/request-refs.js';
+import {
+  findRequestNumbers,
+  leadingRequestNumber,
+  MAX_REQUEST_REFS,
+} from '../../../src/domain/requests/request-refs.js';
 
 describe('findRequestNumbers', () => {
   it.each([
@@ -54,5 +58,54 @@ describe('findRequestNumbers', () => {
     expect(findRequestNumbers('chegou a _4108_?')).toEqual([4108]);
     // An underscore inside a word keeps the number part of that word.
     expect(findRequestNumbers('arquivo relatorio_4109 anexado')).toEqual([]);
+  });
+
+  it('never reads a number labelled as a purchase as a request (the bot’s receipt alert, its digest)', () => {
+    // The feed's receipt alert and the digest's pending purchases (src/render/feed.ts, digest.ts).
+    expect(findRequestNumbers('Compra *7012* recebida (Hidráulica São Jorge Ltda)')).toEqual([]);
+    expect(
+      findRequestNumbers('Compra *7012* recebida em parte (Hidráulica)\nSolicitações: 4105, 4221'),
+    ).toEqual([4105, 4221]);
+    expect(
+      findRequestNumbers(
+        '*4221* · Almoxarifado Central — Márcia\n*Compra 7012* · Almoxarifado Central\nFornecedor: Hidráulica (4)',
+      ),
+    ).toEqual([4221]);
+    for (const text of [
+      'a OC 7012 chegou',
+      'oc:7012',
+      'compra:7012',
+      'Pedido de compra 7012',
+      'Ordem de compra: 7012',
+      'compra nº 7.012',
+      'compras 7012, 7013 e 7014',
+      'Compra agrupadora: 7001',
+      'Solicitações vinculadas à compra 7012',
+      'a compra #7012 foi aprovada',
+    ])
+      expect(findRequestNumbers(text), text).toEqual([]);
+    // Beside a request: only the request.
+    expect(findRequestNumbers('SM 4105 (compra 7012)')).toEqual([4105]);
+    expect(findRequestNumbers('Compra: 7012 — a 4105 está atrasada')).toEqual([4105]);
+  });
+
+  it('reads a pt-BR thousands separator and a number/year as one number', () => {
+    expect(findRequestNumbers('Solicitação nº 4.105')).toEqual([4105]);
+    expect(findRequestNumbers('SM 4.105')).toEqual([4105]);
+    expect(findRequestNumbers('#4.105 chegou')).toEqual([4105]);
+    expect(findRequestNumbers('SM 4105/2025')).toEqual([4105]);
+    expect(findRequestNumbers('solicitação nº 4.105/2026 aprovada')).toEqual([4105]);
+    // A list goes on as before; a decimal is no thousands separator.
+    expect(findRequestNumbers('SM 4105/4106')).toEqual([4105, 4106]);
+    expect(findRequestNumbers('solicitações 4.105, 4.106 e 4107')).toEqual([4105, 4106, 4107]);
+    expect(findRequestNumbers('solicitação 4.5')).toEqual([4]);
+  });
+});
+
+describe('leadingRequestNumber', () => {
+  it('reads the thousands separator and a number/year as findRequestNumbers does', () => {
+    expect(leadingRequestNumber('SM 4.105 historico')).toEqual({ id: 4105, rest: ' historico' });
+    expect(leadingRequestNumber('solicitação nº 4105/2025')).toEqual({ id: 4105, rest: '' });
+    expect(leadingRequestNumber('SM 1312')).toEqual({ id: 1312, rest: '' });
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { NewRequestEvent } from '../../../src/domain/feed/types.js';
+import type { NewRequestEvent, ReceiptEvent } from '../../../src/domain/feed/types.js';
 import { findRequestNumbers } from '../../../src/domain/requests/request-refs.js';
 import { buildViewSubmissionPayload, interaction } from '../../../src/fake-slack/index.js';
 import { renderFeedPost } from '../../../src/render/feed.js';
@@ -451,6 +451,42 @@ describe('message shortcut abrir_solicitacao', () => {
     });
     const choice = await nextView(h, since, 'views.open');
     expect(buttonsOfView(choice).map((b) => b.text?.text)).toEqual(['Solicitação 1312', 'Solicitação 1316']);
+  });
+
+  it('on the bot’s receipt alert, the purchase’s number is no request: its linked requests are', async () => {
+    const receipt = (requestIds: number[]): ReceiptEvent => ({
+      kind: 'recebimentos',
+      id: `${TEAM}:recebimentos:7012:${requestIds.length}`,
+      workspaceId: TEAM,
+      detectedAt: Date.now(),
+      stockroomId: 1,
+      purchaseId: 7012,
+      supplierName: 'Hidráulica São Jorge Ltda',
+      complete: true,
+      requestIds,
+    });
+    const ctx = { timeZone: 'America/Sao_Paulo', now: Date.now() };
+    // No linked request: nothing to open (until 2026-11-27 it opened "Solicitação 7012").
+    const alone = renderFeedPost({ kind: 'channel', channelId: CHANNELS.stockroom }, [receipt([])], ctx);
+    let since = h.slack.views.length;
+    await messageShortcut(h, 'abrir_solicitacao', alone?.text ?? '', {
+      channel: CHANNELS.stockroom,
+      blocks: alone?.blocks ?? [],
+      fromBot: true,
+    });
+    const none = await nextView(h, since, 'views.open');
+    expect(viewText(none)).toContain('Não encontrei número de solicitação nesta mensagem');
+
+    // One linked request: that one opens.
+    const linked = renderFeedPost({ kind: 'channel', channelId: CHANNELS.stockroom }, [receipt([1312])], ctx);
+    since = h.slack.views.length;
+    await messageShortcut(h, 'abrir_solicitacao', linked?.text ?? '', {
+      channel: CHANNELS.stockroom,
+      blocks: linked?.blocks ?? [],
+      fromBot: true,
+    });
+    const opened = await nextView(h, since, 'views.open');
+    expect(viewText(opened)).toContain('Buscando a solicitação 1312');
   });
 
   it('no number: says so; an unknown number: says it was not found', async () => {
