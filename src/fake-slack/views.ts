@@ -64,9 +64,11 @@ export class ViewRegistry {
     return this.live.get(viewId)?.output;
   }
 
-  findByExternalId(externalId: string): FakeViewOutput | undefined {
+  /** The team's view set with this external_id (Slack: "unique for all views on a team"; other teams' are unseen). */
+  findByExternalId(externalId: string, teamId: string): FakeViewOutput | undefined {
     if (externalId === '') return undefined;
-    for (const { output } of this.live.values()) if (output.external_id === externalId) return output;
+    for (const { output } of this.live.values())
+      if (output.external_id === externalId && output.team_id === teamId) return output;
     return undefined;
   }
 

@@ -19,13 +19,25 @@ export const INTERACTIVE_WEB_CLIENT = {
 } as const;
 
 /**
- * Calls tied to a trigger_id (views.open): the trigger dies 3 s after the click, so one quick retry at most, and
- * none that would start after 1.3 s; each attempt at most 1.2 s. The last attempt ends by about 2.5 s.
+ * Calls tied to a trigger_id (the admin lookup before the link modal opens; views.open keeps the same bounds by
+ * hand, views/open-modal.ts): the trigger dies 3 s after the click, so one quick retry at most, and none that would
+ * start after 1.3 s; each attempt at most 1.2 s. The last attempt ends by about 2.5 s.
  */
 export const TRIGGER_WEB_CLIENT = {
   retryConfig: { retries: 1, factor: 1, minTimeout: 100, maxTimeout: 100, maxRetryTime: 1_300 },
   rejectRateLimitedCalls: true,
   timeout: 1_200,
+} as const;
+
+/**
+ * views.open itself, one attempt of TRIGGER_WEB_CLIENT's size: views/open-modal.ts makes its one retry by hand, so
+ * that it knows when a retry refused as `exchanged_trigger_id` follows a first attempt Slack may have carried out
+ * (the modal is then open, its reply lost).
+ */
+export const TRIGGER_OPEN_WEB_CLIENT = {
+  retryConfig: { retries: 0 },
+  rejectRateLimitedCalls: true,
+  timeout: TRIGGER_WEB_CLIENT.timeout,
 } as const;
 
 /**
@@ -40,7 +52,10 @@ export const SINGLE_ATTEMPT_WEB_CLIENT = {
   timeout: 5_000,
 } as const;
 
-type ClientPolicy = typeof TRIGGER_WEB_CLIENT | typeof SINGLE_ATTEMPT_WEB_CLIENT;
+type ClientPolicy =
+  | typeof TRIGGER_WEB_CLIENT
+  | typeof TRIGGER_OPEN_WEB_CLIENT
+  | typeof SINGLE_ATTEMPT_WEB_CLIENT;
 const boundClients = new Map<ClientPolicy, WeakMap<WebClient, WebClient>>();
 
 /**
@@ -72,6 +87,11 @@ function withPolicy(
 /** The workspace's client with the trigger_id policy (TRIGGER_WEB_CLIENT). */
 export function triggerClient(client: WebClient, metrics: Pick<Metrics, 'slackApiError'>): WebClient {
   return withPolicy(client, metrics, TRIGGER_WEB_CLIENT);
+}
+
+/** The workspace's client for views.open's attempts (TRIGGER_OPEN_WEB_CLIENT: one each, retried by the caller). */
+export function triggerOpenClient(client: WebClient, metrics: Pick<Metrics, 'slackApiError'>): WebClient {
+  return withPolicy(client, metrics, TRIGGER_OPEN_WEB_CLIENT);
 }
 
 /** The workspace's client that makes one attempt (SINGLE_ATTEMPT_WEB_CLIENT). */

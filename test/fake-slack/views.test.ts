@@ -125,6 +125,52 @@ describe('fake Slack views', () => {
     expect(fake.views.map((v) => v.via)).toEqual(['views.open', 'views.update', 'views.update']);
   });
 
+  it('keeps external_id unique per team, as Slack does: another team may use it, and cannot update by it', async () => {
+    const mine = clientFor(fake, fake.tokenFor(FAKE_SEED.teamId));
+    const theirs = clientFor(fake, fake.tokenFor(FAKE_SEED.otherTeamId));
+    const opened = await mine.views.open({
+      trigger_id: fake.newTriggerId({ userId: users.admin, teamId: FAKE_SEED.teamId }),
+      view: modal('Vincular', { external_id: 'open-1' }),
+    });
+    expect(opened.view?.external_id).toBe('open-1');
+    // The same team may not open a second view under it.
+    expect(
+      await slackError(
+        mine.views.open({
+          trigger_id: fake.newTriggerId({ userId: users.admin, teamId: FAKE_SEED.teamId }),
+          view: modal('Outra', { external_id: 'open-1' }),
+        }),
+      ),
+    ).toBe('duplicate_external_id');
+    // Another team does not see this team's views: not found by it, and free to use the same id.
+    expect(await slackError(theirs.views.update({ external_id: 'open-1', view: modal('Alheio') }))).toBe(
+      'not_found',
+    );
+    const other = await theirs.views.open({
+      trigger_id: fake.newTriggerId({ userId: users.otherTeamMember, teamId: FAKE_SEED.otherTeamId }),
+      view: modal('Vincular', { external_id: 'open-1' }),
+    });
+    expect(other.view?.id).not.toBe(opened.view?.id);
+    // Each team's update by external_id lands on its own view, with the hash it was given.
+    const updated = await mine.views.update({
+      external_id: 'open-1',
+      hash: opened.view?.hash ?? '',
+      view: modal('Vinculado'),
+    });
+    expect(updated.view).toMatchObject({ id: opened.view?.id, external_id: 'open-1' });
+  });
+
+  it('a views.open whose reply is lost has opened the modal: the same trigger then answers exchanged_trigger_id', async () => {
+    const client = clientFor(fake, TOKEN);
+    const triggerId = fake.newTriggerId({ userId: users.admin });
+    fake.failNext('views.open', { dropReply: true }, 1);
+    await expect(client.views.open({ trigger_id: triggerId, view: modal() })).rejects.toThrow();
+    expect(fake.views.map((v) => v.via)).toEqual(['views.open']);
+    expect(await slackError(client.views.open({ trigger_id: triggerId, view: modal() }))).toBe(
+      'exchanged_trigger_id',
+    );
+  });
+
   it('pushes onto the modal stack, at most 3 views', async () => {
     const client = clientFor(fake, TOKEN);
     const root = await client.views.open({

@@ -39,7 +39,7 @@ function triggerArg(args: ApiArgs): string | undefined {
 
 function duplicateExternalId(ctx: AuthedContext, view: ViewInput, self?: string): boolean {
   const externalId = typeof view.external_id === 'string' ? view.external_id : '';
-  const existing = ctx.state.views.findByExternalId(externalId);
+  const existing = ctx.state.views.findByExternalId(externalId, ctx.caller.team.id);
   return existing !== undefined && existing.id !== self;
 }
 
@@ -77,7 +77,9 @@ function update(ctx: AuthedContext): MethodResult {
   const externalId = argString(ctx.args, 'external_id');
   if (viewId === undefined && externalId === undefined) return missing('view_id');
   const current =
-    viewId !== undefined ? ctx.state.views.get(viewId) : ctx.state.views.findByExternalId(externalId ?? '');
+    viewId !== undefined
+      ? ctx.state.views.get(viewId)
+      : ctx.state.views.findByExternalId(externalId ?? '', ctx.caller.team.id);
   if (current === undefined || current.team_id !== ctx.caller.team.id) return fail('not_found');
   const hash = argString(ctx.args, 'hash');
   if (hash !== undefined && hash !== current.hash) return fail('hash_conflict');

@@ -16,6 +16,7 @@ import { sendResponse, tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { parseEstoque } from '../parse/commands.js';
 import { linkAdminVerdict, refusalOf, viewForWorkspace, workspaceIdOf } from '../slack-users.js';
+import { openModal } from '../views/open-modal.js';
 import { triggerClient } from '../web-clients.js';
 import { ackAndAnswer, type CommandArgs } from './answer-command.js';
 import { handleDigestCommand } from './digest.js';
@@ -90,13 +91,13 @@ async function openLinkModal(deps: SlackDeps, args: CommandArgs): Promise<void> 
     // Only where to confirm (the channel and this command's response_url) and which workspace it links; never a
     // secret.
     const metadata = JSON.stringify({ channelId: command.channel_id, responseUrl: command.response_url });
-    await triggerClient(client, deps.metrics).views.open({
-      trigger_id: command.trigger_id,
-      view: viewForWorkspace(
-        { ...renderLinkModal(), private_metadata: metadata },
-        workspaceIdOf(args.context),
-      ),
-    });
+    const view = viewForWorkspace(
+      { ...renderLinkModal(), private_metadata: metadata },
+      workspaceIdOf(args.context),
+    );
+    // A reply lost after Slack opened the form is no failure (open-modal.ts): the admin sees the form.
+    const opening = await openModal(deps, client, command.trigger_id, view);
+    if (!opening.opened) throw opening.error;
   } catch (error) {
     deps.logger.error({ correlationId, ...errFields(error) }, 'could not open the link modal');
     await sendResponse(

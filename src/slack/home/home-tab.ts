@@ -23,7 +23,7 @@ import {
   workspaceIdOf,
   workspaceOfId,
 } from '../slack-users.js';
-import { triggerClient } from '../web-clients.js';
+import { openModal } from '../views/open-modal.js';
 import { openMaterialModal } from './material-modal.js';
 import { tellModalNotOpened } from './notices.js';
 import { openRequestLookup } from './request-modal.js';
@@ -191,13 +191,9 @@ export function registerHomeTab(app: App, deps: SlackDeps): void {
   });
   app.action<BlockAction<ButtonAction>>(ActionIds.homeHelp, async (args) => {
     await args.ack();
-    try {
-      await triggerClient(args.client, deps.metrics).views.open({
-        trigger_id: args.body.trigger_id,
-        view: renderHelpModal({ timeZone: deps.config.DIGEST_TZ, now: deps.now() }),
-      });
-    } catch (error) {
-      await tellModalNotOpened(deps, error, 'help modal not opened', clicker(args));
-    }
+    const help = renderHelpModal({ timeZone: deps.config.DIGEST_TZ, now: deps.now() });
+    const opening = await openModal(deps, args.client, args.body.trigger_id, help);
+    if (!opening.opened)
+      await tellModalNotOpened(deps, opening.error, 'help modal not opened', clicker(args));
   });
 }

@@ -27,8 +27,8 @@ import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { postToResponseUrl, ResponseUrlOutcomeUnknownError } from '../response-url.js';
 import { submittedWorkspaceId, viewForWorkspace, viewMetadata, workspaceIdOf } from '../slack-users.js';
+import { type ModalRef, openModal } from '../views/open-modal.js';
 import { updateModal } from '../views/update-modal.js';
-import { triggerClient } from '../web-clients.js';
 import { tellModalNotOpened } from './notices.js';
 
 /** Slack shows at most 100 options in a select. */
@@ -57,27 +57,30 @@ export async function openMaterialModal(
   /** Who asked: told when the modal cannot be opened (neither the shortcut nor the Home has a response_url). */
   recipient: Recipient,
 ): Promise<void> {
-  let viewId: string | undefined;
-  let hash: string | undefined;
-  try {
-    const opened = await triggerClient(client, deps.metrics).views.open({
-      trigger_id: triggerId,
-      view: viewForWorkspace(renderMaterialModal(null, renderContext(deps)), workspaceId),
-    });
-    viewId = opened.view?.id;
-    hash = opened.view?.hash;
-  } catch (error) {
-    await tellModalNotOpened(deps, error, 'material modal not opened', recipient);
+  const opening = await openModal(
+    deps,
+    client,
+    triggerId,
+    viewForWorkspace(renderMaterialModal(null, renderContext(deps)), workspaceId),
+  );
+  if (!opening.opened) {
+    await tellModalNotOpened(deps, opening.error, 'material modal not opened', recipient);
     return;
   }
+  // A modal whose views.open reply was lost is named by its external_id, with no hash known: its first update goes
+  // without one (a material picked before it would be overwritten; with nothing saved there is nothing to pick).
+  let modal: ModalRef = opening.ref;
+  let hash = opening.hash;
   await deps.tasks.run('warm material list', async () => {
     const correlationId = newCorrelationId();
     const logger = deps.logger.child({ correlationId, workspaceId, surface: 'material-picker' });
     /** Shows `view` unless the person moved on (picked a material: a newer hash) or closed the modal. */
     const show = async (view: ModalView): Promise<boolean> => {
-      if (viewId === undefined) return false;
-      const update = await updateModal(client, viewId, viewForWorkspace(view, workspaceId), hash, logger);
-      if (update.shown) hash = update.hash;
+      const update = await updateModal(client, modal, viewForWorkspace(view, workspaceId), hash, logger);
+      if (update.shown) {
+        hash = update.hash;
+        modal = update.ref;
+      }
       return update.shown;
     };
     const failed = (error: unknown) =>
@@ -147,7 +150,7 @@ export function registerMaterialModal(app: App, deps: SlackDeps): void {
         const loading = renderMaterialModal(null, renderContext(deps), 'materialLoading');
         const first = await updateModal(
           client,
-          view.id,
+          { viewId: view.id },
           viewForWorkspace(loading, workspaceId),
           undefined,
           logger,
@@ -174,7 +177,7 @@ export function registerMaterialModal(app: App, deps: SlackDeps): void {
         // material chosen meanwhile shows instead of this older one; a closed modal has nobody to tell.
         const shownAt = await updateModal(
           client,
-          view.id,
+          { viewId: view.id },
           viewForWorkspace(shown, workspaceId),
           hash,
           logger,

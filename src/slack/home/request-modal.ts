@@ -28,8 +28,8 @@ import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
 import { visibleMessageText } from '../parse/message-text.js';
 import { submittedWorkspaceId, viewForWorkspace, workspaceIdOf } from '../slack-users.js';
+import { type ModalRef, openModal } from '../views/open-modal.js';
 import { updateModal } from '../views/update-modal.js';
-import { triggerClient } from '../web-clients.js';
 import { tellModalNotOpened } from './notices.js';
 
 const MAX_INT32 = 2_147_483_647;
@@ -47,22 +47,22 @@ export async function openRequestLookup(
   /** Who clicked: told when the modal cannot be opened (a Home click has no response_url: by DM). */
   recipient: Recipient,
 ): Promise<void> {
-  try {
-    await triggerClient(client, deps.metrics).views.open({
-      trigger_id: triggerId,
-      view: viewForWorkspace(renderRequestLookupModal(), workspaceId),
-    });
-  } catch (error) {
-    await tellModalNotOpened(deps, error, 'request lookup modal not opened', recipient);
-  }
+  const opening = await openModal(
+    deps,
+    client,
+    triggerId,
+    viewForWorkspace(renderRequestLookupModal(), workspaceId),
+  );
+  if (!opening.opened)
+    await tellModalNotOpened(deps, opening.error, 'request lookup modal not opened', recipient);
 }
 
-/** The request answered as `/solicitacao <id>` would, shown in the modal `viewId` (a failure too). */
+/** The request answered as `/solicitacao <id>` would, shown in the modal `modal` (a failure too). */
 async function showRequest(
   deps: SlackDeps,
   client: WebClient,
   /** `hash`: the view's as this click left it; a later click changes it, and this answer then gives way. */
-  where: { viewId: string; hash?: string | undefined; workspaceId: string; userId: string },
+  where: { modal: ModalRef; hash?: string | undefined; workspaceId: string; userId: string },
   id: number,
 ): Promise<void> {
   const correlationId = newCorrelationId();
@@ -90,7 +90,7 @@ async function showRequest(
   // A failure names the request only when it offered to try again (a timeout, the budget), not a 404. Another choice
   // clicked in this modal meanwhile shows instead of this older answer; a closed modal has nothing to show it in.
   const view = renderAnswerModal(title(id), message, ok || offersRetry(message) ? id : undefined);
-  await updateModal(client, where.viewId, view, where.hash, logger.child({ requestId: id }));
+  await updateModal(client, where.modal, view, where.hash, logger.child({ requestId: id }));
 }
 
 /** Opens a modal saying it is loading (within the trigger's 3 s), then shows the request in it. */
@@ -106,22 +106,19 @@ async function openAndShow(
   },
   id: number,
 ): Promise<void> {
-  let viewId: string | undefined;
-  let hash: string | undefined;
-  try {
-    const opened = await triggerClient(client, deps.metrics).views.open({
-      trigger_id: triggerId,
-      view: renderLoadingModal(title(id), `Buscando a solicitação ${id}…`),
-    });
-    viewId = opened.view?.id;
-    hash = opened.view?.hash;
-  } catch (error) {
+  const opening = await openModal(
+    deps,
+    client,
+    triggerId,
+    renderLoadingModal(title(id), `Buscando a solicitação ${id}…`),
+  );
+  if (!opening.opened) {
     const recipient = { client, userId: who.userId, channelId: who.channelId };
-    await tellModalNotOpened(deps, error, 'request modal not opened', recipient, who.respond);
+    await tellModalNotOpened(deps, opening.error, 'request modal not opened', recipient, who.respond);
     return;
   }
-  if (viewId === undefined) return;
-  const target = { ...who, viewId, hash };
+  // A modal whose reply was lost has no hash known: its answer updates it without one.
+  const target = { ...who, modal: opening.ref, hash: opening.hash };
   await deps.tasks.run('request modal', () => showRequest(deps, client, target, id));
 }
 
@@ -142,11 +139,10 @@ export function registerRequestModals(app: App, deps: SlackDeps): void {
         return;
       }
       const view = ids.length === 0 ? renderNoRequestFoundModal() : renderRequestChoiceModal(ids);
-      try {
-        await triggerClient(client, deps.metrics).views.open({ trigger_id: shortcut.trigger_id, view });
-      } catch (error) {
+      const opening = await openModal(deps, client, shortcut.trigger_id, view);
+      if (!opening.opened) {
         const recipient = { client, userId: who.userId, channelId: who.channelId };
-        await tellModalNotOpened(deps, error, 'request modal not opened', recipient, respond);
+        await tellModalNotOpened(deps, opening.error, 'request modal not opened', recipient, respond);
       }
     },
   );
@@ -179,7 +175,8 @@ export function registerRequestModals(app: App, deps: SlackDeps): void {
               return undefined;
             },
           );
-        await deps.tasks.run('request modal', () => showRequest(deps, client, { ...who, viewId, hash }, id));
+        const where = { ...who, modal: { viewId }, hash };
+        await deps.tasks.run('request modal', () => showRequest(deps, client, where, id));
         return;
       }
       // On the Home there is no response_url nor channel: a modal that cannot be opened is told by DM.
@@ -208,7 +205,7 @@ async function submitLookup(deps: SlackDeps, args: ViewArgs): Promise<void> {
     response_action: 'update',
     view: renderLoadingModal(title(id), `Buscando a solicitação ${id}…`),
   });
-  const where = { viewId: view.id, workspaceId, userId: body.user.id };
+  const where = { modal: { viewId: view.id }, workspaceId, userId: body.user.id };
   await deps.tasks.run('request lookup', () => showRequest(deps, client, where, id));
 }
 

@@ -34,6 +34,7 @@ import {
   workspaceIdOf,
 } from '../slack-users.js';
 import { triggerClient } from '../web-clients.js';
+import { openModal } from './open-modal.js';
 
 /**
  * Slack closes a view_submission after 3 s; past this (counted from the submission's arrival, the admin check
@@ -78,16 +79,13 @@ export function registerLinkModal(app: App, deps: SlackDeps): void {
           ? { home: true }
           : { channelId: body.channel?.id, responseUrl: body.response_url },
       );
-      try {
-        await triggerClient(client, deps.metrics).views.open({
-          trigger_id: body.trigger_id,
-          view: viewForWorkspace(
-            { ...renderLinkModal(), private_metadata: metadata },
-            workspaceIdOf(context),
-          ),
-        });
-      } catch (error) {
-        deps.logger.error(errFields(error), 'could not open the link modal');
+      const view = viewForWorkspace(
+        { ...renderLinkModal(), private_metadata: metadata },
+        workspaceIdOf(context),
+      );
+      const opening = await openModal(deps, client, body.trigger_id, view);
+      if (!opening.opened) {
+        deps.logger.error(errFields(opening.error), 'could not open the link modal');
         await tellPerson(
           deps,
           respond,

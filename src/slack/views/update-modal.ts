@@ -2,9 +2,11 @@ import type { View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { errFields, type Logger } from '../../lib/logger.js';
 import { slackErrorCode } from '../deliver.js';
+import type { ModalRef } from './open-modal.js';
 
 export type ModalUpdate =
-  | { shown: true; hash: string | undefined }
+  /** `ref`: the modal by its id from now on (an update by external_id tells it). */
+  | { shown: true; hash: string | undefined; ref: ModalRef }
   /** `moved`: a later update of this modal came meanwhile; `closed`: the person closed it; `failed`: anything else. */
   | { shown: false; why: 'moved' | 'closed' | 'failed' };
 
@@ -12,18 +14,21 @@ export type ModalUpdate =
  * Updates a modal the person may have moved on from. Given the `hash` of the view this update follows, a later
  * update made meanwhile wins (Slack answers `hash_conflict`) however late this one lands; a modal closed meanwhile
  * (`not_found`) has nothing to show. Those two are logged as information, any other refusal as a warning, and the
- * caller decides whether to tell the person. The new view's hash comes back, for the update after this one.
+ * caller decides whether to tell the person. The new view's hash comes back, for the update after this one. A modal
+ * whose views.open reply was lost is named by its external_id (open-modal.ts); Slack's answer names its id.
  */
 export async function updateModal(
   client: WebClient,
-  viewId: string,
+  target: ModalRef,
   view: View,
   hash: string | undefined,
   logger: Logger,
 ): Promise<ModalUpdate> {
   try {
-    const updated = await client.views.update({ view_id: viewId, ...(hash !== undefined && { hash }), view });
-    return { shown: true, hash: updated.view?.hash };
+    const where = 'viewId' in target ? { view_id: target.viewId } : { external_id: target.externalId };
+    const updated = await client.views.update({ ...where, ...(hash !== undefined && { hash }), view });
+    const viewId = updated.view?.id;
+    return { shown: true, hash: updated.view?.hash, ref: viewId ? { viewId } : target };
   } catch (error) {
     const code = slackErrorCode(error);
     if (code === 'hash_conflict') {

@@ -570,6 +570,106 @@ describe('a modal Slack will not open: the person is told, never left with nothi
   });
 });
 
+/**
+ * Slack opens the modal but its reply to views.open is lost (a connection cut, a timeout): the retry with the same
+ * trigger_id is refused (`exchanged_trigger_id`, or `duplicate_external_id` for the same external_id). The modal
+ * that really opened gets the answer, and nobody is told it never opened (until 2026-11-27 the bot said "Não
+ * consegui abrir a janela" while the real modal stayed on "Buscando…" forever).
+ */
+describe('a views.open whose reply is lost: the modal that opened is used, and nobody is told otherwise', () => {
+  const NOT_OPENED = 'Não consegui abrir a janela';
+  const opens = () => h.slack.calls.filter((c) => c.method === 'views.open');
+
+  /** Once the retry was refused and the work after it is done: what was said to anybody since `sent`. */
+  async function toldSince(sent: number, opensBefore: number) {
+    await eventually(() => opens().length >= opensBefore + 2 || null);
+    await eventually(() => h.container.tasks.size === 0 || null);
+    return h.slack.messages.filter((m) => m.at >= sent).map(textOf);
+  }
+
+  it('Abrir solicitação (one number): the request shows in the modal that opened', async () => {
+    h.slack.failNext('views.open', { dropReply: true }, 1);
+    const since = h.slack.views.length;
+    const opensBefore = opens().length;
+    const sent = Date.now();
+    await messageShortcut(h, 'abrir_solicitacao', 'a SM 1312 chegou?', { channel: CHANNELS.stockroom });
+    const opened = await nextView(h, since, 'views.open');
+    expect(viewText(opened)).toContain('Buscando a solicitação 1312');
+    const shown = await eventually(() => updatesOf(opened.viewId, since)[0]);
+    expect(shown.view.title).toMatchObject({ text: 'Solicitação 1312' });
+    expect(viewText(shown)).not.toContain('Buscando');
+    expect(await toldSince(sent, opensBefore)).toEqual([]);
+    // One modal: the retry opened none.
+    expect(h.slack.views.slice(since).filter((v) => v.via === 'views.open')).toHaveLength(1);
+  });
+
+  it('a Home request row: the request shows in the modal that opened', async () => {
+    await h.link(TEAM);
+    const first = await openHome(h, USERS.admin);
+    let since = h.slack.views.length;
+    await clickInView(h, first, 'home:refresh');
+    const home = await publishedHome(h, USERS.admin, since);
+    const row = buttonsOfView(home).find((b) => b.action_id.startsWith('request:open:'));
+    if (!row) throw new Error('no request row on the Home');
+    h.slack.failNext('views.open', { dropReply: true }, 1);
+    since = h.slack.views.length;
+    const opensBefore = opens().length;
+    const sent = Date.now();
+    await clickInView(h, home, row.action_id);
+    const opened = await nextView(h, since, 'views.open');
+    const shown = await eventually(() => updatesOf(opened.viewId, since)[0]);
+    expect((shown.view.title as { text: string }).text).toBe(`Solicitação ${row.value}`);
+    expect(await toldSince(sent, opensBefore)).toEqual([]);
+  });
+
+  it('Buscar material with no saved list: the list is read and the modal that opened shows the picker ready', async () => {
+    await h.container.cache.clear(TEAM);
+    h.slack.failNext('views.open', { dropReply: true }, 1);
+    const since = h.slack.views.length;
+    const opensBefore = opens().length;
+    const sent = Date.now();
+    await globalShortcut(h, 'buscar_material', USERS.member);
+    const opened = await nextView(h, since, 'views.open');
+    // The warm-up ran: the list read once, the modal said so, then showed the picker ready.
+    await eventually(() => updatesOf(opened.viewId, since).length === 2 || null);
+    expect(materialCalls()).toBe(1);
+    expect(updatesOf(opened.viewId, since).map(viewText)).toEqual([
+      expect.stringContaining('Lendo a lista de materiais'),
+      expect.not.stringContaining('Lendo a lista de materiais'),
+    ]);
+    expect(await toldSince(sent, opensBefore)).toEqual([]);
+    const options = (await suggest(h, opened, 'material:pick', 'LAMPADA led', USERS.member)).options;
+    expect(options.map((o) => o.text.text)).toContain(`${C1.material.codigo} · ${C1.material.nome}`);
+  });
+
+  it('modals that only show (several numbers, Consultar solicitação, Ajuda, Vincular): nobody is told they did not open', async () => {
+    const first = await openHome(h, USERS.admin);
+    const opening: [string, () => Promise<unknown>][] = [
+      [
+        'Abrir solicitação, several numbers',
+        () => messageShortcut(h, 'abrir_solicitacao', 'SM 1312 e #1316', { channel: CHANNELS.stockroom }),
+      ],
+      ['Consultar solicitação', () => clickInView(h, first, 'home:lookup')],
+      ['Ajuda', () => clickInView(h, first, 'home:help')],
+      ['Vincular on the Home', () => clickInView(h, first, 'link:open')],
+      ['/estoque vincular', () => h.command('/estoque', 'vincular', { user: USERS.admin })],
+    ];
+    for (const [name, open] of opening) {
+      h.slack.failNext('views.open', { dropReply: true }, 1);
+      const since = h.slack.views.length;
+      const opensBefore = opens().length;
+      const sent = Date.now();
+      await open();
+      expect(await toldSince(sent, opensBefore), name).toEqual([]);
+      expect(
+        h.slack.views.slice(since).filter((v) => v.via === 'views.open'),
+        name,
+      ).toHaveLength(1);
+    }
+    expect(h.logs.some((line) => line.includes(NOT_OPENED))).toBe(false);
+  });
+});
+
 describe('Consultar solicitação (Home button)', () => {
   it('asks the number, refuses what is not one, then turns into the request', async () => {
     const home = await openHome(h, USERS.member);
