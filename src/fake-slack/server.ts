@@ -240,6 +240,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       res.socket?.destroy();
       return;
     }
+    call.answeredAt = now();
     writeReply(res, { status: call.status, body: result.body, headers: result.headers });
   }
 

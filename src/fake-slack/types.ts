@@ -17,6 +17,8 @@ export interface FakeSlackCall {
   ok: boolean;
   /** Slack error code when not ok (`not_in_channel`, `ratelimited`, `expired_url`...). */
   error?: string;
+  /** Clock time (ms) the answer went out; unset while a late answer waits (`delayMs`), or when none goes (`dropReply`). */
+  answeredAt?: number;
 }
 
 export type MessageVia = 'chat.postMessage' | 'chat.postEphemeral' | 'response_url' | 'chat.update';

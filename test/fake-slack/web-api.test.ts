@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FAKE_SEED } from '../../src/fake-slack/seed.js';
 import { type FakeSlack, startFakeSlack } from '../../src/fake-slack/server.js';
 import type { FakeMessage } from '../../src/fake-slack/types.js';
@@ -242,6 +242,26 @@ describe('fake Slack Web API', () => {
         code: ErrorCode.HTTPError,
         statusCode: 500,
       });
+    });
+
+    it('records when each answer went out: a late one once it goes, a dropped one never', async () => {
+      const client = clientFor(fake, TOKEN);
+      fake.failNext('users.info', { delayMs: 200 });
+      const late = client.users.info({ user: users.admin });
+      const call = await vi.waitFor(() => {
+        const found = fake.calls.find((c) => c.method === 'users.info');
+        if (!found) throw new Error('not arrived yet');
+        return found;
+      });
+      // Arrived, and its answer waits.
+      expect(call.answeredAt).toBeUndefined();
+      await late;
+      expect(call.answeredAt).toBeGreaterThanOrEqual(call.at);
+
+      fake.failNext('users.info', { dropReply: true });
+      await expect(client.users.info({ user: users.admin })).rejects.toThrow();
+      expect(fake.calls.at(-1)).toMatchObject({ method: 'users.info', error: 'reply_dropped' });
+      expect(fake.calls.at(-1)?.answeredAt).toBeUndefined();
     });
   });
 
