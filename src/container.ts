@@ -30,7 +30,7 @@ import { DigestSubscriptions } from './slack/digest-subscriptions.js';
 import { SlackFeedPoster } from './slack/feed-poster.js';
 import { FeedSubscriptions } from './slack/feed-subscriptions.js';
 import { DEFAULT_ANSWER_TIMING } from './slack/first-message.js';
-import { createHomePublishes, publishHome } from './slack/home/home-tab.js';
+import { createHomePublishes, publishHome } from './slack/home/home-publish.js';
 import { tellLinkingAdminBroken } from './slack/link-notices.js';
 import { createSlackClients } from './slack/slack-clients.js';
 import { meteredFetch } from './slack/slack-metrics.js';

@@ -45,6 +45,11 @@ export class SerialCoalescer<T> {
     return this.keys.has(key);
   }
 
+  /** Whether a run of `key` waits behind the one going on (it will start after it, with what was merged). */
+  pending(key: string): boolean {
+    return (this.keys.get(key)?.next ?? null) !== null;
+  }
+
   private async drain(
     key: string,
     slot: { next: Queued<T> | null },

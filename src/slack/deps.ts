@@ -1,6 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Config } from '../config.js';
 import type { HomeService } from '../domain/home/home-service.js';
+import type { MineSection } from '../domain/home/home-view.js';
 import type { LinkService } from '../domain/links/link-service.js';
 import type { MaterialSearchService } from '../domain/stock/material-search.js';
 import type { Workspaces } from '../domain/workspace.js';
@@ -18,7 +19,7 @@ import type { BackgroundTasks } from './background.js';
 import type { DigestSubscriptions } from './digest-subscriptions.js';
 import type { FeedSubscriptions } from './feed-subscriptions.js';
 import type { AnswerTiming } from './first-message.js';
-import type { RequestWorkspace } from './slack-users.js';
+import type { RequestWorkspace, SlackUserInfo } from './slack-users.js';
 
 /** Local mode only: moves the linked company's sandbox data along (`/estoque sandbox avancar`). */
 export interface SandboxMotion {
@@ -27,15 +28,25 @@ export interface SandboxMotion {
   announce(workspaceId: string, changes: readonly SandboxChangeView[]): Promise<void>;
 }
 
-/** One build and publish of a user's App Home (home/home-tab.ts publishHome). */
+/** One build and publish of a user's App Home (home/home-publish.ts publishHome). */
 export interface HomePublishRequest {
   client: WebClient;
   workspaceId: string;
   userId: string;
-  /** Read the user's requests from upstream first (`Atualizar`). */
-  refresh: boolean;
   /** The workspace the admin check is about (an org-wide install is the organisation). */
   workspace: RequestWorkspace;
+  /** What `Atualizar` just read of the user's requests; unset, the Home shows what is saved. */
+  mine?: MineSection;
+  /** users.info's answer just had (a lookup that came late; `user` undefined when Slack named none); unset, asked. */
+  slackUser?: { user: SlackUserInfo | undefined };
+}
+
+/** Per workspace and user, one at a time, what comes meanwhile merged (lib/coalescer.ts). */
+export interface HomePublishes {
+  /** Builds from saved data and publishes: openings, clicks, feed DMs, and a refresh once it has read. */
+  builds: SerialCoalescer<HomePublishRequest>;
+  /** `Atualizar`'s upstream reads, which openings never wait on. */
+  refreshes: SerialCoalescer<HomePublishRequest>;
 }
 
 /** What the Slack listeners are built from (factories, no module globals: a test builds the app in one call). */
@@ -57,8 +68,8 @@ export interface SlackDeps {
   now: () => number;
   /** The App Home and the shortcuts' modals. */
   home: HomeService;
-  /** One Home build and publish per workspace and user at a time, what comes meanwhile merged (home-tab.ts). */
-  homePublishes: SerialCoalescer<HomePublishRequest>;
+  /** One Home build and publish per workspace and user at a time, what comes meanwhile merged (home-publish.ts). */
+  homePublishes: HomePublishes;
   materials: MaterialSearchService;
   workspaces: Workspaces;
   /** Set in local mode only, where the sandbox runs in the same process. */

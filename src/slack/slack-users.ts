@@ -16,8 +16,8 @@ export type AdminVerdict =
       reason: 'not-admin' | 'external' | 'guest' | 'other-workspace' | 'no-workspace' | 'lookup-failed';
     };
 
-/** The fields of users.info's user that the check reads (Slack's own names). */
-interface SlackUser {
+/** The fields of users.info's user that the bot reads (Slack's own names). */
+export interface SlackUserInfo {
   id?: string;
   team_id?: string;
   deleted?: boolean;
@@ -35,6 +35,12 @@ interface SlackUser {
     is_primary_owner?: boolean;
     teams?: string[];
   };
+  profile?: { email?: string };
+}
+
+/** users.info's user (undefined when Slack answers none); throws what the client throws. */
+export async function slackUserInfo(client: WebClient, userId: string): Promise<SlackUserInfo | undefined> {
+  return (await client.users.info({ user: userId })).user as SlackUserInfo | undefined;
 }
 
 /**
@@ -52,12 +58,23 @@ export async function linkAdminVerdict(
   workspace: RequestWorkspace,
 ): Promise<AdminVerdict> {
   if (!workspace.teamId && !workspace.enterpriseId) return { allowed: false, reason: 'no-workspace' };
-  let user: SlackUser | undefined;
+  let user: SlackUserInfo | undefined;
   try {
-    user = (await client.users.info({ user: userId })).user as SlackUser | undefined;
+    user = await slackUserInfo(client, userId);
   } catch {
     return { allowed: false, reason: 'lookup-failed' };
   }
+  return adminVerdictOf(user, userId, botAdmins, workspace);
+}
+
+/** linkAdminVerdict's judgement of a user users.info has answered (the App Home looks the user up once for all). */
+export function adminVerdictOf(
+  user: SlackUserInfo | undefined,
+  userId: string,
+  botAdmins: readonly string[],
+  workspace: RequestWorkspace,
+): AdminVerdict {
+  if (!workspace.teamId && !workspace.enterpriseId) return { allowed: false, reason: 'no-workspace' };
   if (!user || user.id !== userId || user.deleted || user.is_bot)
     return { allowed: false, reason: 'not-admin' };
   if (user.is_stranger) return { allowed: false, reason: 'external' };
@@ -83,8 +100,7 @@ export async function linkAdminVerdict(
 }
 
 export async function emailOf(client: WebClient, userId: string): Promise<string | null> {
-  const info = await client.users.info({ user: userId });
-  return info.user?.profile?.email ?? null;
+  return (await slackUserInfo(client, userId))?.profile?.email ?? null;
 }
 
 /** The workspace of a signed payload: the team, or the enterprise for org-wide events without a team. */

@@ -8,7 +8,19 @@ export interface UserMatch {
   matchedAt: number;
   /** The e-mail matched (lower case): a saved "no match" can still say which e-mail matched nobody. */
   email?: string | null;
+  /**
+   * Until when (epoch ms) the match stands without asking again; after it, it is kept USER_MATCH_KEEP_STALE_MS more,
+   * for when it cannot be made again (Slack's users.info failing or slow). Absent on matches stored before it
+   * existed: those stand until their key expires.
+   */
+  freshUntil?: number;
 }
+
+/**
+ * How long a match outlives its freshness: as long as the answers read with it are kept past theirs (the cache's
+ * 24 h), so the requests saved for a user can still be found while the e-mail cannot be asked.
+ */
+export const USER_MATCH_KEEP_STALE_MS = 24 * 3_600_000;
 
 export class UserMatchStore {
   constructor(
@@ -27,8 +39,12 @@ export class UserMatchStore {
     }
   }
 
-  async set(workspaceId: string, slackUserId: string, match: UserMatch, ttlMs: number): Promise<void> {
-    await this.kv.set(this.keys.userMatch(workspaceId, slackUserId), JSON.stringify(match), { ttlMs });
+  /** Keeps `match` fresh for `freshMs` from its matchedAt, and stored USER_MATCH_KEEP_STALE_MS longer. */
+  async set(workspaceId: string, slackUserId: string, match: UserMatch, freshMs: number): Promise<void> {
+    const kept: UserMatch = { ...match, freshUntil: match.matchedAt + freshMs };
+    await this.kv.set(this.keys.userMatch(workspaceId, slackUserId), JSON.stringify(kept), {
+      ttlMs: freshMs + USER_MATCH_KEEP_STALE_MS,
+    });
   }
 
   async clearWorkspace(workspaceId: string): Promise<void> {

@@ -44,6 +44,8 @@ export interface HarnessOptions {
   botAdmins?: string[];
   /** Timers of first messages (a ManualClock: the test decides when "a second passed"). */
   clock?: Clock;
+  /** The bot's time (epoch ms): a test that needs a day to pass moves it (Redis TTLs still run on real time). */
+  now?: () => number;
   /** ANSWER_DEADLINE, ANSWER_PENDING_NOTICE, ANSWER_BUDGET_NOTICE, as the environment gives them (`25s`…). */
   answerTiming?: { deadline?: string; pendingNotice?: string; budgetNotice?: string };
   /** More environment variables, as config.ts reads them (`UPSTREAM_MAX_RESPONSE_BYTES: '1MiB'`…). */
@@ -160,6 +162,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     timeoutMs: options.timeoutMs ?? 5_000,
     installations,
     ...(options.clock && { clock: options.clock }),
+    ...(options.now && { now: options.now }),
   });
   for (const team of [TEAM, OTHER_TEAM]) {
     const fakeTeam = slack.teams.get(team);

@@ -67,4 +67,25 @@ describe('SerialCoalescer', () => {
     await expect(queued).resolves.toBeUndefined();
     expect(runs).toEqual([1, 2]);
   });
+
+  it('pending: whether a merged run waits behind the one going on', async () => {
+    const coalescer = new SerialCoalescer<string[]>((queued, next) => [...queued, ...next]);
+    const first = held();
+    let runs = 0;
+    const work = async () => {
+      runs += 1;
+      if (runs === 1) await first.done;
+    };
+    expect(coalescer.pending('k')).toBe(false);
+    const a = coalescer.run('k', ['a'], work);
+    await tick();
+    expect(coalescer.busy('k')).toBe(true);
+    expect(coalescer.pending('k')).toBe(false);
+    const b = coalescer.run('k', ['b'], work);
+    expect(coalescer.pending('k')).toBe(true);
+    first.end();
+    await Promise.all([a, b]);
+    expect(coalescer.pending('k')).toBe(false);
+    expect(coalescer.busy('k')).toBe(false);
+  });
 });

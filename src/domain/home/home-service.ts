@@ -3,7 +3,12 @@ import type { FeedListenerStore } from '../../store/feed-listeners.js';
 import type { SubscriptionStore } from '../../store/subscription-store.js';
 import { NoSavedDataError } from '../cached-reader.js';
 import { looksClosed, newestFirst } from '../digest/digest-service.js';
-import { LinkBrokenError, NotLinkedError, UserNotMatchedError } from '../errors.js';
+import {
+  LinkBrokenError,
+  NotLinkedError,
+  UserEmailUnavailableError,
+  UserNotMatchedError,
+} from '../errors.js';
 import type { LinkService } from '../links/link-service.js';
 import type { RequestService, SlackUserRef } from '../requests/request-service.js';
 import type { Workspaces } from '../workspace.js';
@@ -28,8 +33,9 @@ export const HOME_REFRESH_REUSE_MS = 30_000;
 
 /**
  * The App Home of one user. Opening it reads the store and the cache only, never upstream, so it never waits on
- * the budget: what is cached shows with its age, what is not says so. `refresh` (the Home's `Atualizar`) reads the
- * user's requests from upstream at interactive priority, like `/solicitacao minhas`, and caches them for both.
+ * the budget: what is cached shows with its age, what is not says so. `refreshMine` (the Home's `Atualizar`) reads
+ * the user's requests from upstream at interactive priority, like `/solicitacao minhas`, and caches them for both;
+ * the Home built with what it read is then built like any other, from the store.
  */
 export class HomeService {
   constructor(private readonly deps: HomeServiceDeps) {}
@@ -37,7 +43,8 @@ export class HomeService {
   async build(
     workspaceId: string,
     user: SlackUserRef & { isAdmin: boolean },
-    options: { refresh?: boolean; correlationId?: string } = {},
+    /** `mine`: what `refreshMine` just read; unset, the section is built from what is saved. */
+    options: { mine?: MineSection; correlationId?: string } = {},
   ): Promise<HomeView> {
     const feed = this.deps.feedListeners;
     const [status, digests, follows, ownFollow, alerts, paused] = await Promise.all([
@@ -49,7 +56,7 @@ export class HomeService {
       feed.pausedReason(workspaceId),
     ]);
     const mine = status.linked
-      ? await this.mine(workspaceId, user, options.refresh ?? false, options.correlationId)
+      ? (options.mine ?? (await this.mine(workspaceId, user, false, options.correlationId)))
       : ({ state: 'not_linked' } as const);
     return {
       userId: user.id,
@@ -59,6 +66,11 @@ export class HomeService {
       digests,
       feed: { follows, ownFollowEmail: ownFollow?.email ?? null, alerts, paused },
     };
+  }
+
+  /** `Atualizar`: the user's requests read from upstream (unless read in the last 30 s), as the Home shows them. */
+  refreshMine(workspaceId: string, user: SlackUserRef, correlationId?: string): Promise<MineSection> {
+    return this.mine(workspaceId, user, true, correlationId);
   }
 
   private async mine(
@@ -89,6 +101,9 @@ export class HomeService {
       if (error instanceof NotLinkedError) return { state: 'not_linked' };
       if (error instanceof LinkBrokenError) return { state: 'broken' };
       if (error instanceof UserNotMatchedError) return { state: 'no_match', email: error.email };
+      // An opening that could not have the e-mail (and had no match to fall back on) does not know the user yet;
+      // `Atualizar` that could not says it could not read.
+      if (error instanceof UserEmailUnavailableError && !refresh) return { state: 'unknown' };
       if (error instanceof NoSavedDataError) {
         // The users list is read first: without it the user is not matched yet.
         return error.endpoint === 'users'

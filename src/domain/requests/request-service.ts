@@ -294,14 +294,40 @@ export class RequestService {
     return email.trim().toLowerCase();
   }
 
+  /**
+   * The user's upstream match: the saved one while fresh (a day; an hour for "no match"), else made again from the
+   * Slack e-mail. When it cannot be made again now (users.info failing or too slow, the users list unreadable), the
+   * last one stands until it is made again, so the requests saved for the user still show (until 2026-11-27 a
+   * users.info 429 on the day the match expired turned the Home's saved list into "Não foi possível ler…").
+   */
   private async matchUser(
     ws: WorkspaceContext,
     slackUser: SlackUserRef,
     options?: ReadOptions,
   ): Promise<UserMatch & { email: string | null }> {
     const cached = await this.deps.userMatches.get(ws.workspaceId, slackUser.id);
-    if (cached) return { ...cached, email: cached.email ?? null };
-    // Asked only on a cache miss: one Slack call per user and day, not per command.
+    if (cached && (cached.freshUntil === undefined || cached.freshUntil > this.deps.now())) {
+      return { ...cached, email: cached.email ?? null };
+    }
+    try {
+      return await this.newMatch(ws, slackUser, options);
+    } catch (error) {
+      // Slack saying there is no e-mail, or nobody upstream having it, is an answer; anything else is not.
+      if (!cached || error instanceof UserNotMatchedError) throw error;
+      this.deps.logger.info(
+        { workspaceId: ws.workspaceId, matchedAt: cached.matchedAt, ...errFields(error) },
+        'user match not renewed now; the last one stands',
+      );
+      return { ...cached, email: cached.email ?? null };
+    }
+  }
+
+  private async newMatch(
+    ws: WorkspaceContext,
+    slackUser: SlackUserRef,
+    options?: ReadOptions,
+  ): Promise<UserMatch & { email: string | null }> {
+    // Asked only when no fresh match is saved: one Slack call per user and day, not per command.
     const address = await emailOf(slackUser);
     if (!address) throw new UserNotMatchedError(null);
     const email = address.trim().toLowerCase();

@@ -22,7 +22,7 @@ import {
 } from '../../render/index.js';
 import { tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
-import { publishHome } from '../home/home-tab.js';
+import { publishHome } from '../home/home-publish.js';
 import { isSlackResponseUrl, postToResponseUrl } from '../response-url.js';
 import {
   type AdminVerdict,

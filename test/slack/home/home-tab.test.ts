@@ -350,10 +350,10 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     expect(await store.getFollow(TEAM, USERS.admin, 1312)).toBeNull();
   });
 
-  it('openings while the Home is being built make one more publish, built after them, not one each', async () => {
+  it('openings while Atualizar reads upstream publish at once from what is saved; the refresh publishes when it has read', async () => {
     await h.link(TEAM);
     const first = await openHome(h, USERS.admin);
-    // Atualizar reads the user's requests upstream: held there, its build is still running.
+    // Atualizar reads the user's requests upstream: held there.
     const hold = gate();
     h.sandbox.faults.next({ path: '/v1/solicitacoes-materiais', release: hold.released });
     const since = h.slack.views.length;
@@ -363,13 +363,23 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     const infoBefore = slackCalls('users.info');
     const results = await Promise.all(Array.from({ length: 30 }, () => homeOpened(h, USERS.admin)));
     expect(results.every((r) => r.status === 200)).toBe(true);
-    // Each opening has reached the Home: merged into the next publish (or, were it not, published on its own).
+    // Published while the refresh still waits on upstream (until 2026-11-27 every opening waited for it): each
+    // opening published, or merged into a publish built after it.
     await eventually(() => logged('home publish merged into the next one') + homePublishes(since) >= 30);
+    await eventually(() => homePublishes(since) >= 1);
+    const openedMeanwhile = homePublishes(since);
+    expect(viewText(await publishedHome(h, USERS.admin, since))).not.toMatch(/Dados salvos agora/);
+    // One users.info per build (the admin check and the e-mail share it), not one per opening.
+    expect(slackCalls('users.info') - infoBefore).toBeLessThanOrEqual(openedMeanwhile + 1);
+
     hold.open();
-    await eventually(() => homePublishes(since) >= 2);
-    expect(homePublishes(since)).toBe(2);
-    // One admin check (and at most one e-mail lookup) for the 30 openings, not 30 of each.
-    expect(slackCalls('users.info') - infoBefore).toBeLessThanOrEqual(2);
+    // The refresh, done, publishes what it read.
+    const refreshed = await eventually(() =>
+      h.slack.views
+        .slice(since)
+        .find((v) => v.via === 'views.publish' && /Dados salvos agora/.test(viewText(v))),
+    );
+    expect(buttonsOfView(refreshed).some((b) => b.action_id.startsWith('request:open:'))).toBe(true);
   });
 
   it('Deixar de acompanhar clicked while Atualizar reads upstream: the Home published last shows it unfollowed', async () => {
@@ -388,8 +398,9 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     await eventually(
       async () => (await h.container.feedListeners.getFollow(TEAM, USERS.admin, 1312)) === null,
     );
-    // The unfollow's Home has reached publishHome: waiting behind the refresh (or, were it not, published).
-    await eventually(() => logged('home publish merged into the next one') + homePublishes(since) >= 1);
+    // The unfollow's Home is published at once (the refresh's upstream read holds no opening or click).
+    await eventually(() => homePublishes(since) >= 1);
+    expect(viewText(await publishedHome(h, USERS.admin, since))).not.toContain('*1312* · último');
     hold.open();
     await eventually(() => homePublishes(since) >= 2);
     const last = await publishedHome(h, USERS.admin, since);
@@ -448,6 +459,89 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     expect(buttonsOfView(home).map((b) => b.text?.text)).toContain('Vincular');
   });
 
+  it('a views.publish answered 429 (Retry-After 1 s): the Home is built again after the wait, from what is saved then, and published', async () => {
+    await h.link(TEAM);
+    h.slack.failNext('views.publish', { status: 429, retryAfterSec: 1 }, 1);
+    const since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    // Refused once; followed meanwhile, the Home published after the wait shows it: built again, not resent.
+    await eventually(() => h.slack.calls.some((c) => c.method === 'views.publish' && c.status === 429));
+    await h.container.feedListeners.follow(TEAM, USERS.admin, 1312, 'Em separação');
+    const home = await publishedHome(h, USERS.admin, since);
+    expect(viewText(home)).toContain('*1312* · último status visto: Em separação');
+    expect(slackCalls('views.publish')).toBe(2);
+    expect(logged('home not published')).toBe(0);
+  });
+
+  it('the Home published after a feed DM, answered 429, is published after the wait too', async () => {
+    await h.link(TEAM);
+    await h.container.feedListeners.follow(TEAM, USERS.member, 1312, 'Entregue parcialmente');
+    h.slack.failNext('views.publish', { status: 429, retryAfterSec: 1 }, 1);
+    const since = h.slack.views.length;
+    const result = await h.container.feedPoster.post(TEAM, { kind: 'dm', userId: USERS.member }, [
+      moved1312(TEAM, 'ev-429'),
+    ]);
+    expect(result).toEqual({ ok: true });
+    const home = await publishedHome(h, USERS.member, since);
+    expect(viewText(home)).toContain('*1312* · último status visto: Entregue parcialmente');
+    expect(h.slack.calls.filter((c) => c.method === 'views.publish').map((c) => c.status)).toEqual([
+      429, 200,
+    ]);
+  });
+
+  it('a 429 whose Retry-After is longer than a person waits on the Home is not waited for: logged, published at the next opening', async () => {
+    await h.link(TEAM);
+    h.slack.failNext('views.publish', { status: 429, retryAfterSec: 60 }, 1);
+    await homeOpened(h, USERS.admin);
+    await eventually(() => logged('home not published') === 1);
+    expect(slackCalls('views.publish')).toBe(1);
+    const home = await openHome(h, USERS.admin);
+    expect(home.view.type).toBe('home');
+  });
+
+  it('a slow users.info (4 s) does not hold the Home: published before it answers, then again once the admin check has', async () => {
+    await h.link(TEAM);
+    h.slack.failNext('users.info', { delayMs: 4_000 }, 1);
+    const since = h.slack.views.length;
+    const infoBefore = h.slack.calls.length;
+    await homeOpened(h, USERS.admin);
+    const first = await publishedHome(h, USERS.admin, since);
+    const lookup = await eventually(() =>
+      h.slack.calls.slice(infoBefore).find((c) => c.method === 'users.info'),
+    );
+    // Never checked before: published without the admin controls (until 2026-11-27, published only after the
+    // check, and the e-mail lookup after it, had answered: 8 s).
+    expect(buttonsOfView(first).map((b) => b.text?.text)).not.toContain('Desvincular');
+    const answered = await eventually(() => lookup.answeredAt);
+    expect(first.at).toBeLessThan(answered);
+    // The check answered "admin": published again, with them.
+    const again = await eventually(() =>
+      h.slack.views.slice(since).find((v) => v.via === 'views.publish' && v.at >= answered),
+    );
+    expect(buttonsOfView(again).map((b) => b.text?.text)).toEqual(
+      expect.arrayContaining(['Vincular de novo', 'Desvincular']),
+    );
+    // One users.info per build: the admin check and the e-mail share it.
+    expect(h.slack.calls.slice(infoBefore).filter((c) => c.method === 'users.info')).toHaveLength(1);
+  });
+
+  it('the e-mail lookup answering 429 when the match must be made again: the Home does not say it could not read', async () => {
+    await h.link(TEAM);
+    const first = await openHome(h, USERS.admin);
+    let since = h.slack.views.length;
+    await clickInView(h, first, 'home:refresh');
+    await publishedHome(h, USERS.admin, since);
+    // The day's match is gone (its key expired).
+    await h.redis.redis.del(h.redis.keys.userMatch(TEAM, USERS.admin));
+    h.slack.failNext('users.info', { status: 429, retryAfterSec: 1 }, 1);
+    since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const home = await publishedHome(h, USERS.admin, since);
+    // Until 2026-11-27: "Não foi possível ler suas solicitações agora".
+    expect(viewText(home)).not.toContain('Não foi possível ler');
+    expect(viewText(home)).toContain('Ainda não sei qual usuário do sistema é você');
+  });
+
   it('a Home with every section full stays within 100 blocks', async () => {
     await h.link(TEAM);
     const store = h.container.feedListeners;
@@ -487,5 +581,43 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     expect(textOf(last)).toContain('Página 4 de 4 · 40 solicitações');
     expect(textOf(last)).toContain('*2039* — Aberta');
     expect(h.slack.limitViolations).toEqual([]);
+  });
+});
+
+describe('App Home: a match of the user older than its day', () => {
+  it('users.info failing when the match must be made again: the requests saved for the user still show', async () => {
+    let offset = 0;
+    const later = await startHarness({ now: () => Date.now() + offset });
+    try {
+      await later.link(TEAM);
+      let since = later.slack.views.length;
+      await homeOpened(later, USERS.admin);
+      const first = await publishedHome(later, USERS.admin, since);
+      since = later.slack.views.length;
+      await clickInView(later, first, 'home:refresh');
+      const refreshed = await publishedHome(later, USERS.admin, since);
+      const rows = buttonsOfView(refreshed).filter((b) => b.action_id.startsWith('request:open:'));
+      expect(rows.length).toBeGreaterThan(0);
+
+      // A day and an hour later the match is due to be made again, and Slack's users.info answers 429.
+      offset = 25 * 3_600_000;
+      later.slack.failNext('users.info', { status: 429, retryAfterSec: 1 }, 1);
+      const calls = later.slack.calls.length;
+      since = later.slack.views.length;
+      await homeOpened(later, USERS.admin);
+      const home = await publishedHome(later, USERS.admin, since);
+      expect(later.slack.calls.slice(calls).filter((c) => c.method === 'users.info')).toHaveLength(1);
+      expect(viewText(home)).not.toContain('Não foi possível ler');
+      expect(buttonsOfView(home).filter((b) => b.action_id.startsWith('request:open:'))).toEqual(rows);
+      expect(later.logs.some((line) => line.includes('user match not renewed now'))).toBe(true);
+
+      // Once users.info answers, the match is made again (the users list is saved), and the Home is the same.
+      since = later.slack.views.length;
+      await homeOpened(later, USERS.admin);
+      const renewed = await publishedHome(later, USERS.admin, since);
+      expect(buttonsOfView(renewed).filter((b) => b.action_id.startsWith('request:open:'))).toEqual(rows);
+    } finally {
+      await later.close();
+    }
   });
 });
