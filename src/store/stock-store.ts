@@ -76,24 +76,28 @@ export class StockStore {
 
   /**
    * A request's stockroom learnt after its items were recorded (from its history or a list row): each material's
-   * entry still from that request, and without a stockroom, gets it. An entry from another request is left alone.
-   * One read, and one write when anything changes.
+   * entry still from that request, and without a stockroom, gets `stockroomOf(requestId)` (null: left as it is). An
+   * entry from another request is left alone. One read, and one write when anything changes; `stockroomOf` is asked
+   * only for entries that need it, so a request whose entries are placed already costs no lookup of its stockroom.
    */
   async place(
     scope: MaterialScope,
-    placements: readonly { materialId: number; requestId: number; stockroomId: number }[],
+    placements: readonly { materialId: number; requestId: number }[],
+    stockroomOf: (requestId: number) => number | null | Promise<number | null>,
   ): Promise<void> {
     if (placements.length === 0) return;
     const key = this.keys.lastKnownStock(scope.workspaceId, scope.empresaId);
     const fields = placements.map((placement) => String(placement.materialId));
     const current = await this.kv.hgetMany(key, fields);
     const writes: Record<string, string> = {};
-    placements.forEach((placement, i) => {
+    for (const [i, placement] of placements.entries()) {
       const kept = parseKept(current[i] ?? null);
       if (kept === null || kept.requestId !== placement.requestId || typeof kept.stockroomId === 'number')
-        return;
-      writes[String(placement.materialId)] = JSON.stringify({ ...kept, stockroomId: placement.stockroomId });
-    });
+        continue;
+      const stockroomId = await stockroomOf(placement.requestId);
+      if (stockroomId !== null)
+        writes[String(placement.materialId)] = JSON.stringify({ ...kept, stockroomId });
+    }
     await this.kv.hsetMany(key, writes);
   }
 

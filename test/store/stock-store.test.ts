@@ -116,7 +116,8 @@ describe('StockStore stock', () => {
     ]);
     await store.place(
       T1,
-      [1, 2, 3, 4, 5].map((materialId) => ({ materialId, requestId: 1312, stockroomId: 1 })),
+      [1, 2, 3, 4, 5].map((materialId) => ({ materialId, requestId: 1312 })),
+      () => 1,
     );
     const all = await store.all(T1);
     expect([...all.values()].map((e) => [e.materialId, e.stockroomId])).toEqual([
@@ -127,7 +128,31 @@ describe('StockStore stock', () => {
     ]);
     // Nothing else of the entries moves.
     expect(all.get(1)).toEqual({ ...stock(1, 10), stockroomId: 1 });
-    await store.place(T1, []);
+    await store.place(T1, [], () => 1);
+  });
+
+  it('asks for the stockroom only when an entry of that request still needs it', async () => {
+    await store.record(T1, [
+      { ...stock(1, 10), stockroomId: 3 },
+      { ...stock(2, 10), requestId: 1400, stockroomId: null },
+    ]);
+    const asked: number[] = [];
+    const stockroomOf = (requestId: number) => {
+      asked.push(requestId);
+      return 1;
+    };
+    await store.place(
+      T1,
+      [
+        { materialId: 1, requestId: 1312 },
+        { materialId: 2, requestId: 1312 },
+      ],
+      stockroomOf,
+    );
+    expect(asked).toEqual([]);
+    await store.place(T1, [{ materialId: 2, requestId: 1400 }], stockroomOf);
+    expect(asked).toEqual([1400]);
+    expect((await store.all(T1)).get(2)?.stockroomId).toBe(1);
   });
 
   it('a damaged entry is replaced by a readable one, not a reason to keep nothing', async () => {

@@ -332,7 +332,7 @@ export class DigestService {
       return placed === undefined ? [] : [{ ...entry, stockroomId: placed }];
     });
     await this.deps.stock
-      .place(scope, placements)
+      .place(scope, placements, (requestId) => requestStockroom.get(requestId) ?? null)
       .catch((error: unknown) => this.deps.logger.warn(errFields(error), 'stock not placed'));
     for (const entry of placements) stock.set(entry.materialId, entry);
     const stockroomOf = (entry: LastKnownStock): number | null =>

@@ -125,7 +125,7 @@ export class RequestService {
       id,
       history ? headerOf(history.data.rows[0], last) : null,
     );
-    await this.placeItems(ws, itemsAnswer.data, row?.almoxarifado ?? header?.stockroomName ?? null);
+    await this.placeStock(ws, itemsAnswer.data, row?.almoxarifado ?? header?.stockroomName ?? null);
     return {
       data: {
         id,
@@ -449,7 +449,7 @@ export class RequestService {
     const boundMs = Math.min(HEADER_LOOKUP_MS, (ws.call.deadline ?? Number.POSITIVE_INFINITY) - now);
     if (boundMs <= 0) return { header };
     let named = header;
-    /** The list row the names came from: its stockroom id places the items' last known stock (placeItems). */
+    /** The list row the names came from: its stockroom id places the items' last known stock (placeStock). */
     let found: MaterialRequest | undefined;
     const lookup = async () => {
       const saved = await this.savedListRow(ws, id);
@@ -538,16 +538,25 @@ export class RequestService {
    * request's list row, else the name from its history, matched to the saved stockroom list (no call; a name that
    * is not there, or not there once, places nothing). Never fails the answer.
    */
-  private async placeItems(
+  async placeStock(
     ws: WorkspaceContext,
     items: readonly RequestItem[],
     stockroom: number | string | null,
   ): Promise<void> {
     if (items.length === 0 || stockroom === null) return;
+    // The saved stockroom list is read only when an entry still needs its stockroom (once, whatever their number).
+    let named: Promise<number | null> | undefined;
+    const stockroomOf = () => {
+      if (typeof stockroom === 'number') return stockroom;
+      named ??= this.savedStockroomNamed(ws, stockroom);
+      return named;
+    };
     try {
-      const stockroomId =
-        typeof stockroom === 'number' ? stockroom : await this.savedStockroomNamed(ws, stockroom);
-      if (stockroomId !== null) await this.placeStock(ws, items, stockroomId);
+      await this.deps.stock.place(
+        materialScope(ws),
+        items.map((item) => ({ materialId: item.material, requestId: item.solicitacaoMaterialId })),
+        stockroomOf,
+      );
     } catch (error) {
       this.deps.logger.warn(errFields(error), 'stockroom of the last known stock not recorded');
     }
@@ -602,18 +611,6 @@ export class RequestService {
         items.map((item) => [item.material, item.material_Nome] as const),
       ),
     ]).catch((error: unknown) => this.deps.logger.warn(errFields(error), 'last known stock not recorded'));
-  }
-
-  /** The stockroom of the request these items were read from, learnt after they were recorded (StockStore.place). */
-  async placeStock(ws: WorkspaceContext, items: readonly RequestItem[], stockroomId: number): Promise<void> {
-    await this.deps.stock.place(
-      materialScope(ws),
-      items.map((item) => ({
-        materialId: item.material,
-        requestId: item.solicitacaoMaterialId,
-        stockroomId,
-      })),
-    );
   }
 }
 

@@ -88,7 +88,17 @@ function harness() {
     reader,
     logger: pino({ level: 'silent' }),
     now: () => 0,
-    stock: { names: async () => new Map() },
+    stock: {
+      names: async () => new Map(),
+      // Every entry recorded without its stockroom: each asks for it.
+      place: async (
+        _scope: unknown,
+        placements: { requestId: number }[],
+        stockroomOf: (requestId: number) => unknown,
+      ) => {
+        for (const placement of placements) await stockroomOf(placement.requestId);
+      },
+    },
   } as unknown as DomainDeps;
   const detail = new RequestService(deps).detail(ws, 7, 1);
   const turn = () => new Promise((resolve) => setImmediate(resolve));
