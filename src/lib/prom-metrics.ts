@@ -89,7 +89,9 @@ export class PromMetrics implements Metrics, MetricsExposition {
   });
   private readonly digestPosts = new Counter({
     name: 'estoque_digest_posts_total',
-    help: 'Digest posts, by outcome (posted, retry, channel_gone, unauthorized, stopped, error).',
+    help:
+      'Digest posts, by outcome (posted, fallback: refused by Slack for its content and a plain notice posted instead, ' +
+      'refused: that notice refused too, retry, channel_gone, unauthorized, stopped, error).',
     labelNames: ['outcome'],
     registers: [this.registry],
   });

@@ -373,6 +373,22 @@ export function renderAppRefused(error: string): Message {
   return finalizeMessage({ text, blocks: [section(text)] });
 }
 
+/**
+ * `/estoque resumo agora`, when Slack refused the digest for what it holds (`invalid_blocks`, `msg_too_long`...): a
+ * retry would be refused the same way, so the answer does not offer one. `fallbackPosted`: the short plain notice went
+ * to the channel in its place.
+ */
+export function renderDigestRefused(error: string, fallbackPosted: boolean): Message {
+  const code = /^[a-z_]{1,40}$/.test(error) ? ` (\`${error}\`)` : '';
+  const where = fallbackPosted
+    ? 'Postei no canal um aviso curto no lugar dele.'
+    : 'Nem um aviso curto no lugar dele foi aceito.';
+  const text =
+    `O Slack recusou a mensagem do resumo${code}. ${where} O problema ficou registrado para quem mantém o bot; ` +
+    'enquanto isso, veja as solicitações com `/solicitacao` e as compras a receber com `/compras pendentes`.';
+  return finalizeMessage({ text, blocks: [section(text)] });
+}
+
 /** Slack failed (5xx, network, rate limit) while posting for a command: nothing was done. */
 export function renderDigestUnavailable(): Message {
   const text =

@@ -8,14 +8,10 @@ import {
 } from '../domain/digest/publisher.js';
 import { errFields, type Logger } from '../lib/logger.js';
 import { renderDigest, renderSubscriptionRemovedDm } from '../render/digest.js';
+import { renderDigestFallback } from '../render/post-fallbacks.js';
 import type { Message } from '../render/types.js';
 import type { Subscription, SubscriptionStore } from '../store/subscription-store.js';
-import {
-  PacedPoster,
-  type PacedPosterDeps,
-  type SlackCallFailure,
-  UNAUTHORIZED_ERRORS,
-} from './paced-post.js';
+import { classifyPostFailure, PacedPoster, type PacedPosterDeps, type PostFailure } from './paced-post.js';
 import type { SlackClients } from './slack-clients.js';
 
 export type PostResult =
@@ -23,6 +19,8 @@ export type PostResult =
   | { ok: false; kind: 'channel_gone'; error: ChannelGoneError }
   | { ok: false; kind: 'retry'; reason: string; mayHaveArrived?: boolean }
   | { ok: false; kind: 'unauthorized'; error: string }
+  /** Refused for what the message holds (post-refusals.ts, CONTENT_REFUSED_ERRORS): the same message never goes. */
+  | { ok: false; kind: 'refused'; error: string }
   | { ok: false; kind: 'stopped' };
 
 /** With the pacing's (a 429 asking for a longer wait than maxRetryAfterMs is left to a later tick). */
@@ -36,7 +34,9 @@ export interface DigestPosterDeps extends PacedPosterDeps {
  * Posts digests (and other bot messages) in channels, paced Slack's way (paced-post.ts), and turns the errors that
  * mean the bot cannot post in that channel any more (CHANNEL_GONE_ERRORS: `not_in_channel`, `channel_not_found`,
  * `is_archived`...) into removing the subscription and a DM to who subscribed. Errors for the app or its token in
- * the workspace (UNAUTHORIZED_ERRORS) come back as `unauthorized`: the scheduler pauses the workspace's digests.
+ * the workspace (UNAUTHORIZED_ERRORS) come back as `unauthorized`: the scheduler pauses the workspace's digests. A
+ * digest Slack refuses for what it holds gets a plain fallback in its place (PacedPoster.postOrFallback), and the day
+ * is done either way: built again, it would be refused again.
  */
 export class DigestPoster implements DigestPublisher {
   private readonly paced: PacedPoster;
@@ -63,10 +63,31 @@ export class DigestPoster implements DigestPublisher {
       { timeZone: sub.timeZone, now: delivery.now },
       { delayMs: delivery.delayMs, mayRepeatSince: delivery.mayRepeatSince ?? null },
     );
-    const result = await this.post(client, sub.workspaceId, sub.channelId, message, guard);
-    if (result.ok) return { kind: 'posted', ts: result.ts };
-    if (result.kind === 'channel_gone') await this.dropSubscription(client, sub, result.error);
-    return result;
+    const logger = this.deps.logger.child({ workspaceId: sub.workspaceId, channelId: sub.channelId });
+    const result = await this.paced.postOrFallback(
+      client,
+      sub.workspaceId,
+      sub.channelId,
+      'channel',
+      message,
+      () => renderDigestFallback(sub.stockroomId),
+      logger,
+      guard,
+    );
+    if (result.ok)
+      return { kind: 'posted', ts: result.ts, ...(result.refused && { refused: result.refused }) };
+    if (result.stopped) return { kind: 'stopped' };
+    // Only a fallback comes back refused for its content (the digest's own refusal got it sent).
+    if (result.failure.kind === 'content')
+      return {
+        kind: 'refused',
+        error: result.refused ?? result.failure.error,
+        fallbackError: result.failure.error,
+      };
+    const { ok: _, ...outcome } = this.failed(result.failure, logger);
+    if (outcome.kind === 'channel_gone') await this.dropSubscription(client, sub, outcome.error);
+    if (outcome.kind === 'refused') return { ...outcome, fallbackError: outcome.error }; // not reached: see above
+    return outcome;
   }
 
   /** Posts in a channel with spacing and Retry-After handling; reports channel errors without acting on them. */
@@ -81,20 +102,35 @@ export class DigestPoster implements DigestPublisher {
     const result = await this.paced.post(client, workspaceId, channelId, message, logger, guard);
     if (result.ok) return result;
     if (result.stopped) return { ok: false, kind: 'stopped' };
-    const { failure } = result;
+    return this.failed(classifyPostFailure(result.failure, 'channel'), logger);
+  }
+
+  /** What a failed post means for a channel's digest. */
+  private failed(
+    failure: PostFailure,
+    logger: Logger,
+  ): Exclude<PostResult, { ok: true } | { kind: 'stopped' }> {
     if (failure.kind === 'rate_limited')
       return { ok: false, kind: 'retry', reason: `ratelimited ${failure.retryAfterMs} ms` };
-    const refusal = classify(failure);
-    logger.warn({ slackError: refusal.error, kind: refusal.kind }, 'Slack refused the post');
-    if (refusal.kind === 'channel_gone') return { ok: false, kind: 'channel_gone', error: refusal.error };
-    if (refusal.kind === 'unauthorized') return { ok: false, kind: 'unauthorized', error: refusal.error };
-    const mayHaveArrived = failure.kind === 'transport' && failure.mayHaveArrived;
-    return {
-      ok: false,
-      kind: 'retry',
-      reason: refusal.error,
-      ...(mayHaveArrived && { mayHaveArrived: true }),
-    };
+    logger.warn({ slackError: failure.error, kind: failure.kind }, 'Slack refused the post');
+    switch (failure.kind) {
+      case 'lost':
+        // A channel's refusals: CHANNEL_GONE_ERRORS, every one.
+        return isChannelGoneError(failure.error)
+          ? { ok: false, kind: 'channel_gone', error: failure.error }
+          : { ok: false, kind: 'retry', reason: failure.error };
+      case 'unauthorized':
+        return { ok: false, kind: 'unauthorized', error: failure.error };
+      case 'content':
+        return { ok: false, kind: 'refused', error: failure.error };
+      case 'transient':
+        return {
+          ok: false,
+          kind: 'retry',
+          reason: failure.error,
+          ...(failure.mayHaveArrived && { mayHaveArrived: true }),
+        };
+    }
   }
 
   private async dropSubscription(
@@ -110,18 +146,4 @@ export class DigestPoster implements DigestPublisher {
     const notice = renderSubscriptionRemovedDm(sub.channelId, error);
     await this.paced.dm(client, sub.workspaceId, sub.subscribedBy, notice, this.deps.logger);
   }
-}
-
-type Refusal =
-  | { kind: 'channel_gone'; error: ChannelGoneError }
-  | { kind: 'unauthorized'; error: string }
-  | { kind: 'other'; error: string };
-
-/** What a refusal means for a channel's digest. */
-function classify(failure: Exclude<SlackCallFailure, { kind: 'rate_limited' }>): Refusal {
-  if (failure.kind === 'platform') {
-    if (isChannelGoneError(failure.error)) return { kind: 'channel_gone', error: failure.error };
-    if (UNAUTHORIZED_ERRORS.has(failure.error)) return { kind: 'unauthorized', error: failure.error };
-  }
-  return { kind: 'other', error: failure.error };
 }

@@ -4,6 +4,7 @@ import type { Logger } from '../lib/logger.js';
 import {
   renderAppRefused,
   renderDigestPosted,
+  renderDigestRefused,
   renderDigestUnavailable,
   renderInviteBot,
   renderNotSubscribed,
@@ -125,7 +126,9 @@ export class DigestSubscriptions {
       case 'not_subscribed':
         return renderNotSubscribed();
       case 'posted':
-        return renderDigestPosted();
+        return result.refused ? renderDigestRefused(result.refused, true) : renderDigestPosted();
+      case 'refused':
+        return renderDigestRefused(result.error, false);
       case 'channel_gone':
         return renderInviteBot(result.error);
       case 'unauthorized':

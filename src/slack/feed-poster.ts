@@ -1,5 +1,4 @@
 import type { WebClient } from '@slack/web-api';
-import { CHANNEL_GONE_ERRORS } from '../domain/digest/publisher.js';
 import type {
   ChannelFeed,
   FeedEvent,
@@ -10,60 +9,32 @@ import type {
 } from '../domain/feed/types.js';
 import { errFields, type Logger } from '../lib/logger.js';
 import { renderFeedLostDm, renderFeedPost, renderFollowsEndedDm } from '../render/feed.js';
+import { renderFeedFallback } from '../render/post-fallbacks.js';
 import type { FeedListenerStore } from '../store/feed-listeners.js';
 import {
+  classifyPostFailure,
   PacedPoster,
   type PacedPosterDeps,
-  type SlackCallFailure,
+  type PostFailure,
   slackCallFailure,
-  UNAUTHORIZED_ERRORS,
 } from './paced-post.js';
 import type { SlackClients } from './slack-clients.js';
 
-/** Refusals after which the bot can never post in that channel again: its feed goes. */
-const CHANNEL_LOST_ERRORS: ReadonlySet<string> = new Set(CHANNEL_GONE_ERRORS);
-/** Refusals after which the bot can never DM that user: their follows end. */
-const DM_LOST_ERRORS: ReadonlySet<string> = new Set([
-  'cannot_dm_bot',
-  'user_not_found',
-  'user_disabled',
-  'user_not_visible',
-  'messages_tab_disabled',
-  ...CHANNEL_GONE_ERRORS,
-]);
-
-export type SlackFailure =
-  | { kind: 'rate_limited'; error: string; retryAfterMs: number }
-  | { kind: 'lost'; error: string }
-  | { kind: 'unauthorized'; error: string }
-  | { kind: 'transient'; error: string };
-
 /**
- * What a WebClient error means for a feed post to `target`: `lost` (the channel or the DM can never be reached),
- * `unauthorized` (the workspace's token or the app, UNAUTHORIZED_ERRORS: Slack documents `account_inactive` as "the
- * token is for a deleted user or workspace", `missing_scope` as a scope not granted: not one target's fault, so
- * nothing is lost and the workspace's feed pauses, as digests do),
- * `rate_limited` (with Retry-After) or `transient` (5xx, network, any other refusal: nothing is removed, a later
- * round tries again).
+ * What a WebClient error means for a feed post to `target` (classifyPostFailure, the digest's reading too): `lost`
+ * (the channel or the DM can never be reached), `unauthorized` (the workspace's token or the app: not one target's
+ * fault, so nothing is lost and the workspace's feed pauses, as digests do), `content` (this message, for what it
+ * holds), `rate_limited` (with Retry-After) or `transient` (5xx, network, any other refusal: nothing is removed, a
+ * later round tries again).
  */
-export function classifyFeedError(error: unknown, target: FeedTarget): SlackFailure {
-  return feedFailure(slackCallFailure(error), target);
-}
-
-function feedFailure(failure: SlackCallFailure, target: FeedTarget): SlackFailure {
-  if (failure.kind !== 'platform')
-    return failure.kind === 'rate_limited' ? failure : { kind: 'transient', error: failure.error };
-  const code = failure.error;
-  if (UNAUTHORIZED_ERRORS.has(code)) return { kind: 'unauthorized', error: code };
-  const lost = target.kind === 'channel' ? CHANNEL_LOST_ERRORS : DM_LOST_ERRORS;
-  if (lost.has(code)) return { kind: 'lost', error: code };
-  return { kind: 'transient', error: code };
+export function classifyFeedError(error: unknown, target: FeedTarget): PostFailure {
+  return classifyPostFailure(slackCallFailure(error), target.kind);
 }
 
 /** With the pacing's (a 429 asking for a longer wait than maxRetryAfterMs makes the post transient). */
 export interface SlackFeedPosterDeps extends PacedPosterDeps {
   clients: SlackClients;
-  /** Pauses the workspace's listeners when Slack refuses the app or its token there (UNAUTHORIZED_ERRORS). */
+  /** Pauses the workspace's listeners when Slack refuses the app or its token there (post-refusals.ts). */
   listeners: Pick<FeedListenerStore, 'pauseWorkspace'>;
   logger: Logger;
   /** DIGEST_TZ: times in the messages ("detectadas às 14:32"). */
@@ -77,7 +48,9 @@ export interface SlackFeedPosterDeps extends PacedPosterDeps {
  * The FeedPoster on Slack: one message per target and round (render/feed.ts), in a channel with
  * chat.postMessage, to a user as a DM (chat.postMessage to the user id opens the app's DM), paced as the digest
  * is (paced-post.ts: one message per second per channel across replicas, 429s waited for). It reports `lost`; removing the listener is the caller's (the delivery
- * loop), which then calls `tellFeedLost` for a channel.
+ * loop), which then calls `tellFeedLost` for a channel. A message Slack refuses for what it holds gets a plain fallback
+ * naming the events in its place; a fallback refused too comes back `givenUp`: the delivery loop never posts those
+ * events to that target again.
  */
 export class SlackFeedPoster implements FeedPoster {
   private readonly paced: PacedPoster;
@@ -103,21 +76,38 @@ export class SlackFeedPoster implements FeedPoster {
     if (!client.ok) return { ok: false, lost: false, error: client.error };
     const channel = target.kind === 'channel' ? target.channelId : target.userId;
     const logger = this.deps.logger.child({ workspaceId, target: target.kind, channelId: channel });
-    const result = await this.paced.post(client.client, workspaceId, channel, message, logger, options.guard);
+    const result = await this.paced.postOrFallback(
+      client.client,
+      workspaceId,
+      channel,
+      target.kind,
+      message,
+      () => renderFeedFallback(target, events),
+      logger,
+      options.guard,
+    );
     if (result.ok) {
       // The events' ids (derived from the data, no secret) and Slack's ts: a post made twice can be traced.
       logger.info(
-        { events: events.length, eventIds: events.map((event) => event.id), ts: result.ts },
+        {
+          events: events.length,
+          eventIds: events.map((event) => event.id),
+          ts: result.ts,
+          ...(result.refused && { fallbackFor: result.refused }),
+        },
         'feed posted',
       );
       this.deps.onDelivered?.(workspaceId, target, client.client);
       return { ok: true };
     }
     if (result.stopped) return { ok: false, lost: false, error: 'stopped' };
-    if (result.failure.kind === 'rate_limited')
-      return { ok: false, lost: false, error: `ratelimited ${result.failure.retryAfterMs} ms` };
-    const failure = feedFailure(result.failure, target);
-    const mayHaveArrived = result.failure.kind === 'transport' && result.failure.mayHaveArrived;
+    const { failure } = result;
+    if (failure.kind === 'rate_limited')
+      return { ok: false, lost: false, error: `ratelimited ${failure.retryAfterMs} ms` };
+    // The message refused for what it holds, its plain fallback too (postOrFallback logged both): given up.
+    if (failure.kind === 'content')
+      return { ok: false, lost: false, givenUp: true, error: result.refused ?? failure.error };
+    const mayHaveArrived = failure.kind === 'transient' && failure.mayHaveArrived;
     logger.warn(
       { slackError: failure.error, kind: failure.kind, mayHaveArrived },
       'Slack refused the feed post',

@@ -5,12 +5,15 @@ import { neverSent } from '../lib/net-errors.js';
 import type { Message } from '../render/types.js';
 import type { Keys } from '../store/keys.js';
 import type { KeyValue } from '../store/kv.js';
+import { type PostTarget, refusalOf } from './post-refusals.js';
 
 /**
  * Posting a bot message in a channel (or a DM, by user id) Slack's way, for the digest and the change feed: one
  * message per second per channel across replicas (a one-second key per channel, `set onlyIfAbsent`, shared by
- * both so they space out in one channel), a 429 waited for as its Retry-After says. What a refusal means (a
- * channel gone, a person lost, a token revoked) is each caller's.
+ * both so they space out in one channel), a 429 waited for as its Retry-After says. What a refusal says (a channel
+ * gone, a person lost, a token revoked, a message refused for its content) is read in one place for both,
+ * classifyPostFailure (the codes: post-refusals.ts); what to do about it is each caller's, but for a message refused
+ * for its content, which postOrFallback answers here with a plain fallback.
  *
  * The client must not retry by itself: a 5xx or a timeout may come after Slack posted the message, and a retry
  * would post it again. The clients from SlackClients reject rate-limited calls and do not retry (see
@@ -18,36 +21,6 @@ import type { KeyValue } from '../store/kv.js';
  * back here, where only a 429 (nothing posted) is tried again.
  */
 
-/**
- * Slack refusals of chat.postMessage that hold for the workspace's token or the app, not for one channel: no post in
- * that workspace can succeed until the app is reinstalled (OAuth) or given a new token (SLACK_BOT_TOKEN). Callers
- * pause the workspace's digests and alerts (`tokens_revoked`), which a reinstall, or a replica that starts with a
- * token Slack accepts, resumes. From Slack's method and common error lists:
- * - the token is gone or refused: `invalid_auth` (an invalid token, or a request from an IP address the workspace
- *   disallows), `not_authed`, `account_inactive` (a deleted user or workspace), `token_revoked`, `token_expired`;
- * - the token does not reach this workspace: `team_access_not_granted`, `enterprise_is_restricted` (the method
- *   cannot be called from an Enterprise), `accesslimited` (the method is limited on the bot's network);
- * - the app or token cannot post at all: `missing_scope` (chat:write not granted), `not_allowed_token_type` (not
- *   a bot token), `is_bot` (a legacy bot's token).
- * Until 2026-11-27 the last five (and `accesslimited`) were retried: digests were built again all day, every day,
- * and alerts read upstream every round, none of them ever posted, nobody told.
- * Refusals for one channel are CHANNEL_GONE_ERRORS (domain/digest/publisher.ts); everything else (5xx,
- * `org_login_required` and `team_added_to_org` while a workspace migrates, `service_unavailable`, a message Slack
- * refuses) is tried again later.
- */
-export const UNAUTHORIZED_ERRORS: ReadonlySet<string> = new Set([
-  'invalid_auth',
-  'not_authed',
-  'account_inactive',
-  'token_revoked',
-  'token_expired',
-  'team_access_not_granted',
-  'enterprise_is_restricted',
-  'accesslimited',
-  'missing_scope',
-  'not_allowed_token_type',
-  'is_bot',
-]);
 /**
  * `ok: false` answers after which the message may be in the channel all the same: chat.postMessage's errors say of
  * both "It's possible some aspect of the operation succeeded before the error was raised". They are read as a
@@ -103,6 +76,42 @@ export function slackCallFailure(error: unknown): SlackCallFailure {
   };
 }
 
+/** What a failed post says, for a post to `target` (post-refusals.ts). */
+export type PostFailure =
+  /** Rate limited for longer than the post waits: a later tick or round tries again. */
+  | { kind: 'rate_limited'; error: string; retryAfterMs: number }
+  /** The workspace's token or the app (UNAUTHORIZED_ERRORS): no post there can succeed until a reinstall. */
+  | { kind: 'unauthorized'; error: string }
+  /** This channel, or this person, can never be posted to again. */
+  | { kind: 'lost'; error: string }
+  /** This message, for what it holds (CONTENT_REFUSED_ERRORS): sending it again is refused again. */
+  | { kind: 'content'; error: string }
+  /** Of the moment (5xx, network, anything else): a later try may succeed. `mayHaveArrived`: see SlackCallFailure. */
+  | { kind: 'transient'; error: string; mayHaveArrived: boolean };
+
+/** The one reading of a failed chat.postMessage, for the digest and the feed alike. */
+export function classifyPostFailure(failure: SlackCallFailure, target: PostTarget): PostFailure {
+  if (failure.kind === 'rate_limited') return failure;
+  if (failure.kind === 'transport')
+    return { kind: 'transient', error: failure.error, mayHaveArrived: failure.mayHaveArrived };
+  const kind = refusalOf(failure.error, target);
+  return kind === 'other'
+    ? { kind: 'transient', error: failure.error, mayHaveArrived: false }
+    : { kind, error: failure.error };
+}
+
+/** What postOrFallback came to. */
+export type FallbackPostResult =
+  /** Slack has a message: the one given, or (`refused`: Slack's refusal of that one) its fallback. */
+  | { ok: true; ts: string; refused?: string }
+  /** The guard said no before a try: nothing was posted. */
+  | { ok: false; stopped: true }
+  /**
+   * Not posted. `refused` set: the message was refused for its content and `failure` is its fallback's (a `content`
+   * one: refused too, the message is given up).
+   */
+  | { ok: false; stopped: false; failure: PostFailure; refused?: string };
+
 export type PacedPostResult =
   | { ok: true; ts: string }
   /** The guard said no before a try: nothing was posted. */
@@ -147,7 +156,8 @@ export class PacedPoster {
         const answer = await client.chat.postMessage({
           channel,
           text: message.text,
-          blocks: message.blocks,
+          // A text-only message (a fallback) sends no blocks at all: only its text shows.
+          ...(message.blocks.length > 0 && { blocks: message.blocks }),
           unfurl_links: false,
           unfurl_media: false,
         });
@@ -166,6 +176,51 @@ export class PacedPoster {
         return { ok: false, stopped: false, failure };
       }
     }
+  }
+
+  /**
+   * `post`, and when Slack refuses the message for what it holds (CONTENT_REFUSED_ERRORS: blocks not valid, text too
+   * long...), `fallback()` once in its place: a short plain text that cannot be refused that way, so the people there
+   * learn something came. Sending the same message again would be refused again, so it never is. The refusal is
+   * logged as an error with the message's sizes, for whoever runs the bot to fix the renderer; a fallback refused for
+   * its content too is logged and comes back as a `content` failure: the caller gives the message up. Any other
+   * failure of the fallback (a 429, the channel lost, the token refused) comes back as it would for any post.
+   */
+  async postOrFallback(
+    client: WebClient,
+    workspaceId: string,
+    channel: string,
+    target: PostTarget,
+    message: Message,
+    fallback: () => Message,
+    logger: Logger,
+    guard?: () => Promise<boolean>,
+  ): Promise<FallbackPostResult> {
+    const first = await this.post(client, workspaceId, channel, message, logger, guard);
+    if (first.ok || first.stopped) return first;
+    const failure = classifyPostFailure(first.failure, target);
+    if (failure.kind !== 'content') return { ok: false, stopped: false, failure };
+    const sizes = sizesOf(message);
+    logger.error(
+      { slackError: failure.error, ...sizes },
+      'Slack refused the message for what it holds; a plain fallback is posted instead (the renderer needs a fix)',
+    );
+    const plain = fallback();
+    const second = await this.post(client, workspaceId, channel, plain, logger, guard);
+    if (second.ok) return { ok: true, ts: second.ts, refused: failure.error };
+    if (second.stopped) return second;
+    const fallbackFailure = classifyPostFailure(second.failure, target);
+    if (fallbackFailure.kind === 'content')
+      logger.error(
+        {
+          slackError: failure.error,
+          fallbackError: fallbackFailure.error,
+          ...sizes,
+          fallbackTextLength: plain.text.length,
+        },
+        'Slack refused the plain fallback too; the message is given up',
+      );
+    return { ok: false, stopped: false, failure: fallbackFailure, refused: failure.error };
   }
 
   /**
@@ -198,4 +253,13 @@ export class PacedPoster {
       waited += SLOT_POLL_MS;
     }
   }
+}
+
+/** What an operator needs to find what Slack refused: how many blocks, how long their JSON and the text are. */
+function sizesOf(message: Message): { blocks: number; blocksChars: number; textLength: number } {
+  return {
+    blocks: message.blocks.length,
+    blocksChars: JSON.stringify(message.blocks).length,
+    textLength: message.text.length,
+  };
 }

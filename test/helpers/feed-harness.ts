@@ -8,12 +8,15 @@ import type {
   FeedPostResult,
   FeedTarget,
 } from '../../src/domain/feed/types.js';
+import type { Logger } from '../../src/lib/logger.js';
+import { SlackFeedPoster } from '../../src/slack/feed-poster.js';
+import { createSlackClients } from '../../src/slack/slack-clients.js';
 import { FeedListenerStore } from '../../src/store/feed-listeners.js';
 import { FeedSnapshotStore } from '../../src/store/feed-snapshot-store.js';
 import { type KeyValue, RedisKeyValue } from '../../src/store/kv.js';
 import type { BudgetOptions } from '../../src/upstream/budget.js';
 import { feedShareCalls } from '../../src/upstream/budget-policy.js';
-import { type Harness, type Replica, saoPaulo, startDigestHarness, WS } from './digest-harness.js';
+import { type Harness, type Replica, SP, saoPaulo, startDigestHarness, WS } from './digest-harness.js';
 
 export { WS };
 
@@ -98,6 +101,8 @@ export interface FeedReplica {
   name: string;
   engine: FeedEngine;
   poster: RecordingPoster;
+  /** With `slack: true`: the real poster the engine posts through, to the harness's fake Slack (else null). */
+  slackPoster: SlackFeedPoster | null;
   replica: Replica;
   snapshots: FeedSnapshotStore;
 }
@@ -115,6 +120,11 @@ export interface FeedHarness extends Harness {
     wrapKv?: (kv: KeyValue) => KeyValue;
     /** Wraps the listener store the replica's rounds read (a round held at its start). */
     wrapListeners?: (listeners: FeedListenerSource) => FeedListenerSource;
+    /**
+     * Posts through the real SlackFeedPoster to the harness's fake Slack instead of the recording double (no pacing
+     * waits: the poster's waits are not slept). `logger`: the poster's (the rounds keep the replica's).
+     */
+    slack?: boolean | { logger: Logger };
   }): FeedReplica;
 }
 
@@ -149,13 +159,30 @@ export async function startFeedHarness(startAt: number): Promise<FeedHarness> {
       const kv = new RedisKeyValue(harness.redis.connect());
       const snapshots = new FeedSnapshotStore(options.wrapKv?.(kv) ?? kv, harness.redis.keys);
       const poster = new RecordingPoster(name, allPosts);
+      const listenerStore = new FeedListenerStore(kv, harness.redis.keys, harness.clock.now);
+      const posterLogger = typeof options.slack === 'object' ? options.slack.logger : replica.domain.logger;
+      const slackPoster = options.slack
+        ? new SlackFeedPoster({
+            clients: createSlackClients({
+              slackApiUrl: harness.slack.apiUrl,
+              logger: posterLogger,
+              botToken: 'xoxb-feed-test',
+            }),
+            listeners: listenerStore,
+            kv,
+            keys: harness.redis.keys,
+            logger: posterLogger,
+            timeZone: SP,
+            now: harness.clock.now,
+            maxSlotWaitMs: 0,
+            sleep: async () => undefined,
+          })
+        : null;
       const engine = new FeedEngine({
         domain: replica.domain,
         snapshots,
-        listeners: (options.wrapListeners ?? ((l) => l))(
-          new FeedListenerStore(kv, harness.redis.keys, harness.clock.now),
-        ),
-        poster,
+        listeners: (options.wrapListeners ?? ((l) => l))(listenerStore),
+        poster: slackPoster ?? poster,
         logger: replica.domain.logger,
         intervalMs: options.intervalMs ?? INTERVAL_MS,
         share: { windowMs: limit.windowMs, calls: feedShareCalls(limit.count, share) },
@@ -164,7 +191,7 @@ export async function startFeedHarness(startAt: number): Promise<FeedHarness> {
         ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
         ...(options.batch !== undefined && { batch: options.batch }),
       });
-      return { name, engine, poster, replica, snapshots };
+      return { name, engine, poster, slackPoster, replica, snapshots };
     },
   });
 }

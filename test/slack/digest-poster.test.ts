@@ -92,12 +92,30 @@ describe('DigestPoster', () => {
       kind: 'retry',
       reason: 'org_login_required',
     });
-    // A refusal in Slack's words that says nothing was posted stays a plain retry.
-    h.slack.failNext('chat.postMessage', { error: 'invalid_blocks' });
-    expect(await poster.post(client, WS, CHANNELS.general, message)).toEqual({
-      ok: false,
-      kind: 'retry',
-      reason: 'invalid_blocks',
-    });
+    // A refusal of the message for what it holds: the same message would be refused again (until 2026-11-27 a
+    // retry, every tick).
+    for (const error of [
+      'invalid_blocks',
+      'msg_too_long',
+      'invalid_blocks_format',
+      'no_text',
+      'invalid_arguments',
+    ]) {
+      h.slack.failNext('chat.postMessage', { error });
+      expect(await poster.post(client, WS, CHANNELS.general, message)).toEqual({
+        ok: false,
+        kind: 'refused',
+        error,
+      });
+    }
+    // Of the moment, or not known: retried.
+    for (const error of ['service_unavailable', 'message_limit_exceeded', 'request_timeout']) {
+      h.slack.failNext('chat.postMessage', { error });
+      expect(await poster.post(client, WS, CHANNELS.general, message)).toEqual({
+        ok: false,
+        kind: 'retry',
+        reason: error,
+      });
+    }
   });
 });

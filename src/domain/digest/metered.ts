@@ -3,7 +3,10 @@ import { DigestService } from './digest-service.js';
 import type { DigestView } from './digest-view.js';
 import type { DigestDelivery, DigestPublisher, PublishOutcome } from './publisher.js';
 
-/** Counts digest posts by outcome (the publisher's own outcome kinds, or `error` when it threw). */
+/**
+ * Counts digest posts by outcome (the publisher's own outcome kinds, `fallback` for a digest Slack refused whose plain
+ * fallback went in its place, or `error` when it threw).
+ */
 export class MeteredPublisher implements DigestPublisher {
   constructor(
     private readonly inner: DigestPublisher,
@@ -13,7 +16,7 @@ export class MeteredPublisher implements DigestPublisher {
   async publish(delivery: DigestDelivery, guard?: () => Promise<boolean>): Promise<PublishOutcome> {
     try {
       const outcome = await this.inner.publish(delivery, guard);
-      this.metrics.digestPost(outcome.kind);
+      this.metrics.digestPost(outcome.kind === 'posted' && outcome.refused ? 'fallback' : outcome.kind);
       return outcome;
     } catch (error) {
       this.metrics.digestPost('error');

@@ -8,7 +8,7 @@ import type { DigestView } from './digest-view.js';
  * ("make sure your app is a member of the conversation it's attempting to post a message to") and
  * `ekm_access_denied` ("administrators have suspended the ability to post a message": Enterprise Key Management
  * revoked for that conversation). Refusals for the token or the app, in every channel: UNAUTHORIZED_ERRORS
- * (slack/paced-post.ts).
+ * (slack/post-refusals.ts).
  */
 export const CHANNEL_GONE_ERRORS = [
   'not_in_channel',
@@ -27,8 +27,16 @@ export function isChannelGoneError(error: string): error is ChannelGoneError {
 }
 
 export type PublishOutcome =
-  /** Slack accepted the message. */
-  | { kind: 'posted'; ts: string }
+  /**
+   * Slack accepted the message. `refused`: Slack refused the digest itself for what it holds (`invalid_blocks`,
+   * `msg_too_long`...) and took the short plain fallback posted in its place (`ts`): the day is done all the same.
+   */
+  | { kind: 'posted'; ts: string; refused?: string }
+  /**
+   * Slack refused the digest for what it holds (`error`), and its plain fallback too (`fallbackError`): given up for
+   * that day, never built nor posted again (a retry would be refused the same way). Nothing to pause or remove.
+   */
+  | { kind: 'refused'; error: string; fallbackError: string }
   /** The bot cannot post there any more; the subscription was removed and the subscriber told. */
   | { kind: 'channel_gone'; error: ChannelGoneError }
   /**

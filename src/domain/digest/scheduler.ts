@@ -70,6 +70,11 @@ export interface TickReport {
   stale: number;
   /** Digest views built: one per workspace, stockroom filter and starting point. */
   builds: number;
+  /**
+   * Digests Slack refused for what they hold (`invalid_blocks`, `msg_too_long`...): their day is done, with the plain
+   * fallback posted in their place (counted in `posted` too) or, refused as well, given up. Never built again.
+   */
+  refused: number;
 }
 
 export type PostNowResult = { kind: 'not_subscribed' } | PublishOutcome;
@@ -205,6 +210,7 @@ export class DigestScheduler {
       lost: 0,
       stale: 0,
       builds: 0,
+      refused: 0,
     };
     const candidates: { subscription: Subscription; due: Due }[] = [];
     for (const subscription of await this.deps.subscriptions.listAll()) {
@@ -371,34 +377,24 @@ export class DigestScheduler {
     if (attempted && !mayBeInSlack) await claim.settleAttempt(mayRepeatSince).catch(() => undefined);
     const logger = this.deps.logger.child({ workspaceId, channelId, day: due.day });
     switch (outcome.kind) {
-      case 'posted': {
-        // Two records, each enough to stop a second post: the claim (first, at once) and the subscription's day.
-        // Never released after this point, whatever fails. A store that cannot take them now (a Redis restart) is
-        // asked again for RECORD_RETRY_MS, while the tick's renewals keep the claim; after that this process still
-        // never posts the day again, and writes the records at its next tick.
-        const postedAt = this.deps.now();
-        const posted = { day: due.day, postedAt, coveredUntil: view.coveredUntil };
-        const until = Date.now() + (this.deps.recordRetryMs ?? RECORD_RETRY_MS);
-        const left = () => Math.max(0, until - Date.now());
-        const recorded = await persistently(() => claim.markPosted(postedAt, view.coveredUntil), left())
-          .then(() =>
-            persistently(() => this.deps.subscriptions.markPosted(workspaceId, channelId, posted), left()),
-          )
-          .then(
-            () => true,
-            (error: unknown) => {
-              logger.error(errFields(error), 'digest posted but not recorded; recorded at a later tick');
-              return false;
-            },
+      case 'posted':
+      case 'refused': {
+        // Done for the day either way: a digest Slack refused for what it holds would be refused again, built again.
+        await this.recordDone(job, view, logger);
+        const refusal = outcome.kind === 'refused' ? outcome.error : outcome.refused;
+        if (refusal !== undefined) report.refused += 1;
+        if (outcome.kind === 'refused') {
+          logger.error(
+            { slackError: outcome.error, fallbackError: outcome.fallbackError },
+            'digest refused by Slack for what it holds, and its plain fallback too: given up for the day',
           );
-        if (!recorded)
-          this.unrecorded.set(postedKey(workspaceId, channelId, due.day), {
-            workspaceId,
-            channelId,
-            ...posted,
-          });
+          return;
+        }
         report.posted += 1;
-        logger.info({ delayMs: Math.max(0, postedAt - due.at) }, 'digest posted');
+        logger.info(
+          { delayMs: Math.max(0, this.deps.now() - due.at), ...(refusal && { fallbackFor: refusal }) },
+          refusal ? 'digest refused by Slack; its plain fallback posted in its place' : 'digest posted',
+        );
         return;
       }
       case 'channel_gone':
@@ -436,6 +432,35 @@ export class DigestScheduler {
         logger.warn('digest claim lost before posting; another replica takes it');
         return;
     }
+  }
+
+  /**
+   * Records the day as done: Slack has the digest (or its fallback), or refused it for good. Two records, each enough
+   * to stop a second post: the claim (first, at once) and the subscription's day. Never released after this point,
+   * whatever fails. A store that cannot take them now (a Redis restart) is asked again for RECORD_RETRY_MS, while the
+   * tick's renewals keep the claim; after that this process still never posts the day again, and writes the records
+   * at its next tick.
+   */
+  private async recordDone(job: Job, view: DigestView, logger: Logger): Promise<void> {
+    const { claim, due } = job;
+    const { workspaceId, channelId } = job.subscription;
+    const postedAt = this.deps.now();
+    const posted = { day: due.day, postedAt, coveredUntil: view.coveredUntil };
+    const until = Date.now() + (this.deps.recordRetryMs ?? RECORD_RETRY_MS);
+    const left = () => Math.max(0, until - Date.now());
+    const recorded = await persistently(() => claim.markPosted(postedAt, view.coveredUntil), left())
+      .then(() =>
+        persistently(() => this.deps.subscriptions.markPosted(workspaceId, channelId, posted), left()),
+      )
+      .then(
+        () => true,
+        (error: unknown) => {
+          logger.error(errFields(error), 'digest posted but not recorded; recorded at a later tick');
+          return false;
+        },
+      );
+    if (!recorded)
+      this.unrecorded.set(postedKey(workspaceId, channelId, due.day), { workspaceId, channelId, ...posted });
   }
 
   private async buildFailed(group: Job[], error: unknown, report: TickReport): Promise<void> {

@@ -36,6 +36,11 @@ export interface DeliveryOutcome {
   delivered: number;
   failed: number;
   lostTargets: number;
+  /**
+   * Posts Slack refused for what they hold, and their plain fallback too: their events count as delivered to that
+   * target (never posted there again), as a retry would be refused the same way.
+   */
+  givenUp: number;
 }
 
 export interface DeliverDeps {
@@ -62,7 +67,7 @@ export async function deliverOutbox(
 ): Promise<DeliveryOutcome> {
   const { snapshots, poster, logger, owner } = deps;
   const { workspaceId } = listeners;
-  const outcome: DeliveryOutcome = { posts: 0, delivered: 0, failed: 0, lostTargets: 0 };
+  const outcome: DeliveryOutcome = { posts: 0, delivered: 0, failed: 0, lostTargets: 0, givenUp: 0 };
   // A paused workspace keeps its outbox for when it resumes.
   if (listeners.paused !== null) return outcome;
   const now = deps.now();
@@ -166,7 +171,10 @@ export async function deliverOutbox(
       continue;
     }
     outcome.posts += 1;
-    if (result.ok) {
+    // Refused for what it holds, its plain fallback too: sent again, it would be refused again. Given up for this
+    // target: its claims become `sent`, as a post's do, so no round and no replica posts these events there again.
+    const givenUp = !result.ok && result.givenUp === true;
+    if (result.ok || givenUp) {
       // Slack has it: the claims must say so, or they expire and it is posted again. A store that cannot take them
       // for a moment (a Redis restart) is asked again within half the claims' lease, renewed right before the post.
       await persistently(
@@ -174,7 +182,14 @@ export async function deliverOutbox(
         deps.claimLeaseMs / 2,
       );
       await snapshots.clearPostAttempt(workspaceId, delivery.key);
-      outcome.delivered += claimed.length;
+      if (result.ok) outcome.delivered += claimed.length;
+      else {
+        outcome.givenUp += 1;
+        logger.error(
+          { workspaceId, target: delivery.key, error: result.error, events: claimedIds.length },
+          'feed post refused by Slack for what it holds, its plain fallback too: given up for this target',
+        );
+      }
       continue;
     }
     if (!result.lost) {

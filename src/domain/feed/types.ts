@@ -73,7 +73,10 @@ export type FeedEvent = NewRequestEvent | StatusEvent | ReceiptEvent;
 /** Who gets one round's message. */
 export type FeedTarget = { kind: 'channel'; channelId: string } | { kind: 'dm'; userId: string };
 
-/** What posting one message came to. `lost`: the target can never be reached again (channel gone, DM refused). */
+/**
+ * What posting one message came to (a message Slack refused for what it holds and whose plain fallback it took is
+ * `ok`). `lost`: the target can never be reached again (channel gone, DM refused).
+ */
 export type FeedPostResult =
   | { ok: true }
   | {
@@ -82,6 +85,11 @@ export type FeedPostResult =
       error: string;
       /** The post failed on the way after it may have reached Slack (a timeout, a connection cut). */
       mayHaveArrived?: boolean;
+      /**
+       * Refused for good for what the message holds, and so was the short plain one sent in its place: posting these
+       * events to this target again would be refused again. They count as delivered there (logged), never retried.
+       */
+      givenUp?: true;
     };
 
 export interface FeedPostOptions {

@@ -795,9 +795,10 @@ describe('Slack failures', () => {
     await h.subscribe({ channelId: CHANNELS.stockroom });
     const replica = h.replica();
     h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
-    // The first channel's post gets a 503 (Slack's fatal_error may follow a post made); the second, Slack's word.
+    // The first channel's post gets a 503 (Slack's fatal_error may follow a post made); the second, Slack's word (a
+    // refusal of the moment: a workspace moving to an Enterprise org).
     h.slack.failNext('chat.postMessage', { status: 503 });
-    h.slack.failNext('chat.postMessage', { error: 'invalid_blocks' });
+    h.slack.failNext('chat.postMessage', { error: 'org_login_required' });
     expect(await replica.scheduler.tick()).toMatchObject({ posted: 0, failed: 2 });
     h.clock.advance(MINUTE);
     expect((await replica.scheduler.tick()).posted).toBe(2);
@@ -830,6 +831,85 @@ describe('Slack failures', () => {
   });
 });
 
+describe('Slack refuses the message itself (its blocks, its length)', () => {
+  const postCalls = (h: Harness) => h.slack.calls.filter((call) => call.method === 'chat.postMessage');
+
+  // A message refused for what it holds is refused again however often it is sent, and each retry built the digest
+  // again (upstream calls). Until 2026-11-27 these were retried with a backoff of up to 30 min, all day, every day.
+  for (const error of ['invalid_blocks', 'msg_too_long'] as const) {
+    it(`${error}: one short plain fallback is posted instead, the day is done; no rebuild, no retry, on any replica`, async () => {
+      const h = await start();
+      await h.subscribe({ channelId: CHANNELS.general });
+      const [a, b] = [h.replica(), h.replica()];
+      h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+      // Slack refuses the digest once (the fallback that follows is taken).
+      h.slack.failNext('chat.postMessage', { error });
+      const first = await a.scheduler.tick();
+      const calls = h.dataCalls().length;
+      let builds = 0;
+      for (let at = saoPaulo(2026, 11, 23, 8, 1); at <= saoPaulo(2026, 11, 23, 23, 31); at += 30 * MINUTE) {
+        h.clock.set(at);
+        const reports = await Promise.all([
+          a.scheduler.tick(),
+          b.scheduler.tick(),
+          h.replica().scheduler.tick(),
+        ]);
+        builds += reports.reduce((sum, report) => sum + report.builds, 0);
+      }
+      expect(first).toMatchObject({ builds: 1, posted: 1, refused: 1, failed: 0, removed: 0, paused: 0 });
+      expect(builds).toBe(0);
+      // The digest, refused, then its fallback: nothing more, and nothing read upstream again.
+      const attempts = postCalls(h);
+      expect(attempts.map((call) => call.error ?? 'ok')).toEqual([error, 'ok']);
+      expect(h.dataCalls()).toHaveLength(calls);
+      const [fallback] = h.posts(CHANNELS.general);
+      expect(h.posts(CHANNELS.general)).toHaveLength(1);
+      expect(fallback?.text).toContain('O resumo do estoque de hoje não pôde ser mostrado aqui');
+      expect(fallback?.text).toContain('/solicitacao');
+      expect(fallback?.blocks ?? []).toEqual([]);
+      expect(attempts[1]?.args.blocks).toBeUndefined();
+      expect((await a.store.get(WS, CHANNELS.general))?.lastPostedDay).toBe('2026-11-23');
+      expect(await a.claims.read(WS, CHANNELS.general, '2026-11-23')).toMatchObject({ state: 'posted' });
+      // Nothing paused, nothing removed, nobody DMed: the channel and the app are fine.
+      expect((await a.store.get(WS, CHANNELS.general))?.paused).toBeNull();
+      expect(h.dms(SUBSCRIBER)).toEqual([]);
+
+      // The next day's digest is built and posted as usual.
+      h.clock.set(saoPaulo(2026, 11, 24, 8, 0));
+      expect((await a.scheduler.tick()).posted).toBe(1);
+      expect(textOf(h.posts(CHANNELS.general)[1]!)).toContain('Novas solicitações');
+    });
+  }
+
+  it('a fallback refused too: given up for the day (logged), the subscription kept, not paused, never retried', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    const replica = h.replica();
+    // Every post of the day is refused for its content, the plain fallback too.
+    h.slack.failNext('chat.postMessage', { error: 'invalid_blocks' }, 10_000);
+    h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
+    const first = await replica.scheduler.tick();
+    const calls = h.dataCalls().length;
+    // Ticks every half hour for the rest of the day, as replicas would.
+    let builds = 0;
+    for (let at = saoPaulo(2026, 11, 23, 8, 1); at <= saoPaulo(2026, 11, 23, 23, 31); at += 30 * MINUTE) {
+      h.clock.set(at);
+      builds += (await replica.scheduler.tick()).builds;
+    }
+    // The digest and its fallback, each refused once; not built again, nothing read upstream again.
+    expect({ builds, dataCalls: h.dataCalls().length - calls, posts: postCalls(h).length }).toEqual({
+      builds: 0,
+      dataCalls: 0,
+      posts: 2,
+    });
+    expect(postCalls(h).map((call) => call.error)).toEqual(['invalid_blocks', 'invalid_blocks']);
+    expect(first).toMatchObject({ builds: 1, posted: 0, failed: 0, paused: 0, removed: 0, refused: 1 });
+    const sub = await replica.store.get(WS, CHANNELS.general);
+    expect(sub).toMatchObject({ paused: null, lastPostedDay: '2026-11-23' });
+    expect(h.dms(SUBSCRIBER)).toEqual([]);
+  });
+});
+
 describe('agora', () => {
   it('posts the channel digest now without taking the day: the scheduled one still comes, once', async () => {
     const h = await start();
@@ -843,5 +923,24 @@ describe('agora', () => {
     expect((await replica.scheduler.tick()).posted).toBe(1);
     expect(h.posts(CHANNELS.general)).toHaveLength(2);
     expect(await replica.scheduler.postNow(WS, CHANNELS.stockroom)).toEqual({ kind: 'not_subscribed' });
+  });
+
+  it('a digest Slack refuses for what it holds: the fallback goes to the channel, and the answer offers no retry', async () => {
+    const h = await start();
+    await h.subscribe({ channelId: CHANNELS.general });
+    const replica = h.replica();
+    h.slack.failNext('chat.postMessage', { error: 'msg_too_long' });
+    const answer = await replica.digestSubscriptions.postNow(WS, CHANNELS.general);
+    expect(answer.text).toContain('O Slack recusou a mensagem do resumo (`msg_too_long`)');
+    expect(answer.text).toContain('Postei no canal um aviso curto no lugar dele');
+    expect(answer.text).not.toContain('Tente de novo');
+    expect(h.posts(CHANNELS.general).map((post) => post.text)).toEqual([
+      expect.stringContaining('O resumo do estoque de hoje não pôde ser mostrado aqui'),
+    ]);
+
+    h.slack.failNext('chat.postMessage', { error: 'invalid_blocks' }, 2);
+    const refused = await replica.digestSubscriptions.postNow(WS, CHANNELS.general);
+    expect(refused.text).toContain('Nem um aviso curto no lugar dele foi aceito');
+    expect(h.posts(CHANNELS.general)).toHaveLength(1);
   });
 });
