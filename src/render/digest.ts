@@ -405,6 +405,7 @@ const GONE_TEXT: Record<ChannelGoneError, string> = {
   restricted_action_thread_only_channel: 'o canal só aceita respostas em conversas',
   no_permission: 'o bot não tem permissão no canal',
   ekm_access_denied: 'os administradores suspenderam as mensagens no canal',
+  access_denied: 'o Slack negou ao bot o acesso ao canal',
 };
 
 /** The DM to who subscribed, when the bot could no longer post in the channel and removed the subscription. */

@@ -15,7 +15,8 @@ import { CHANNEL_GONE_ERRORS } from '../domain/digest/publisher.js';
  * - the token does not reach this workspace: `team_access_not_granted`, `enterprise_is_restricted` (the method
  *   cannot be called from an Enterprise), `accesslimited` (the method is limited on the bot's network);
  * - the app or token cannot post at all: `missing_scope` (chat:write not granted), `not_allowed_token_type` (not
- *   a bot token), `is_bot` (a legacy bot's token).
+ *   a bot token), `is_bot` (a legacy bot's token), `two_factor_setup_required` ("Two factor setup is required":
+ *   the workspace requires it of the user the token acts for, in every channel).
  * Until 2026-11-27 every one after `team_access_not_granted` was retried: digests were built again all day, every
  * day, and alerts read upstream every round, none of them ever posted, nobody told.
  */
@@ -31,6 +32,7 @@ export const UNAUTHORIZED_ERRORS: ReadonlySet<string> = new Set([
   'missing_scope',
   'not_allowed_token_type',
   'is_bot',
+  'two_factor_setup_required',
 ]);
 
 /**

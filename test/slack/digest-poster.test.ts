@@ -68,7 +68,12 @@ describe('DigestPoster', () => {
       });
     }
     // For the app or its token in the workspace: no post there can succeed (the scheduler pauses the workspace).
-    for (const error of ['missing_scope', 'not_allowed_token_type', 'invalid_auth']) {
+    for (const error of [
+      'missing_scope',
+      'not_allowed_token_type',
+      'invalid_auth',
+      'two_factor_setup_required',
+    ]) {
       h.slack.failNext('chat.postMessage', { error });
       expect(await poster.post(client, WS, CHANNELS.general, message)).toEqual({
         ok: false,
@@ -76,8 +81,9 @@ describe('DigestPoster', () => {
         error,
       });
     }
-    // For the channel: the subscription goes.
-    for (const error of ['no_permission', 'ekm_access_denied']) {
+    // For the channel: the subscription goes. `access_denied`: "Access to a resource specified in the request is
+    // denied", and the one resource a post names is its channel (until 2026-11-27 retried every tick, every day).
+    for (const error of ['no_permission', 'ekm_access_denied', 'access_denied']) {
       h.slack.failNext('chat.postMessage', { error });
       expect(await poster.post(client, WS, CHANNELS.general, message)).toEqual({
         ok: false,

@@ -390,8 +390,11 @@ describe('Slack refusals: lost, transient, unauthorized', () => {
       accesslimited: { channel: 'unauthorized', dm: 'unauthorized' },
       enterprise_is_restricted: { channel: 'unauthorized', dm: 'unauthorized' },
       is_bot: { channel: 'unauthorized', dm: 'unauthorized' },
+      two_factor_setup_required: { channel: 'unauthorized', dm: 'unauthorized' },
       no_permission: { channel: 'lost', dm: 'lost' },
       ekm_access_denied: { channel: 'lost', dm: 'lost' },
+      // "Access to a resource specified in the request is denied": the one resource a post names is its channel.
+      access_denied: { channel: 'lost', dm: 'lost' },
       // The message itself, for what it holds (until 2026-11-27 transient: posted again every round, for a week).
       msg_too_long: { channel: 'content', dm: 'content' },
       msg_blocks_too_long: { channel: 'content', dm: 'content' },

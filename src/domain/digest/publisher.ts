@@ -7,8 +7,9 @@ import type { DigestView } from './digest-view.js';
  * until 2026-11-27 they were retried every tick, every day, and the subscriber never told. So were `no_permission`
  * ("make sure your app is a member of the conversation it's attempting to post a message to") and
  * `ekm_access_denied` ("administrators have suspended the ability to post a message": Enterprise Key Management
- * revoked for that conversation). Refusals for the token or the app, in every channel: UNAUTHORIZED_ERRORS
- * (slack/post-refusals.ts).
+ * revoked for that conversation). So was `access_denied` ("Access to a resource specified in the request is denied":
+ * the one resource a post names is its channel) until 2026-11-27. Refusals for the token or the app, in every channel:
+ * UNAUTHORIZED_ERRORS (slack/post-refusals.ts).
  */
 export const CHANNEL_GONE_ERRORS = [
   'not_in_channel',
@@ -19,6 +20,7 @@ export const CHANNEL_GONE_ERRORS = [
   'restricted_action_thread_only_channel',
   'no_permission',
   'ekm_access_denied',
+  'access_denied',
 ] as const;
 export type ChannelGoneError = (typeof CHANNEL_GONE_ERRORS)[number];
 

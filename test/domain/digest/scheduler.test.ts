@@ -679,6 +679,13 @@ describe('Slack failures', () => {
       CHANNELS.general,
       (h: Harness) => h.slack.failNext('chat.postMessage', { error: 'ekm_access_denied' }),
     ],
+    // "Access to a resource specified in the request is denied": the one resource a post names is its channel
+    // (until 2026-11-27 retried every tick, every day).
+    [
+      'access_denied',
+      CHANNELS.general,
+      (h: Harness) => h.slack.failNext('chat.postMessage', { error: 'access_denied' }),
+    ],
   ] as const) {
     it(`${name}: the subscription is removed and the subscriber gets a DM`, async () => {
       const h = await start();
