@@ -202,6 +202,12 @@ export class FeedSnapshotStore {
     await this.kv.hsetMany(this.keys.feedSnapshotStockrooms(workspaceId), fields);
   }
 
+  /** Removes the read times of stockrooms that left the active list. */
+  async forgetStockroomReads(workspaceId: string, ids: readonly number[]): Promise<void> {
+    const key = this.keys.feedSnapshotStockrooms(workspaceId);
+    for (const id of ids) await this.kv.hdel(key, String(id));
+  }
+
   /**
    * Receipt events a round detected but could not yet link to their purchase's requests (the budget ran out after
    * the pending list): the next rounds link them and put them in the outbox. Their purchases' snapshot has moved on,

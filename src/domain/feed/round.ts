@@ -206,6 +206,7 @@ export class FeedRound {
       await this.snapshots.savePurchases(workspaceId, receipts.next, receipts.gone);
       await this.snapshots.savePurchaseReceipts(workspaceId, receipts.counted, receipts.uncounted);
       await this.snapshots.saveStockroomReads(workspaceId, receipts.reads);
+      await this.snapshots.forgetStockroomReads(workspaceId, receipts.inactive);
     }
     if (earlier.linked.length > 0)
       await this.snapshots.removeReceiptsWaiting(
@@ -484,6 +485,7 @@ export class FeedRound {
     const stockrooms = await this.attempt(() => this.catalog.stockrooms(this.ws), { part: true });
     if (stockrooms === null) return null;
     const lastRead = await this.snapshots.stockroomReads(workspaceId);
+    const active = new Set(stockrooms.data.map((stockroom) => stockroom.almoxarifado));
     // Stable: stockrooms read at the same time (or never) keep the list's order.
     const order = [...stockrooms.data].sort(
       (a, b) => (lastRead.get(a.almoxarifado) ?? -1) - (lastRead.get(b.almoxarifado) ?? -1),
@@ -539,6 +541,10 @@ export class FeedRound {
         )
         .map(([id]) => id),
       reads,
+      // Stockrooms read before that are no longer in the active list: their read times go (until 2026-11-27 they
+      // stayed in the snapshot for good, one per stockroom that was ever active). Their purchases stay in the pending
+      // snapshot: a stockroom that comes back is compared with what it had.
+      inactive: [...lastRead.keys()].filter((id) => !active.has(id)),
       // At least one stockroom read or refused for good (or none to read): the turn made progress.
       progressed: reads.size > 0 || stockrooms.data.length === 0,
       // Every active stockroom read or refused for good, in this round or earlier ones: the oldest of those readings

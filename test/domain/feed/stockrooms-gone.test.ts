@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { ReceiptEvent } from '../../../src/domain/feed/types.js';
+import { feedHarnessPerTest, INTERVAL_MS, recorded, WS } from '../../helpers/feed-harness.js';
+
+/**
+ * A stockroom that leaves the active list (`GET /v1/almoxarifados` lists active ones only): what the feed keeps of it
+ * in Redis. Until 2026-11-27 its last read time stayed in `feed:<ws>:snap:stockrooms` for good, one field per
+ * stockroom that ever was active.
+ */
+const HOUR = 3_600_000;
+const start = feedHarnessPerTest();
+
+async function receiptsRecorded() {
+  const h = await start();
+  const a = h.feedReplica();
+  await h.listeners.upsertChannel({
+    workspaceId: WS,
+    channelId: 'C-RECEIPTS',
+    stockroomId: null,
+    kinds: ['recebimentos'],
+    subscribedBy: 'U1',
+  });
+  await recorded(h, a.engine);
+  return { h, a };
+}
+
+describe('stockrooms that left the active list', () => {
+  it('their read times leave the snapshot at the next round that reads the active list; the others stay', async () => {
+    const { h, a } = await receiptsRecorded();
+    const key = h.redis.keys.feedSnapshotStockrooms(WS);
+    const readBefore = (await h.redis.redis.hkeys(key)).map(Number).sort((x, y) => x - y);
+    expect(readBefore).toHaveLength(3);
+    const [gone, ...kept] = readBefore;
+    const stockroom = h.sandbox.data.company(1)?.stockrooms.find((s) => s.record.almoxarifado === gone);
+    if (!stockroom) throw new Error('no such stockroom');
+    stockroom.record.status = 0;
+
+    // Past the stockroom list's 6 h in the cache: the next receipts round reads the list again.
+    h.clock.advance(7 * HOUR);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: true, round: { complete: true } });
+    expect(h.dataCalls().filter((url) => url.includes('/v1/almoxarifados')).length).toBeGreaterThan(0);
+    expect((await h.redis.redis.hkeys(key)).map(Number).sort((x, y) => x - y)).toEqual(kept);
+    // The rounds after it go on as before, and do not bring it back.
+    h.clock.advance(3 * INTERVAL_MS);
+    await a.engine.runIfDue(WS);
+    expect((await h.redis.redis.hkeys(key)).map(Number).sort((x, y) => x - y)).toEqual(kept);
+  });
+
+  it('a receipt of one waiting for its links leaves the waiting list at the next round, told, not kept for good', async () => {
+    const { h, a } = await receiptsRecorded();
+    const stockroom = h.sandbox.data.company(1)?.stockrooms[0];
+    if (!stockroom) throw new Error('no stockroom');
+    // A round found a receipt of that stockroom and could not read its links (its share ran out) ...
+    const waiting: ReceiptEvent = {
+      id: `${WS}:recebimentos:990001:done`,
+      workspaceId: WS,
+      kind: 'recebimentos',
+      detectedAt: h.clock.now(),
+      stockroomId: stockroom.record.almoxarifado,
+      purchaseId: 990001,
+      supplierName: null,
+      complete: true,
+      requestIds: [],
+      requesterEmails: [],
+    };
+    await a.snapshots.saveReceiptsWaiting(WS, [waiting]);
+    // ... and the stockroom left the active list since.
+    stockroom.record.status = 0;
+    h.clock.advance(7 * HOUR);
+    await a.engine.runIfDue(WS);
+
+    expect(await h.redis.redis.hkeys(h.redis.keys.feedReceiptsWaiting(WS))).toEqual([]);
+    expect(a.poster.posts.flatMap((post) => post.events.map((event) => event.id))).toContain(waiting.id);
+  });
+});
