@@ -14,6 +14,7 @@ import type {
   ApiArgs,
   FakeChannel,
   FakeFailure,
+  FakeHold,
   FakeMessage,
   FakeOAuthInstall,
   FakeSlackCall,
@@ -28,6 +29,7 @@ import { Workspace } from './workspace.js';
 export type {
   FakeChannel,
   FakeFailure,
+  FakeHold,
   FakeMessage,
   FakeOAuthInstall,
   FakeSlackCall,
@@ -73,6 +75,12 @@ export interface FakeSlack {
    * an HTTP error.
    */
   failNext(method: string, failure: FakeFailure, times?: number): void;
+  /**
+   * The next call of a Web API method (queued after the failures and holds already queued for it) waits until the
+   * test calls `release()`: it arrives (`arrived`), and is carried out and answered only then. A publish held is
+   * one that reaches Slack late; a read held, one Slack answers late. `reset()` and `close()` release what is held.
+   */
+  holdNext(method: string): FakeHold;
   /** Drops the failures still queued (of one method, or all), leaving everything else as it is. */
   clearFailures(method?: string): void;
   /** Forgets calls, messages, views, violations, failures and tokens; restores the seed data. */
@@ -108,9 +116,9 @@ function decodeArgs(args: ApiArgs): ApiArgs {
   return decoded;
 }
 
-function failureResult(
-  failure: Exclude<FakeFailure, { dropReply: true } | { delayMs: number }>,
-): MethodResult {
+type AnsweredFailure = Exclude<FakeFailure, { dropReply: true } | { delayMs: number } | { until: unknown }>;
+
+function failureResult(failure: AnsweredFailure): MethodResult {
   if ('error' in failure) return fail(failure.error);
   if (failure.status === 429) {
     return {
@@ -122,20 +130,28 @@ function failureResult(
   return { status: failure.status, body: { ok: false, error: 'fatal_error' } };
 }
 
-class FailureQueue {
-  private readonly queued = new Map<string, { failure: FakeFailure; remaining: number }[]>();
+interface QueuedFailure {
+  failure: FakeFailure;
+  remaining: number;
+  /** Told the call that took it (holdNext's `arrived`). */
+  onTaken?: (call: FakeSlackCall) => void;
+}
 
-  add(method: string, failure: FakeFailure, times: number): void {
+class FailureQueue {
+  private readonly queued = new Map<string, QueuedFailure[]>();
+
+  add(method: string, failure: FakeFailure, times: number, onTaken?: (call: FakeSlackCall) => void): void {
     const list = this.queued.get(method) ?? [];
-    list.push({ failure, remaining: times });
+    list.push({ failure, remaining: times, ...(onTaken && { onTaken }) });
     this.queued.set(method, list);
   }
 
-  take(method: string): FakeFailure | undefined {
+  take(method: string, call: FakeSlackCall): FakeFailure | undefined {
     const next = this.queued.get(method)?.[0];
     if (next === undefined) return undefined;
     next.remaining -= 1;
     if (next.remaining <= 0) this.queued.get(method)?.shift();
+    next.onTaken?.(call);
     return next.failure;
   }
 
@@ -176,6 +192,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     ...oauthMethods(oauth),
   };
   const failures = new FailureQueue();
+  /** Releases of the holds not yet released, for reset() and close(). */
+  const holds = new Set<() => void>();
   const calls: FakeSlackCall[] = [];
   const extraRoutes = new Set<ExtraRoute>();
 
@@ -184,9 +202,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     args: ApiArgs,
     token: string | undefined,
     req: IncomingMessage,
+    failure: FakeFailure | undefined,
   ): MethodResult {
-    const failure = failures.take(method);
-    if (failure === undefined) return carryOut(method, args, token, req);
+    if (failure === undefined || 'until' in failure) return carryOut(method, args, token, req);
     if ('delayMs' in failure) return { ...carryOut(method, args, token, req), delayMs: failure.delayMs };
     if ('dropReply' in failure) return { ...carryOut(method, args, token, req), dropReply: true };
     return failureResult(failure);
@@ -229,7 +247,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     const args = decodeArgs(rawArgs);
     const call: FakeSlackCall = { method, token, args, at: now(), status: 200, ok: false };
     calls.push(call);
-    const result = parsed.kind === 'error' ? fail(parsed.error) : dispatch(method, args, token, req);
+    const failure = parsed.kind === 'error' ? undefined : failures.take(method, call);
+    // Held (holdNext): arrived, and carried out only once released, whenever that is.
+    if (failure !== undefined && 'until' in failure) await failure.until.catch(() => undefined);
+    const result = parsed.kind === 'error' ? fail(parsed.error) : dispatch(method, args, token, req, failure);
     call.status = result.status ?? 200;
     call.ok = result.body.ok === true;
     if (typeof result.body.error === 'string') call.error = result.body.error;
@@ -249,7 +270,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     const call: FakeSlackCall = { method: 'response_url', args: {}, at: now(), status: 200, ok: false };
     calls.push(call);
     let reply: Reply;
-    const failure = failures.take('response_url');
+    const taken = failures.take('response_url', call);
+    // holdNext is for API methods: a hold queued for response_url is not waited for.
+    const failure = taken !== undefined && 'until' in taken ? undefined : taken;
     const body = parseResponseBody(req.headers['content-type'], raw);
     if (failure !== undefined && 'dropReply' in failure && body !== undefined) {
       call.args = body;
@@ -346,8 +369,25 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     addTeam: (team) => workspace.addTeam(team),
     visibleMessages: (filter) => state.log.visible(filter),
     failNext: (method, failure, times = 1) => failures.add(method, failure, times),
+    holdNext: (method) => {
+      let release: () => void = () => undefined;
+      const until = new Promise<void>((resolve) => {
+        release = () => {
+          holds.delete(release);
+          resolve();
+        };
+      });
+      holds.add(release);
+      let arrive: (call: FakeSlackCall) => void = () => undefined;
+      const arrived = new Promise<FakeSlackCall>((resolve) => {
+        arrive = resolve;
+      });
+      failures.add(method, { until }, 1, arrive);
+      return { arrived, release };
+    },
     clearFailures: (method) => failures.clear(method),
     reset: () => {
+      for (const release of [...holds]) release();
       calls.length = 0;
       state.log.clear();
       state.views.clear();
@@ -366,6 +406,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        for (const release of [...holds]) release();
         messageListeners.clear();
         viewListeners.clear();
         server.close((error) => (error ? reject(error) : resolve()));

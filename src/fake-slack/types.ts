@@ -146,7 +146,21 @@ export type FakeFailure =
   /** The call is carried out and answered as usual, `delayMs` (real time) late: a slow Slack. API methods only. */
   | { delayMs: number }
   | { status: 429; retryAfterSec: number }
-  | { status: 500 | 502 | 503 };
+  | { status: 500 | 502 | 503 }
+  /**
+   * The call waits, neither carried out nor answered, until `until` settles; then it is carried out and answered as
+   * usual: a Slack (or a network) exactly as slow as the test says, with no real-time margin. API methods only;
+   * `holdNext` builds one and says when the call arrived.
+   */
+  | { until: Promise<unknown> };
+
+/** A call `holdNext` holds: it is carried out and answered once released. */
+export interface FakeHold {
+  /** The held call once it has arrived (in `calls`, its `answeredAt` unset until released and answered). */
+  arrived: Promise<FakeSlackCall>;
+  /** Lets the call go on: carried out now, then answered. Calling it again does nothing. */
+  release(): void;
+}
 
 /** The installation `oauth.v2.access` hands out for a code. */
 export interface FakeOAuthInstall {

@@ -102,19 +102,33 @@ export class ViewRegistry {
   update(current: FakeViewOutput, view: ViewInput, team: FakeTeam): FakeViewOutput {
     const live = this.live.get(current.id);
     // An update that does not name an external_id keeps the one the view had.
-    const output = this.build({ external_id: current.external_id, ...view }, team, current.id, {
-      root: current.root_view_id,
-      previous: current.previous_view_id,
-    });
+    const output = this.build(
+      { external_id: current.external_id, ...view },
+      team,
+      current.id,
+      { root: current.root_view_id, previous: current.previous_view_id },
+      current,
+    );
     this.live.set(current.id, { output, userId: live?.userId });
     this.record('views.update', output, team.id, live?.userId, undefined);
     return output;
   }
 
+  /** The Home tab `userId` has in that team, if one was published. */
+  home(teamId: string, userId: string): FakeViewOutput | undefined {
+    return this.live.get(`home:${teamId}:${userId}`)?.output;
+  }
+
   publish(view: ViewInput, team: FakeTeam, userId: string): FakeViewOutput {
     const homeKey = `home:${team.id}:${userId}`;
-    const existing = this.live.get(homeKey)?.output.id;
-    const output = this.build(view, team, existing ?? slackId('V'), { root: null, previous: null });
+    const existing = this.live.get(homeKey)?.output;
+    const output = this.build(
+      view,
+      team,
+      existing?.id ?? slackId('V'),
+      { root: null, previous: null },
+      existing,
+    );
     this.live.set(homeKey, { output, userId });
     this.live.set(output.id, { output, userId });
     this.record('views.publish', output, team.id, userId, undefined);
@@ -133,8 +147,13 @@ export class ViewRegistry {
     team: FakeTeam,
     id: string,
     links: { root: string | null; previous: string | null },
+    replacing?: FakeViewOutput,
   ): FakeViewOutput {
     const text = (key: string): string => (typeof view[key] === 'string' ? (view[key] as string) : '');
+    // As Slack: every publish or update gives the view a new hash, even one that shows the same as before.
+    let hash: string;
+    do hash = `${Math.floor(this.now() / 1000)}.${randomDigits(8)}`;
+    while (hash === replacing?.hash);
     return {
       id,
       team_id: team.id,
@@ -143,7 +162,7 @@ export class ViewRegistry {
       private_metadata: text('private_metadata'),
       callback_id: text('callback_id'),
       state: { values: {} },
-      hash: `${Math.floor(this.now() / 1000)}.${randomDigits(8)}`,
+      hash,
       title: view.title ?? null,
       clear_on_close: view.clear_on_close === true,
       notify_on_close: view.notify_on_close === true,

@@ -125,6 +125,50 @@ describe('fake Slack views', () => {
     expect(fake.views.map((v) => v.via)).toEqual(['views.open', 'views.update', 'views.update']);
   });
 
+  it('publishes a Home with a new hash each time; a stale hash is refused hash_conflict, none is never checked', async () => {
+    const client = clientFor(fake, TOKEN);
+    const home = (text: string) => ({
+      type: 'home' as const,
+      blocks: [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text } }],
+    });
+    // No Home yet: a hash names nothing Slack stores.
+    expect(
+      await slackError(client.views.publish({ user_id: users.admin, hash: '1.1', view: home('a') })),
+    ).toBe('hash_conflict');
+    const first = await client.views.publish({ user_id: users.admin, view: home('a') });
+    const firstHash = first.view?.hash ?? '';
+    expect(firstHash).not.toBe('');
+    const second = await client.views.publish({ user_id: users.admin, hash: firstHash, view: home('b') });
+    expect(second.view?.id).toBe(first.view?.id);
+    // The same view published again still gets a new hash: the hash names a publish, not a content.
+    const third = await client.views.publish({
+      user_id: users.admin,
+      hash: second.view?.hash,
+      view: home('b'),
+    });
+    expect(new Set([firstHash, second.view?.hash, third.view?.hash]).size).toBe(3);
+    // A publish that read the Home before the last one landed is refused, and changes nothing.
+    expect(
+      await slackError(client.views.publish({ user_id: users.admin, hash: firstHash, view: home('old') })),
+    ).toBe('hash_conflict');
+    // Without a hash, nothing is checked: it lands whatever was published before.
+    const unchecked = await client.views.publish({ user_id: users.admin, view: home('c') });
+    expect(unchecked.view?.hash).not.toBe(third.view?.hash);
+    // Each user's Home has its own hash.
+    const member = await client.views.publish({ user_id: users.member, view: home('m') });
+    expect(
+      await slackError(
+        client.views.publish({ user_id: users.member, hash: unchecked.view?.hash, view: home('x') }),
+      ),
+    ).toBe('hash_conflict');
+    expect(member.view?.id).not.toBe(first.view?.id);
+    const published = fake.views.filter((v) => v.via === 'views.publish' && v.userId === users.admin);
+    expect(published.map((v) => JSON.stringify(v.view.blocks))).not.toContain(
+      JSON.stringify(home('old').blocks),
+    );
+    expect(published).toHaveLength(4);
+  });
+
   it('keeps external_id unique per team, as Slack does: another team may use it, and cannot update by it', async () => {
     const mine = clientFor(fake, fake.tokenFor(FAKE_SEED.teamId));
     const theirs = clientFor(fake, fake.tokenFor(FAKE_SEED.otherTeamId));

@@ -265,6 +265,52 @@ describe('fake Slack Web API', () => {
     });
   });
 
+  describe('holding a call', () => {
+    it('holds a call until the test releases it: carried out and answered then, not before', async () => {
+      const client = clientFor(fake, TOKEN);
+      const hold = fake.holdNext('chat.postMessage');
+      const held = client.chat.postMessage({ channel: channels.general, text: 'segurada' });
+      const call = await hold.arrived;
+      expect(call).toMatchObject({ method: 'chat.postMessage', args: { text: 'segurada' } });
+      expect(call.answeredAt).toBeUndefined();
+      // Not carried out while held; the next call of the method is not held.
+      expect(fake.messages).toHaveLength(0);
+      await client.chat.postMessage({ channel: channels.general, text: 'livre' });
+      expect(fake.messages.map((m) => m.text)).toEqual(['livre']);
+      hold.release();
+      expect((await held).ok).toBe(true);
+      expect(fake.messages.map((m) => m.text)).toEqual(['livre', 'segurada']);
+      expect(call.answeredAt).toBeGreaterThanOrEqual(call.at);
+    });
+
+    it('holds the next calls one by one, in the order they arrive, queued with failNext', async () => {
+      const client = clientFor(fake, TOKEN);
+      fake.failNext('users.info', { error: 'user_not_found' });
+      const first = fake.holdNext('users.info');
+      const second = fake.holdNext('users.info');
+      expect(await slackError(client.users.info({ user: users.admin }))).toBe('user_not_found');
+      const a = client.users.info({ user: users.admin });
+      const callA = await first.arrived;
+      const b = client.users.info({ user: users.member });
+      const callB = await second.arrived;
+      expect([callA.args.user, callB.args.user]).toEqual([users.admin, users.member]);
+      second.release();
+      expect((await b).user?.id).toBe(users.member);
+      expect(callA.answeredAt).toBeUndefined();
+      first.release();
+      expect((await a).user?.id).toBe(users.admin);
+    });
+
+    it('lets held calls go on reset, so nothing waits for a release that will not come', async () => {
+      const client = clientFor(fake, TOKEN);
+      const hold = fake.holdNext('users.info');
+      const held = client.users.info({ user: users.admin });
+      await hold.arrived;
+      fake.reset();
+      expect((await held).ok).toBe(true);
+    });
+  });
+
   describe('per-channel rate limit', () => {
     it('lets a short burst through, then answers 429 with Retry-After: 1 until a second passes', async () => {
       let clock = 1_700_000_000_000;

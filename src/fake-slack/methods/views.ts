@@ -94,6 +94,11 @@ function publish(ctx: AuthedContext): MethodResult {
   if (userId === undefined) return missing('user_id');
   if (ctx.state.workspace.visibleUser(ctx.caller, userId) === undefined) return fail('user_not_found');
   if (read.view.type !== 'home') return fail('invalid_arguments');
+  // As Slack: a hash that is not the one of the Home the user has now (none published: no hash matches) is refused,
+  // so a publish built before another one landed cannot overwrite it; no hash, nothing checked.
+  const hash = argString(ctx.args, 'hash');
+  if (hash !== undefined && hash !== ctx.state.views.home(ctx.caller.team.id, userId)?.hash)
+    return fail('hash_conflict');
   return ok({ view: ctx.state.views.publish(read.view, ctx.caller.team, userId) });
 }
 
