@@ -81,6 +81,12 @@ export interface Harness {
     filter?: { userId?: string; channel?: string; ephemeral?: boolean },
   ): Promise<FakeMessage>;
   link(teamId: string, login?: string, password?: string, empresaId?: number): Promise<void>;
+  /**
+   * Another replica of the bot: its own container, Bolt app, HTTP port and logs, over the same Redis prefix, fake
+   * Slack, sandbox and installations. Its `command`, `click`, `submitLink`, `event` (and the helpers that send to
+   * `target`) reach it alone; its close() stops it alone, and the harness's close() stops it too.
+   */
+  addReplica(): Promise<Harness>;
   close(): Promise<void>;
 }
 
@@ -141,29 +147,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const box = SecretBox.fromBase64(key);
   const kv = new RedisKeyValue(redis.redis);
-  const budget =
-    options.budget?.(redis, logger) ??
-    createRedisBudget(redis.redis, redis.keys, { limit: config.UPSTREAM_RATE_LIMIT, logger });
   // As redis-bot.ts: a new install resumes what a revoked token paused.
   const installations = new SlackInstallationStore(kv, redis.keys, box, async (workspaceId) => {
     await container.subscriptions.resumeWorkspace(workspaceId, 'tokens_revoked');
     await container.feedListeners.resumeWorkspace(workspaceId, 'tokens_revoked');
   });
-  const container: Container = buildContainer({
-    config,
-    upstream: { baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl },
-    logger,
-    kv,
-    keys: redis.keys,
-    box,
-    budget,
-    retryPolicy: FAST_RETRY_POLICY,
-    // Generous: test files run in parallel on two cores, and a slow answer must not read as an upstream timeout.
-    timeoutMs: options.timeoutMs ?? 5_000,
-    installations,
-    ...(options.clock && { clock: options.clock }),
-    ...(options.now && { now: options.now }),
-  });
+  const shared: SharedWorld = { sandbox, redis, box, installations, config, options };
+  const { container, app, target } = await startBot(shared, kv, logger, (r) =>
+    createRedisBudget(r.redis, r.keys, { limit: config.UPSTREAM_RATE_LIMIT, logger }),
+  );
+  const replicas: Harness[] = [];
   for (const team of [TEAM, OTHER_TEAM]) {
     const fakeTeam = slack.teams.get(team);
     await installations.storeInstallation({
@@ -182,13 +175,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       authVersion: 'v2',
     });
   }
-  const app = buildSlackApp({ config, deps: container.slackDeps, kv, installations });
-  const server = (await startSlackApp(app, container.slackDeps, 0)) as { address(): AddressInfo };
-  const port = server.address().port;
-  const target: SlackRequestTarget = {
-    eventsUrl: `http://127.0.0.1:${port}/slack/events`,
-    signingSecret: SIGNING_SECRET,
-  };
 
   const resolveWho = (who: Who = {}) => ({
     team: who.team ?? TEAM,
@@ -196,16 +182,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     channel: who.channel ?? CHANNELS.stockroom,
   });
 
-  const harness: Harness = {
-    sandbox,
-    slack,
-    redis,
-    container,
-    app,
-    target,
-    logs: lines,
-    box,
-    installations,
+  /** The requests Slack sends, signed, to one replica's port. */
+  const sendersTo = (
+    target: SlackRequestTarget,
+  ): Pick<Harness, 'command' | 'click' | 'submitLink' | 'event'> => ({
     async command(command, text, who) {
       const w = resolveWho(who);
       const sentAt = Date.now();
@@ -277,6 +257,19 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     event(event, teamId = TEAM) {
       return eventCallback(target, event, teamId);
     },
+  });
+
+  const harness: Harness = {
+    sandbox,
+    slack,
+    redis,
+    container,
+    app,
+    target,
+    logs: lines,
+    box,
+    installations,
+    ...sendersTo(target),
     async nextMessage(since, filter = {}) {
       const message = await eventually(() =>
         slack.messages.find(
@@ -306,9 +299,36 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       );
       if (!outcome.ok) throw new Error(`link failed: ${JSON.stringify(outcome)}`);
     },
+    async addReplica() {
+      const own = captureLogger('debug');
+      const connection = redis.connect();
+      const bot = await startBot(shared, new RedisKeyValue(connection), own.logger, (r) =>
+        createRedisBudget(connection, r.keys, { limit: config.UPSTREAM_RATE_LIMIT, logger: own.logger }),
+      );
+      let stopped: Promise<void> | undefined;
+      const replica: Harness = {
+        ...harness,
+        container: bot.container,
+        app: bot.app,
+        target: bot.target,
+        logs: own.lines,
+        ...sendersTo(bot.target),
+        addReplica: () => harness.addReplica(),
+        close() {
+          stopped ??= (async () => {
+            await bot.app.stop().catch(() => undefined);
+            await bot.container.close();
+          })();
+          return stopped;
+        },
+      };
+      replicas.push(replica);
+      return replica;
+    },
     async close() {
       // Every message and view the bot sent during the file's tests must have respected Slack's limits.
       const violations = [...slack.limitViolations];
+      for (const replica of replicas) await replica.close();
       await app.stop().catch(() => undefined);
       await container.close();
       await slack.close();
@@ -318,6 +338,48 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
   };
   return harness;
+}
+
+/** What every replica of one harness shares: the world around the bot, and the bot's configuration. */
+interface SharedWorld {
+  sandbox: Sandbox;
+  redis: TestRedis;
+  box: SecretBox;
+  installations: SlackInstallationStore;
+  config: ReturnType<typeof loadConfig>;
+  options: HarnessOptions;
+}
+
+/** One replica of the bot: its container over `kv`, its Bolt app listening on a port of its own. */
+async function startBot(
+  shared: SharedWorld,
+  kv: RedisKeyValue,
+  logger: Logger,
+  defaultBudget: (redis: TestRedis) => Budget,
+): Promise<{ container: Container; app: App; target: SlackRequestTarget }> {
+  const { sandbox, redis, box, installations, config, options } = shared;
+  const container: Container = buildContainer({
+    config,
+    upstream: { baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl },
+    logger,
+    kv,
+    keys: redis.keys,
+    box,
+    budget: options.budget?.(redis, logger) ?? defaultBudget(redis),
+    retryPolicy: FAST_RETRY_POLICY,
+    // Generous: test files run in parallel on two cores, and a slow answer must not read as an upstream timeout.
+    timeoutMs: options.timeoutMs ?? 5_000,
+    installations,
+    ...(options.clock && { clock: options.clock }),
+    ...(options.now && { now: options.now }),
+  });
+  const app = buildSlackApp({ config, deps: container.slackDeps, kv, installations });
+  const server = (await startSlackApp(app, container.slackDeps, 0)) as { address(): AddressInfo };
+  const target: SlackRequestTarget = {
+    eventsUrl: `http://127.0.0.1:${server.address().port}/slack/events`,
+    signingSecret: SIGNING_SECRET,
+  };
+  return { container, app, target };
 }
 
 interface ButtonJson {
