@@ -129,6 +129,21 @@ export class EmbeddedKeyValue implements KeyValue {
     return true;
   }
 
+  async incr(key: string, options: { ttlMs: number }): Promise<number> {
+    const entry = this.live(key);
+    if (entry !== undefined && entry.kind !== 'string') throw new StoreTypeError(key, 'string');
+    const current = entry?.value ?? '0';
+    if (!/^-?\d+$/.test(current)) throw new Error('ERR value is not an integer or out of range');
+    const next = Number(current) + 1;
+    this.entries.set(key, {
+      kind: 'string',
+      value: String(next),
+      expiresAt: this.now() + Math.max(1, Math.round(options.ttlMs)),
+    });
+    this.changed();
+    return next;
+  }
+
   async setIfUnchanged(
     key: string,
     value: string,

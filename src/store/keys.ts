@@ -171,6 +171,16 @@ export class Keys {
     return `${this.prefix}user-match:${workspaceId}:`;
   }
 
+  // App Home, per workspace and user (store/home-view-store.ts).
+  /** String with a short TTL (JSON): Slack's hash of the Home last published to the person, and its build's number. */
+  homeView(workspaceId: string, slackUserId: string): string {
+    return `${this.prefix}home:${workspaceId}:${slackUserId}`;
+  }
+  /** Counter with a TTL twice the view's: the last number handed to a build of the person's Home. */
+  homeBuilds(workspaceId: string, slackUserId: string): string {
+    return `${this.prefix}home:${workspaceId}:${slackUserId}:builds`;
+  }
+
   // Digest subscriptions and their claims.
   subscriptions(workspaceId: string): string {
     return `${this.prefix}digest:${workspaceId}:subs`;

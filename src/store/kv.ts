@@ -34,6 +34,11 @@ export interface KeyValue {
     value: string,
     options: { ttlMs: number; tail: string | null },
   ): Promise<boolean>;
+  /**
+   * Adds one to the counter at `key` (absent: zero) and gives it `ttlMs` to live from now, in one step: every caller,
+   * in any process, gets a number of its own. The new count.
+   */
+  incr(key: string, options: { ttlMs: number }): Promise<number>;
   hget(key: string, field: string): Promise<string | null>;
   /** The values of the fields given, in their order (null where absent), in one command. */
   hgetMany(key: string, fields: readonly string[]): Promise<(string | null)[]>;
@@ -65,6 +70,9 @@ const DEL_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redi
 const REPLACE_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 else return 0 end`;
 const EXPIRE_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 // ARGV[3] empty: only while absent. Otherwise also while the value ends with ARGV[3].
+const INCR_WITH_TTL = `local n = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return n`;
 const SET_IF_UNCHANGED = `local current = redis.call('GET', KEYS[1])
 if current and (ARGV[3] == '' or string.sub(current, -string.len(ARGV[3])) ~= ARGV[3]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
@@ -124,6 +132,10 @@ export class RedisKeyValue implements KeyValue {
   ): Promise<boolean> {
     const ttl = Math.max(1, Math.round(options.ttlMs));
     return (await this.redis.eval(SET_IF_UNCHANGED, 1, key, value, ttl, options.tail ?? '')) === 1;
+  }
+
+  async incr(key: string, options: { ttlMs: number }): Promise<number> {
+    return Number(await this.redis.eval(INCR_WITH_TTL, 1, key, Math.max(1, Math.round(options.ttlMs))));
   }
 
   hget(key: string, field: string): Promise<string | null> {

@@ -113,6 +113,19 @@ export function runKeyValueContract(name: string, open: () => Promise<KeyValueUn
       expect(await kv.get(k('entry'))).toBeNull();
     });
 
+    it('incr counts from zero one at a time, and gives the counter a new time to live each time', async () => {
+      expect(await kv.incr(k('n'), { ttlMs: 60_000 })).toBe(1);
+      expect(await kv.incr(k('n'), { ttlMs: 60_000 })).toBe(2);
+      expect(await kv.get(k('n'))).toBe('2');
+      expect(await kv.incr(k('n'), { ttlMs: 50 })).toBe(3);
+      await sleep(200);
+      expect(await kv.get(k('n'))).toBeNull();
+      expect(await kv.incr(k('n'), { ttlMs: 60_000 })).toBe(1);
+      expect(await Promise.all([1, 2, 3].map(() => kv.incr(k('n'), { ttlMs: 60_000 })))).toEqual([2, 3, 4]);
+      await kv.set(k('text'), 'abc');
+      await expect(kv.incr(k('text'), { ttlMs: 60_000 })).rejects.toThrow(/not an integer/);
+    });
+
     it('expireIfEquals gives a new time to live only while the key holds that value', async () => {
       expect(await kv.expireIfEquals(k('lease'), 'me', 60_000)).toBe(false);
       expect(await kv.get(k('lease'))).toBeNull();
