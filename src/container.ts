@@ -39,6 +39,7 @@ import { CacheStore } from './store/cache-store.js';
 import type { SecretBox } from './store/crypto.js';
 import { FeedListenerStore } from './store/feed-listeners.js';
 import { FeedSnapshotStore } from './store/feed-snapshot-store.js';
+import { HomeViewStore } from './store/home-view-store.js';
 import type { SlackInstallationStore } from './store/installation-store.js';
 import type { Keys } from './store/keys.js';
 import type { KeyValue } from './store/kv.js';
@@ -377,6 +378,7 @@ export function buildContainer(options: ContainerOptions): Container {
     now,
     home: new HomeService({ workspaces, linkService, requests, subscriptions, feedListeners, logger, now }),
     homePublishes: createHomePublishes(),
+    homeViews: new HomeViewStore(kv, keys),
     materials,
     workspaces,
     ...(options.sandboxMotion && { sandbox: options.sandboxMotion }),

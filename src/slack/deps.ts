@@ -12,6 +12,7 @@ import type { Metrics, MetricsExposition } from '../lib/metrics.js';
 import type { SandboxChangeView } from '../render/sandbox.js';
 import type { FeedListenerStore } from '../store/feed-listeners.js';
 import type { FeedSnapshotStore } from '../store/feed-snapshot-store.js';
+import type { HomeViewStore } from '../store/home-view-store.js';
 import type { SeenRequests } from '../store/seen-requests.js';
 import type { SubscriptionStore } from '../store/subscription-store.js';
 import type { Answers } from './answers.js';
@@ -70,6 +71,8 @@ export interface SlackDeps {
   home: HomeService;
   /** One Home build and publish per workspace and user at a time, what comes meanwhile merged (home-publish.ts). */
   homePublishes: HomePublishes;
+  /** Per workspace and user, across replicas: the Home's build numbers and the hash of the one on screen. */
+  homeViews: HomeViewStore;
   materials: MaterialSearchService;
   workspaces: Workspaces;
   /** Set in local mode only, where the sandbox runs in the same process. */

@@ -4,6 +4,7 @@ import { type Clock, systemClock } from '../../lib/clock.js';
 import { SerialCoalescer } from '../../lib/coalescer.js';
 import { errFields, type Logger, newCorrelationId } from '../../lib/logger.js';
 import { renderHome } from '../../render/home.js';
+import { slackErrorCode } from '../deliver.js';
 import type { HomePublishes, HomePublishRequest, SlackDeps } from '../deps.js';
 import { slackCallFailure } from '../paced-post.js';
 import {
@@ -15,6 +16,7 @@ import {
   slackUserInfo,
   workspaceOfId,
 } from '../slack-users.js';
+import { afterConflict, recordPublished, takeTurn } from './home-order.js';
 
 /**
  * How long a Home build waits for users.info (the admin check, and the e-mail when the user's match must be made
@@ -31,6 +33,12 @@ export const HOME_LOOKUP_BUDGET_MS = 1_000;
  * the tab and their next opening publishes it, and the wait would hold the user's publishes (and a shutdown's grace).
  */
 export const HOME_RATE_LIMIT_WAIT_MAX_MS = 10_000;
+
+/**
+ * How many times one publish is refused `hash_conflict` before it stops: each refusal means another publish landed
+ * in between, and a person's Home is not published that often.
+ */
+const HOME_HASH_CONFLICTS_MAX = 3;
 
 /** How long a Home remembers that a person was found to be an admin, for when the check cannot be made. */
 const ADMIN_MEMORY_MS = 60 * 60_000;
@@ -212,10 +220,11 @@ async function buildAndPublish(deps: SlackDeps, request: HomePublishRequest): Pr
 }
 
 /**
- * Publishes the Home; a 429 whose Retry-After is at most HOME_RATE_LIMIT_WAIT_MAX_MS is waited for, then the Home
- * is built again from what is saved by then and published once more (unless a build asked meanwhile comes next:
- * it publishes). Until 2026-11-27 a 429 left the person with no Home, and only a log line. The view published, or
- * null when none was (logged).
+ * Publishes the Home, in order with the person's other publishes (home-order.ts): with the hash of the Home last
+ * recorded, giving way on `hash_conflict` to a newer build, publishing again over an older one. A 429 whose
+ * Retry-After is at most HOME_RATE_LIMIT_WAIT_MAX_MS is waited for, then the Home is built again from what is saved
+ * by then and published once more (unless a build asked meanwhile comes next: it publishes). Until 2026-11-27 a 429
+ * left the person with no Home, and only a log line. The view published, or null when none was (logged).
  */
 async function publishView(
   deps: SlackDeps,
@@ -225,20 +234,32 @@ async function publishView(
   logger: Logger,
 ): Promise<HomeView | null> {
   let view = first;
-  for (let attempt = 1; ; attempt++) {
+  let turn = await takeTurn(deps, request, logger);
+  let rateLimited = false;
+  let conflicts = 0;
+  for (;;) {
     try {
-      await request.client.views.publish({
+      const answer = await request.client.views.publish({
         user_id: request.userId,
         view: renderHome(view, { timeZone: deps.config.DIGEST_TZ, now: deps.now() }),
+        ...(turn !== null && turn.hash !== null && { hash: turn.hash }),
       });
+      if (turn)
+        await recordPublished(deps, request, { build: turn.build, hash: answer.view?.hash ?? null }, logger);
       return view;
     } catch (error) {
+      if (turn && slackErrorCode(error) === 'hash_conflict' && ++conflicts <= HOME_HASH_CONFLICTS_MAX) {
+        turn = await afterConflict(deps, request, turn, logger);
+        if (!turn) return null;
+        continue;
+      }
       const failure = slackCallFailure(error);
       const waitMs = failure.kind === 'rate_limited' ? failure.retryAfterMs : null;
-      if (attempt > 1 || waitMs === null || waitMs > HOME_RATE_LIMIT_WAIT_MAX_MS) {
-        logger.error({ ...errFields(error), attempt }, 'home not published');
+      if (rateLimited || waitMs === null || waitMs > HOME_RATE_LIMIT_WAIT_MAX_MS) {
+        logger.error({ ...errFields(error), conflicts }, 'home not published');
         return null;
       }
+      rateLimited = true;
       logger.warn({ retryAfterMs: waitMs }, 'home publish rate limited; publishing again after the wait');
       await new Promise<void>((resolve) => (deps.clock ?? systemClock).setTimeout(resolve, waitMs));
       if (deps.homePublishes.builds.pending(homeKey(request))) {
@@ -246,6 +267,7 @@ async function publishView(
         return null;
       }
       view = await build();
+      turn = await takeTurn(deps, request, logger);
     }
   }
 }

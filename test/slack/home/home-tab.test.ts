@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StatusEvent } from '../../../src/domain/feed/types.js';
 import { Limits } from '../../../src/render/limits.js';
 import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
+import { clientFor } from '../../fake-slack/helpers.js';
 import {
   CHANNELS,
   eventually,
@@ -623,5 +624,93 @@ describe('App Home: a match of the user older than its day', () => {
     } finally {
       await later.close();
     }
+  });
+});
+
+describe('App Home: two publishes that race, the Home built from the newer data stays', () => {
+  /** The Home the person sees now: the last publish Slack took (a refused one is not recorded). */
+  const homeNow = (since: number) => publishedHome(h, USERS.admin, since);
+  const refreshedIn = (since: number) =>
+    eventually(() =>
+      h.slack.views
+        .slice(since)
+        .find((v) => v.via === 'views.publish' && /Dados salvos agora/.test(viewText(v))),
+    );
+  /** The Home opened once and done with (its publish recorded and logged), on this replica. */
+  const openedAndDone = async () => {
+    const home = await openHome(h, USERS.admin);
+    await eventually(() => logged('home published') === 1);
+    return home;
+  };
+
+  it('an opening built before a refresh on another replica, whose publish reaches Slack last, gives way', async () => {
+    await h.link(TEAM);
+    const first = await openedAndDone();
+    const other = await h.addReplica();
+    // This replica: an opening, built from what is saved; its views.publish reaches Slack late.
+    const late = h.slack.holdNext('views.publish');
+    const since = h.slack.views.length;
+    await homeOpened(h, USERS.admin);
+    const lateCall = await late.arrived;
+    // The other replica: `Atualizar` reads the person's requests upstream, builds and publishes first.
+    await clickInView(other, first, 'home:refresh');
+    await refreshedIn(since);
+    late.release();
+    await eventually(() => lateCall.answeredAt);
+    // This replica is done with the late publish, one way or the other.
+    await eventually(() => logged('home published') > 1 || logged('home publish gave way') > 0);
+    // Until 2026-11-27 the late publish landed over the refresh: the Home went back to the older view.
+    expect(viewText(await homeNow(since))).toMatch(/Dados salvos agora/);
+    expect(lateCall.error).toBe('hash_conflict');
+    expect(logged('home publish gave way')).toBe(1);
+  });
+
+  it('a refresh whose publish reaches Slack after an older opening’s landed is refused, then published over it', async () => {
+    await h.link(TEAM);
+    const first = await openedAndDone();
+    const other = await h.addReplica();
+    const openingPublish = h.slack.holdNext('views.publish');
+    const refreshPublish = h.slack.holdNext('views.publish');
+    const since = h.slack.views.length;
+    // Both read the Home's hash before either publish landed: the opening (this replica), then the refresh.
+    await homeOpened(h, USERS.admin);
+    const openingCall = await openingPublish.arrived;
+    await clickInView(other, first, 'home:refresh');
+    const refreshCall = await refreshPublish.arrived;
+    // The older build lands first, as it should, and is recorded.
+    openingPublish.release();
+    await eventually(() => logged('home published') > 1);
+    expect(openingCall.ok).toBe(true);
+    const opening = await nextView(h, since, 'views.publish');
+    expect(viewText(opening)).not.toMatch(/Dados salvos agora/);
+    // The newer one, refused as its hash is no longer the Home's, is published again over the older one.
+    refreshPublish.release();
+    await eventually(() => refreshCall.answeredAt);
+    expect(refreshCall.error).toBe('hash_conflict');
+    await refreshedIn(since);
+    await eventually(() => other.logs.some((line) => line.includes('home published')));
+    expect(viewText(await homeNow(since))).toMatch(/Dados salvos agora/);
+    expect(other.logs.some((line) => line.includes('home not published'))).toBe(false);
+  });
+
+  it('a Home changed by a publish the bot kept no record of: refused once, then published anyway', async () => {
+    await h.link(TEAM);
+    await openedAndDone();
+    // Published by someone else with the app's token (another deployment, a script): its hash is unknown here.
+    const elsewhere = clientFor(h.slack, h.slack.tokenFor(TEAM));
+    await elsewhere.views.publish({
+      user_id: USERS.admin,
+      view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'outro' } }] },
+    });
+    const since = h.slack.views.length;
+    const callsBefore = h.slack.calls.length;
+    await homeOpened(h, USERS.admin);
+    const home = await eventually(() =>
+      h.slack.views.slice(since).find((v) => v.via === 'views.publish' && /Vinculado/.test(viewText(v))),
+    );
+    expect(home.userId).toBe(USERS.admin);
+    const publishes = h.slack.calls.slice(callsBefore).filter((c) => c.method === 'views.publish');
+    expect(publishes.map((c) => c.error ?? 'ok')).toEqual(['hash_conflict', 'ok']);
+    expect(logged('home not published')).toBe(0);
   });
 });
