@@ -441,6 +441,23 @@ describe('/solicitacao', () => {
     });
   });
 
+  it('refuses a bad id filter in words that agree with its noun (uma compra válida, um almoxarifado válido)', () => {
+    // Until 2026-11-27 one template said "válido" for every label: "uma compra válido", "uma ordem de compra válido".
+    const cases = [
+      [parseSolicitacao, 'compra:0', '`compra:0` não é uma compra válida (use um número)'],
+      [parseCompras, 'entradas oc:0', '`oc:0` não é uma ordem de compra válida (use um número)'],
+      [parseCompras, 'fornecedor:x', '`fornecedor:x` não é um fornecedor válido (use um número)'],
+      [parseCompras, 'pendentes almox:0', '`almox:0` não é um almoxarifado válido (use um número)'],
+      [parseCompras, 'entradas almox:x', '`almox:x` não é um almoxarifado válido (use um número)'],
+      [parseCompras, 'almox:-1', '`almox:-1` não é um almoxarifado válido (use um número)'],
+      [parseSolicitacao, 'almox:x', '`almox:x` não é um almoxarifado válido (use um número)'],
+      [parseEstoque, 'cabo almox:x', '`almox:x` não é um almoxarifado válido (use um número)'],
+      [parseEstoque, 'resumo assinar almox:x', '`almox:x` não é um almoxarifado válido (use um número)'],
+      [parseEstoque, 'alertas assinar almox:x', '`almox:x` não é um almoxarifado válido (use um número)'],
+    ] as const;
+    for (const [parse, text, problem] of cases) expect(parse(text), text).toEqual({ ok: false, problem });
+  });
+
   it('refuses malformed filters', () => {
     expect(parseSolicitacao('status:abc')).toMatchObject({
       ok: false,

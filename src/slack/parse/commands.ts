@@ -109,10 +109,21 @@ function firstProblem(tokens: Tokens, allowed: readonly string[]): string | null
   return null;
 }
 
-function idFilter(tokens: Tokens, key: string, label: string): number | undefined | string {
+/**
+ * What each id filter names, with the article and the adjective that agree with it: the noun's gender is the
+ * label's, not the template's (until 2026-11-27 one "válido" followed every label: "uma compra válido").
+ */
+const ID_FILTER_NOUNS = {
+  almox: 'um almoxarifado válido',
+  compra: 'uma compra válida',
+  oc: 'uma ordem de compra válida',
+  fornecedor: 'um fornecedor válido',
+} as const;
+
+function idFilter(tokens: Tokens, key: keyof typeof ID_FILTER_NOUNS): number | undefined | string {
   const raw = tokens.filters.get(key);
   if (raw === undefined) return undefined;
-  return parseId(raw) ?? `\`${key}:${raw}\` não é ${label} válido (use um número)`;
+  return parseId(raw) ?? `\`${key}:${raw}\` não é ${ID_FILTER_NOUNS[key]} (use um número)`;
 }
 
 function dateFilters(tokens: Tokens): DateRange | string {
@@ -222,7 +233,7 @@ export function parseEstoque(text: string): Result<EstoqueCommand> {
 
   const problem = firstProblem(tokens, ['almox', 'pagina']);
   if (problem) return fail(problem);
-  const stockroomId = idFilter(tokens, 'almox', 'um almoxarifado');
+  const stockroomId = idFilter(tokens, 'almox');
   if (typeof stockroomId === 'string') return fail(stockroomId);
   const page = pageFilter(tokens);
   if (typeof page === 'string') return fail(page);
@@ -262,7 +273,7 @@ function parseDigest(rest: string[], tokens: Tokens): Result<EstoqueCommand> {
         if (!time) return fail(`\`${args[0]}\` não é um horário válido (use HH:MM, como 07:30)`);
         ({ hour, minute } = time);
       }
-      const stockroomId = idFilter(tokens, 'almox', 'um almoxarifado');
+      const stockroomId = idFilter(tokens, 'almox');
       if (typeof stockroomId === 'string') return fail(stockroomId);
       const days = tokens.filters.get('dias');
       if (days !== undefined && !['uteis', 'todos'].includes(fold(days))) {
@@ -294,7 +305,7 @@ function parseFeed(rest: string[], tokens: Tokens): Result<EstoqueCommand> {
       const problem = firstProblem(tokens, ['almox', 'eventos']);
       if (problem) return fail(problem);
       if (args.length > 0) return fail('`alertas assinar` aceita só os filtros `almox:` e `eventos:`');
-      const stockroomId = idFilter(tokens, 'almox', 'um almoxarifado');
+      const stockroomId = idFilter(tokens, 'almox');
       if (typeof stockroomId === 'string') return fail(stockroomId);
       const raw = tokens.filters.get('eventos');
       let kinds: FeedEventKind[] | undefined;
@@ -405,9 +416,9 @@ export function parseSolicitacao(text: string): Result<SolicitacaoCommand> {
   const page = pageFilter(tokens);
   if (typeof page === 'string') return fail(page);
   const filters = collect<RequestFilters>({
-    stockroomId: idFilter(tokens, 'almox', 'um almoxarifado'),
+    stockroomId: idFilter(tokens, 'almox'),
     status: statusFilter(tokens),
-    purchaseId: idFilter(tokens, 'compra', 'uma compra'),
+    purchaseId: idFilter(tokens, 'compra'),
   });
   if (typeof filters === 'string') return fail(filters);
   const words = mine ? tokens.words.slice(1) : tokens.words;
@@ -446,7 +457,7 @@ export function parseCompras(text: string): Result<ComprasCommand> {
     const problem = firstProblem(tokens, ['almox', 'pagina']);
     if (problem) return fail(problem);
     if (rest.length > 0) return fail('`pendentes` aceita só os filtros `almox:` e `pagina:`');
-    const stockroomId = idFilter(tokens, 'almox', 'um almoxarifado');
+    const stockroomId = idFilter(tokens, 'almox');
     if (typeof stockroomId === 'string') return fail(stockroomId);
     const page = pageFilter(tokens);
     if (typeof page === 'string') return fail(page);
@@ -461,8 +472,8 @@ export function parseCompras(text: string): Result<ComprasCommand> {
     const page = pageFilter(tokens);
     if (typeof page === 'string') return fail(page);
     const filters = collect<ReceiptFilters>({
-      stockroomId: idFilter(tokens, 'almox', 'um almoxarifado'),
-      purchaseId: idFilter(tokens, 'oc', 'uma ordem de compra'),
+      stockroomId: idFilter(tokens, 'almox'),
+      purchaseId: idFilter(tokens, 'oc'),
     });
     if (typeof filters === 'string') return fail(filters);
     return ok({ kind: 'receipt-list', filters: { ...filters, ...range }, page });
@@ -474,9 +485,9 @@ export function parseCompras(text: string): Result<ComprasCommand> {
   const page = pageFilter(tokens);
   if (typeof page === 'string') return fail(page);
   const filters = collect<PurchaseFilters>({
-    stockroomId: idFilter(tokens, 'almox', 'um almoxarifado'),
+    stockroomId: idFilter(tokens, 'almox'),
     status: statusFilter(tokens),
-    supplierId: idFilter(tokens, 'fornecedor', 'um fornecedor'),
+    supplierId: idFilter(tokens, 'fornecedor'),
   });
   if (typeof filters === 'string') return fail(filters);
   const freeText = tokens.words.join(' ').trim();
