@@ -233,6 +233,13 @@ describe('/estoque', () => {
     const { text } = await ask('/estoque', 'lampada led');
     expect(text).toContain(C1.material.nome);
   });
+
+  it('finds a material typed in full-width letters (until 2026-11-27 nothing matched them)', async () => {
+    const typed = 'ＬＡＭＰＡＤＡ ｌｅｄ';
+    const { text } = await ask('/estoque', typed);
+    expect(text).toContain(C1.material.nome);
+    expect(text).not.toContain('Nenhum material encontrado');
+  });
 });
 
 describe('/compras pendentes', () => {

@@ -1,4 +1,4 @@
-import { fold } from '../../lib/text.js';
+import { foldAccents } from '../../lib/text.js';
 
 /** Text past this is not read: a message shortcut on a huge message still answers at once. */
 const MAX_TEXT_CHARS = 20_000;
@@ -70,7 +70,7 @@ const BARE = /(?:^|[^\w./:,-])(\d{4,9})(?![\w]|[./:,-]\d)/g;
  */
 export function findRequestNumbers(text: unknown): number[] {
   if (typeof text !== 'string' || text === '') return [];
-  const folded = fold(stripSlackMarkup(text.slice(0, MAX_TEXT_CHARS))).replace(/º|°|ª/g, 'o');
+  const folded = foldAccents(stripSlackMarkup(text.slice(0, MAX_TEXT_CHARS))).replace(/º|°|ª/g, 'o');
   // Purchases' numbers are blanked out first (same length: the order of what is left stays the text's).
   const plain = folded.replace(PURCHASE, (found) => ' '.repeat(found.length));
   const explicit = collect(plain, EXPLICIT);
@@ -84,7 +84,7 @@ export function findRequestNumbers(text: unknown): number[] {
  * case gone). Null otherwise.
  */
 export function leadingRequestNumber(text: string): { id: number; rest: string } | null {
-  const plain = fold(text.slice(0, MAX_TEXT_CHARS)).replace(/º|°|ª/g, 'o');
+  const plain = foldAccents(text.slice(0, MAX_TEXT_CHARS)).replace(/º|°|ª/g, 'o');
   for (const pattern of LEADING) {
     const match = pattern.exec(plain);
     const id = numberOf(match?.[1] ?? '');

@@ -89,8 +89,8 @@ function plainForm(word: string): string {
 
 /**
  * A word in its plain form when that form is a filter, a number or a time of day (`٠٧:٣٠`, `０７：３０`); any other
- * word as it was typed, since the plain form would change what a search finds (`2,5mm²` would be `2,5mm2`, which no
- * material named `mm²` holds).
+ * word as it was typed: the answer repeats the search as typed (`2,5mm²`), and the search itself folds the text and
+ * the names alike (lib/text's fold: `mm²` and `mm2`, full-width letters and plain ones, match either way).
  */
 function readWord(word: string): string {
   const plain = plainForm(word);

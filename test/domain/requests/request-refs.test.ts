@@ -52,6 +52,14 @@ describe('findRequestNumbers', () => {
     expect(findRequestNumbers(many)).toHaveLength(MAX_REQUEST_REFS);
   });
 
+  it('keeps compatibility characters as typed: a superscript is no digit, `nª` is `nº` (fold reads them plain)', () => {
+    // lib/text's fold takes compatibility forms since 2026-11-27 (`²` is `2` there): a number read out of a message
+    // must not take a superscript for one more digit, nor lose `nª`.
+    expect(findRequestNumbers('pedido 4105² ok')).toEqual([4105]);
+    expect(leadingRequestNumber('solicitação nª 4105')).toEqual({ id: 4105, rest: '' });
+    expect(findRequestNumbers('SM ４１０５')).toEqual([]);
+  });
+
   it('reads numbers inside mrkdwn emphasis, as the bot’s own messages write them', () => {
     expect(findRequestNumbers('Nova solicitação *4105* — Central')).toEqual([4105]);
     expect(findRequestNumbers('~SM 4106~ e `#4107`')).toEqual([4106, 4107]);

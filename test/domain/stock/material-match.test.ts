@@ -24,3 +24,22 @@ describe('matchMaterials', () => {
     expect(matchMaterials(list, 'cabo').map((m) => m.material)).toEqual([1]);
   });
 });
+
+describe('matchMaterials, compatibility forms', () => {
+  const list = [
+    material(1, 'CIM-50', 'Cimento CP-II 50 kg'),
+    material(2, 'CB-25', 'Cabo flexível 2,5mm² azul'),
+    material(3, 'LP-1', 'Lâmpada LED'),
+  ];
+
+  it('finds full-width letters typed as the plain ones, by name and by code (until 2026-11-27 nothing)', () => {
+    expect(matchMaterials(list, 'ｃｉｍｅｎｔｏ').map((m) => m.material)).toEqual([1]);
+    expect(matchMaterials(list, 'ＬＡＭＰＡＤＡ ｌｅｄ').map((m) => m.material)).toEqual([3]);
+    expect(matchMaterials(list, 'ｃｉｍ－５０').map((m) => m.material)).toEqual([1]);
+  });
+
+  it('`mm²` as typed still finds `mm²`, and so does `mm2`', () => {
+    expect(matchMaterials(list, 'cabo 2,5mm²').map((m) => m.material)).toEqual([2]);
+    expect(matchMaterials(list, 'cabo 2,5mm2').map((m) => m.material)).toEqual([2]);
+  });
+});
