@@ -7,7 +7,7 @@ import { BudgetExhaustedError } from '../upstream/budget-errors.js';
 import { mayShare, PRIORITIES } from '../upstream/budget-policy.js';
 import type { CallObserver } from '../upstream/call-observer.js';
 import type { CallContext } from '../upstream/client.js';
-import { UpstreamError, UpstreamRateLimitedError } from '../upstream/errors.js';
+import { UpstreamError, UpstreamForbiddenError, UpstreamRateLimitedError } from '../upstream/errors.js';
 import { InFlight } from '../upstream/in-flight.js';
 import type { Answer } from './views.js';
 import type { Fetch, WorkspaceContext, Workspaces } from './workspace.js';
@@ -29,6 +29,31 @@ export const CACHE_TTL_MS = {
 } as const;
 
 export type CachedEndpoint = keyof typeof CACHE_TTL_MS;
+
+/**
+ * How long an empty answer of these endpoints is fresh, instead of CACHE_TTL_MS. An empty stockroom list is what a
+ * link whose company or unit does not hold for its login gets, or a login that lost access (upstream-api.md: an
+ * empty result, not an error), so it is no catalogue to keep for hours: 5 minutes, as long as pending purchases
+ * and receipts keep, so access mended upstream shows as soon as the purchases read through it would. It costs at
+ * most 12 calls an hour of the 250 for a workspace left in that state (one per answer or feed round that needs the
+ * list, each 5 minutes at most). Until 2026-11-27 an empty list was kept 6 h, as a real one.
+ */
+export const EMPTY_ANSWER_TTL_MS: Partial<Record<CachedEndpoint, number>> = {
+  stockrooms: 5 * 60_000,
+};
+
+/**
+ * How long a 403 of these endpoints is remembered: the entry's readers (on every replica) get the same refusal
+ * without asking again until then, and `Atualizar` (bypassCache) asks at once. A stockroom the login may not read
+ * was asked again by every `/compras pendentes`, digest and feed round, a call of the budget each for an answer no
+ * wait mends; for as long as an answer is fresh (5 min) it now costs what an answer costs, and a permission
+ * granted upstream shows as soon as a new purchase would. Other endpoints answer a 403 for one record the reader
+ * named (`/solicitacao 123`), asked again only when someone asks again: nothing to save there. Until 2026-11-27
+ * no refusal was remembered.
+ */
+export const REFUSAL_TTL_MS: Partial<Record<CachedEndpoint, number>> = {
+  pendingPurchases: CACHE_TTL_MS.pendingPurchases,
+};
 
 /** Entries outlive their freshness by this much, to be shown (with their age) when upstream cannot be asked. */
 const KEEP_STALE_MS = 24 * 3_600_000;
@@ -103,6 +128,12 @@ export function scaledTtlMs(endpoint: CachedEndpoint, ttlScale: number): number 
   return CACHE_TTL_MS[endpoint] * checkTtlScale(ttlScale);
 }
 
+/** How long an entry holding `value` is fresh: an empty answer of EMPTY_ANSWER_TTL_MS's endpoints, for less. */
+export function entryTtlMs(endpoint: CachedEndpoint, value: unknown, ttlScale: number): number {
+  const empty = Array.isArray(value) && value.length === 0 ? EMPTY_ANSWER_TTL_MS[endpoint] : undefined;
+  return empty === undefined ? scaledTtlMs(endpoint, ttlScale) : empty * checkTtlScale(ttlScale);
+}
+
 export function checkTtlScale(ttlScale: number): number {
   if (!(ttlScale > 0 && ttlScale <= 1)) throw new RangeError(`ttlScale must be in (0, 1], got ${ttlScale}`);
   return ttlScale;
@@ -172,11 +203,12 @@ export class CachedReader implements AnswerReader {
         freshness: { fetchedAt: entry.fetchedAt, fromCache: true, degraded: null },
       };
     }
+    const freshSince = options.freshSince ?? Number.NEGATIVE_INFINITY;
     if (
       entry &&
       !options.bypassCache &&
-      this.now() - entry.fetchedAt < scaledTtlMs(endpoint, this.ttlScale) &&
-      entry.fetchedAt >= (options.freshSince ?? Number.NEGATIVE_INFINITY)
+      this.now() - entry.fetchedAt < entryTtlMs(endpoint, entry.value, this.ttlScale) &&
+      entry.fetchedAt >= freshSince
     ) {
       void this.cache.record(workspaceId, 'hits').catch(() => undefined);
       return {
@@ -184,19 +216,23 @@ export class CachedReader implements AnswerReader {
         freshness: { fetchedAt: entry.fetchedAt, fromCache: true, degraded: null },
       };
     }
+    const ref: EntryRef = { workspaceId, endpoint, paramsKey };
+    if (!options.bypassCache) {
+      const refused = await this.freshRefusal(ref, entry?.fetchedAt ?? null, freshSince);
+      if (refused) {
+        void this.cache.record(workspaceId, 'hits').catch(() => undefined);
+        throw refused;
+      }
+    }
     void this.cache.record(workspaceId, 'misses').catch(() => undefined);
     try {
-      const fetched = (await this.refresh(
-        { workspaceId, endpoint, paramsKey },
-        ws.call,
-        entry,
-        askShared,
-      )) as CacheEntry<T>;
+      const fetched = (await this.refresh(ref, ws.call, entry, askShared)) as CacheEntry<T>;
       return {
         data: fetched.value,
         freshness: { fetchedAt: fetched.fetchedAt, fromCache: false, degraded: null },
       };
     } catch (error) {
+      if (error instanceof UpstreamForbiddenError) await this.rememberRefusal(ref, error);
       const degraded = degradedReason(error);
       if (entry && degraded && options.serveStale !== false) {
         const retryAt = retryAtOf(error, this.now());
@@ -322,6 +358,50 @@ export class CachedReader implements AnswerReader {
       const entry = await this.safeGet<unknown>(workspaceId, endpoint, paramsKey);
       if (isNewer(entry)) return entry;
     }
+  }
+
+  /**
+   * The 403 remembered for an entry, as the error to throw, while it is fresh (REFUSAL_TTL_MS, from its time) and
+   * newer than the entry's answer (an answer stored since stands over it); null otherwise, and for endpoints that
+   * remember none (no store read for them). A store that does not answer remembers nothing: upstream is asked.
+   */
+  private async freshRefusal(
+    { workspaceId, endpoint, paramsKey }: EntryRef,
+    answeredAt: number | null,
+    freshSince: number,
+  ): Promise<UpstreamForbiddenError | null> {
+    const keepMs = REFUSAL_TTL_MS[endpoint];
+    if (keepMs === undefined) return null;
+    const refusal = await this.cache.getRefusal(workspaceId, endpoint, paramsKey).catch(() => null);
+    if (
+      refusal === null ||
+      this.now() - refusal.at >= keepMs * this.ttlScale ||
+      refusal.at < freshSince ||
+      (answeredAt !== null && refusal.at <= answeredAt)
+    )
+      return null;
+    this.logger.debug({ endpoint }, 'upstream refused this read moments ago (403); not asked again');
+    return new UpstreamForbiddenError(refusal.endpoint ?? endpoint, refusal.detail);
+  }
+
+  /** A 403 of an endpoint that remembers it (REFUSAL_TTL_MS); a store that does not answer only logs it. */
+  private async rememberRefusal(
+    { workspaceId, endpoint, paramsKey }: EntryRef,
+    error: UpstreamForbiddenError,
+  ): Promise<void> {
+    const keepMs = REFUSAL_TTL_MS[endpoint];
+    if (keepMs === undefined) return;
+    const refusal = {
+      status: 403 as const,
+      endpoint: error.endpoint ?? null,
+      detail: error.detail,
+      at: this.now(),
+    };
+    await this.cache
+      .setRefusal(workspaceId, endpoint, paramsKey, refusal, keepMs * this.ttlScale)
+      .catch((storeError: unknown) =>
+        this.logger.warn({ ...errFields(storeError), endpoint }, 'cache write of a refusal failed'),
+      );
   }
 
   private async safeGet<T>(workspaceId: string, endpoint: string, paramsKey: string) {

@@ -6,6 +6,16 @@ export interface CacheEntry<T> {
   fetchedAt: number;
 }
 
+/** Upstream refused an entry's read for good (a 403): what the refusal said, and when (epoch ms). */
+export interface CachedRefusal {
+  status: 403;
+  /** The endpoint label of the call refused (`GET /v1/…`, no query values). */
+  endpoint: string | null;
+  /** The cause the service stated, as the error kept it (masked and bounded), or null. */
+  detail: string | null;
+  at: number;
+}
+
 /**
  * Upstream answers per workspace and endpoint. Entries are kept longer than they are fresh so that, when the
  * budget is spent or upstream is down, the last answer can still be shown with its age.
@@ -50,6 +60,38 @@ export class CacheStore {
     return stored ? 'stored' : 'changed';
   }
 
+  /** The refusal remembered for an entry (setRefusal), or null. */
+  async getRefusal(workspaceId: string, endpoint: string, paramsKey: string): Promise<CachedRefusal | null> {
+    const raw = await this.kv.get(this.keys.cacheRefusal(workspaceId, endpoint, paramsKey));
+    if (raw === null) return null;
+    try {
+      const refusal = JSON.parse(raw) as Partial<CachedRefusal>;
+      return refusal.status === 403 && typeof refusal.at === 'number'
+        ? {
+            status: 403,
+            endpoint: typeof refusal.endpoint === 'string' ? refusal.endpoint : null,
+            detail: typeof refusal.detail === 'string' ? refusal.detail : null,
+            at: refusal.at,
+          }
+        : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Remembers that upstream refused an entry's read for good, for `keepMs`. */
+  async setRefusal(
+    workspaceId: string,
+    endpoint: string,
+    paramsKey: string,
+    refusal: CachedRefusal,
+    keepMs: number,
+  ): Promise<void> {
+    await this.kv.set(this.keys.cacheRefusal(workspaceId, endpoint, paramsKey), JSON.stringify(refusal), {
+      ttlMs: keepMs,
+    });
+  }
+
   /** Takes the lease to refresh an entry for `leaseMs`; false while another holder has it. */
   takeFill(workspaceId: string, endpoint: string, paramsKey: string, owner: string, leaseMs: number) {
     return this.kv.set(this.keys.cacheFill(workspaceId, endpoint, paramsKey), owner, {
@@ -77,8 +119,11 @@ export class CacheStore {
   }
 
   async clear(workspaceId: string): Promise<void> {
-    const keys = await this.kv.keysWithPrefix(this.keys.cachePrefix(workspaceId));
-    await this.kv.del(...keys, this.keys.cacheStats(workspaceId));
+    const [entries, refusals] = await Promise.all([
+      this.kv.keysWithPrefix(this.keys.cachePrefix(workspaceId)),
+      this.kv.keysWithPrefix(this.keys.cacheRefusalPrefix(workspaceId)),
+    ]);
+    await this.kv.del(...entries, ...refusals, this.keys.cacheStats(workspaceId));
   }
 }
 

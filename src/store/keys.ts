@@ -128,6 +128,16 @@ export class Keys {
   cacheStats(workspaceId: string): string {
     return `${this.prefix}cache-stats:${workspaceId}`;
   }
+  /**
+   * String, short-lived: upstream refused a cache entry's read for good (a 403) a moment ago; the entry's readers
+   * take that answer instead of asking again until it is stale (CachedReader, REFUSAL_TTL_MS).
+   */
+  cacheRefusal(workspaceId: string, endpoint: string, paramsHash: string): string {
+    return `${this.prefix}cache-refused:${workspaceId}:${endpoint}:${paramsHash}`;
+  }
+  cacheRefusalPrefix(workspaceId: string): string {
+    return `${this.prefix}cache-refused:${workspaceId}:`;
+  }
   // Which process is asking upstream for a cache entry right now (a short lease; the others wait for its answer).
   cacheFill(workspaceId: string, endpoint: string, paramsHash: string): string {
     return `${this.prefix}cache-fill:${workspaceId}:${endpoint}:${paramsHash}`;

@@ -17,13 +17,14 @@ import { LinkStore } from '../../src/store/link-store.js';
 import type { Demand, Priority } from '../../src/upstream/budget.js';
 import { BudgetExhaustedError } from '../../src/upstream/budget-errors.js';
 import { SharedCallObserver } from '../../src/upstream/call-observer.js';
-import { CredentialsExpiredError } from '../../src/upstream/errors.js';
+import { CredentialsExpiredError, UpstreamForbiddenError } from '../../src/upstream/errors.js';
 import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
 import { testWorkspace } from '../helpers/workspace.js';
 
 const ws = (workspaceId: string, priority: Priority = 'interactive') => testWorkspace(workspaceId, priority);
 
 const unusedBox = new SecretBox(randomBytes(32));
+const FIVE_MINUTES = 5 * 60_000;
 
 /** A reader over the test's Redis; its Workspaces only matter to fetches that find the credential expired. */
 function readerOn(store: TestRedis, now: () => number, ttlScale?: number): CachedReader {
@@ -111,6 +112,40 @@ describe('CachedReader TTLs', () => {
     await expect(
       r.read(ws('T1'), 'requestList', { page: 1 }, refused, { serveStale: false }),
     ).rejects.toBeInstanceOf(BudgetExhaustedError);
+  });
+
+  it('keeps an empty stockroom list fresh for 5 minutes only, a list with stockrooms for hours', async () => {
+    // An empty list is what a company or unit that does not hold for the login gets (upstream-api.md), or a login
+    // that lost access: until 2026-11-27 it was kept for the hours of a real list, and a mended access did not show.
+    const r = reader();
+    let rows: { almoxarifado: number; nome: string }[] = [];
+    const list = async () => {
+      calls += 1;
+      return rows;
+    };
+    await r.read(ws('T1'), 'stockrooms', null, list);
+    clock += FIVE_MINUTES - 1;
+    expect((await r.read(ws('T1'), 'stockrooms', null, list)).freshness.fromCache).toBe(true);
+    expect(calls).toBe(1);
+    clock += 1;
+    rows = [{ almoxarifado: 1, nome: 'Central' }];
+    expect(await r.read(ws('T1'), 'stockrooms', null, list)).toMatchObject({
+      data: rows,
+      freshness: { fromCache: false },
+    });
+    expect(calls).toBe(2);
+    clock += CACHE_TTL_MS.stockrooms - 1;
+    expect((await r.read(ws('T1'), 'stockrooms', null, list)).freshness.fromCache).toBe(true);
+    expect(calls).toBe(2);
+    // Other lists keep their TTL when empty.
+    const none = async () => {
+      calls += 1;
+      return [];
+    };
+    await r.read(ws('T1'), 'types', null, none);
+    clock += FIVE_MINUTES;
+    expect((await r.read(ws('T1'), 'types', null, none)).freshness.fromCache).toBe(true);
+    expect(calls).toBe(3);
   });
 
   it('refuses a scale that would make TTLs longer or vanish', () => {
@@ -388,5 +423,81 @@ describe('CachedReader: how many answers wait on a refresh', () => {
     await expect.poll(() => demands[0]?.()).toEqual({ answers: 4, empty: 1 });
     release();
     await Promise.all([...reads, bare]);
+  });
+});
+
+describe('CachedReader, a stockroom whose pending purchases upstream refuses (403)', () => {
+  let store: TestRedis;
+  let clock: number;
+  let calls: string[];
+  const PENDING = 'GET /v1/entradas-materiais/compras';
+
+  beforeEach(async () => {
+    store = await makeTestRedis();
+    clock = Date.UTC(2026, 10, 27, 12);
+    calls = [];
+  });
+  afterEach(async () => {
+    await store.cleanup();
+  });
+
+  const refused = (label: string) => async () => {
+    calls.push(label);
+    throw new UpstreamForbiddenError(PENDING, 'Acesso negado ao almoxarifado');
+  };
+  const answered = (label: string) => async () => {
+    calls.push(label);
+    return [{ compraMaterialId: 1 }];
+  };
+
+  it('is not asked again for 5 minutes, on any replica: the 403 is remembered; `Atualizar` asks at once', async () => {
+    const r = readerOn(store, () => clock);
+    const other = readerOn(store, () => clock);
+    const two = { stockroomId: 2 };
+    await expect(r.read(ws('T1'), 'pendingPurchases', two, refused('first'))).rejects.toBeInstanceOf(
+      UpstreamForbiddenError,
+    );
+    clock += FIVE_MINUTES - 1;
+    // Until 2026-11-27 each of these asked again, a call of the budget each for the same 403.
+    for (const reader of [r, other])
+      await expect(reader.read(ws('T1'), 'pendingPurchases', two, refused('again'))).rejects.toMatchObject({
+        status: 403,
+        endpoint: PENDING,
+        detail: 'Acesso negado ao almoxarifado',
+      });
+    expect(calls).toEqual(['first']);
+    // Another stockroom, another workspace: their own reads.
+    await r.read(ws('T1'), 'pendingPurchases', { stockroomId: 3 }, answered('three'));
+    await expect(r.read(ws('T2'), 'pendingPurchases', two, refused('T2'))).rejects.toBeInstanceOf(
+      UpstreamForbiddenError,
+    );
+    await expect(
+      r.read(ws('T1'), 'pendingPurchases', two, refused('atualizar'), { bypassCache: true }),
+    ).rejects.toBeInstanceOf(UpstreamForbiddenError);
+    expect(calls).toEqual(['first', 'three', 'T2', 'atualizar']);
+    // Five minutes after the last 403, asked again; an answer then stands over the refusal.
+    clock += FIVE_MINUTES;
+    expect(await r.read(ws('T1'), 'pendingPurchases', two, answered('later'))).toMatchObject({
+      data: [{ compraMaterialId: 1 }],
+      freshness: { fromCache: false },
+    });
+    expect((await r.read(ws('T1'), 'pendingPurchases', two, refused('never'))).freshness.fromCache).toBe(
+      true,
+    );
+    expect(calls).toEqual(['first', 'three', 'T2', 'atualizar', 'later']);
+  });
+
+  it('only pending purchases remember a 403; a cleared cache (a new link) forgets it', async () => {
+    const r = readerOn(store, () => clock);
+    for (let i = 0; i < 2; i += 1)
+      await expect(r.read(ws('T1'), 'requestItems', { id: 7 }, refused(`items ${i}`))).rejects.toBeInstanceOf(
+        UpstreamForbiddenError,
+      );
+    await expect(r.read(ws('T1'), 'pendingPurchases', null, refused('pending'))).rejects.toBeInstanceOf(
+      UpstreamForbiddenError,
+    );
+    await new CacheStore(new RedisKeyValue(store.redis), store.keys).clear('T1');
+    await r.read(ws('T1'), 'pendingPurchases', null, answered('after clear'));
+    expect(calls).toEqual(['items 0', 'items 1', 'pending', 'after clear']);
   });
 });
