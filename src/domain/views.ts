@@ -1,3 +1,4 @@
+import type { WorkspaceLink } from '../store/link-store.js';
 import type { LastKnownStock } from '../store/stock-store.js';
 import type { Page } from '../upstream/client.js';
 import type {
@@ -97,6 +98,29 @@ export interface RequestListView {
   list: Page<MaterialRequest>;
 }
 
+/** The company and unit the workspace is linked to, as an answer names them. */
+export type LinkedCompany = Pick<WorkspaceLink, 'empresaId' | 'unidadeId'>;
+
+/**
+ * `/estoque almoxarifados`. An empty list is no plain "none": the API answers one, not an error, where the link's
+ * company or unit does not hold for its login, or the login lost access (upstream-api.md), so the answer names the
+ * company linked.
+ */
+export interface StockroomsView {
+  stockrooms: Stockroom[];
+  company: LinkedCompany;
+}
+
+/** A stockroom whose pending purchases could not be read, and why (what the reader may do about it differs). */
+export interface UnreadStockroom {
+  stockroom: Pick<Stockroom, 'almoxarifado' | 'nome'>;
+  /**
+   * `forbidden`: a 403, the login may not read it (no wait mends it); `refused`: another refusal no retry mends (a
+   * 4xx, an answer of the wrong shape or size); `later`: the budget, a 429, a 5xx, a timeout, nothing saved yet.
+   */
+  reason: 'forbidden' | 'refused' | 'later';
+}
+
 export interface PendingPurchasesGroup {
   stockroom: Pick<Stockroom, 'almoxarifado' | 'nome'>;
   purchases: PurchaseOrder[];
@@ -107,10 +131,16 @@ export interface PendingPurchasesView {
   groups: PendingPurchasesGroup[];
   page: number;
   /**
-   * Stockrooms whose pending purchases could not be read now (the budget, an upstream failure) and are missing
-   * from `groups`; only when every stockroom is asked, and never all of them (that is the answer's failure).
+   * Stockrooms whose pending purchases could not be read (the budget, an upstream failure, a refusal) and are
+   * missing from `groups`, in the list's order; only when every stockroom is asked, and never all of them (that is
+   * the answer's failure) but in the digest. Until 2026-11-27 only their count, and every cause read as "later".
    */
-  unread?: number;
+  unread?: UnreadStockroom[];
+  /**
+   * Every stockroom was to be asked and the list of them came back empty: the company linked shows none (see
+   * StockroomsView), which is said, never "no purchase pending".
+   */
+  noActiveStockrooms?: LinkedCompany;
 }
 
 export interface PurchaseFiltersView {

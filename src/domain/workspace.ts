@@ -4,6 +4,7 @@ import type { Priority } from '../upstream/budget.js';
 import type { CallContext } from '../upstream/client.js';
 import { CredentialsExpiredError } from '../upstream/errors.js';
 import { LinkBrokenError, NotLinkedError } from './errors.js';
+import type { LinkedCompany } from './views.js';
 
 export interface WorkspaceContext {
   workspaceId: string;
@@ -16,6 +17,11 @@ export interface WorkspaceContext {
 /** Whose materials a read under `ws` saw: the workspace as linked to its company (StockStore). */
 export function materialScope(ws: Pick<WorkspaceContext, 'workspaceId' | 'link'>): MaterialScope {
   return { workspaceId: ws.workspaceId, empresaId: ws.link.empresaId };
+}
+
+/** The company and unit a workspace's reads are made for, as answers name them. */
+export function linkedCompany(ws: Pick<WorkspaceContext, 'link'>): LinkedCompany {
+  return { empresaId: ws.link.empresaId, unidadeId: ws.link.unidadeId };
 }
 
 /** What an interactive answer adds to its calls: its deadline, who watches them, and saved-only reads. */

@@ -1,10 +1,10 @@
 import type { KnownBlock, SectionBlock } from '@slack/types';
 import type { Route } from '../domain/routes.js';
-import type { Answer, CatalogEntry, Freshness } from '../domain/views.js';
-import type { Stockroom } from '../upstream/schemas.js';
+import type { Answer, CatalogEntry, Freshness, StockroomsView } from '../domain/views.js';
 import { answerMessage, localPage, pageLine, pagingButtons } from './answer.js';
 import { context, fieldsSection, header, section } from './blocks.js';
 import { code, formatNumber, plural, safeText } from './format.js';
+import { noActiveStockroomsText } from './link.js';
 import type { Message, RenderContext } from './types.js';
 
 /**
@@ -96,13 +96,15 @@ function listMessage(
   });
 }
 
-export function renderStockrooms(answer: Answer<Stockroom[]>, ctx: RenderContext, page = 1): Message {
-  const entries = answer.data.map((stockroom) => ({ id: stockroom.almoxarifado, name: stockroom.nome }));
+export function renderStockrooms(answer: Answer<StockroomsView>, ctx: RenderContext, page = 1): Message {
+  const { stockrooms, company } = answer.data;
+  const entries = stockrooms.map((stockroom) => ({ id: stockroom.almoxarifado, name: stockroom.nome }));
   return listMessage(
     'Almoxarifados ativos',
     entries,
     plural(entries.length, 'almoxarifado', 'almoxarifados'),
-    'Nenhum almoxarifado ativo nesta empresa.',
+    // Until 2026-11-27 "Nenhum almoxarifado ativo nesta empresa.": the symptom of a wrong link read as a fact.
+    noActiveStockroomsText(company),
     'Use o número com `almox:`, como `/estoque lâmpada almox:2`.',
     'stockrooms',
     page,

@@ -20,8 +20,9 @@ import {
   safeText,
 } from './format.js';
 import { recordLines, shortValue } from './labels.js';
+import { noActiveStockroomsText } from './link.js';
 import { stockBounds } from './materials.js';
-import { unreadStockroomsNote } from './purchases.js';
+import { unreadStockroomsNotes } from './purchases.js';
 import { requestRow } from './request-list.js';
 import { statusText } from './requests.js';
 import type { Message, RenderContext } from './types.js';
@@ -176,11 +177,17 @@ function pendingRow(row: PendingRow, ctx: RenderContext): SectionBlock {
 function pendingBlocks(view: DigestView, ctx: RenderContext): KnownBlock[] {
   const { pending } = view;
   const lead = ':package: *Compras com saldo a receber:*';
-  const unread = unreadStockroomsNote(pending.unread ?? 0);
+  // No stockroom was read: said, never "nenhuma" (until 2026-11-27 this section read "nenhuma").
+  if (pending.noActiveStockrooms)
+    return [
+      section(`${lead} nenhum almoxarifado ativo a consultar.`),
+      context(noActiveStockroomsText(pending.noActiveStockrooms)),
+    ];
+  const unread = unreadStockroomsNotes(pending.unread ?? []).map((note) => context(note));
   if (pending.total === 0)
     return [
-      section(`${lead} nenhuma${unread ? ' nos almoxarifados consultados' : ''}.`),
-      ...(unread ? [context(unread)] : []),
+      section(`${lead} nenhuma${unread.length > 0 ? ' nos almoxarifados consultados' : ''}.`),
+      ...unread,
     ];
   const where =
     view.stockroomId === null ? ` em ${plural(pending.stockrooms, 'almoxarifado', 'almoxarifados')}` : '';
@@ -188,7 +195,7 @@ function pendingBlocks(view: DigestView, ctx: RenderContext): KnownBlock[] {
     section(`${lead} ${plural(pending.total, 'compra', 'compras')}${where}`),
     ...pending.rows.map((row) => pendingRow(row, ctx)),
     ...moreLine(pending.total, pending.rows.length, 'compra', 'compras'),
-    ...(unread ? [context(unread)] : []),
+    ...unread,
   ];
   const route: Route = {
     view: 'pending',
@@ -230,7 +237,9 @@ function summaryText(view: DigestView, ctx: RenderContext): string {
     `Resumo do estoque de ${formatDate(ctx.now, ctx.timeZone)}: ` +
     `${view.opened.atLeast ? 'pelo menos ' : ''}${plural(view.opened.total, 'solicitação nova', 'solicitações novas')}, ` +
     `${formatNumber(view.inProgress.total)} em andamento, ` +
-    `${plural(view.pending.total, 'compra', 'compras')} com saldo a receber, ` +
+    (view.pending.noActiveStockrooms
+      ? 'compras com saldo a receber não consultadas (nenhum almoxarifado ativo), '
+      : `${plural(view.pending.total, 'compra', 'compras')} com saldo a receber, `) +
     `${plural(view.belowMinimum.total, 'material', 'materiais')} abaixo do mínimo.`
   );
 }

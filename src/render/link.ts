@@ -1,5 +1,6 @@
 import type { InputBlock, ModalView } from '@slack/types';
 import type { LinkField } from '../domain/links/link-service.js';
+import type { LinkedCompany } from '../domain/views.js';
 import { actions, button, finalizeMessage, mrkdwn, plain, section } from './blocks.js';
 import { code, escapeMrkdwn, formatAt, mentionUser, plural, truncate } from './format.js';
 import { ActionIds, BlockIds, InputActionIds, ViewIds } from './ids.js';
@@ -192,6 +193,25 @@ export function renderLinked(view: {
     `:white_check_mark: Estoque vinculado: login ${code(truncate(view.login.trim(), 100))}, empresa ${view.empresaId}, ${unit}. ` +
       found +
       'Experimente `/estoque almoxarifados` ou `/estoque ajuda`.',
+  );
+}
+
+/**
+ * The linked company shows no active stockroom: said wherever an answer is built from that list (`/estoque
+ * almoxarifados`, `/compras pendentes`, the digest), naming the company, never as a plain "none". The API answers
+ * an empty list, not an error, where the link's company or unit does not hold for its login, or the login lost
+ * access (upstream-api.md), as the link check says when linking (renderLinked).
+ */
+export function noActiveStockroomsText(company: LinkedCompany): string {
+  const named = [
+    company.empresaId === null ? null : `empresa ${company.empresaId}`,
+    company.unidadeId === null ? null : `unidade ${company.unidadeId}`,
+  ].filter((part): part is string => part !== null);
+  return (
+    `:warning: A empresa vinculada${named.length > 0 ? ` (${named.join(', ')})` : ''} não mostra nenhum almoxarifado ativo. ` +
+    'O sistema de estoque responde com uma lista vazia, e não com um erro, quando a empresa ou a unidade não valem ' +
+    'para o login ou quando o acesso foi perdido: um administrador deve conferir a empresa e a unidade do vínculo ' +
+    '(`/estoque status`) e, se preciso, vincular de novo com `/estoque vincular`.'
   );
 }
 

@@ -6,13 +6,15 @@ import type {
   PurchaseListView,
   PurchaseRequestsView,
   ReceiptListView,
+  UnreadStockroom,
 } from '../domain/views.js';
 import type { GoodsReceipt, PurchaseOrder, Stockroom } from '../upstream/schemas.js';
 import { answerMessage, localPage, pagedListMessage, pageLine, pagingButtons } from './answer.js';
 import { context, header, routeButton, section } from './blocks.js';
 import { describePurchaseFilters, describeReceiptFilters } from './filters.js';
-import { plural, safeText } from './format.js';
+import { formatNumber, plural, safeText } from './format.js';
 import { recordId, recordLines, recordSection } from './labels.js';
+import { noActiveStockroomsText } from './link.js';
 import { requestRows } from './request-list.js';
 import type { Message, RenderContext } from './types.js';
 
@@ -75,6 +77,18 @@ export function renderPendingPurchases(answer: Answer<PendingPurchasesView>, ctx
   const title = 'Compras com saldo a receber';
   const body: KnownBlock[] = [header(title)];
   const count = plural(rows.length, 'compra', 'compras');
+  if (view.noActiveStockrooms) {
+    // No stockroom was asked: the company linked shows none (until 2026-11-27 "Nenhuma compra com saldo a receber.").
+    body.push(section(noActiveStockroomsText(view.noActiveStockrooms)));
+    return answerMessage({
+      text: `${title}: a empresa vinculada não mostra nenhum almoxarifado ativo`,
+      body,
+      route,
+      freshness: answer.freshness,
+      ctx,
+      buttons: [],
+    });
+  }
   if (rows.length === 0) {
     body.push(
       section(
@@ -97,8 +111,7 @@ export function renderPendingPurchases(answer: Answer<PendingPurchasesView>, ctx
     const where = only ? '' : ` em ${plural(groups, 'almoxarifado', 'almoxarifados')}`;
     body.push(context(pageLine(current.page, current.totalPages, `${count}${where}`)));
   }
-  const unread = unreadStockroomsNote(view.unread ?? 0);
-  if (unread) body.push(context(unread));
+  for (const note of unreadStockroomsNotes(view.unread ?? [])) body.push(context(note));
   return answerMessage({
     text: `${title}: ${count}`,
     body,
@@ -181,11 +194,56 @@ export function renderReceiptList(answer: Answer<ReceiptListView>, ctx: RenderCo
   });
 }
 
-/** Stockrooms whose pending purchases could not be read now are said to be missing, never silently left out. */
-export function unreadStockroomsNote(unread: number): string | null {
-  if (unread <= 0) return null;
-  return (
-    `:warning: ${plural(unread, 'almoxarifado não pôde ser consultado', 'almoxarifados não puderam ser consultados')} ` +
-    'agora (limite de consultas ou falha do sistema de estoque); as compras deles não estão aqui. Tente de novo mais tarde.'
-  );
+/** At most this many stockrooms are named in a note; the rest are counted. */
+const NAMED_STOCKROOMS = 5;
+
+/** "Torre Norte (2)" (a leading "Almoxarifado" left to the sentence, which says it), or "2" without a name. */
+function stockroomRef(stockroom: Pick<Stockroom, 'almoxarifado' | 'nome'>): string {
+  const name = stockroom.nome?.trim().replace(/^almoxarifado\s+(?=\S)/i, '');
+  return name ? `${safeText(name, 100)} (${stockroom.almoxarifado})` : String(stockroom.almoxarifado);
+}
+
+/** "A", "A e B", "A, B e C", "A, B, C, D, E e mais 2". */
+function stockroomRefs(unread: readonly UnreadStockroom[]): string {
+  const refs = unread.slice(0, NAMED_STOCKROOMS).map((entry) => stockroomRef(entry.stockroom));
+  const more = unread.length - refs.length;
+  if (more > 0) return `${refs.join(', ')} e mais ${formatNumber(more)}`;
+  return refs.length <= 1 ? (refs[0] ?? '') : `${refs.slice(0, -1).join(', ')} e ${refs.at(-1)}`;
+}
+
+/**
+ * Stockrooms whose pending purchases could not be read are said to be missing, never silently left out: each
+ * named, grouped by why, since what to do differs. A 403 is no permission, which no wait mends; other refusals no
+ * retry mends either; the budget or an upstream failure is "try again later". Until 2026-11-27 one count, every
+ * cause "limite de consultas ou falha… Tente de novo mais tarde", no stockroom named.
+ */
+export function unreadStockroomsNotes(unread: readonly UnreadStockroom[]): string[] {
+  const of = (reason: UnreadStockroom['reason']) => unread.filter((entry) => entry.reason === reason);
+  const notes: string[] = [];
+  const forbidden = of('forbidden');
+  if (forbidden.length > 0) {
+    const one = forbidden.length === 1;
+    notes.push(
+      `:no_entry: Sem permissão para ${one ? 'o almoxarifado' : 'os almoxarifados'} ${stockroomRefs(forbidden)}: ` +
+        `o login vinculado não pode consultá-${one ? 'lo' : 'los'} no sistema de estoque, e as compras ` +
+        `${one ? 'dele' : 'deles'} não estão aqui. Quem administra o sistema de estoque pode liberar o acesso.`,
+    );
+  }
+  const refused = of('refused');
+  if (refused.length > 0) {
+    const one = refused.length === 1;
+    notes.push(
+      `:warning: O sistema de estoque recusou a consulta ${one ? 'do almoxarifado' : 'dos almoxarifados'} ` +
+        `${stockroomRefs(refused)}; as compras ${one ? 'dele' : 'deles'} não estão aqui.`,
+    );
+  }
+  const later = of('later');
+  if (later.length > 0) {
+    notes.push(
+      `:warning: ${plural(later.length, 'almoxarifado não pôde ser consultado', 'almoxarifados não puderam ser consultados')} ` +
+        `agora (limite de consultas ou falha do sistema de estoque): ${stockroomRefs(later)}. ` +
+        `As compras ${later.length === 1 ? 'dele' : 'deles'} não estão aqui. Tente de novo mais tarde.`,
+    );
+  }
+  return notes;
 }

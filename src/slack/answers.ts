@@ -82,7 +82,7 @@ export class Answers {
     const s = this.services;
     switch (route.view) {
       case 'stockrooms':
-        return renderStockrooms(await s.catalog.stockrooms(ws, options), render, route.page);
+        return renderStockrooms(await s.catalog.activeStockrooms(ws, options), render, route.page);
       case 'types':
         return renderCatalog('types', await s.catalog.types(ws, options), render, route.page);
       case 'categories':

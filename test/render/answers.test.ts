@@ -63,7 +63,10 @@ describe('every answer', () => {
   });
 
   it('names who shared it instead of offering the share button when shared', () => {
-    const message = renderStockrooms(answer([stockroom()]), sharedCtx);
+    const message = renderStockrooms(
+      answer({ stockrooms: [stockroom()], company: { empresaId: 1, unidadeId: null } }),
+      sharedCtx,
+    );
     expect(buttonNamed(message, 'Compartilhar no canal')).toBeUndefined();
     expect(buttonsOf(message).some((b) => b.actionId.startsWith('share:'))).toBe(false);
     expect(allText(message)).toContain('Compartilhado por <@U0SHARER>');
@@ -515,11 +518,21 @@ describe('stockrooms, types and categories', () => {
     expect(second.text).toBe('Categorias de material: 700 categorias (página 2)');
   });
 
+  it('an empty stockroom list says the linked company shows none, names it, and sends an admin to check the link', () => {
+    const text = allText(
+      renderStockrooms(answer({ stockrooms: [], company: { empresaId: 7, unidadeId: null } }), ctx),
+    );
+    // Until 2026-11-27: "Nenhum almoxarifado ativo nesta empresa.", no company named, nothing to do.
+    expect(text).toContain('A empresa vinculada (empresa 7) não mostra nenhum almoxarifado ativo');
+    expect(text).toContain('`/estoque status`');
+    expect(text).not.toContain('Use o número com `almox:`');
+  });
+
   it('shows the last page for a page past the end, and a short list whole, without page buttons', () => {
     const past = renderCatalog('types', answer(categories), ctx, 9);
     expect(allText(past)).toContain('Página 2 de 2 · 700 tipos.');
     expect(buttonNamed(past, 'Compartilhar no canal')?.route).toEqual({ view: 'types', page: 2 });
-    const short = renderStockrooms(answer(stockrooms), ctx);
+    const short = renderStockrooms(answer({ stockrooms, company: { empresaId: 1, unidadeId: null } }), ctx);
     expect(allText(short)).toContain('4 almoxarifados.');
     expect(buttonNamed(short, 'Próxima')).toBeUndefined();
     expect(buttonNamed(short, 'Anterior')).toBeUndefined();
@@ -566,6 +579,68 @@ describe('purchases and receipts', () => {
     );
     expect(buttonsOf(message).filter((b) => b.text === 'Solicitações vinculadas')).toHaveLength(4);
     expect(buttonNamed(message, 'Anterior')?.route).toEqual({ view: 'pending', stockroomId: 2, page: 1 });
+  });
+
+  it('an empty stockroom list says the linked company shows none and who should check what, never "none pending"', () => {
+    const message = renderPendingPurchases(
+      answer({
+        stockroomId: null,
+        page: 1,
+        groups: [],
+        noActiveStockrooms: { empresaId: 12, unidadeId: 3 },
+      }),
+      ctx,
+    );
+    const text = allText(message);
+    // Until 2026-11-27: "Nenhuma compra com saldo a receber.", as if every stockroom had been read.
+    expect(text).not.toContain('Nenhuma compra');
+    expect(text).toContain(
+      'A empresa vinculada (empresa 12, unidade 3) não mostra nenhum almoxarifado ativo',
+    );
+    expect(text).toContain(
+      'um administrador deve conferir a empresa e a unidade do vínculo (`/estoque status`)',
+    );
+    expect(message.text).toContain('nenhum almoxarifado ativo');
+  });
+
+  it('names each stockroom it could not read, and why: no permission is not "try again later"', () => {
+    const view = (unread: { stockroom: { almoxarifado: number; nome: string | null }; reason: string }[]) =>
+      allText(
+        renderPendingPurchases(
+          answer({
+            stockroomId: null,
+            page: 1,
+            groups: [{ stockroom: { almoxarifado: 1, nome: 'Central' }, purchases: [purchase()] }],
+            unread: unread as never,
+          }),
+          ctx,
+        ),
+      );
+    const forbidden = view([
+      { stockroom: { almoxarifado: 2, nome: 'Almoxarifado Torre Norte' }, reason: 'forbidden' },
+    ]);
+    // Until 2026-11-27: "1 almoxarifado não pôde ser consultado agora (limite de consultas ou falha…) Tente de novo
+    // mais tarde.", for a 403 that no wait mends, and without naming it.
+    expect(forbidden).toContain('Sem permissão para o almoxarifado Torre Norte (2)');
+    expect(forbidden).not.toContain('Tente de novo');
+    expect(forbidden).not.toContain('limite de consultas');
+    const later = view([
+      { stockroom: { almoxarifado: 2, nome: null }, reason: 'later' },
+      { stockroom: { almoxarifado: 3, nome: 'Torre B' }, reason: 'later' },
+    ]);
+    expect(later).toContain(
+      '2 almoxarifados não puderam ser consultados agora (limite de consultas ou falha do sistema de estoque): 2 e Torre B (3).',
+    );
+    expect(later).toContain('Tente de novo mais tarde.');
+    const both = view([
+      { stockroom: { almoxarifado: 2, nome: 'Norte' }, reason: 'forbidden' },
+      { stockroom: { almoxarifado: 4, nome: 'Sul' }, reason: 'forbidden' },
+      { stockroom: { almoxarifado: 3, nome: 'Torre B' }, reason: 'later' },
+      { stockroom: { almoxarifado: 5, nome: 'Leste' }, reason: 'refused' },
+    ]);
+    expect(both).toContain('Sem permissão para os almoxarifados Norte (2) e Sul (4)');
+    expect(both).toContain('1 almoxarifado não pôde ser consultado agora');
+    expect(both).toContain('recusou a consulta do almoxarifado Leste (5)');
   });
 
   it('lists the requests of a purchase 10 per page, each opening its detail', () => {

@@ -228,7 +228,10 @@ describe('oversized data still fits', () => {
       stockroom({ almoxarifado: i + 1, nome: `Almoxarifado ${i + 1} ${'é'.repeat(i % 200)}` }),
     );
     const shown: number[] = [];
-    let message = renderStockrooms(answer(many), ctx);
+    let message = renderStockrooms(
+      answer({ stockrooms: many, company: { empresaId: 1, unidadeId: null } }),
+      ctx,
+    );
     for (let page = 1; ; page += 1) {
       expectFits(message);
       shown.push(...[...allText(message).matchAll(/`(\d+)`/g)].map((match) => Number(match[1])));
@@ -240,7 +243,11 @@ describe('oversized data still fits', () => {
         break;
       }
       expect(next.route).toEqual({ view: 'stockrooms', page: page + 1 });
-      message = renderStockrooms(answer(many), ctx, page + 1);
+      message = renderStockrooms(
+        answer({ stockrooms: many, company: { empresaId: 1, unidadeId: null } }),
+        ctx,
+        page + 1,
+      );
     }
     expect(shown).toHaveLength(2000);
     expect(new Set(shown).size).toBe(2000);

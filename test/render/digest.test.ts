@@ -307,6 +307,42 @@ describe('digest messages', () => {
     expect(text(message)).toContain('To string: texto · Constructor: Construtora Alfa');
   });
 
+  it('an empty stockroom list is said, not "nada a relatar" nor "nenhuma" compra', () => {
+    const message = renderDigest(
+      view({
+        ...empty,
+        pending: { ...empty.pending, noActiveStockrooms: { empresaId: 5, unidadeId: null } },
+      }),
+      ctx,
+    );
+    // Until 2026-11-27 this digest was "nada a relatar": the stockrooms were never read, and no one was told.
+    expect(message.text).not.toContain('nada a relatar');
+    expect(text(message)).toContain('A empresa vinculada (empresa 5) não mostra nenhum almoxarifado ativo');
+    expect(text(message)).not.toMatch(/Compras com saldo a receber:\*? nenhuma/);
+    expect(message.text).toContain('nenhum almoxarifado ativo');
+  });
+
+  it('names the stockrooms whose pending purchases it could not read, and why; never "nada a relatar" then', () => {
+    const message = renderDigest(
+      view({
+        ...empty,
+        pending: {
+          ...empty.pending,
+          unread: [
+            { stockroom: { almoxarifado: 2, nome: 'Almoxarifado Torre Norte' }, reason: 'forbidden' },
+            { stockroom: { almoxarifado: 3, nome: null }, reason: 'later' },
+          ],
+        },
+      }),
+      ctx,
+    );
+    expect(message.text).not.toContain('nada a relatar');
+    expect(text(message)).toContain('nenhuma nos almoxarifados consultados');
+    expect(text(message)).toContain('Sem permissão para o almoxarifado Torre Norte (2)');
+    expect(text(message)).toContain('1 almoxarifado não pôde ser consultado agora');
+    expect(text(message)).toContain('Tente de novo mais tarde.');
+  });
+
   it('nothing to report is one short line', () => {
     const message = renderDigest(empty, ctx);
     expect(message.blocks).toHaveLength(1);

@@ -61,8 +61,10 @@ const cases: Record<string, () => Message | ModalView> = {
       'solicitacao',
       '`status:abc` não é válido (use números separados por vírgula, como `status:1,2`)',
     ),
-  stockrooms: () => renderStockrooms(answer(stockrooms, cached), ctx),
-  'stockrooms empty': () => renderStockrooms(answer([]), ctx),
+  stockrooms: () =>
+    renderStockrooms(answer({ stockrooms, company: { empresaId: 1, unidadeId: null } }, cached), ctx),
+  'stockrooms empty': () =>
+    renderStockrooms(answer({ stockrooms: [], company: { empresaId: 1, unidadeId: 2 } }), ctx),
   types: () =>
     renderCatalog(
       'types',

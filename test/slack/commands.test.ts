@@ -285,6 +285,36 @@ describe('/compras pendentes', () => {
     expect(named.text).toContain(activeStockrooms[1]?.nome);
   });
 
+  it('an empty stockroom list: says the linked company shows none, names it, and sends an admin to check the link', async () => {
+    h.sandbox.faults.next({ path: '/v1/almoxarifados', status: 200, body: [] });
+    const pending = await ask('/compras', 'pendentes');
+    // Until 2026-11-27: "Nenhuma compra com saldo a receber." and "Nenhum almoxarifado ativo nesta empresa.", kept 6 h.
+    expect(pending.text).not.toContain('Nenhuma compra com saldo a receber');
+    expect(pending.text).toContain(
+      `A empresa vinculada (empresa ${C1.empresa}) não mostra nenhum almoxarifado ativo`,
+    );
+    expect(pending.text).toContain('`/estoque status`');
+    const stockrooms = await ask('/estoque', 'almoxarifados');
+    expect(stockrooms.text).not.toContain('Nenhum almoxarifado ativo nesta empresa');
+    expect(stockrooms.text).toContain(
+      `A empresa vinculada (empresa ${C1.empresa}) não mostra nenhum almoxarifado ativo`,
+    );
+  });
+
+  it('a stockroom the login may not read (403) is named, and not asked to be tried later', async () => {
+    h.sandbox.faults.next({
+      path: /\/v1\/entradas-materiais\/compras\?.*almoxarifadoId=2/,
+      status: 403,
+      times: 10,
+    });
+    const { text } = await ask('/compras', 'pendentes');
+    // Until 2026-11-27: "1 almoxarifado não pôde ser consultado agora (limite de consultas ou falha do sistema de
+    // estoque)… Tente de novo mais tarde.", as for a spent budget.
+    expect(text).toContain('Sem permissão para o almoxarifado Torre Norte (2)');
+    expect(text).not.toContain('Tente de novo');
+    expect(text).toContain(`Compra ${DEMO_FACTS.company1.pendingPurchases[1][0]}*`);
+  });
+
   it('none of them read: the failure itself, not an empty list', async () => {
     h.sandbox.faults.next({ path: /\/v1\/entradas-materiais\/compras/, status: 403, times: 10 });
     const { text } = await ask('/compras', 'pendentes');

@@ -146,7 +146,8 @@ export class DigestService {
       group.purchases.map((purchase) => ({ purchase, stockroom: group.stockroom })),
     );
     const pendingSection: PendingSection = {
-      unread: pending.data.unread ?? 0,
+      unread: pending.data.unread ?? [],
+      ...(pending.data.noActiveStockrooms && { noActiveStockrooms: pending.data.noActiveStockrooms }),
       total: pendingRows.length,
       stockrooms: pending.data.groups.filter((group) => group.purchases.length > 0).length,
       rows: pendingRows.slice(0, DIGEST_TOP_ROWS),

@@ -1,7 +1,7 @@
 import type { LastKnownStock } from '../../store/stock-store.js';
 import type { MaterialRequest, PurchaseOrder, Stockroom } from '../../upstream/schemas.js';
 import type { LocalDate } from '../dates.js';
-import type { Freshness } from '../views.js';
+import type { Freshness, LinkedCompany, UnreadStockroom } from '../views.js';
 
 /** What one digest shows, for one workspace and stockroom filter, built once and rendered for each channel. */
 export interface DigestView {
@@ -61,8 +61,10 @@ export interface PendingSection {
   /** Stockrooms with at least one such purchase. */
   stockrooms: number;
   rows: PendingRow[];
-  /** Stockrooms that could not be read now: their purchases are not counted (PendingPurchasesView.unread). */
-  unread?: number;
+  /** Stockrooms that could not be read, and why: their purchases are not counted (PendingPurchasesView.unread). */
+  unread?: UnreadStockroom[];
+  /** The stockroom list came back empty: no stockroom was read (PendingPurchasesView.noActiveStockrooms). */
+  noActiveStockrooms?: LinkedCompany;
 }
 
 export interface BelowMinimumRow {
@@ -85,6 +87,10 @@ export function isEmptyDigest(view: DigestView): boolean {
     view.opened.total === 0 &&
     view.inProgress.total === 0 &&
     view.pending.total === 0 &&
+    // An empty stockroom list is news (the link's company or access is wrong), and stockrooms that could not be read
+    // leave nothing to say "nada a relatar" of: both are said (until 2026-11-27 such a digest was "nada a relatar").
+    view.pending.noActiveStockrooms === undefined &&
+    (view.pending.unread?.length ?? 0) === 0 &&
     view.belowMinimum.total === 0
   );
 }

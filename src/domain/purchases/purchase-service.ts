@@ -1,5 +1,6 @@
 import { definedOnly } from '../../lib/objects.js';
 import { isLastingRefusal, isTransient } from '../../upstream/budget-errors.js';
+import { UpstreamForbiddenError } from '../../upstream/errors.js';
 import type { PurchaseOrder, Stockroom } from '../../upstream/schemas.js';
 import { NoSavedDataError, type ReadOptions } from '../cached-reader.js';
 import { endOfLocalDay, startOfLocalDay } from '../dates.js';
@@ -16,8 +17,9 @@ import type {
   PurchaseRequestsView,
   ReceiptFiltersView,
   ReceiptListView,
+  UnreadStockroom,
 } from '../views.js';
-import type { WorkspaceContext } from '../workspace.js';
+import { linkedCompany, type WorkspaceContext } from '../workspace.js';
 
 export class PurchaseService {
   constructor(
@@ -28,8 +30,9 @@ export class PurchaseService {
   /**
    * Purchases with a pending receivable balance. The endpoint answers per stockroom, so without a stockroom
    * every active one is asked (each answer cached on its own). `partial` (the digest's): a stockroom that cannot be
-   * read now is left out and counted even when it is the one asked or every one failed, so that this section never
-   * keeps the rest of a digest from being posted.
+   * read now is left out and named even when it is the one asked or every one failed, so that this section never
+   * keeps the rest of a digest from being posted. An empty stockroom list is said as such (noActiveStockrooms):
+   * the company linked shows none, which is no "nothing pending".
    */
   async pending(
     ws: WorkspaceContext,
@@ -41,17 +44,24 @@ export class PurchaseService {
     // Every stockroom is asked from the list of them; one named stockroom needs the list for its name only, taken
     // from saved data: neither a call nor a failure of the list ever stands in the way of its purchases.
     const stockrooms = stockroomId === null ? await this.catalog.stockrooms(ws) : null;
+    if (stockrooms !== null && stockrooms.data.length === 0) {
+      return {
+        data: { stockroomId, groups: [], page, noActiveStockrooms: linkedCompany(ws) },
+        freshness: stockrooms.freshness,
+      };
+    }
     const targets: Pick<Stockroom, 'almoxarifado' | 'nome'>[] =
       stockroomId === null ? (stockrooms?.data ?? []) : [await this.savedStockroom(ws, stockroomId)];
     const settled = await Promise.allSettled(
       targets.map((stockroom) => this.pendingOf(ws, stockroom.almoxarifado, options)),
     );
-    // Every stockroom is asked: one that cannot be read now (a spent budget, an upstream failure) is left out
-    // and counted, so that many stockrooms never make the whole answer (and the digest) fail. Anything else
-    // (a broken link) and a failure of every read are the answer's failure, as for one stockroom.
+    // Every stockroom is asked: one that cannot be read (a spent budget, an upstream failure, a refusal such as a
+    // 403) is left out and named with why, so that many stockrooms never make the whole answer (and the digest)
+    // fail. Anything else (a broken link) and a failure of every read are the answer's failure, as for one stockroom.
     const answers: (Answer<PurchaseOrder[]> | null)[] = [];
+    const unread: UnreadStockroom[] = [];
     let firstFailure: unknown = null;
-    for (const outcome of settled) {
+    for (const [index, outcome] of settled.entries()) {
       if (outcome.status === 'fulfilled') {
         answers.push(outcome.value);
         continue;
@@ -59,6 +69,11 @@ export class PurchaseService {
       if ((stockroomId !== null && !partial) || !leavesTheRest(outcome.reason)) throw outcome.reason;
       firstFailure ??= outcome.reason;
       answers.push(null);
+      const stockroom = targets[index];
+      if (stockroom) {
+        const { almoxarifado, nome } = stockroom;
+        unread.push({ stockroom: { almoxarifado, nome }, reason: unreadReason(outcome.reason) });
+      }
     }
     const read = answers.filter((answer): answer is Answer<PurchaseOrder[]> => answer !== null);
     if (firstFailure !== null && read.length === 0 && !partial) throw firstFailure;
@@ -66,7 +81,7 @@ export class PurchaseService {
       .map((stockroom, index) => ({ stockroom, purchases: answers[index]?.data ?? [] }))
       .filter((group) => group.purchases.length > 0 || stockroomId !== null);
     return {
-      data: { stockroomId, groups, page, unread: answers.length - read.length },
+      data: { stockroomId, groups, page, unread },
       freshness: oldest([...(stockrooms ? [stockrooms.freshness] : []), ...read.map((a) => a.freshness)]),
     };
   }
@@ -181,4 +196,10 @@ export function oldest(parts: Freshness[]): Freshness {
 /** A stockroom's read that failed for reasons of its own or of the moment: the other stockrooms still show. */
 function leavesTheRest(error: unknown): boolean {
   return isTransient(error) || isLastingRefusal(error) || error instanceof NoSavedDataError;
+}
+
+/** Why a stockroom left out (leavesTheRest) was: a 403 and other lasting refusals are no "try again later". */
+function unreadReason(error: unknown): UnreadStockroom['reason'] {
+  if (error instanceof UpstreamForbiddenError) return 'forbidden';
+  return isLastingRefusal(error) ? 'refused' : 'later';
 }

@@ -1,8 +1,8 @@
 import type { Stockroom } from '../../upstream/schemas.js';
 import type { ReadOptions } from '../cached-reader.js';
 import type { DomainDeps } from '../deps.js';
-import type { Answer, CatalogEntry } from '../views.js';
-import type { WorkspaceContext } from '../workspace.js';
+import type { Answer, CatalogEntry, StockroomsView } from '../views.js';
+import { linkedCompany, type WorkspaceContext } from '../workspace.js';
 
 /** The active stockrooms of the workspace's company, through the cache (one entry, whoever reads it). */
 export function readStockrooms(
@@ -19,6 +19,12 @@ export class CatalogService {
 
   stockrooms(ws: WorkspaceContext, options?: ReadOptions): Promise<Answer<Stockroom[]>> {
     return readStockrooms(this.deps, ws, options);
+  }
+
+  /** `/estoque almoxarifados`: the list, with the company it was read for (an empty list names it). */
+  async activeStockrooms(ws: WorkspaceContext, options?: ReadOptions): Promise<Answer<StockroomsView>> {
+    const list = await this.stockrooms(ws, options);
+    return { data: { stockrooms: list.data, company: linkedCompany(ws) }, freshness: list.freshness };
   }
 
   async types(ws: WorkspaceContext, options?: ReadOptions): Promise<Answer<CatalogEntry[]>> {

@@ -171,7 +171,9 @@ describe('DigestService', () => {
       since: h.clock.now() - 8 * DAY,
     });
     const pending = DEMO_FACTS.company1.pendingPurchases;
-    expect(view.pending.unread).toBe(1);
+    expect(view.pending.unread).toEqual([
+      { stockroom: DEMO_FACTS.company1.activeStockrooms[1], reason: 'later' },
+    ]);
     expect(view.pending.total).toBe(pending[1].length + pending[3].length);
     const text = JSON.stringify(
       renderDigest(view, { timeZone: 'America/Sao_Paulo', now: h.clock.now() }).blocks,
