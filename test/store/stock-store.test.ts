@@ -1,6 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RedisKeyValue } from '../../src/store/kv.js';
-import { StockStore } from '../../src/store/stock-store.js';
+import {
+  type LastKnownStock,
+  MAX_STOCKROOMS_PER_MATERIAL,
+  StockStore,
+  standingBalances,
+} from '../../src/store/stock-store.js';
 import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
 
 let redis: TestRedis;
@@ -178,5 +183,116 @@ describe('StockStore stock', () => {
     await store.forget(T1);
     expect(await redis.redis.exists(...redis.keys.legacyMaterialKeys('T1'))).toBe(0);
     expect((await store.all(other)).get(1014)?.seenAt).toBe(2);
+  });
+});
+
+describe('StockStore stock per stockroom', () => {
+  // Request 1316 (Torre Norte, 2) shows the pliers at 18; request 1319 (Central, 1), read later, at 10.
+  const pliers = (
+    requestId: number,
+    stockroomId: number | null | undefined,
+    current: number,
+    seenAt: number,
+  ) => ({
+    materialId: 1058,
+    current,
+    minimum: 6,
+    maximum: 18,
+    requestId,
+    ...(stockroomId !== undefined && { stockroomId }),
+    seenAt,
+  });
+
+  it("keeps each stockroom's newest balance of a material, newest first; the newest per material is still there", async () => {
+    await store.record(T1, [pliers(1316, 2, 18, 10)]);
+    await store.record(T1, [pliers(1319, 1, 10, 20)]);
+    // An older read of stockroom 2 (another request) changes nothing; a newer one replaces its balance only.
+    await store.record(T1, [pliers(1290, 2, 30, 5)]);
+    const balances = await store.balances(T1);
+    // Until 2026-11-27 one balance per material: Central's 10 replaced Torre Norte's 18.
+    expect(balances.get(1058)?.map((e) => [e.stockroomId, e.current, e.requestId])).toEqual([
+      [1, 10, 1319],
+      [2, 18, 1316],
+    ]);
+    expect((await store.all(T1)).get(1058)).toEqual(pliers(1319, 1, 10, 20));
+    await store.record(T1, [pliers(1324, 2, 7, 30)]);
+    expect((await store.balances(T1)).get(1058)?.map((e) => [e.stockroomId, e.current])).toEqual([
+      [2, 7],
+      [1, 10],
+    ]);
+  });
+
+  it('of two read at the same instant the one recorded later is the newest, and stays so when read again', async () => {
+    await store.record(T1, [pliers(1316, 2, 18, 10)]);
+    await store.record(T1, [pliers(1319, 1, 10, 10)]);
+    expect((await store.all(T1)).get(1058)?.requestId).toBe(1319);
+    await store.record(T1, [pliers(1321, 3, 33, 10), pliers(1324, 2, 7, 10)]);
+    expect((await store.balances(T1)).get(1058)?.map((e) => e.requestId)).toEqual([1324, 1321, 1319]);
+  });
+
+  it('several stockrooms of a material in one record: one read and one write, each kept', async () => {
+    await store.record(T1, [pliers(1319, 1, 10, 20), pliers(1316, 2, 18, 10), pliers(1321, 3, 4, 15)]);
+    expect((await store.balances(T1)).get(1058)?.map((e) => e.stockroomId)).toEqual([1, 3, 2]);
+  });
+
+  it(`keeps at most ${MAX_STOCKROOMS_PER_MATERIAL} stockrooms per material, the newest, and one balance of unknown stockroom`, async () => {
+    for (let room = 1; room <= MAX_STOCKROOMS_PER_MATERIAL + 3; room += 1)
+      await store.record(T1, [pliers(2000 + room, room, room, room)]);
+    await store.record(T1, [pliers(3000, null, 1, 1), pliers(3001, null, 2, 2)]);
+    const kept = (await store.balances(T1)).get(1058) ?? [];
+    const rooms = kept.filter((e) => typeof e.stockroomId === 'number').map((e) => e.stockroomId);
+    expect(rooms).toEqual(Array.from({ length: MAX_STOCKROOMS_PER_MATERIAL }, (_, i) => 11 - i));
+    // The newest balance whose stockroom is not known, waiting to be placed (older than the others here).
+    expect(kept.filter((e) => typeof e.stockroomId !== 'number').map((e) => e.requestId)).toEqual([3001]);
+    expect(kept).toHaveLength(MAX_STOCKROOMS_PER_MATERIAL + 1);
+  });
+
+  it('a balance whose stockroom is unknown takes its place once known, and stands only while it is the newest', async () => {
+    await store.record(T1, [pliers(1316, 2, 18, 10), pliers(1319, null, 10, 20)]);
+    let kept = (await store.balances(T1)).get(1058) ?? [];
+    // Newest: it stands, and says nothing of a stockroom.
+    expect(standingBalances(kept).map((e) => [e.requestId, e.stockroomId])).toEqual([
+      [1319, null],
+      [1316, 2],
+    ]);
+    await store.record(T1, [pliers(1321, 3, 33, 30)]);
+    kept = (await store.balances(T1)).get(1058) ?? [];
+    // Older than a balance read since: it could be any stockroom's, so it stands for none.
+    expect(standingBalances(kept).map((e) => e.requestId)).toEqual([1321, 1316]);
+    await store.place(T1, [{ materialId: 1058, requestId: 1319 }], () => 1);
+    kept = (await store.balances(T1)).get(1058) ?? [];
+    expect(standingBalances(kept).map((e) => [e.requestId, e.stockroomId])).toEqual([
+      [1321, 3],
+      [1319, 1],
+      [1316, 2],
+    ]);
+  });
+
+  it('reads the entries kept before 2026-11-27 (one per material, with or without a stockroom), and keeps them beside new ones', async () => {
+    const key = redis.keys.lastKnownStock('T1', 1);
+    await redis.redis.hset(key, '1058', JSON.stringify(pliers(1316, 2, 18, 10)));
+    await redis.redis.hset(
+      key,
+      '1032',
+      JSON.stringify({ ...pliers(1319, undefined, 1, 10), materialId: 1032 }),
+    );
+    expect((await store.balances(T1)).get(1058)).toEqual([pliers(1316, 2, 18, 10)]);
+    expect((await store.balances(T1)).get(1032)).toEqual([
+      { ...pliers(1319, undefined, 1, 10), materialId: 1032 },
+    ]);
+    await store.record(T1, [pliers(1319, 1, 10, 20), { ...pliers(1321, 3, 33, 20), materialId: 1032 }]);
+    const balances = await store.balances(T1);
+    expect(balances.get(1058)?.map((e) => e.stockroomId)).toEqual([1, 2]);
+    // The one kept without a stockroom is kept too (a digest may still place it by its request).
+    expect(balances.get(1032)?.map((e) => [e.requestId, e.stockroomId])).toEqual([
+      [1321, 3],
+      [1319, undefined],
+    ]);
+  });
+
+  it("keeps the newest balance as the field's value, as before 2026-11-27, so a replica of before then reads it", async () => {
+    await store.record(T1, [pliers(1316, 2, 18, 10), pliers(1319, 1, 10, 20)]);
+    const raw = await redis.redis.hget(redis.keys.lastKnownStock('T1', 1), '1058');
+    expect(JSON.parse(raw as string) as LastKnownStock).toMatchObject(pliers(1319, 1, 10, 20));
   });
 });
