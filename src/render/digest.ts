@@ -217,17 +217,29 @@ function belowMinimumBlocks(view: DigestView, ctx: RenderContext): KnownBlock[] 
   const caveat = `Último saldo conhecido, visto nos itens das solicitações; não é o saldo em tempo real.${read}`;
   if (belowMinimum.total === 0)
     return [section(`${lead} nenhum entre os saldos conhecidos.`), context(caveat)];
-  const rows = belowMinimum.rows.map(({ stock, name }) => {
+  const rows = belowMinimum.rows.map(({ stock, name, stockroomName }) => {
     const title = name ? safeText(name, 150) : `Material ${stock.materialId}`;
+    // A digest of every stockroom says whose balance each is (a material may be below in more than one).
+    const place =
+      view.stockroomId === null && typeof stock.stockroomId === 'number'
+        ? `${stockroomName ? `${safeText(stockroomName, 80)} (${stock.stockroomId})` : `Almoxarifado ${stock.stockroomId}`} · visto`
+        : 'Visto';
     const text =
       `*${title}* — saldo ${formatNumber(stock.current)}${stockBounds(stock.minimum, stock.maximum)}\n` +
-      `Visto na solicitação ${stock.requestId} em ${formatDateTime(stock.seenAt, ctx.timeZone)}`;
+      `${place} na solicitação ${stock.requestId} em ${formatDateTime(stock.seenAt, ctx.timeZone)}`;
     return section(text, routeButton('Ver solicitação', { view: 'request', id: stock.requestId, page: 1 }));
   });
+  const materials = belowMinimum.materials ?? belowMinimum.total;
+  const count =
+    materials === belowMinimum.total
+      ? plural(materials, 'material', 'materiais')
+      : `${plural(belowMinimum.total, 'saldo', 'saldos')} de ${plural(materials, 'material', 'materiais')}`;
   return [
-    section(`${lead} ${plural(belowMinimum.total, 'material', 'materiais')}`),
+    section(`${lead} ${count}`),
     ...rows,
-    ...moreLine(belowMinimum.total, rows.length, 'material', 'materiais'),
+    ...(materials === belowMinimum.total
+      ? moreLine(belowMinimum.total, rows.length, 'material', 'materiais')
+      : moreLine(belowMinimum.total, rows.length, 'saldo', 'saldos')),
     context(caveat),
   ];
 }
@@ -240,7 +252,7 @@ function summaryText(view: DigestView, ctx: RenderContext): string {
     (view.pending.noActiveStockrooms
       ? 'compras com saldo a receber não consultadas (nenhum almoxarifado ativo), '
       : `${plural(view.pending.total, 'compra', 'compras')} com saldo a receber, `) +
-    `${plural(view.belowMinimum.total, 'material', 'materiais')} abaixo do mínimo.`
+    `${plural(view.belowMinimum.materials ?? view.belowMinimum.total, 'material', 'materiais')} abaixo do mínimo.`
   );
 }
 

@@ -249,6 +249,48 @@ describe('digest messages', () => {
     }
   });
 
+  it("names each below-minimum balance's stockroom in a digest of every stockroom, and counts balances apart from materials", () => {
+    const below = (materialId: number, stockroomId: number | null, current: number) => ({
+      stock: {
+        materialId,
+        current,
+        minimum: 4,
+        maximum: null,
+        requestId: 1319,
+        stockroomId,
+        seenAt: NOW - HOUR,
+      },
+      name: `Material ${materialId}`,
+      stockroomName: stockroomId === 1 ? 'Almoxarifado Central' : null,
+    });
+    const belowMinimum = {
+      total: 3,
+      materials: 2,
+      rows: [below(1032, 1, 1), below(1032, 3, 2), below(1058, null, 3)],
+      itemListsRead: 0,
+      newRequests: 0,
+    };
+    const every = text(renderDigest(view({ belowMinimum }), ctx));
+    expect(every).toContain('Materiais abaixo do mínimo:* 3 saldos de 2 materiais');
+    expect(every).toContain('Almoxarifado Central (1) · visto na solicitação 1319');
+    // A stockroom whose name the digest did not read shows its number; one not known, nothing.
+    expect(every).toContain('Almoxarifado 3 · visto na solicitação 1319');
+    expect(every).toContain('*Material 1058* — saldo 3 (mín. 4)\\nVisto na solicitação 1319');
+    expect(every).toContain('2 materiais abaixo do mínimo');
+    // A stockroom's digest is all that stockroom's: nothing to repeat.
+    const own = text(
+      renderDigest(
+        view({
+          stockroomId: 1,
+          belowMinimum: { ...belowMinimum, total: 1, materials: 1, rows: [below(1032, 1, 1)] },
+        }),
+        ctx,
+      ),
+    );
+    expect(own).toContain('Materiais abaixo do mínimo:* 1 material');
+    expect(own).toContain('*Material 1032* — saldo 1 (mín. 4)\\nVisto na solicitação 1319');
+  });
+
   it('says when it is late and when its data comes from the cache, with its age', () => {
     const late = text(
       renderDigest(

@@ -1,7 +1,7 @@
 import { errFields } from '../../lib/logger.js';
 import { definedOnly } from '../../lib/objects.js';
 import { fold } from '../../lib/text.js';
-import type { LastKnownStock, MaterialScope } from '../../store/stock-store.js';
+import { type LastKnownStock, type MaterialScope, standingBalances } from '../../store/stock-store.js';
 import { isLastingRefusal, isTransient } from '../../upstream/budget-errors.js';
 import { fetchAllPages, type Page } from '../../upstream/client.js';
 import { UpstreamNotFoundError } from '../../upstream/errors.js';
@@ -93,6 +93,26 @@ function stockroomNameOf(
 }
 
 /**
+ * The names of stockrooms this digest read at no extra cost: the stockroom list the pending purchases read (every
+ * active stockroom, in a digest of every stockroom), else the rows of requests (`almoxarifado_Nome`).
+ */
+function stockroomNamesOf(
+  pending: PendingPurchasesView,
+  requests: readonly MaterialRequest[],
+): Map<number, string> {
+  const names = new Map<number, string>();
+  for (const row of requests) {
+    const name = row.almoxarifado_Nome?.trim();
+    if (name) names.set(row.almoxarifado, name);
+  }
+  for (const { stockroom } of pending.groups) {
+    const name = stockroom.nome?.trim();
+    if (name) names.set(stockroom.almoxarifado, name);
+  }
+  return names;
+}
+
+/**
  * Builds a digest from the same services and cache the commands use, every call at the 'digest' priority of
  * the shared budget (`Workspaces.resolve(ws, 'digest')`). Cost with a cold cache, in upstream calls:
  * stockrooms 1 (none for one stockroom, `almox:`: its name comes from saved data, or its number shows), new requests 1
@@ -137,10 +157,12 @@ export class DigestService {
     // The document gives the list no order: the newest (highest numbers) first, whatever order the page came in.
     const openedRows = newestFirst(opened.data.rows);
     const itemListsRead = await this.readNewItems(ws, openedRows);
-    const belowMinimum = await this.belowMinimum(materialScope(ws), query.stockroomId, [
-      ...openedRows,
-      ...recentRows,
-    ]);
+    const belowMinimum = await this.belowMinimum(
+      materialScope(ws),
+      query.stockroomId,
+      [...openedRows, ...recentRows],
+      stockroomNamesOf(pending.data, [...openedRows, ...recentRows]),
+    );
 
     const pendingRows = pending.data.groups.flatMap((group) =>
       group.purchases.map((purchase) => ({ purchase, stockroom: group.stockroom })),
@@ -310,44 +332,63 @@ export class DigestService {
   }
 
   /**
-   * The materials whose last known stock is below their minimum; with `almox:`, those whose stock is that
-   * stockroom's: the stockroom recorded with it, else the one `requests` (the list rows this digest read) give
-   * its request, which is then recorded too (StockStore.place); an entry kept before stockrooms were (2026-11-27)
-   * falls back on the stockroom the digest noted for its material then. Until 2026-11-27 only those notes, written
-   * by the digest's own item reads, counted: what `/solicitacao` showed never reached a stockroom's digest.
+   * The last known balances below their minimum (StockStore keeps one per material and stockroom): with `almox:`,
+   * that stockroom's; for every stockroom, each stockroom's, named (`stockroomNames`, else its number). A
+   * balance's stockroom is the one recorded with it, else the one `requests` (the list rows this digest read) give
+   * its request, which is then recorded too (StockStore.place); one kept before stockrooms were (2026-11-27) falls
+   * back on the stockroom the digest noted for its material then. A balance whose stockroom stays unknown counts
+   * only while it is its material's newest (standingBalances), and only in a digest of every stockroom. Until
+   * 2026-11-27 one balance per material was kept, the newest of any stockroom: a material below its minimum in one
+   * stockroom and then seen above it in another was in neither digest.
    */
   private async belowMinimum(
     scope: MaterialScope,
     stockroomId: number | null,
     requests: readonly MaterialRequest[],
-  ): Promise<Pick<BelowMinimumSection, 'total' | 'rows'>> {
-    const [stock, legacyNotes, names] = await Promise.all([
-      this.deps.stock.all(scope),
+    stockroomNames: ReadonlyMap<number, string>,
+  ): Promise<Pick<BelowMinimumSection, 'total' | 'materials' | 'rows'>> {
+    const [balances, legacyNotes, names] = await Promise.all([
+      this.deps.stock.balances(scope),
       this.legacyNotes.all(scope),
       this.deps.stock.names(scope),
     ]);
     const requestStockroom = new Map(requests.map((row) => [row.solicitacaoMaterialId, row.almoxarifado]));
-    const placements = [...stock.values()].flatMap((entry) => {
-      const placed =
-        typeof entry.stockroomId === 'number' ? undefined : requestStockroom.get(entry.requestId);
-      return placed === undefined ? [] : [{ ...entry, stockroomId: placed }];
-    });
+    const placements = [...balances.values()]
+      .flat()
+      .filter((entry) => typeof entry.stockroomId !== 'number' && requestStockroom.has(entry.requestId));
     await this.deps.stock
       .place(scope, placements, (requestId) => requestStockroom.get(requestId) ?? null)
       .catch((error: unknown) => this.deps.logger.warn(errFields(error), 'stock not placed'));
-    for (const entry of placements) stock.set(entry.materialId, entry);
-    const stockroomOf = (entry: LastKnownStock): number | null =>
+    const stockroomOf = (entry: LastKnownStock): number | null | undefined =>
       typeof entry.stockroomId === 'number'
         ? entry.stockroomId
-        : entry.stockroomId === undefined
-          ? (legacyNotes.get(entry.materialId)?.stockroomId ?? null)
-          : null;
-    const rows = [...stock.values()]
+        : (requestStockroom.get(entry.requestId) ??
+          (entry.stockroomId === undefined
+            ? legacyNotes.get(entry.materialId)?.stockroomId
+            : entry.stockroomId));
+    const rows = [...balances.values()]
+      .flatMap((kept) =>
+        standingBalances(kept.map((entry) => ({ ...entry, stockroomId: stockroomOf(entry) ?? null }))),
+      )
       .filter((entry) => entry.minimum !== null && entry.current < entry.minimum)
-      .filter((entry) => stockroomId === null || stockroomOf(entry) === stockroomId)
-      .map((entry) => ({ stock: entry, name: names.get(entry.materialId) ?? null }))
-      .sort((a, b) => shortfall(a.stock) - shortfall(b.stock) || a.stock.materialId - b.stock.materialId);
-    return { total: rows.length, rows: rows.slice(0, DIGEST_TOP_ROWS) };
+      .filter((entry) => stockroomId === null || entry.stockroomId === stockroomId)
+      .map((entry) => ({
+        stock: entry,
+        name: names.get(entry.materialId) ?? null,
+        stockroomName:
+          typeof entry.stockroomId === 'number' ? (stockroomNames.get(entry.stockroomId) ?? null) : null,
+      }))
+      .sort(
+        (a, b) =>
+          shortfall(a.stock) - shortfall(b.stock) ||
+          a.stock.materialId - b.stock.materialId ||
+          (a.stock.stockroomId ?? 0) - (b.stock.stockroomId ?? 0),
+      );
+    return {
+      total: rows.length,
+      materials: new Set(rows.map((row) => row.stock.materialId)).size,
+      rows: rows.slice(0, DIGEST_TOP_ROWS),
+    };
   }
 }
 

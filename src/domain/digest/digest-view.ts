@@ -68,12 +68,18 @@ export interface PendingSection {
 }
 
 export interface BelowMinimumRow {
+  /** One stockroom's balance (null stockroomId: not known, in a digest of every stockroom). */
   stock: LastKnownStock;
   name: string | null;
+  /** Its stockroom's name, when the digest read it; the number shows otherwise. */
+  stockroomName?: string | null;
 }
 
 export interface BelowMinimumSection {
+  /** Balances below their minimum: in a digest of every stockroom, a material's in each stockroom counts. */
   total: number;
+  /** The materials they are of (`total` when absent). */
+  materials?: number;
   /** Lowest stock relative to its minimum first. */
   rows: BelowMinimumRow[];
   /** Item lists of new requests read by this digest, and how many new requests there were to read. */

@@ -99,6 +99,40 @@ describe('DigestService', () => {
     for (const row of elsewhere.belowMinimum.rows) expect(row.stock.requestId).not.toBe(id);
   });
 
+  it("uses each stockroom's own balance of a material: below minimum in one stockroom, above it in another read later", async () => {
+    harness = await startDigestHarness(saoPaulo(2026, 11, 23, 8));
+    const h = harness;
+    const replica = h.replica();
+    const ws = await replica.domain.workspaces.resolve(WS, 'interactive');
+    await new CatalogService(replica.domain).stockrooms(ws);
+    // Request 1319 (Central, 1) shows the paint roller (1032) at 1, minimum 4; request 1321 (Vila Olímpia, 3),
+    // read after it, at 33, minimum 15.
+    const roller = 1032;
+    const [central, , vilaOlimpia] = DEMO_FACTS.company1.activeStockrooms;
+    const requests = new RequestService(replica.domain);
+    await requests.detail(ws, 1319, 1);
+    await requests.detail(ws, 1321, 1);
+
+    h.clock.advance(40 * DAY);
+    const digest = (stockroomId: number | null) =>
+      replica.digests.build({ workspaceId: WS, stockroomId, since: h.clock.now() });
+    const rollerRows = (view: Awaited<ReturnType<typeof digest>>) =>
+      view.belowMinimum.rows.filter((row) => row.stock.materialId === roller);
+    // Until 2026-11-27 one balance per material, the newest (Vila Olímpia's 33): Central's digest missed it, and
+    // so did the digest of every stockroom.
+    const own = await digest(central.almoxarifado);
+    expect(rollerRows(own).map((row) => [row.stock.current, row.stock.requestId])).toEqual([[1, 1319]]);
+    expect(rollerRows(await digest(vilaOlimpia.almoxarifado))).toEqual([]);
+    const every = await digest(null);
+    expect(
+      rollerRows(every).map((row) => [row.stock.current, row.stock.stockroomId, row.stockroomName]),
+    ).toEqual([[1, central.almoxarifado, central.nome]]);
+    const text = renderDigest(every, { timeZone: 'America/Sao_Paulo', now: h.clock.now() })
+      .blocks.map((block) => JSON.stringify(block))
+      .join('\n');
+    expect(text).toContain(`${central.nome} (${central.almoxarifado}) · visto na solicitação 1319`);
+  });
+
   it('a stock whose stockroom was not known when read takes it from the rows a digest reads; one kept before, from its note', async () => {
     harness = await startDigestHarness(saoPaulo(2026, 11, 23, 8));
     const h = harness;
