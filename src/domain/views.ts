@@ -42,7 +42,21 @@ export interface MaterialMatch {
   material: Material;
   typeName: string | null;
   categoryName: string | null;
+  /**
+   * The last known balance that answers (never a live figure): with `almox:N` (`stockroomAsked`), stockroom N's,
+   * null when none of N is known; without, the newest of any stockroom (one whose stockroom is not known says
+   * nothing of one).
+   */
   lastKnown: LastKnownStock | null;
+  /**
+   * The material's other balances that stand, newest first: without `almox:`, each other stockroom's; with
+   * `almox:N` and none of N known, the newest of another stockroom (shown as that stockroom's, never as N's).
+   */
+  otherStock?: LastKnownStock[];
+  /** The `almox:` asked, when one was. */
+  stockroomAsked?: number | null;
+  /** Names of stockrooms from the saved stockroom list (no call): a stockroom not there shows its number. */
+  stockroomNames?: ReadonlyMap<number, string>;
   /** The name the bot last saw for it elsewhere (request items), for a material listed without one. */
   knownName: string | null;
 }
@@ -50,6 +64,13 @@ export interface MaterialMatch {
 export interface MaterialSearchView {
   text: string;
   stockroomId: number | null;
+  /**
+   * With `almox:`, what the stockroom list says of it: `active` (listed), `inactive` (a list was read and it is
+   * not there: nothing searched, no call), `unchecked` (the list could not be read, or came empty). Absent: active.
+   */
+  stockroomState?: 'active' | 'inactive' | 'unchecked';
+  /** The `almox:` stockroom's name, from the stockroom list. */
+  stockroomName?: string | null;
   /** All matches; the renderer shows one page of them. */
   matches: MaterialMatch[];
   page: number;

@@ -35,14 +35,76 @@ export function isBelowMinimum(current: number, minimum: number | null): boolean
 
 export const BELOW_MINIMUM = ':warning: *abaixo do mínimo*';
 
-/** "Último saldo conhecido: 12 (mín. 5, máx. 40) — visto na solicitação 1234 em 20/11/2026 14:30". */
-export function lastKnownStockText(stock: LastKnownStock | null, ctx: RenderContext): string {
+/** A stockroom as a balance names it: "Almoxarifado Central (1)", or "Almoxarifado 1" when its name is not saved. */
+export function stockroomLabel(stockroomId: number, names?: ReadonlyMap<number, string>): string {
+  const name = names?.get(stockroomId);
+  return name ? `${safeText(name, 80)} (${stockroomId})` : `Almoxarifado ${stockroomId}`;
+}
+
+/** " em Almoxarifado Central (1)", " no almoxarifado 1"; nothing for a balance whose stockroom is not known. */
+function inStockroom(stockroomId: number | null | undefined, names?: ReadonlyMap<number, string>): string {
+  if (typeof stockroomId !== 'number') return '';
+  return names?.has(stockroomId)
+    ? ` em ${stockroomLabel(stockroomId, names)}`
+    : ` no almoxarifado ${stockroomId}`;
+}
+
+function balanceText(stock: LastKnownStock): string {
+  return `${formatNumber(stock.current)}${stockBounds(stock.minimum, stock.maximum)}`;
+}
+
+function belowMark(stock: LastKnownStock): string {
+  return isBelowMinimum(stock.current, stock.minimum) ? ` · ${BELOW_MINIMUM}` : '';
+}
+
+/**
+ * "Último saldo conhecido em Almoxarifado Central (1): 12 (mín. 5, máx. 40) — visto na solicitação 1234 em
+ * 20/11/2026 14:30": the stockroom named when the balance's is known (names: the saved stockroom list).
+ */
+export function lastKnownStockText(
+  stock: LastKnownStock | null,
+  ctx: RenderContext,
+  names?: ReadonlyMap<number, string>,
+): string {
   if (!stock) return 'Sem saldo conhecido';
-  const below = isBelowMinimum(stock.current, stock.minimum) ? ` · ${BELOW_MINIMUM}` : '';
   return (
-    `Último saldo conhecido: ${formatNumber(stock.current)}${stockBounds(stock.minimum, stock.maximum)}` +
-    ` — visto na solicitação ${stock.requestId} em ${formatDateTime(stock.seenAt, ctx.timeZone)}${below}`
+    `Último saldo conhecido${inStockroom(stock.stockroomId, names)}: ${balanceText(stock)}` +
+    ` — visto na solicitação ${stock.requestId} em ${formatDateTime(stock.seenAt, ctx.timeZone)}${belowMark(stock)}`
   );
+}
+
+/**
+ * A material's last known stock, never shown as live and never one stockroom's as another's: with `almox:N`, N's
+ * balance, or when none of N is known the newest of another stockroom, named as such; without, the newest and
+ * below it each other stockroom's, one line each (at most MAX_STOCKROOMS_PER_MATERIAL of them).
+ */
+export function lastKnownStockLines(match: MaterialMatch, ctx: RenderContext): string {
+  const names = match.stockroomNames;
+  const others = match.otherStock ?? [];
+  const asked = match.stockroomAsked ?? null;
+  if (asked !== null && match.lastKnown === null) {
+    const [elsewhere] = others;
+    if (!elsewhere) return 'Sem saldo conhecido';
+    const where =
+      typeof elsewhere.stockroomId === 'number'
+        ? inStockroom(elsewhere.stockroomId, names).trim()
+        : 'de almoxarifado não identificado';
+    return (
+      `Sem saldo conhecido${inStockroom(asked, names)}; o último conhecido, ${where}: ${balanceText(elsewhere)}` +
+      ` — visto na solicitação ${elsewhere.requestId} em ${formatDateTime(elsewhere.seenAt, ctx.timeZone)}` +
+      belowMark(elsewhere)
+    );
+  }
+  const lines = [lastKnownStockText(match.lastKnown, ctx, names)];
+  if (asked === null && others.length > 0) {
+    lines.push('Outros saldos conhecidos:');
+    for (const other of others)
+      lines.push(
+        `• ${typeof other.stockroomId === 'number' ? stockroomLabel(other.stockroomId, names) : 'Almoxarifado não identificado'}: ` +
+          `${balanceText(other)} — solicitação ${other.requestId} em ${formatDateTime(other.seenAt, ctx.timeZone)}${belowMark(other)}`,
+      );
+  }
+  return lines.join('\n');
 }
 
 function joinParts(parts: (string | null)[]): string | null {
@@ -85,7 +147,7 @@ export function materialBlock(match: MaterialMatch, ctx: RenderContext): KnownBl
       material.custo === null ? null : `Custo: ${formatMoney(material.custo)}`,
       unit === null ? null : `Unidade: ${safeText(unit, 20)}`,
     ]),
-    lastKnownStockText(match.lastKnown, ctx),
+    lastKnownStockLines(match, ctx),
   ];
   return section(lines.filter((line): line is string => line !== null).join('\n'));
 }
@@ -93,7 +155,11 @@ export function materialBlock(match: MaterialMatch, ctx: RenderContext): KnownBl
 export function renderMaterialSearch(answer: Answer<MaterialSearchView>, ctx: RenderContext): Message {
   const view = answer.data;
   const search = `“${escapeMrkdwn(truncate(view.text.trim(), 100))}”`;
-  const where = view.stockroomId === null ? '' : ` no almoxarifado ${view.stockroomId}`;
+  const names =
+    view.stockroomId !== null && view.stockroomName
+      ? new Map([[view.stockroomId, view.stockroomName]])
+      : undefined;
+  const where = view.stockroomId === null ? '' : inStockroom(view.stockroomId, names);
   const current = localPage(view.matches, view.page, MATERIALS_PAGE_SIZE);
   const route: Route = {
     view: 'materials',
@@ -102,13 +168,31 @@ export function renderMaterialSearch(answer: Answer<MaterialSearchView>, ctx: Re
     page: current.page,
   };
   const count = plural(view.matches.length, 'material', 'materiais');
+  if (view.stockroomId !== null && view.stockroomState === 'inactive') {
+    // Nothing was searched: the saved stockroom list does not have it (until 2026-11-27 a material list call,
+    // then "Nenhum material encontrado … Tente outra grafia").
+    const text =
+      `O almoxarifado ${view.stockroomId} não está entre os ativos desta empresa ` +
+      '(veja `/estoque almoxarifados`).';
+    return answerMessage({
+      text,
+      body: [section(text)],
+      route,
+      freshness: answer.freshness,
+      ctx,
+      refresh: true,
+    });
+  }
   if (view.matches.length === 0) {
+    // The spelling hint only when the stockroom is known to be there; otherwise its number may be the cause.
+    const hint =
+      view.stockroomId !== null && view.stockroomState === 'unchecked'
+        ? 'Confira o número do almoxarifado (`/estoque almoxarifados`) ou tente outra grafia, menos palavras ou o código exato.'
+        : 'Tente outra grafia, menos palavras ou o código exato.';
     return answerMessage({
       text: `Nenhum material encontrado para ${search}${where}`,
       body: [
-        section(
-          `Nenhum material encontrado para ${search}${where}. Tente outra grafia, menos palavras ou o código exato.`,
-        ),
+        section(`Nenhum material encontrado para ${search}${where}. ${hint}`),
         // upstream-api.md: the material list leaves out protective equipment; a search for gloves must not
         // read as a spelling problem.
         context(
@@ -124,7 +208,8 @@ export function renderMaterialSearch(answer: Answer<MaterialSearchView>, ctx: Re
     header(`Materiais: “${truncate(view.text.trim(), 100)}”`),
     ...current.rows.map((match) => materialBlock(match, ctx)),
     context(
-      `${pageLine(current.page, current.totalPages, count)}${where ? ` · almoxarifado ${view.stockroomId}` : ''}` +
+      `${pageLine(current.page, current.totalPages, count)}` +
+        `${view.stockroomId === null ? '' : ` · ${names ? stockroomLabel(view.stockroomId, names) : `almoxarifado ${view.stockroomId}`}`}` +
         ' · O saldo vem dos itens de solicitações já vistos, não é o estoque em tempo real.',
     ),
   ];

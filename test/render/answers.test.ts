@@ -207,6 +207,51 @@ describe('material search', () => {
     expect(none).toContain('Sem saldo conhecido');
   });
 
+  it("names a balance's stockroom; with `almox:N` and none of N, another stockroom's, named, never as N's", () => {
+    const names = new Map([
+      [1, 'Central'],
+      [2, 'Torre Norte'],
+    ]);
+    const central = {
+      materialId: 101,
+      current: 10,
+      minimum: 6,
+      maximum: 18,
+      requestId: 1319,
+      stockroomId: 1,
+      seenAt: NOW,
+    };
+    const unplaced = { ...central, current: 4, requestId: 1330, stockroomId: null, seenAt: NOW + 60_000 };
+    const search = (stockroomId: number | null, overrides: Partial<MaterialMatch>) =>
+      allText(
+        renderMaterialSearch(
+          answer({
+            text: 'x',
+            stockroomId,
+            page: 1,
+            matches: [match({ stockroomNames: names, ...overrides })],
+          }),
+          ctx,
+        ),
+      );
+    expect(search(2, { stockroomAsked: 2, lastKnown: null, otherStock: [central] })).toContain(
+      'Sem saldo conhecido em Torre Norte (2); o último conhecido, em Central (1): 10 (mín. 6, máx. 18) — visto na solicitação 1319',
+    );
+    // A stockroom not in the saved list shows its number.
+    expect(search(3, { stockroomAsked: 3, lastKnown: null, otherStock: [central] })).toContain(
+      'Sem saldo conhecido no almoxarifado 3; o último conhecido, em Central (1): 10',
+    );
+    // The newest whose stockroom is not known says nothing of one, as the headline or elsewhere.
+    expect(search(2, { stockroomAsked: 2, lastKnown: null, otherStock: [unplaced] })).toContain(
+      'Sem saldo conhecido em Torre Norte (2); o último conhecido, de almoxarifado não identificado: 4',
+    );
+    const all = search(null, { stockroomAsked: null, lastKnown: unplaced, otherStock: [central] });
+    expect(all).toContain('Último saldo conhecido: 4 (mín. 6, máx. 18) — visto na solicitação 1330');
+    expect(all).toContain(
+      'Outros saldos conhecidos:\n• Central (1): 10 (mín. 6, máx. 18) — solicitação 1319',
+    );
+  });
+
   it('flags a last known stock below its minimum', () => {
     const lastKnown = { materialId: 101, current: 2, minimum: 5, maximum: null, requestId: 9, seenAt: NOW };
     const text = allText(

@@ -20,6 +20,7 @@ import {
   renderStockrooms,
   renderUsage,
 } from '../../src/render/index.js';
+import { MAX_STOCKROOMS_PER_MATERIAL } from '../../src/store/stock-store.js';
 import {
   allText,
   answer,
@@ -90,6 +91,39 @@ describe('oversized data still fits', () => {
     );
     expect(allText(last)).toContain('Página 63 de 63 · 500 materiais');
     expect(buttonNamed(last, 'Anterior')?.route).toEqual({ view: 'materials', text: 'lâmpada', page: 62 });
+  });
+
+  it(`a page of materials each known in ${MAX_STOCKROOMS_PER_MATERIAL} stockrooms with long names`, () => {
+    const names = new Map(
+      Array.from({ length: MAX_STOCKROOMS_PER_MATERIAL }, (_, i) => [i + 1, huge('Almoxarifado')] as const),
+    );
+    const matches = Array.from({ length: 8 }, (_, i) => {
+      const [newest, ...others] = Array.from({ length: MAX_STOCKROOMS_PER_MATERIAL }, (_, room) => ({
+        materialId: i + 1,
+        current: -1e12,
+        minimum: 1e12,
+        maximum: 1e13,
+        requestId: 1_000_000_000 + room,
+        stockroomId: room + 1,
+        seenAt: NOW - room,
+      }));
+      return {
+        material: material({ material: i + 1, nome: huge('Lâmpada'), codigo: huge('C'), marca: huge('M') }),
+        typeName: huge('T'),
+        categoryName: huge('K'),
+        lastKnown: newest ?? null,
+        otherStock: others,
+        stockroomAsked: null,
+        stockroomNames: names,
+        knownName: null,
+      };
+    });
+    const message = renderMaterialSearch(
+      answer({ text: 'lâmpada', stockroomId: null, page: 1, matches }),
+      ctx,
+    );
+    expectFits(message);
+    expect(allText(message).match(/• /g)).toHaveLength(8 * (MAX_STOCKROOMS_PER_MATERIAL - 1));
   });
 
   it('a search text longer than a route holds gives no broken buttons', () => {

@@ -240,6 +240,78 @@ describe('/estoque', () => {
     expect(text).toContain(C1.material.nome);
     expect(text).not.toContain('Nenhum material encontrado');
   });
+
+  it("shows each stockroom's last known balance under its name; `almox:N` shows N's, never another's as N's", async () => {
+    const [central, torreNorte, vilaOlimpia] = C1.activeStockrooms;
+    // The stockroom list is saved (names, no call); request 1316 (Torre Norte) shows the pliers at 18, request
+    // 1319 (Central), read later, at 10.
+    await ask('/estoque', 'almoxarifados');
+    await ask('/solicitacao', '1316');
+    await ask('/solicitacao', '1319');
+
+    const own = await ask('/estoque', `alicate almox:${torreNorte.almoxarifado}`);
+    // Until 2026-11-27: "Último saldo conhecido: 10 (mín. 6, máx. 18) — visto na solicitação 1319", Central's.
+    expect(own.text).toContain(
+      `Último saldo conhecido em ${torreNorte.nome} (${torreNorte.almoxarifado}): 18 (mín. 12`,
+    );
+    expect(own.text).toContain('visto na solicitação 1316');
+    expect(own.text).not.toContain('solicitação 1319');
+
+    // None known for stockroom 3: Central's, the newest, named as such.
+    const elsewhere = await ask('/estoque', `alicate almox:${vilaOlimpia.almoxarifado}`);
+    expect(elsewhere.text).toContain(
+      `Sem saldo conhecido em ${vilaOlimpia.nome} (${vilaOlimpia.almoxarifado}); o último conhecido, em ` +
+        `${central.nome} (${central.almoxarifado}): 10 (mín. 6`,
+    );
+
+    // Without `almox:`: the newest, under its stockroom's name, and the other stockroom's below it.
+    const all = await ask('/estoque', 'alicate');
+    expect(all.text).toContain(
+      `Último saldo conhecido em ${central.nome} (${central.almoxarifado}): 10 (mín. 6`,
+    );
+    expect(all.text).toMatch(
+      new RegExp(
+        `Outros saldos conhecidos:\\n• ${torreNorte.nome} \\(${torreNorte.almoxarifado}\\): 18 \\(mín\\. 12[^\\n]*solicitação 1316`,
+      ),
+    );
+    expect(h.slack.limitViolations).toEqual([]);
+  });
+
+  it('`almox:N` of a stockroom not among the saved active ones answers at once, with no upstream call', async () => {
+    await ask('/estoque', 'almoxarifados');
+    const calledSince = (at: number) =>
+      h.sandbox.calls.filter((c) => c.at >= at && c.kind === 'data').map((c) => `${c.url} ${c.status}`);
+    const unknown = await ask('/estoque', 'alicate almox:99');
+    // Until 2026-11-27: a /v1/materiais?almoxarifadoId=99 call, then "Nenhum material encontrado … Tente outra grafia".
+    expect(calledSince(unknown.result.sentAt)).toEqual([]);
+    expect(unknown.text).toContain(
+      'O almoxarifado 99 não está entre os ativos desta empresa (veja `/estoque almoxarifados`).',
+    );
+    expect(unknown.text).not.toContain('Tente outra grafia');
+    // A stockroom that is there: the search as before, and the spelling hint when nothing matches.
+    const known = await ask('/estoque', 'xyzzy almox:2');
+    expect(calledSince(known.result.sentAt)).toEqual(['/v1/materiais?almoxarifadoId=2 200']);
+    expect(known.text).toContain('Tente outra grafia');
+  });
+
+  it('`almox:N` with no stockroom list saved reads it first (one call, then cached) and refuses an unknown N', async () => {
+    const calledSince = (at: number) =>
+      h.sandbox.calls.filter((c) => c.at >= at && c.kind === 'data').map((c) => `${c.url} ${c.status}`);
+    await h.container.cache.clear(TEAM);
+    const cold = await ask('/estoque', 'alicate almox:99');
+    expect(calledSince(cold.result.sentAt)).toEqual(['/v1/almoxarifados 200']);
+    expect(cold.text).toContain('O almoxarifado 99 não está entre os ativos desta empresa');
+    // The list is cached now: a known N reads the materials (and, the cache being cold, their type names).
+    const again = await ask('/estoque', 'alicate almox:2');
+    expect(calledSince(again.result.sentAt)).toContain('/v1/materiais?almoxarifadoId=2 200');
+    expect(calledSince(again.result.sentAt)).not.toContain('/v1/almoxarifados 200');
+    // The list unreadable: the search goes on, and a miss names both possible causes.
+    await h.container.cache.clear(TEAM);
+    h.sandbox.faults.next({ path: '/v1/almoxarifados', status: 500, times: 20 });
+    const blind = await ask('/estoque', 'xyzzy almox:99');
+    expect(calledSince(blind.result.sentAt)).toContain('/v1/materiais?almoxarifadoId=99 200');
+    expect(blind.text).toContain('Confira o número do almoxarifado (`/estoque almoxarifados`)');
+  });
 });
 
 describe('/compras pendentes', () => {

@@ -1,12 +1,13 @@
 import { errFields } from '../../lib/logger.js';
 import { fold } from '../../lib/text.js';
 import type { MaterialListReads } from '../../store/material-list-reads.js';
-import type { Material } from '../../upstream/schemas.js';
+import { type LastKnownStock, standingBalances } from '../../store/stock-store.js';
+import type { Material, Stockroom } from '../../upstream/schemas.js';
 import { NoSavedDataError, type ReadOptions } from '../cached-reader.js';
 import type { DomainDeps } from '../deps.js';
-import type { Answer, CatalogEntry, MaterialMatch, MaterialSearchView } from '../views.js';
+import type { Answer, CatalogEntry, Freshness, MaterialMatch, MaterialSearchView } from '../views.js';
 import { materialScope, type WorkspaceContext } from '../workspace.js';
-import type { CatalogService } from './catalog-service.js';
+import { type CatalogService, readStockrooms } from './catalog-service.js';
 
 /** After a failed read, how long opening the picker asks upstream nothing (the list is said to be unreadable). */
 export const LIST_FAILED_MARK_MS = 2 * 60_000;
@@ -35,12 +36,62 @@ export class MaterialSearchService {
     options?: ReadOptions,
   ): Promise<Answer<MaterialSearchView>> {
     const stockroomId = query.stockroomId;
-    const materials = await this.list(ws, stockroomId, options);
-    const matches = await this.decorate(ws, matchMaterials(materials.data, query.text));
-    return {
-      data: { text: query.text, stockroomId: stockroomId ?? null, matches, page: query.page },
-      freshness: materials.freshness,
+    const checked = stockroomId === undefined ? null : await this.checkStockroom(ws, stockroomId, options);
+    const view = {
+      text: query.text,
+      stockroomId: stockroomId ?? null,
+      page: query.page,
+      ...(checked && { stockroomState: checked.state, stockroomName: checked.name }),
     };
+    if (checked?.state === 'inactive' && checked.freshness)
+      return { data: { ...view, matches: [] }, freshness: checked.freshness };
+    const materials = await this.list(ws, stockroomId, options);
+    const matches = await this.decorate(
+      ws,
+      matchMaterials(materials.data, query.text),
+      stockroomId ?? null,
+      checked?.listed,
+    );
+    return { data: { ...view, matches }, freshness: materials.freshness };
+  }
+
+  /**
+   * What the active stockroom list says of `almox:N`, before any material is read (until 2026-11-27 an N not
+   * there cost a material list call and got a spelling hint). The saved list first (no call); when it lacks N, or
+   * nothing is saved, the list through the cache: fresh, no call; stale or never read, one call, then cached 6 h
+   * and shared with `/estoque almoxarifados`, `/compras pendentes` and the digests (`Atualizar` asks again). An
+   * empty list proves nothing (a lost company context answers `[]`), and a list that cannot be read leaves N
+   * unchecked: the search goes on.
+   */
+  private async checkStockroom(
+    ws: WorkspaceContext,
+    stockroomId: number,
+    options?: ReadOptions,
+  ): Promise<{
+    state: 'active' | 'inactive' | 'unchecked';
+    name: string | null;
+    listed?: Stockroom[];
+    freshness?: Freshness;
+  }> {
+    const judge = (answer: Answer<Stockroom[]>) => {
+      const found = answer.data.find((stockroom) => stockroom.almoxarifado === stockroomId);
+      const state = found ? 'active' : answer.data.length === 0 ? 'unchecked' : 'inactive';
+      return {
+        state,
+        name: found?.nome?.trim() || null,
+        listed: answer.data,
+        freshness: answer.freshness,
+      } as const;
+    };
+    const saved = await readStockrooms(this.deps, ws, { savedOnly: true }).catch(() => null);
+    if (saved && judge(saved).state === 'active') return judge(saved);
+    try {
+      return judge(await readStockrooms(this.deps, ws, { bypassCache: options?.bypassCache ?? false }));
+    } catch (error) {
+      this.deps.logger.warn({ stockroomId, ...errFields(error) }, 'stockroom list not refreshed for almox:');
+      // What is saved still says (it lacks N, or is empty); with nothing saved N is left unchecked.
+      return saved ? judge(saved) : { state: 'unchecked', name: null };
+    }
   }
 
   /**
@@ -93,7 +144,7 @@ export class MaterialSearchService {
   ): Promise<Answer<MaterialMatch | null>> {
     const materials = await this.list(ws, undefined, options);
     const found = materials.data.find((material) => material.material === materialId);
-    const [match] = found ? await this.decorate(ws, [found]) : [];
+    const [match] = found ? await this.decorate(ws, [found], null) : [];
     return { data: match ?? null, freshness: materials.freshness };
   }
 
@@ -119,24 +170,59 @@ export class MaterialSearchService {
     );
   }
 
-  private async decorate(ws: WorkspaceContext, found: Material[]): Promise<MaterialMatch[]> {
+  /**
+   * Type, category and last known stock: with `almox:` (`asked`), that stockroom's balance, else the newest of
+   * any stockroom and each other stockroom's (StockStore keeps one per material and stockroom). Stockrooms are
+   * named from `listed`, else from the saved stockroom list (no call: one not saved shows its number).
+   */
+  private async decorate(
+    ws: WorkspaceContext,
+    found: Material[],
+    asked: number | null,
+    listed?: readonly Stockroom[],
+  ): Promise<MaterialMatch[]> {
     const unnamed = found.some((material) => !material.nome?.trim() && !material.nomeFormatted?.trim());
-    const [types, categories, stock, names] = await Promise.all([
-      found.length > 0 ? this.namesOrEmpty(() => this.catalog.types(ws)) : new Map<number, string | null>(),
-      found.length > 0
-        ? this.namesOrEmpty(() => this.catalog.categories(ws))
-        : new Map<number, string | null>(),
-      found.length > 0 ? this.deps.stock.all(materialScope(ws)) : new Map(),
+    const none = found.length === 0;
+    const [types, categories, balances, names, stockrooms] = await Promise.all([
+      none ? new Map<number, string | null>() : this.namesOrEmpty(() => this.catalog.types(ws)),
+      none ? new Map<number, string | null>() : this.namesOrEmpty(() => this.catalog.categories(ws)),
+      none ? new Map<number, LastKnownStock[]>() : this.deps.stock.balances(materialScope(ws)),
       unnamed ? this.knownNamesOrEmpty(ws) : new Map<number, string>(),
+      none || listed ? (listed ?? []) : this.savedStockroomsOrNone(ws),
     ]);
-    return found.map((material) => ({
-      material,
-      typeName: material.tipoMaterial == null ? null : (types.get(material.tipoMaterial) ?? null),
-      categoryName:
-        material.categoriaMaterial == null ? null : (categories.get(material.categoriaMaterial) ?? null),
-      lastKnown: stock.get(material.material) ?? null,
-      knownName: names.get(material.material) ?? null,
-    }));
+    const stockroomNames = new Map<number, string>();
+    for (const stockroom of stockrooms) {
+      const name = stockroom.nome?.trim();
+      if (name) stockroomNames.set(stockroom.almoxarifado, name);
+    }
+    return found.map((material) => {
+      const standing = standingBalances(balances.get(material.material) ?? []);
+      const own =
+        asked === null ? (standing[0] ?? null) : (standing.find((e) => e.stockroomId === asked) ?? null);
+      const otherStock = asked === null ? standing.slice(1) : own === null ? standing.slice(0, 1) : [];
+      return {
+        material,
+        typeName: material.tipoMaterial == null ? null : (types.get(material.tipoMaterial) ?? null),
+        categoryName:
+          material.categoriaMaterial == null ? null : (categories.get(material.categoriaMaterial) ?? null),
+        lastKnown: own,
+        otherStock,
+        stockroomAsked: asked,
+        stockroomNames,
+        knownName: names.get(material.material) ?? null,
+      };
+    });
+  }
+
+  /** The saved stockroom list, to name stockrooms; never a call, and nothing when none is saved or readable. */
+  private async savedStockroomsOrNone(ws: WorkspaceContext): Promise<Stockroom[]> {
+    try {
+      return (await readStockrooms(this.deps, ws, { savedOnly: true })).data;
+    } catch (error) {
+      if (!(error instanceof NoSavedDataError))
+        this.deps.logger.warn(errFields(error), 'saved stockroom list unreadable');
+      return [];
+    }
   }
 
   /** Names seen elsewhere label materials listed without one; when they cannot be read the ids show. */

@@ -251,6 +251,31 @@ describe('global shortcut buscar_material', () => {
   });
 });
 
+describe('Buscar material: last known stock per stockroom', () => {
+  it('shows what `/estoque` shows: the newest balance under its stockroom, and the other stockroom known', async () => {
+    const [central, torreNorte] = C1.activeStockrooms;
+    // The stockroom list saved; request 1316 (Torre Norte) shows the pliers at 18, then 1319 (Central) at 10.
+    for (const [command, text] of [
+      ['/estoque', 'almoxarifados'],
+      ['/solicitacao', '1316'],
+      ['/solicitacao', '1319'],
+    ] as const) {
+      const result = await h.command(command, text);
+      await h.nextMessage(result.sentAt, { userId: USERS.member });
+    }
+    let since = h.slack.views.length;
+    await globalShortcut(h, 'buscar_material');
+    const modal = await nextView(h, since, 'views.open');
+    since = h.slack.views.length;
+    await chooseInView(h, modal, 'material:pick', { text: 'x', value: '1058' });
+    const detail = await answerShown(modal.viewId, since);
+    const text = detail ? viewText(detail) : '';
+    // Until 2026-11-27: "Último saldo conhecido: 10 (mín. 6, máx. 18) — visto na solicitação 1319", no stockroom.
+    expect(text).toContain(`Último saldo conhecido em ${central.nome} (${central.almoxarifado}): 10 (mín. 6`);
+    expect(text).toContain(`• ${torreNorte.nome} (${torreNorte.almoxarifado}): 18 (mín. 12`);
+  });
+});
+
 describe('Buscar material when something fails after the click', () => {
   async function pickedDetail() {
     const known = await learnStock();
