@@ -261,13 +261,15 @@ describe('exactly one post per subscription and day', () => {
     const h = await start();
     await h.subscribe({ channelId: CHANNELS.general });
     h.clock.set(saoPaulo(2026, 11, 23, 8, 0));
-    // A lease far shorter than the records' retries (the claim's write goes through after 100 + 200 + 400 ms).
-    const a = h.replica({ leaseMs: 300 });
-    const refused = refuseRecords(a, 3);
+    // A lease far shorter than the records' retries (the claim's write goes through after 100 + 200 + 400 + 800 +
+    // 1,600 ms), long enough that a loaded machine's event-loop stalls do not outlast it between two renewals (every
+    // 300 ms); until 2026-11-27 a 300 ms lease, renewed every 75 ms, which a stall under load could outlast.
+    const a = h.replica({ leaseMs: 1_200 });
+    const refused = refuseRecords(a, 5);
     const ticking = a.scheduler.tick();
-    await vi.waitFor(() => expect(refused.claim).toBeGreaterThanOrEqual(3));
-    // Past a lease since the last refusal began its wait: a claim nobody renews is gone by now.
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    await vi.waitFor(() => expect(refused.claim).toBeGreaterThanOrEqual(5), { timeout: 10_000 });
+    // Past a lease since the last refusal began its wait (1.6 s): a claim nobody renews is gone by now.
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
     const key = h.redis.keys.digestClaim(WS, CHANNELS.general, '2026-11-23');
     expect(await h.redis.redis.exists(key)).toBe(1);
     expect((await ticking).posted).toBe(1);
