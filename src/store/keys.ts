@@ -67,6 +67,13 @@ export class Keys {
   tokenRefusals(credentialId: string): string {
     return `${this.prefix}tokens:${credentialId}:refusals`;
   }
+  /**
+   * String with a TTL: a mark written each time the credential's pair is forgotten (an unlink, a new link to another
+   * login). A renewal that began before it stores nothing (TokenStore.saveUnlessForgotten).
+   */
+  tokensForgotten(credentialId: string): string {
+    return `${this.prefix}tokens:${credentialId}:forgotten`;
+  }
 
   // Workspace links (encrypted credentials), per workspace.
   link(workspaceId: string): string {

@@ -27,6 +27,12 @@ export interface TokenRefusals {
   coolUntil: number;
 }
 
+/**
+ * How long the mark of a forgotten pair is kept: as long as a pair lives (the refresh token's 7 days), far past any
+ * renewal in flight (a holder keeps the renewal lock 5 minutes at most).
+ */
+const FORGOTTEN_MARK_MS = 7 * 86_400_000;
+
 /** Token pairs sealed with AES-256-GCM before they are stored; kept until the refresh token expires. */
 export class TokenStore {
   constructor(
@@ -59,8 +65,39 @@ export class TokenStore {
     );
   }
 
-  /** The pair and the record of refusals (unlink, a credential that can no longer be renewed). */
+  /**
+   * The mark of the last time the credential's pair was forgotten (clear), or null: read when a renewal or a login
+   * begins, and handed to saveUnlessForgotten when it ends.
+   */
+  async forgottenMark(credentialId: string): Promise<string | null> {
+    return this.kv.get(this.keys.tokensForgotten(credentialId));
+  }
+
+  /**
+   * save, unless the pair was forgotten (clear) since `mark` was read (forgottenMark): a renewal that began before an
+   * unlink must not leave a pair for the unlinked login. The mark is read again after the write, and a pair written
+   * across a clear is taken back (only that pair: a newer one stays), so whichever of the two comes last, no pair is
+   * left. True when the pair was kept.
+   */
+  async saveUnlessForgotten(credentialId: string, pair: TokenPair, mark: string | null): Promise<boolean> {
+    if ((await this.forgottenMark(credentialId)) !== mark) return false;
+    await this.save(credentialId, pair);
+    if ((await this.forgottenMark(credentialId)) === mark) return true;
+    const key = this.keys.tokens(credentialId);
+    const sealed = await this.kv.get(key);
+    if (sealed !== null && this.open(credentialId, sealed)?.token === pair.token)
+      await this.kv.delIfEquals(key, sealed);
+    return false;
+  }
+
+  /**
+   * The pair and the record of refusals (unlink, a credential that can no longer be renewed). The mark goes first:
+   * a renewal that stores its pair after the delete sees it and takes its pair back.
+   */
   async clear(credentialId: string): Promise<void> {
+    await this.kv.set(this.keys.tokensForgotten(credentialId), randomBytes(9).toString('hex'), {
+      ttlMs: FORGOTTEN_MARK_MS,
+    });
     await this.kv.del(this.keys.tokens(credentialId), this.keys.tokenRefusals(credentialId));
   }
 

@@ -71,6 +71,12 @@ interface TokenAnswer {
   sent: boolean;
 }
 
+/**
+ * The store's mark of the credential's last forget, read when a renewal or a login begins: its pair is kept only if
+ * the mark has not changed when it arrives. `undefined`: the store did not answer, and the pair is stored as before.
+ */
+type ForgottenMark = string | null | undefined;
+
 /** The pair another process stored since this renewal began, or null: read right before a token call leaves. */
 type RenewedElsewhere = () => Promise<TokenPair | null>;
 
@@ -353,7 +359,8 @@ export class TokenManager {
    */
   async login(credential: UpstreamCredential, options: LoginOptions = {}): Promise<TokenPair> {
     const slot = { raised: new RaisedPriority(options.priority ?? 'interactive') };
-    const pair = (await this.logIn(credential, options.expireCurrentSession ?? false, slot)).pair;
+    const mark = await this.forgottenMark(credential.id);
+    const pair = (await this.logIn(credential, options.expireCurrentSession ?? false, slot, mark)).pair;
     this.resting.delete(credential.id);
     this.refusalsKnown.delete(credential.id);
     await this.options.store.clearRefusals(credential.id).catch(() => undefined);
@@ -364,6 +371,7 @@ export class TokenManager {
     credential: UpstreamCredential,
     expireCurrentSession: boolean,
     slot: SlotWait,
+    mark: ForgottenMark,
     renewedElsewhere?: RenewedElsewhere,
   ): Promise<TokenAnswer> {
     const form = new FormData();
@@ -381,7 +389,7 @@ export class TokenManager {
       renewedElsewhere,
     );
     if (!answer.sent) return answer;
-    await this.store(credential.id, answer.pair);
+    await this.store(credential.id, answer.pair, mark);
     this.options.logger.info(
       { credential: credential.id, expiresAt: new Date(answer.pair.expiresAt).toISOString() },
       'upstream login succeeded',
@@ -519,6 +527,8 @@ export class TokenManager {
     slot: SlotWait,
     forceRefresh: boolean,
   ): Promise<TokenPair> {
+    // Read before anything is asked: an unlink from now on leaves no pair of this renewal in the store.
+    const mark = await this.forgottenMark(credential.id);
     // The newer of the stored pair and this process's: a pair whose save failed (store) is only in memory, and the
     // refresh token stored beside the older one is spent.
     const stored = newer(this.memory.get(credential.id), await this.options.store.load(credential.id));
@@ -543,7 +553,7 @@ export class TokenManager {
         const answer = await this.refresh(credential, stored, slot, renewedElsewhere);
         if (!answer.sent) return this.renewedByAnother(credential.id, answer.pair);
         const pair = answer.pair;
-        await this.store(credential.id, pair);
+        await this.store(credential.id, pair, mark);
         this.options.logger.info(
           { credential: credential.id, expiresAt: new Date(pair.expiresAt).toISOString() },
           'upstream token refreshed',
@@ -561,7 +571,7 @@ export class TokenManager {
     }
     try {
       // The credential is the bot's: a session still open is its own earlier one, so end it.
-      const answer = await this.logIn(credential, true, slot, renewedElsewhere);
+      const answer = await this.logIn(credential, true, slot, mark, renewedElsewhere);
       return answer.sent ? answer.pair : this.renewedByAnother(credential.id, answer.pair);
     } catch (error) {
       if (error instanceof AuthRejectedError) {
@@ -596,21 +606,36 @@ export class TokenManager {
     return this.tokenCall(credential, slot, REFRESH_ENDPOINT, this.refreshUrl, form, renewedElsewhere);
   }
 
+  /** The store's mark of the credential's last forget (TokenStore.forgottenMark); `undefined` when it did not answer. */
+  private async forgottenMark(credentialId: string): Promise<ForgottenMark> {
+    return this.options.store.forgottenMark(credentialId).catch(() => undefined);
+  }
+
   /**
    * Keeps a pair just obtained: in memory, then in the store, asked again for saveRetryMs. A store that still cannot
    * take it is logged, and the pair goes to the caller all the same: the token works, and this process renews from
-   * it (renewHoldingLock takes the newer pair).
+   * it (renewHoldingLock takes the newer pair). A pair whose credential was forgotten since `mark` was read (the
+   * workspace was unlinked while this renewal or login ran) is not kept, here or in the store: it still goes to the
+   * caller, whose call was made for the old link. Until 2026-11-27 it stayed in the store until its refresh token died.
    */
-  private async store(credentialId: string, pair: TokenPair): Promise<void> {
+  private async store(credentialId: string, pair: TokenPair, mark: ForgottenMark): Promise<void> {
     this.memory.set(credentialId, pair);
     this.rejected.delete(credentialId);
-    await persistently(() => this.options.store.save(credentialId, pair), this.saveRetryMs).catch(
-      (error: unknown) => {
-        this.options.logger.error(
-          { credential: credentialId, ...errFields(error) },
-          'token pair obtained but not stored: other replicas hold the refresh token it replaced',
-        );
-      },
+    let kept = true;
+    await persistently(async () => {
+      if (mark === undefined) await this.options.store.save(credentialId, pair);
+      else kept = await this.options.store.saveUnlessForgotten(credentialId, pair, mark);
+    }, this.saveRetryMs).catch((error: unknown) => {
+      this.options.logger.error(
+        { credential: credentialId, ...errFields(error) },
+        'token pair obtained but not stored: other replicas hold the refresh token it replaced',
+      );
+    });
+    if (kept) return;
+    if (this.memory.get(credentialId) === pair) this.memory.delete(credentialId);
+    this.options.logger.info(
+      { credential: credentialId },
+      'token pair obtained after its login was unlinked: not kept',
     );
   }
 

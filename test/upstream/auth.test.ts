@@ -528,3 +528,47 @@ describe('a store that cannot take a pair just obtained', () => {
     expect(kinds(started)).toEqual(['refresh:200', 'refresh:200']);
   });
 });
+
+describe('a renewal that ends after its credential was forgotten (unlinked)', () => {
+  it('leaves no token pair in the store, whichever replica renewed', async () => {
+    const started = await sandboxWith();
+    const a = stackFor(started, started.authUrl);
+    const b = makeStack({
+      redis: redis.connect(),
+      keys: redis.keys,
+      baseUrl: started.baseUrl,
+      authUrl: started.authUrl,
+      box: a.stack.box,
+    });
+    const store = new TokenStore(new RedisKeyValue(redis.redis), redis.keys, a.stack.box);
+    try {
+      const first = await a.stack.tokens.accessToken(a.credential, 'interactive');
+      // Replica A renews (its token was refused); the refresh is held on its way.
+      let release = () => {};
+      started.faults.next({
+        path: '/auth/v1/auth/refresh',
+        release: new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+      });
+      a.stack.tokens.invalidate(a.credential, first);
+      const renewal = a.stack.tokens.accessToken(a.credential, 'interactive');
+      await vi.waitFor(() =>
+        expect(started.calls.some((c) => c.kind === 'refresh' && c.status === 0)).toBe(true),
+      );
+      // The workspace is unlinked on replica B meanwhile: its pair is forgotten.
+      await b.tokens.forget(a.credential.id);
+      expect(await store.load(a.credential.id)).toBeNull();
+      release();
+      // The call that needed the token still gets it; the store keeps nothing for the unlinked login.
+      await expect(renewal).resolves.toEqual(expect.any(String));
+      expect(await store.load(a.credential.id)).toBeNull();
+      expect(await redis.redis.exists(redis.keys.tokens(a.credential.id))).toBe(0);
+      // A new link of the same login afterwards keeps its pair.
+      const linked = await b.tokens.login(a.credential, { expireCurrentSession: true });
+      expect((await store.load(a.credential.id))?.token).toBe(linked.token);
+    } finally {
+      await b.close();
+    }
+  });
+});
