@@ -8,6 +8,7 @@ import { MeteredDigestService, MeteredPublisher } from './domain/digest/metered.
 import { DigestScheduler } from './domain/digest/scheduler.js';
 import { FEED_STOP_WAIT_MS, FeedEngine } from './domain/feed/engine.js';
 import { HomeService } from './domain/home/home-service.js';
+import { LinkHealer } from './domain/links/link-healer.js';
 import { LinkService } from './domain/links/link-service.js';
 import { TokenKeeper } from './domain/links/token-keeper.js';
 import { MeteredReader } from './domain/metered-reader.js';
@@ -31,7 +32,7 @@ import { SlackFeedPoster } from './slack/feed-poster.js';
 import { FeedSubscriptions } from './slack/feed-subscriptions.js';
 import { DEFAULT_ANSWER_TIMING } from './slack/first-message.js';
 import { createHomePublishes, publishHome } from './slack/home/home-publish.js';
-import { tellLinkingAdminBroken } from './slack/link-notices.js';
+import { tellLinkingAdminBroken, tellLinkingAdminHealed } from './slack/link-notices.js';
 import { createSlackClients } from './slack/slack-clients.js';
 import { meteredFetch } from './slack/slack-metrics.js';
 import { workspaceOfId } from './slack/slack-users.js';
@@ -116,6 +117,8 @@ export interface Container {
   links: LinkStore;
   cache: CacheStore;
   linkService: LinkService;
+  /** Checks broken links again; the keeper's tick runs it. */
+  healer: LinkHealer;
   keeper: TokenKeeper;
   subscriptions: SubscriptionStore;
   scheduler: DigestScheduler;
@@ -192,12 +195,13 @@ export function buildContainer(options: ContainerOptions): Container {
   // A broken link pauses the change feed's listeners, as unlinking does; the next link resumes them. The first
   // call to meet it (a command, a digest, a feed round, the Home) has the admin who linked told, by DM (wired
   // once the Slack clients exist, below).
-  let tellAdminBroken: (workspaceId: string, linkedBy: string) => void = () => undefined;
+  let tellAdminBroken: (workspaceId: string, linkedBy: string, checkedAgain: boolean) => void = () =>
+    undefined;
   const workspaces = new Workspaces(
     links,
     now,
     (workspaceId) => feedListeners.pauseWorkspace(workspaceId, 'unlinked'),
-    (workspaceId, linkedBy) => tellAdminBroken(workspaceId, linkedBy),
+    (workspaceId, linkedBy, checkedAgain) => tellAdminBroken(workspaceId, linkedBy, checkedAgain),
   );
   const cacheFeatures = {
     enabled: options.features?.cache ?? true,
@@ -354,9 +358,9 @@ export function buildContainer(options: ContainerOptions): Container {
     logger: feedLogger,
   });
   const tasks = new BackgroundTasks(logger, priority);
-  tellAdminBroken = (workspaceId, linkedBy) =>
+  tellAdminBroken = (workspaceId, linkedBy, checkedAgain) =>
     void tasks.run('broken link notice', () =>
-      tellLinkingAdminBroken(slackClients, logger, workspaceId, linkedBy),
+      tellLinkingAdminBroken(slackClients, logger, workspaceId, linkedBy, checkedAgain),
     );
   const slackDeps: SlackDeps = {
     config: {
@@ -401,7 +405,25 @@ export function buildContainer(options: ContainerOptions): Container {
         }),
       ),
   });
-  const keeper = new TokenKeeper(links, tokens, logger.child({ component: 'token-keeper' }));
+  // A broken link whose check finds its credentials working again is restored; the admin who linked is told, by
+  // DM, once (the process that restored it).
+  const healer = new LinkHealer({
+    links,
+    tokens,
+    client,
+    subscriptions,
+    feedListeners,
+    logger: logger.child({ component: 'link-healer' }),
+    now,
+    onHealed: (workspaceId, linkedBy) =>
+      void tasks.run('healed link notice', () =>
+        tellLinkingAdminHealed(slackClients, logger, workspaceId, linkedBy),
+      ),
+  });
+  const keeper = new TokenKeeper(links, tokens, logger.child({ component: 'token-keeper' }), {
+    healer,
+    now,
+  });
   let closing: Promise<void> | null = null;
   const stopLoops = () => {
     keeper.stop();
@@ -416,6 +438,7 @@ export function buildContainer(options: ContainerOptions): Container {
     links,
     cache,
     linkService,
+    healer,
     keeper,
     subscriptions,
     scheduler,

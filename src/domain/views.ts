@@ -199,6 +199,11 @@ export interface ReceiptListView {
 export interface LinkStatusView {
   linked: boolean;
   broken: boolean;
+  /**
+   * A broken link's automatic checks (LinkHealer): when the next is due, or why none is to come (`password`: the
+   * issuer refused the password as wrong; `ended`: the checks' week is over). Null when not broken.
+   */
+  checks: { nextAt: number } | { nextAt: null; ended: 'password' | 'ended' } | null;
   linkedBy: string | null;
   linkedAt: number | null;
   login: string | null;

@@ -4,6 +4,7 @@ import type { Priority } from '../upstream/budget.js';
 import type { CallContext } from '../upstream/client.js';
 import { CredentialsExpiredError } from '../upstream/errors.js';
 import { LinkBrokenError, NotLinkedError } from './errors.js';
+import { probeDelay } from './links/link-healer.js';
 import type { LinkedCompany } from './views.js';
 
 export interface WorkspaceContext {
@@ -48,9 +49,14 @@ export class Workspaces {
     private readonly onBroken: (workspaceId: string) => Promise<unknown> = async () => undefined,
     /**
      * Told once per broken link, across processes, by whichever call meets it first (a command, a digest, a
-     * feed round, the Home): the admin who linked is to be told. Must not throw or wait.
+     * feed round, the Home): the admin who linked is to be told, and whether the bot checks it again by itself
+     * (LinkHealer). Must not throw or wait.
      */
-    private readonly onFirstBroken: (workspaceId: string, linkedBy: string) => void = () => undefined,
+    private readonly onFirstBroken: (
+      workspaceId: string,
+      linkedBy: string,
+      checkedAgain: boolean,
+    ) => void = () => undefined,
   ) {}
 
   async resolve(
@@ -77,13 +83,14 @@ export class Workspaces {
       return await fetch(ws.call);
     } catch (error) {
       if (error instanceof CredentialsExpiredError) {
-        const mark = await this.links.markBroken(ws.workspaceId, this.now(), ws.link.linkedAt);
+        const mark = await this.links.markBroken(ws.workspaceId, this.now(), ws.link.linkedAt, error.why);
         // Unlinked, or linked again, while the call was under way: the credentials that failed are the old link's.
         // Nothing is marked, paused or told (a new link's feed must not pause, nor its admin hear it broke).
         if (mark === 'unlinked') throw new NotLinkedError(ws.workspaceId);
         if (mark === 'replaced') throw error;
         await this.onBroken(ws.workspaceId).catch(() => undefined);
-        if (mark === 'first') this.onFirstBroken(ws.workspaceId, ws.link.linkedBy);
+        if (mark === 'first')
+          this.onFirstBroken(ws.workspaceId, ws.link.linkedBy, probeDelay(error.why, 0) !== null);
         throw new LinkBrokenError(ws.workspaceId, ws.link.linkedBy, mark === 'first');
       }
       throw error;

@@ -46,12 +46,29 @@ export function renderCredentialsExpired(): Message {
   );
 }
 
-/** The DM to the admin who linked, when the link broke. */
-export function renderBrokenLinkAdminNotice(workspaceName?: string): Message {
+/**
+ * The DM to the admin who linked, when the link broke. `checkedAgain`: the bot checks the link again by itself
+ * (domain/links/link-healer.ts), and says so; not after the issuer refused the password as wrong.
+ */
+export function renderBrokenLinkAdminNotice(workspaceName?: string, checkedAgain = false): Message {
   const where = workspaceName?.trim() ? ` no workspace *${safeText(workspaceName, 100)}*` : '';
+  const again = checkedAgain
+    ? ' Se foi uma falha passageira do sistema de estoque, não é preciso fazer nada: o bot verifica o vínculo de ' +
+      'novo sozinho, por até 7 dias, e avisa você aqui quando voltar a funcionar.'
+    : '';
   return failure(
     `:warning: As credenciais do estoque que você vinculou${where} expiraram e não puderam ser renovadas ` +
-      '(a senha mudou, ou o login perdeu o acesso ao sistema?). Os comandos estão parados: vincule de novo com `/estoque vincular`.',
+      '(a senha mudou, ou o login perdeu o acesso ao sistema?). Os comandos estão parados: vincule de novo com `/estoque vincular`.' +
+      again,
+  );
+}
+
+/** The DM to the admin who linked, when a check found the broken link working again and restored it. */
+export function renderHealedLinkAdminNotice(workspaceName?: string): Message {
+  const where = workspaceName?.trim() ? ` no workspace *${safeText(workspaceName, 100)}*` : '';
+  return failure(
+    `:white_check_mark: O vínculo do estoque que você fez${where} voltou a funcionar: o sistema de estoque aceitou ` +
+      'de novo o login vinculado. Os comandos, os resumos e os alertas voltaram; não é preciso vincular de novo.',
   );
 }
 

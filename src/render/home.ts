@@ -8,7 +8,7 @@ import { escapeMrkdwn, formatAge, formatDateTime, mentionUser, plural, safeText 
 import { ActionIds } from './ids.js';
 import { Limits } from './limits.js';
 import { statusText } from './requests.js';
-import { budgetText, feedText } from './status.js';
+import { brokenLinkText, budgetText, feedText } from './status.js';
 import type { RenderContext } from './types.js';
 
 /** Digest subscriptions listed on the Home; a workspace with more gets "e mais N" (the Home holds 100 blocks). */
@@ -93,10 +93,19 @@ function linkBlocks(view: HomeView, ctx: RenderContext): KnownBlock[] {
   if (status.broken) {
     blocks.push(
       section(
-        ':warning: *O vínculo parou de funcionar*: as credenciais expiraram e não puderam ser renovadas. ' +
-          (view.isAdmin
-            ? 'Vincule de novo com o botão abaixo.'
-            : 'Um administrador precisa vincular de novo.'),
+        brokenLinkText(
+          status.checks,
+          ctx,
+          view.isAdmin
+            ? {
+                ifNeeded: 'Se a senha mudou ou o login perdeu o acesso, vincule de novo com o botão abaixo.',
+                now: 'Vincule de novo com o botão abaixo.',
+              }
+            : {
+                ifNeeded: 'Se não voltar, um administrador precisa vincular de novo.',
+                now: 'Um administrador precisa vincular de novo.',
+              },
+        ),
       ),
     );
   }

@@ -11,6 +11,7 @@ export {
   renderDigestComingSoon,
   renderForbidden,
   renderFormUnreadable,
+  renderHealedLinkAdminNotice,
   renderInvalidQuery,
   renderNotFound,
   renderNothingFound,

@@ -60,6 +60,36 @@ export function feedText(feed: NonNullable<LinkStatusView['feed']>): string {
   return `verificação a cada ${formatDuration(feed.intervalMs)}${STRETCHED[feed.stretchedBy ?? 'none']} · ${share}`;
 }
 
+/**
+ * Why a broken link does not work, and when the bot checks it again by itself (or why it will not), ending with
+ * `whatNow` (who links again, and how) where an admin is needed now.
+ */
+export function brokenLinkText(
+  checks: LinkStatusView['checks'],
+  ctx: RenderContext,
+  whatNow: { ifNeeded: string; now: string },
+): string {
+  const head = ':warning: *O vínculo parou de funcionar*: ';
+  if (checks?.nextAt != null) {
+    const when = checks.nextAt <= ctx.now ? 'em instantes' : formatAt(checks.nextAt, ctx.now, ctx.timeZone);
+    return (
+      `${head}o sistema de estoque recusou o acesso do login vinculado. O bot verifica de novo sozinho e o ` +
+      `vínculo volta quando o acesso voltar; próxima verificação automática ${when}. ${whatNow.ifNeeded}`
+    );
+  }
+  if (checks?.ended === 'password')
+    return (
+      `${head}o sistema de estoque recusou a senha guardada. O bot não tenta de novo sozinho (repetir uma senha ` +
+      `recusada pode bloquear o login). ${whatNow.now}`
+    );
+  if (checks?.ended === 'ended')
+    return (
+      `${head}as credenciais expiraram e não puderam ser renovadas, e as verificações automáticas terminaram. ` +
+      whatNow.now
+    );
+  return `${head}as credenciais expiraram e não puderam ser renovadas. ${whatNow.now}`;
+}
+
 export function renderLinkStatus(view: LinkStatusView, ctx: RenderContext): Message {
   const body: KnownBlock[] = [header('Status do estoque')];
   if (!view.linked) {
@@ -75,8 +105,11 @@ export function renderLinkStatus(view: LinkStatusView, ctx: RenderContext): Mess
   if (view.broken) {
     body.push(
       section(
-        ':warning: *O vínculo parou de funcionar*: as credenciais expiraram e não puderam ser renovadas. ' +
-          'Um administrador precisa vincular de novo com `/estoque vincular`.',
+        brokenLinkText(view.checks, ctx, {
+          ifNeeded:
+            'Se a senha mudou ou o login perdeu o acesso, um administrador vincula de novo com `/estoque vincular`.',
+          now: 'Um administrador precisa vincular de novo com `/estoque vincular`.',
+        }),
       ),
     );
   }

@@ -1,5 +1,5 @@
 import { errFields, type Logger } from '../lib/logger.js';
-import { renderBrokenLinkAdminNotice } from '../render/index.js';
+import { renderBrokenLinkAdminNotice, renderHealedLinkAdminNotice } from '../render/index.js';
 import type { SlackClients } from './slack-clients.js';
 
 /**
@@ -12,8 +12,9 @@ export async function tellLinkingAdminBroken(
   logger: Logger,
   workspaceId: string,
   linkedBy: string,
+  checkedAgain = false,
 ): Promise<void> {
-  const notice = renderBrokenLinkAdminNotice();
+  const notice = renderBrokenLinkAdminNotice(undefined, checkedAgain);
   try {
     const client = await clients.forWorkspace(workspaceId);
     if (!client) {
@@ -22,6 +23,30 @@ export async function tellLinkingAdminBroken(
     }
     await client.chat.postMessage({ channel: linkedBy, text: notice.text, blocks: notice.blocks });
     logger.info({ workspaceId }, 'linking admin told the link is broken');
+  } catch (error) {
+    logger.warn({ workspaceId, ...errFields(error) }, 'could not DM the linking admin');
+  }
+}
+
+/**
+ * The DM to the admin who linked, when a check found the broken link's credentials working again and restored it.
+ * Sent once per heal, by the process that restored it.
+ */
+export async function tellLinkingAdminHealed(
+  clients: SlackClients,
+  logger: Logger,
+  workspaceId: string,
+  linkedBy: string,
+): Promise<void> {
+  const notice = renderHealedLinkAdminNotice();
+  try {
+    const client = await clients.forWorkspace(workspaceId);
+    if (!client) {
+      logger.warn({ workspaceId }, 'could not DM the linking admin: no Slack installation');
+      return;
+    }
+    await client.chat.postMessage({ channel: linkedBy, text: notice.text, blocks: notice.blocks });
+    logger.info({ workspaceId }, 'linking admin told the link works again');
   } catch (error) {
     logger.warn({ workspaceId, ...errFields(error) }, 'could not DM the linking admin');
   }

@@ -86,6 +86,18 @@ export class Keys {
   brokenLinkNotice(workspaceId: string): string {
     return `${this.prefix}link:${workspaceId}:broken-notice`;
   }
+  /** String with a TTL: the replica checking the workspace's broken link now (a lease; one check at a time). */
+  linkProbeClaim(workspaceId: string): string {
+    return `${this.prefix}link:${workspaceId}:probe-claim`;
+  }
+  /**
+   * Sorted set, member = workspace id, score = when its broken link is to be looked at (epoch ms): the automatic
+   * checks' schedule, so that the token keeper's tick reads the due ones only. A hint: the link itself says whether
+   * and when a check is due (WorkspaceLink.probes).
+   */
+  linkProbeSchedule(): string {
+    return `${this.prefix}link-probes`;
+  }
 
   /** A known text sealed with CREDENTIALS_KEY, written with the first link: a replica with other keys refuses to start. */
   credentialsKeyCheck(): string {

@@ -14,12 +14,38 @@ export interface WorkspaceLink {
   /** Slack user id of the admin who linked. */
   linkedBy: string;
   linkedAt: number;
-  /** Set when neither refresh nor login could renew the token: an admin must link again. */
+  /**
+   * Set when the credentials stopped working (neither refresh nor login could renew the token, or the service kept
+   * refusing renewed ones). The sealed login and password stay: the link is checked again (LinkHealer), and an admin
+   * may link again.
+   */
   brokenAt: number | null;
+  /** Why it broke; absent when it is not broken, or broke before the reason was kept. */
+  brokenWhy?: LinkBreak;
+  /** The automatic checks of the broken link so far; absent before the first. */
+  probes?: LinkProbes;
+}
+
+/**
+ * Why a link broke: the service kept refusing (401) the tokens renewals handed out (`tokens_refused`); the issuer
+ * refused the stored password saying the credentials are wrong (`password_refused`); or it refused it otherwise
+ * (`login_refused`: a message of another kind, or none).
+ */
+export type LinkBreak = 'tokens_refused' | 'login_refused' | 'password_refused';
+
+/** A broken link's automatic checks (domain/links/link-healer.ts). */
+export interface LinkProbes {
+  /** Checks made (one the budget had no slot for is not counted). */
+  count: number;
+  /** When the next is due (epoch ms); null: the checks ended. */
+  nextAt: number | null;
 }
 
 /** What LinkStore.markBroken did. */
 export type BrokenMark = 'first' | 'again' | 'unlinked' | 'replaced';
+
+/** What LinkStore.restore did: only `restored` restored it (once, across processes). */
+export type RestoredMark = 'restored' | 'unlinked' | 'replaced' | 'not-broken';
 
 interface StoredLink {
   credentialId: string;
@@ -30,7 +56,12 @@ interface StoredLink {
   linkedBy: string;
   linkedAt: number;
   brokenAt: number | null;
+  brokenWhy?: LinkBreak | null;
+  probes?: LinkProbes | null;
 }
+
+/** Tries of a compare-and-set on a link before giving up (each failure is another write landing in between). */
+const LINK_WRITE_TRIES = 5;
 
 export class LinkStore {
   constructor(
@@ -76,6 +107,8 @@ export class LinkStore {
       linkedBy: stored.linkedBy,
       linkedAt: stored.linkedAt,
       brokenAt: stored.brokenAt,
+      ...(stored.brokenAt !== null && stored.brokenWhy && { brokenWhy: stored.brokenWhy }),
+      ...(stored.brokenAt !== null && stored.probes && { probes: stored.probes }),
     };
   }
 
@@ -92,9 +125,14 @@ export class LinkStore {
       linkedBy: link.linkedBy,
       linkedAt: link.linkedAt,
       brokenAt: link.brokenAt,
+      brokenWhy: link.brokenWhy ?? null,
+      probes: link.probes ?? null,
     };
     await this.kv.set(this.keys.link(link.workspaceId), JSON.stringify(stored));
     await this.kv.del(this.keys.brokenLinkNotice(link.workspaceId));
+    // A new link is not broken: nothing to check (a broken one, as tests write it, is looked at from its break on).
+    if (link.brokenAt === null) await this.kv.zrem(this.keys.linkProbeSchedule(), link.workspaceId);
+    else await this.kv.zadd(this.keys.linkProbeSchedule(), link.workspaceId, link.brokenAt, 'nx');
     // The first link writes the key check; every link is remembered, so that one that vanishes is noticed.
     await new CredentialsKeyCheck(this.kv, this.keys, this.requireBox()).writeIfAbsent();
     await this.kv.hset(
@@ -115,6 +153,7 @@ export class LinkStore {
     // Forgotten first: between the two, a link check must not find it remembered and gone ("vanished").
     await this.kv.hdel(this.keys.linkedWorkspaces(), workspaceId);
     await this.kv.del(this.keys.link(workspaceId), this.keys.brokenLinkNotice(workspaceId));
+    await this.kv.zrem(this.keys.linkProbeSchedule(), workspaceId);
   }
 
   /**
@@ -142,28 +181,128 @@ export class LinkStore {
   }
 
   /**
-   * Marks broken the link made at `linkedAt` (its generation; any, when not given): `first` only for the first
-   * caller, across processes (the admin gets one DM), `again` for the others. A link that is gone (`unlinked`), or
-   * that is another one since (`replaced`: linked again, maybe to another login), is left as it is and nobody is to
-   * be told: the credentials that failed were the old link's. The mark is written only over the value read (a
-   * compare-and-set), so an unlink or a new link in between is never undone.
+   * Marks broken the link made at `linkedAt` (its generation; any, when not given), for `why`: `first` only for the
+   * first caller, across processes (the admin gets one DM), `again` for the others. A link that is gone
+   * (`unlinked`), or that is another one since (`replaced`: linked again, maybe to another login), is left as it is
+   * and nobody is to be told: the credentials that failed were the old link's. The mark is written only over the
+   * value read (a compare-and-set), so an unlink or a new link in between is never undone. The login and password
+   * stay sealed in the link; it enters the schedule of automatic checks.
    */
-  async markBroken(workspaceId: string, at: number, linkedAt?: number): Promise<BrokenMark> {
+  async markBroken(workspaceId: string, at: number, linkedAt?: number, why?: LinkBreak): Promise<BrokenMark> {
     const key = this.keys.link(workspaceId);
+    let brokenAt: number;
     for (let tries = 0; ; tries += 1) {
       const raw = await this.kv.get(key);
       if (raw === null) return 'unlinked';
       const stored = JSON.parse(raw) as StoredLink;
       if (linkedAt !== undefined && stored.linkedAt !== linkedAt) return 'replaced';
-      if (stored.brokenAt !== null) break;
-      if (await this.kv.replaceIfEquals(key, raw, JSON.stringify({ ...stored, brokenAt: at }))) break;
+      if (stored.brokenAt !== null) {
+        brokenAt = stored.brokenAt;
+        break;
+      }
+      const broken: StoredLink = { ...stored, brokenAt: at, brokenWhy: why ?? null, probes: null };
+      if (await this.kv.replaceIfEquals(key, raw, JSON.stringify(broken))) {
+        brokenAt = at;
+        await this.kv.zadd(this.keys.linkProbeSchedule(), workspaceId, at, 'nx');
+        break;
+      }
       // Changed in between (a key rotation's reseal, a new link): read it again.
       if (tries >= 2) return 'replaced';
     }
-    const first = await this.kv.set(this.keys.brokenLinkNotice(workspaceId), String(at), {
-      onlyIfAbsent: true,
-    });
-    return first ? 'first' : 'again';
+    // The notice names the break it tells of: one left by an earlier break, healed since (restore takes its own
+    // away, but a break may land in between), does not keep this one from being told.
+    const notice = this.keys.brokenLinkNotice(workspaceId);
+    if (await this.kv.set(notice, String(brokenAt), { onlyIfAbsent: true })) return 'first';
+    const told = await this.kv.get(notice);
+    if (told === null || told === String(brokenAt)) return 'again';
+    return (await this.kv.replaceIfEquals(notice, told, String(brokenAt))) ? 'first' : 'again';
+  }
+
+  /**
+   * Restores the link made at `linkedAt` and broken at `brokenAt` as it was (same login, linker and `linkedAt`): a
+   * check found its credentials working again. `restored` for one caller only, across processes; a link unlinked,
+   * linked again or restored meanwhile is left as it is (a compare-and-set, as markBroken). Its notice and its place
+   * in the checks' schedule go: a later break is told again.
+   */
+  async restore(workspaceId: string, linkedAt: number, brokenAt: number): Promise<RestoredMark> {
+    const outcome = await this.rewrite(workspaceId, linkedAt, brokenAt, (stored) => ({
+      ...stored,
+      brokenAt: null,
+      brokenWhy: null,
+      probes: null,
+    }));
+    if (outcome !== 'written') return outcome;
+    await this.kv.delIfEquals(this.keys.brokenLinkNotice(workspaceId), String(brokenAt));
+    await this.kv.zrem(this.keys.linkProbeSchedule(), workspaceId);
+    return 'restored';
+  }
+
+  /**
+   * Records a check of the link made at `linkedAt` and broken at `brokenAt` (and a new reason for the break, when the
+   * check learnt one), and moves it in the schedule to the next check (out of it when none is due). False when the
+   * link is another one, unlinked or restored since: nothing is written.
+   */
+  async recordProbe(
+    workspaceId: string,
+    linkedAt: number,
+    brokenAt: number,
+    probes: LinkProbes,
+    why?: LinkBreak,
+  ): Promise<boolean> {
+    const outcome = await this.rewrite(workspaceId, linkedAt, brokenAt, (stored) => ({
+      ...stored,
+      probes,
+      brokenWhy: why ?? stored.brokenWhy ?? null,
+    }));
+    if (outcome !== 'written') return false;
+    if (probes.nextAt === null) await this.kv.zrem(this.keys.linkProbeSchedule(), workspaceId);
+    else await this.kv.zadd(this.keys.linkProbeSchedule(), workspaceId, probes.nextAt);
+    return true;
+  }
+
+  /** Puts the workspace in the checks' schedule at `at`, or moves it there (its link says whether a check is due). */
+  async scheduleProbe(workspaceId: string, at: number, onlyIfAbsent = false): Promise<void> {
+    await this.kv.zadd(this.keys.linkProbeSchedule(), workspaceId, at, onlyIfAbsent ? 'nx' : undefined);
+  }
+
+  /** Takes the workspace out of the checks' schedule (its link is not broken, or no check is due any more). */
+  async unscheduleProbe(workspaceId: string): Promise<void> {
+    await this.kv.zrem(this.keys.linkProbeSchedule(), workspaceId);
+  }
+
+  /** Workspaces whose place in the checks' schedule is at or before `at`, earliest first, at most `limit`. */
+  async probesDue(at: number, limit: number): Promise<string[]> {
+    const due = await this.kv.zrangeByScore(this.keys.linkProbeSchedule(), at, limit);
+    return due.map((entry) => entry.member);
+  }
+
+  /** Claims the check of the workspace's link for `owner` for `ttlMs` (one check at a time across processes). */
+  async claimProbe(workspaceId: string, owner: string, ttlMs: number): Promise<boolean> {
+    return this.kv.set(this.keys.linkProbeClaim(workspaceId), owner, { ttlMs, onlyIfAbsent: true });
+  }
+
+  async releaseProbe(workspaceId: string, owner: string): Promise<void> {
+    await this.kv.delIfEquals(this.keys.linkProbeClaim(workspaceId), owner);
+  }
+
+  /** `change` written over the link of that generation and break, only over the value read (compare-and-set). */
+  private async rewrite(
+    workspaceId: string,
+    linkedAt: number,
+    brokenAt: number,
+    change: (stored: StoredLink) => StoredLink,
+  ): Promise<'written' | 'unlinked' | 'replaced' | 'not-broken'> {
+    const key = this.keys.link(workspaceId);
+    for (let tries = 0; tries < LINK_WRITE_TRIES; tries += 1) {
+      const raw = await this.kv.get(key);
+      if (raw === null) return 'unlinked';
+      const stored = JSON.parse(raw) as StoredLink;
+      if (stored.linkedAt !== linkedAt) return 'replaced';
+      if (stored.brokenAt !== brokenAt) return 'not-broken';
+      if (await this.kv.replaceIfEquals(key, raw, JSON.stringify(change(stored)))) return 'written';
+      // Changed in between without changing generation or break (a key rotation's reseal): read it again.
+    }
+    throw new Error(`the link of workspace ${workspaceId} kept changing while it was written`);
   }
 }
 

@@ -73,6 +73,12 @@ export interface CallContext {
   observer?: CallObserver;
   /** Who waits on this call (ScheduleOptions.demand): the cache's readers joined to its refresh. */
   demand?: () => Demand;
+  /**
+   * False: a 401 is the answer, with no renewal, no retry and nothing recorded against the credential. For a broken
+   * link's check (domain/links/link-healer.ts), whose token a login obtained moments before: another renewal would
+   * only be refused the same way, and the link is broken already.
+   */
+  renewOn401?: false;
 }
 
 export type { CallObserver } from './call-observer.js';
@@ -397,7 +403,8 @@ export class UpstreamClient {
 
   private call<T>(ctx: CallContext, endpoint: Endpoint<T>): Promise<T> {
     const url = this.urlOf(endpoint);
-    const key = `${ctx.credential.id} ${ctx.credential.empresaId ?? ''}/${ctx.credential.unidadeId ?? ''} ${url}`;
+    // A check's call (renewOn401) answers a 401 differently: never shared with the others.
+    const key = `${ctx.credential.id} ${ctx.credential.empresaId ?? ''}/${ctx.credential.unidadeId ?? ''} ${url}${ctx.renewOn401 === false ? ' check' : ''}`;
     if (this.options.coalesce === false) return this.callWithRetries(ctx, endpoint, url);
     // Callers that join this call in flight hear its place in the budget queue as its first caller does.
     const { job, shared } = this.inflight.run(
@@ -454,7 +461,8 @@ export class UpstreamClient {
         if (
           !(error instanceof UpstreamUnauthorizedError) ||
           error instanceof TokenRefusedError ||
-          !sent.grant
+          !sent.grant ||
+          ctx.renewOn401 === false
         )
           throw error;
         const verdict = await this.options.tokens.refused(ctx.credential, sent.grant);

@@ -1,4 +1,5 @@
 import { MAX_TRACE_ID_CHARS, maskSecretsInText } from '../lib/logger.js';
+import type { LinkBreak } from '../store/link-store.js';
 
 /**
  * Errors of the upstream client, one small hierarchy in the style of @slack/web-api: a stable `code` to switch
@@ -308,16 +309,39 @@ export class AuthRejectedError extends UpstreamError {
     this.upstreamMessage = masked;
     this.hasActiveSession = hasActiveSession;
   }
+
+  /**
+   * The issuer's message says the login or password is wrong ("Usuário ou senha inválidos."): the password itself
+   * was refused, and sending it again would only count against the account (a lockout). The document shows no
+   * message, so this reads its words, in Portuguese or English.
+   */
+  get wrongCredentials(): boolean {
+    return this.upstreamMessage !== null && WRONG_CREDENTIALS.test(this.upstreamMessage);
+  }
 }
 
-/** Neither the refresh token nor a new login can renew the credentials: a person must reconnect. */
+const WRONG_CREDENTIALS = /senha|password|credencia|credential|inv[aá]lid/i;
+
+/**
+ * The credentials no longer work: neither the refresh token nor a new login can renew them, or the service keeps
+ * refusing (401) the tokens renewals hand out. `why` tells which (LinkBreak), from the cause.
+ */
 export class CredentialsExpiredError extends UpstreamError {
   override readonly name = 'CredentialsExpiredError';
   readonly code = UpstreamErrorCode.CredentialsExpired;
   readonly retryable = false;
+  readonly why: LinkBreak;
 
   constructor(message = 'Upstream credentials expired and could not be renewed', cause?: unknown) {
     super(message, { cause });
+    this.why =
+      cause instanceof AuthRejectedError
+        ? cause.wrongCredentials
+          ? 'password_refused'
+          : 'login_refused'
+        : cause instanceof UpstreamUnauthorizedError
+          ? 'tokens_refused'
+          : 'login_refused';
   }
 }
 

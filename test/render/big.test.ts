@@ -6,6 +6,7 @@ import {
   renderBrokenLinkAdminNotice,
   renderCatalog,
   renderFollowList,
+  renderHealedLinkAdminNotice,
   renderLinked,
   renderLinkStatus,
   renderMaterialSearch,
@@ -324,13 +325,15 @@ describe('oversized data still fits', () => {
   it('errors, status and link messages with oversized inputs', () => {
     expectFits(renderUsage('estoque', huge('problema')));
     expectFits(renderServerError(huge('hash'), huge('corr')));
-    expectFits(renderBrokenLinkAdminNotice(huge('ws')));
+    expectFits(renderBrokenLinkAdminNotice(huge('ws'), true));
+    expectFits(renderHealedLinkAdminNotice(huge('ws')));
     expectFits(renderLinked({ login: huge('login'), empresaId: 1, unidadeId: 2, stockroomCount: 3 }));
     expectFits(
       renderLinkStatus(
         {
           linked: true,
           broken: true,
+          checks: { nextAt: NOW + 1e10 },
           linkedBy: huge('U'),
           linkedAt: NOW,
           login: huge('l'),

@@ -27,6 +27,7 @@ import { allText, buttonNamed, buttonsOf, ctx, NOW } from './fixtures.js';
 const status: LinkStatusView = {
   linked: true,
   broken: false,
+  checks: null,
   linkedBy: 'U0ADMIN',
   linkedAt: Date.UTC(2026, 10, 19, 12, 0),
   login: 'manutencao@predio.com.br',
@@ -117,6 +118,33 @@ describe('link status', () => {
     expect(unlinked).toContain('`/estoque vincular`');
     const broken = allText(renderLinkStatus({ ...status, broken: true }, ctx));
     expect(broken).toContain('Um administrador precisa vincular de novo');
+  });
+
+  it('a broken link says when the bot checks it again by itself, or why it will not', () => {
+    const checked = allText(
+      renderLinkStatus({ ...status, broken: true, checks: { nextAt: NOW + 20 * 60_000 } }, ctx),
+    );
+    expect(checked).toContain('O vínculo parou de funcionar');
+    expect(checked).toContain('O bot verifica de novo sozinho');
+    expect(checked).toContain('próxima verificação automática às 10:56');
+    expect(checked).toContain(
+      'Se a senha mudou ou o login perdeu o acesso, um administrador vincula de novo',
+    );
+    const tomorrow = allText(
+      renderLinkStatus({ ...status, broken: true, checks: { nextAt: NOW + 86_400_000 } }, ctx),
+    );
+    expect(tomorrow).toContain('próxima verificação automática em 23/11/2026 às 10:36');
+    const overdue = allText(renderLinkStatus({ ...status, broken: true, checks: { nextAt: NOW - 1 } }, ctx));
+    expect(overdue).toContain('próxima verificação automática em instantes');
+    const password = allText(
+      renderLinkStatus({ ...status, broken: true, checks: { nextAt: null, ended: 'password' } }, ctx),
+    );
+    expect(password).toContain('recusou a senha guardada. O bot não tenta de novo sozinho');
+    expect(password).toContain('Um administrador precisa vincular de novo com `/estoque vincular`.');
+    const ended = allText(
+      renderLinkStatus({ ...status, broken: true, checks: { nextAt: null, ended: 'ended' } }, ctx),
+    );
+    expect(ended).toContain('as verificações automáticas terminaram');
   });
 });
 

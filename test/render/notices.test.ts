@@ -12,6 +12,7 @@ import {
   renderDigestPosted,
   renderDigestUnavailable,
   renderForbidden,
+  renderHealedLinkAdminNotice,
   renderInviteBot,
   renderLinked,
   renderLinkRefused,
@@ -108,6 +109,16 @@ describe('notices', () => {
       'broken link admin notice',
       () => renderBrokenLinkAdminNotice('Condomínio Paulista'),
       ':warning: As credenciais do estoque que você vinculou no workspace *Condomínio Paulista* expiraram e não puderam ser renovadas (a senha mudou, ou o login perdeu o acesso ao sistema?). Os comandos estão parados: vincule de novo com `/estoque vincular`.',
+    ],
+    [
+      'broken link admin notice, checked again by the bot',
+      () => renderBrokenLinkAdminNotice(undefined, true),
+      ':warning: As credenciais do estoque que você vinculou expiraram e não puderam ser renovadas (a senha mudou, ou o login perdeu o acesso ao sistema?). Os comandos estão parados: vincule de novo com `/estoque vincular`. Se foi uma falha passageira do sistema de estoque, não é preciso fazer nada: o bot verifica o vínculo de novo sozinho, por até 7 dias, e avisa você aqui quando voltar a funcionar.',
+    ],
+    [
+      'healed link admin notice',
+      () => renderHealedLinkAdminNotice(),
+      ':white_check_mark: O vínculo do estoque que você fez voltou a funcionar: o sistema de estoque aceitou de novo o login vinculado. Os comandos, os resumos e os alertas voltaram; não é preciso vincular de novo.',
     ],
     ['unlink cancelled', () => renderUnlinkCancelled(), 'Nada mudou: o estoque continua vinculado.'],
     [

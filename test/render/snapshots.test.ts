@@ -40,6 +40,7 @@ import {
 const linkedStatus: LinkStatusView = {
   linked: true,
   broken: false,
+  checks: null,
   linkedBy: 'U0ADMIN',
   linkedAt: NOW - 3 * 86_400_000,
   login: 'manutencao@predio.com.br',
@@ -335,6 +336,7 @@ const cases: Record<string, () => Message | ModalView> = {
       {
         ...linkedStatus,
         broken: true,
+        checks: { nextAt: NOW + 40 * 60_000 },
         unidadeId: 4,
         tokenExpiresAt: NOW - 60_000,
         budget: { limit: 25, windowMs: 36_000, used: 25, remaining: 0, pausedUntil: NOW + 20 * 60_000 },
@@ -347,6 +349,7 @@ const cases: Record<string, () => Message | ModalView> = {
       {
         linked: false,
         broken: false,
+        checks: null,
         linkedBy: null,
         linkedAt: null,
         login: null,

@@ -92,3 +92,62 @@ it('remembers linked workspaces: a link that vanishes without an unlink is repor
   await store.forgetVanished('T2');
   expect(await store.vanished()).toEqual([]);
 });
+
+it('a broken link keeps its sealed login and password and why it broke, and enters the checks schedule', async () => {
+  const store = new LinkStore(new RedisKeyValue(redis.redis), redis.keys, new SecretBox(randomBytes(32)));
+  await store.save(link);
+  expect(await store.probesDue(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+  expect(await store.markBroken('T1', 5, link.linkedAt, 'tokens_refused')).toBe('first');
+  const raw = (await redis.redis.get(redis.keys.link('T1'))) ?? '';
+  expect(raw).not.toContain(link.password);
+  expect(await store.get('T1')).toEqual({ ...link, brokenAt: 5, brokenWhy: 'tokens_refused' });
+  expect(await store.probesDue(5, 10)).toEqual(['T1']);
+  expect(await store.probesDue(4, 10)).toEqual([]);
+});
+
+it('restores a broken link as it was, once across callers; an unlink or a new link made meanwhile wins', async () => {
+  const store = new LinkStore(new RedisKeyValue(redis.redis), redis.keys, new SecretBox(randomBytes(32)));
+  await store.save(link);
+  await store.markBroken('T1', 5, link.linkedAt, 'tokens_refused');
+  expect(await store.recordProbe('T1', link.linkedAt, 5, { count: 1, nextAt: 600 })).toBe(true);
+  expect((await store.get('T1'))?.probes).toEqual({ count: 1, nextAt: 600 });
+  expect(await store.probesDue(599, 10)).toEqual([]);
+  expect(await store.probesDue(600, 10)).toEqual(['T1']);
+
+  const results = await Promise.all([
+    store.restore('T1', link.linkedAt, 5),
+    store.restore('T1', link.linkedAt, 5),
+  ]);
+  expect(results.sort()).toEqual(['not-broken', 'restored']);
+  // Same login, linker and linkedAt: nothing of the break is left, nor its notice or its place in the schedule.
+  expect(await store.get('T1')).toEqual(link);
+  expect(await redis.redis.exists(redis.keys.brokenLinkNotice('T1'))).toBe(0);
+  expect(await store.probesDue(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+  // Broken again later: told again.
+  expect(await store.markBroken('T1', 9, link.linkedAt, 'tokens_refused')).toBe('first');
+
+  // Linked again (a new linkedAt) while a check ran: the check records nothing and restores nothing.
+  await store.save({ ...link, credentialId: 'other', linkedAt: 2 });
+  expect(await store.recordProbe('T1', link.linkedAt, 9, { count: 1, nextAt: 700 })).toBe(false);
+  expect(await store.restore('T1', link.linkedAt, 9)).toBe('replaced');
+  expect(await store.get('T1')).toEqual({ ...link, credentialId: 'other', linkedAt: 2 });
+  // Unlinked: nothing comes back.
+  await store.markBroken('T1', 11, 2, 'tokens_refused');
+  await store.delete('T1');
+  expect(await store.restore('T1', 2, 11)).toBe('unlinked');
+  expect(await store.recordProbe('T1', 2, 11, { count: 1, nextAt: 700 })).toBe(false);
+  expect(await store.get('T1')).toBeNull();
+  expect(await store.probesDue(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+});
+
+it('a break that lands between a restore and the removal of the old notice is still told', async () => {
+  const kv = new RedisKeyValue(redis.redis);
+  const store = new LinkStore(kv, redis.keys, new SecretBox(randomBytes(32)));
+  await store.save(link);
+  await store.markBroken('T1', 5, link.linkedAt, 'tokens_refused');
+  // The notice of the break at 5 is still there when the link breaks again at 9 (restored in between).
+  const raw = (await redis.redis.get(redis.keys.link('T1'))) ?? '';
+  await redis.redis.set(redis.keys.link('T1'), raw.replace('"brokenAt":5', '"brokenAt":null'));
+  expect(await store.markBroken('T1', 9, link.linkedAt, 'tokens_refused')).toBe('first');
+  expect(await store.markBroken('T1', 10, link.linkedAt, 'tokens_refused')).toBe('again');
+});

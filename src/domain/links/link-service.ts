@@ -18,6 +18,7 @@ import {
 import type { FeedStatus } from '../feed/engine.js';
 import { persistently } from '../persist.js';
 import type { LinkStatusView } from '../views.js';
+import { nextProbeAt } from './link-healer.js';
 
 export interface LinkInput {
   login: string;
@@ -198,6 +199,7 @@ export class LinkService {
     return {
       linked: link !== null,
       broken: link?.brokenAt != null,
+      checks: link ? checksOf(link) : null,
       linkedBy: link?.linkedBy ?? null,
       linkedAt: link?.linkedAt ?? null,
       login: link?.login ?? null,
@@ -246,4 +248,12 @@ export class LinkService {
       return { ok: false, field: null, reason: 'busy', retryAt: error.pausedUntil };
     return { ok: false, field: null, reason: 'unavailable' };
   }
+}
+
+/** What `/estoque status` and the Home say of a broken link's automatic checks. */
+function checksOf(link: WorkspaceLink): LinkStatusView['checks'] {
+  if (link.brokenAt === null) return null;
+  const nextAt = nextProbeAt(link);
+  if (nextAt !== null) return { nextAt };
+  return { nextAt: null, ended: link.brokenWhy === 'password_refused' ? 'password' : 'ended' };
 }
