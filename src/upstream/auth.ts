@@ -615,8 +615,10 @@ export class TokenManager {
    * Keeps a pair just obtained: in memory, then in the store, asked again for saveRetryMs. A store that still cannot
    * take it is logged, and the pair goes to the caller all the same: the token works, and this process renews from
    * it (renewHoldingLock takes the newer pair). A pair whose credential was forgotten since `mark` was read (the
-   * workspace was unlinked while this renewal or login ran) is not kept, here or in the store: it still goes to the
-   * caller, whose call was made for the old link. Until 2026-11-27 it stayed in the store until its refresh token died.
+   * workspace was unlinked while this renewal or login ran) is not stored: it still goes to the caller, whose call
+   * was made for the old link, and stays in this process's memory only (as the pair another replica held at the
+   * unlink does), so that the caller's next call sends it rather than log in again. Until 2026-11-27 it stayed in
+   * the store until its refresh token died.
    */
   private async store(credentialId: string, pair: TokenPair, mark: ForgottenMark): Promise<void> {
     this.memory.set(credentialId, pair);
@@ -632,7 +634,6 @@ export class TokenManager {
       );
     });
     if (kept) return;
-    if (this.memory.get(credentialId) === pair) this.memory.delete(credentialId);
     this.options.logger.info(
       { credential: credentialId },
       'token pair obtained after its login was unlinked: not kept',
