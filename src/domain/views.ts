@@ -162,6 +162,11 @@ export interface PendingPurchasesView {
    * StockroomsView), which is said, never "no purchase pending".
    */
   noActiveStockrooms?: LinkedCompany;
+  /**
+   * The one stockroom asked is not in the saved list of active ones (its purchases are read all the same); said
+   * beside the answer. Until 2026-11-27 nothing said it, and an unknown number read as a stockroom with nothing pending.
+   */
+  stockroomNotActive?: true;
 }
 
 export interface PurchaseFiltersView {

@@ -196,6 +196,11 @@ export function renderLinked(view: {
   );
 }
 
+/** An `almox:N` that the saved list of active stockrooms does not hold (/estoque, /compras pendentes). */
+export function stockroomNotActiveText(stockroomId: number): string {
+  return `O almoxarifado ${stockroomId} não está entre os ativos desta empresa (veja \`/estoque almoxarifados\`).`;
+}
+
 /**
  * The linked company shows no active stockroom: said wherever an answer is built from that list (`/estoque
  * almoxarifados`, `/compras pendentes`, the digest), naming the company, never as a plain "none". The API answers

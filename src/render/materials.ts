@@ -14,6 +14,7 @@ import {
   safeText,
   truncate,
 } from './format.js';
+import { stockroomNotActiveText } from './link.js';
 import type { Message, RenderContext } from './types.js';
 
 /** `/estoque <texto>`: one page of matching materials, each with its last known stock (never a live figure). */
@@ -171,9 +172,7 @@ export function renderMaterialSearch(answer: Answer<MaterialSearchView>, ctx: Re
   if (view.stockroomId !== null && view.stockroomState === 'inactive') {
     // Nothing was searched: the saved stockroom list does not have it (until 2026-11-27 a material list call,
     // then "Nenhum material encontrado … Tente outra grafia").
-    const text =
-      `O almoxarifado ${view.stockroomId} não está entre os ativos desta empresa ` +
-      '(veja `/estoque almoxarifados`).';
+    const text = stockroomNotActiveText(view.stockroomId);
     return answerMessage({
       text,
       body: [section(text)],

@@ -14,7 +14,7 @@ import { context, header, routeButton, section } from './blocks.js';
 import { describePurchaseFilters, describeReceiptFilters } from './filters.js';
 import { formatNumber, plural, safeText } from './format.js';
 import { recordId, recordLines, recordSection } from './labels.js';
-import { noActiveStockroomsText } from './link.js';
+import { noActiveStockroomsText, stockroomNotActiveText } from './link.js';
 import { requestRows } from './request-list.js';
 import type { Message, RenderContext } from './types.js';
 
@@ -112,6 +112,10 @@ export function renderPendingPurchases(answer: Answer<PendingPurchasesView>, ctx
     body.push(context(pageLine(current.page, current.totalPages, `${count}${where}`)));
   }
   for (const note of unreadStockroomsNotes(view.unread ?? [])) body.push(context(note));
+  // Read all the same (an inactive stockroom may still await goods), and said: until 2026-11-27 an unknown number
+  // read as a stockroom with nothing pending.
+  if (view.stockroomNotActive && view.stockroomId !== null)
+    body.push(context(stockroomNotActiveText(view.stockroomId)));
   return answerMessage({
     text: `${title}: ${count}`,
     body,

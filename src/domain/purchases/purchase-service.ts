@@ -50,8 +50,9 @@ export class PurchaseService {
         freshness: stockrooms.freshness,
       };
     }
+    const named = stockroomId === null ? null : await this.savedStockroom(ws, stockroomId);
     const targets: Pick<Stockroom, 'almoxarifado' | 'nome'>[] =
-      stockroomId === null ? (stockrooms?.data ?? []) : [await this.savedStockroom(ws, stockroomId)];
+      named === null ? (stockrooms?.data ?? []) : [named.stockroom];
     const settled = await Promise.allSettled(
       targets.map((stockroom) => this.pendingOf(ws, stockroom.almoxarifado, options)),
     );
@@ -81,20 +82,33 @@ export class PurchaseService {
       .map((stockroom, index) => ({ stockroom, purchases: answers[index]?.data ?? [] }))
       .filter((group) => group.purchases.length > 0 || stockroomId !== null);
     return {
-      data: { stockroomId, groups, page, unread },
+      data: {
+        stockroomId,
+        groups,
+        page,
+        unread,
+        ...(named?.notActive && { stockroomNotActive: true as const }),
+      },
       freshness: oldest([...(stockrooms ? [stockrooms.freshness] : []), ...read.map((a) => a.freshness)]),
     };
   }
 
   /** A stockroom with its name when the saved list has it, else nameless (the answer shows its number). */
+  /**
+   * The stockroom asked, named from the saved list (no call); `notActive` when a saved, non-empty list does not hold
+   * it (an empty list proves nothing: the company context may not hold, see StockroomsView). Its purchases are read
+   * all the same: a stockroom no longer active may still await goods.
+   */
   private async savedStockroom(
     ws: WorkspaceContext,
     stockroomId: number,
-  ): Promise<Pick<Stockroom, 'almoxarifado' | 'nome'>> {
+  ): Promise<{ stockroom: Pick<Stockroom, 'almoxarifado' | 'nome'>; notActive: boolean }> {
     const saved = await this.catalog.stockrooms(ws, { savedOnly: true }).catch(() => null);
-    return (
-      saved?.data.find((s) => s.almoxarifado === stockroomId) ?? { almoxarifado: stockroomId, nome: null }
-    );
+    const found = saved?.data.find((s) => s.almoxarifado === stockroomId);
+    return {
+      stockroom: found ?? { almoxarifado: stockroomId, nome: null },
+      notActive: found === undefined && (saved?.data.length ?? 0) > 0,
+    };
   }
 
   pendingOf(

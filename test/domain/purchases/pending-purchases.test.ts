@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PurchaseService } from '../../../src/domain/purchases/purchase-service.js';
 import { CatalogService } from '../../../src/domain/stock/catalog-service.js';
 import { renderDigest } from '../../../src/render/digest.js';
+import { renderPendingPurchases } from '../../../src/render/purchases.js';
 import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
 import { type Harness, saoPaulo, startDigestHarness, WS } from '../../helpers/digest-harness.js';
 
@@ -117,5 +118,30 @@ describe('stockrooms a pending read could not read', () => {
     h.clock.advance(FIVE_MINUTES);
     await purchases.pending(await ws(), null, 1);
     expect(pendingCalls(2)).toHaveLength(3);
+  });
+});
+
+describe('pending purchases of one stockroom not among the active ones', () => {
+  it('are read (an inactive stockroom may still await goods), and the answer says it is not active', async () => {
+    const { h, purchases, ws, pendingCalls } = await start();
+    // The saved list holds 1-3; 99 is none of them.
+    await new CatalogService(h.replica().domain).stockrooms(await ws());
+    const answer = await purchases.pending(await ws(), 99, 1);
+    expect(pendingCalls(99)).toHaveLength(1);
+    // Until 2026-11-27: nothing said it, and the answer read as a bare "Nenhuma compra … em Almoxarifado 99".
+    expect(answer.data.stockroomNotActive).toBe(true);
+    const shown = JSON.stringify(
+      renderPendingPurchases(answer, { timeZone: 'America/Sao_Paulo', now: h.clock.now() }),
+    );
+    expect(shown).toContain('O almoxarifado 99 não está entre os ativos desta empresa');
+    const known = await purchases.pending(await ws(), NORTE.almoxarifado, 1);
+    expect(known.data.stockroomNotActive).toBeUndefined();
+  });
+
+  it('say nothing of it when no stockroom list is saved (no call is made to find out)', async () => {
+    const { h, purchases, ws } = await start();
+    const answer = await purchases.pending(await ws(), 99, 1);
+    expect(answer.data.stockroomNotActive).toBeUndefined();
+    expect(h.dataCalls().filter((url) => url === '/v1/almoxarifados')).toEqual([]);
   });
 });
