@@ -168,6 +168,9 @@ export async function startReplica(
   await tellVanished();
   const vanishedTimer = setInterval(() => void tellVanished(), options.vanishedCheckMs ?? 600_000);
   vanishedTimer.unref();
+  // A Redis that restarted (or failed over) comes back through a reconnection: what it lost is looked for then.
+  const checkAfterReconnect = () => void tellVanished();
+  redis.on('ready', checkAfterReconnect);
   started.container.keeper.start();
   // Every replica ticks; claims in Redis make each digest post once.
   started.container.scheduler.start();
@@ -189,6 +192,7 @@ export async function startReplica(
     stop(stopOptions = {}) {
       stopping ??= (async () => {
         clearInterval(vanishedTimer);
+        redis.off('ready', checkAfterReconnect);
         // Load balancers and Kubernetes keep routing to a replica for a few seconds after it is told to stop: it
         // says it is not ready, and keeps answering until they have seen that, within the grace.
         started.serving.stopping = true;
@@ -413,15 +417,31 @@ async function checkCredentialsKey(bot: RedisBot, logger: Logger): Promise<void>
 
 /**
  * Links that Redis lost (a workspace remembered as linked, its link gone, nobody unlinked it): the admin who
- * linked gets one DM, across replicas; the operator gets one error line.
+ * linked gets one DM, across replicas; the operator gets one error line: for a link that alone went (an eviction),
+ * `a link vanished from Redis`; when Redis lost everything it held (a restart without persistence, a failover to an
+ * empty replica, FLUSHALL), one line for the loss, by the one replica that claims it, naming the links it knew.
  */
 export async function tellVanishedLinks(
   bot: RedisBot,
   config: ReplicaConfig,
   logger: Logger,
 ): Promise<number> {
-  const vanished = await bot.container.links.vanished();
+  const links = bot.container.links;
+  const vanished = await links.vanished();
   if (vanished.length === 0) return 0;
+  const lost = new Map<string, string[]>();
+  for (const { workspaceId, lostGeneration } of vanished)
+    if (lostGeneration !== undefined)
+      lost.set(lostGeneration, [...(lost.get(lostGeneration) ?? []), workspaceId]);
+  for (const [generation, workspaceIds] of lost) {
+    if (!(await links.claimLossNotice(generation, Date.now()))) continue;
+    logger.error(
+      { workspaceIds, links: workspaceIds.length },
+      'Redis lost its data (a restart without persistence, a failover to an empty replica, or a flush): every ' +
+        'link went with it; the admins who linked are told; make Redis persist (AOF or RDB), see the README, ' +
+        'What Redis must be',
+    );
+  }
   const clients = createSlackClients({
     slackApiUrl: config.SLACK_API_URL,
     logger,
@@ -430,27 +450,34 @@ export async function tellVanishedLinks(
     timeoutMs: 10_000,
   });
   let told = 0;
-  for (const { workspaceId, linkedBy } of vanished) {
-    const claimed = await bot.kv.set(bot.keys.vanishedLinkNotice(workspaceId), String(Date.now()), {
-      onlyIfAbsent: true,
-      ttlMs: 86_400_000,
-    });
-    if (!claimed) continue;
-    logger.error(
-      { workspaceId, linkedBy },
-      'a link vanished from Redis (nobody unlinked it): its admin is told; check Redis persistence and eviction',
-    );
+  for (const { workspaceId, linkedBy, lostGeneration } of vanished) {
+    // Another replica tells this one: forgotten here too, or it would be told again once the claim expires.
+    if (!(await links.claimVanishedNotice(workspaceId, Date.now()))) {
+      await links.forgetVanished(workspaceId);
+      continue;
+    }
+    if (lostGeneration === undefined)
+      logger.error(
+        { workspaceId, linkedBy },
+        'a link vanished from Redis (nobody unlinked it): its admin is told; check Redis persistence and eviction',
+      );
     const notice = renderVanishedLinkAdminNotice();
     try {
       const client = linkedBy ? await clients.forWorkspace(workspaceId) : null;
       if (client) {
         await client.chat.postMessage({ channel: linkedBy, text: notice.text, blocks: notice.blocks });
         told += 1;
+      } else {
+        // With OAuth the workspace's installation may have gone with the rest: it installs the app again.
+        logger.warn(
+          { workspaceId, linkedBy },
+          'could not tell the linking admin the link vanished: nobody to tell, or no Slack token for the workspace',
+        );
       }
     } catch (error) {
       logger.warn({ workspaceId, ...errFields(error) }, 'could not tell the linking admin the link vanished');
     }
-    await bot.container.links.forgetVanished(workspaceId);
+    await links.forgetVanished(workspaceId);
   }
   return told;
 }

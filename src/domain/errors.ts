@@ -20,7 +20,11 @@ export abstract class DomainError extends Error {
 export class NotLinkedError extends DomainError {
   override readonly name = 'NotLinkedError';
   readonly code = DomainErrorCode.NotLinked;
-  constructor(readonly workspaceId: string) {
+  constructor(
+    readonly workspaceId: string,
+    /** It had a link that Redis lost (nobody unlinked it): its members are told so (LinkStore.lost). */
+    readonly lost = false,
+  ) {
     super('workspace has no upstream credentials linked');
   }
 }

@@ -66,7 +66,7 @@ export class Workspaces {
     answer: AnswerCallOptions = {},
   ): Promise<WorkspaceContext> {
     const link = await this.links.get(workspaceId);
-    if (!link) throw new NotLinkedError(workspaceId);
+    if (!link) throw new NotLinkedError(workspaceId, await this.links.lost(workspaceId).catch(() => false));
     if (link.brokenAt !== null) {
       await this.onBroken(workspaceId).catch(() => undefined);
       throw new LinkBrokenError(workspaceId, link.linkedBy, false);

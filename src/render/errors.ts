@@ -20,7 +20,13 @@ function failure(text: string, extra: KnownBlock[] = []): Message {
   return finalizeMessage({ text, blocks: [section(text), ...extra] });
 }
 
-export function renderNotLinked(): Message {
+/** `lost`: the workspace had a link that the bot's storage lost (nobody unlinked it), and is to be linked again. */
+export function renderNotLinked(lost = false): Message {
+  if (lost)
+    return failure(
+      'Este workspace não está vinculado ao sistema de estoque: o vínculo se perdeu no armazenamento do bot ' +
+        '(ninguém o desfez). Um administrador do workspace vincula de novo com `/estoque vincular`.',
+    );
   return failure(`Este workspace ainda não está vinculado ao sistema de estoque. ${HOW_TO_LINK}`);
 }
 

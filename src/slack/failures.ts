@@ -102,7 +102,7 @@ const timeout = (at: FailureContext): Failure => ({
 const FAILURES: {
   [C in ShownCode]: (error: Extract<ShownError, { code: C }>, at: FailureContext) => Failure;
 } = {
-  not_linked: () => ({ level: 'info', message: renderNotLinked() }),
+  not_linked: (error) => ({ level: 'info', message: renderNotLinked(error.lost) }),
   link_broken: () => ({ level: 'warn', message: renderCredentialsExpired() }),
   upstream_credentials_expired: () => ({ level: 'warn', message: renderCredentialsExpired() }),
   not_found: (error) => ({ level: 'info', message: renderNotFound(error.what, error.id) }),

@@ -83,6 +83,21 @@ export class Keys {
   vanishedLinkNotice(workspaceId: string): string {
     return `${this.prefix}link:${workspaceId}:vanished-notice`;
   }
+  /**
+   * Claimed (with a TTL) by the one replica that logs that Redis lost what it held, per generation lost (below): one
+   * error line for the loss, across replicas.
+   */
+  linksLostNotice(generation: string): string {
+    return `${this.prefix}links-lost-notice:${generation}`;
+  }
+  /**
+   * The links' generation: a random value written once, never expired. A process that finds the one it saw gone or
+   * replaced knows Redis lost what it held since (a restart without persistence, a failover to an empty replica,
+   * FLUSHALL), and with it the list of linked workspaces below (LinkStore.vanished).
+   */
+  linksGeneration(): string {
+    return `${this.prefix}links-generation`;
+  }
   brokenLinkNotice(workspaceId: string): string {
     return `${this.prefix}link:${workspaceId}:broken-notice`;
   }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type SecretBox, SecretBoxError } from './crypto.js';
 import { CredentialsKeyCheck } from './key-check.js';
 import type { Keys } from './keys.js';
@@ -60,10 +61,39 @@ interface StoredLink {
   probes?: LinkProbes | null;
 }
 
+/** A link remembered as made, found gone although nobody unlinked it (LinkStore.vanished). */
+export interface VanishedLink {
+  workspaceId: string;
+  /** Slack user id of the admin who linked ('' when not known). */
+  linkedBy: string;
+  linkedAt: number;
+  /**
+   * Set when Redis lost everything it held since this process saw the link (the links' generation changed): the
+   * generation lost. Absent when the link alone went (an eviction) and the list of linked workspaces still named it.
+   */
+  lostGeneration?: string;
+}
+
+/** What a process saw of a link: who made it and when, under which generation of the store. Never a secret. */
+interface SeenLink {
+  linkedBy: string;
+  linkedAt: number;
+  generation: string;
+}
+
+/** How long the claims of a vanished link's notice and of a loss's error line live (one day). */
+const VANISHED_NOTICE_TTL_MS = 86_400_000;
+
 /** Tries of a compare-and-set on a link before giving up (each failure is another write landing in between). */
 const LINK_WRITE_TRIES = 5;
 
 export class LinkStore {
+  /**
+   * The links this process saw (the list of linked workspaces read at each check, the links it made), by workspace:
+   * when Redis loses everything, that list goes with the links, and only this memory still knows whom to tell.
+   */
+  private readonly seen = new Map<string, SeenLink>();
+
   constructor(
     private readonly kv: KeyValue,
     private readonly keys: Keys,
@@ -140,6 +170,11 @@ export class LinkStore {
       link.workspaceId,
       JSON.stringify({ linkedBy: link.linkedBy, linkedAt: link.linkedAt }),
     );
+    this.seen.set(link.workspaceId, {
+      linkedBy: link.linkedBy,
+      linkedAt: link.linkedAt,
+      generation: await this.generation(),
+    });
   }
 
   /** Ids of every linked workspace (for the token keeper and the digest scheduler). */
@@ -151,33 +186,94 @@ export class LinkStore {
 
   async delete(workspaceId: string): Promise<void> {
     // Forgotten first: between the two, a link check must not find it remembered and gone ("vanished").
+    this.seen.delete(workspaceId);
     await this.kv.hdel(this.keys.linkedWorkspaces(), workspaceId);
     await this.kv.del(this.keys.link(workspaceId), this.keys.brokenLinkNotice(workspaceId));
     await this.kv.zrem(this.keys.linkProbeSchedule(), workspaceId);
   }
 
   /**
-   * Workspaces remembered as linked whose link is gone although nobody unlinked them: Redis lost it (a restart
-   * without persistence, an eviction). Each comes with the Slack user who linked it, to be told.
+   * Workspaces remembered as linked whose link is gone although nobody unlinked them: Redis lost it. Either the link
+   * alone (an eviction: the list of linked workspaces still names it), or everything Redis held (a restart without
+   * persistence, a failover to an empty replica, FLUSHALL: the links' generation changed, and the list went with
+   * the links), when only what this process saw still names them (`lostGeneration` set). Each comes with the Slack
+   * user who linked it, to be told. A link made again since is not vanished; one unlinked by another process is
+   * not either (it left the list of a generation this process saw).
    */
-  async vanished(): Promise<{ workspaceId: string; linkedBy: string; linkedAt: number }[]> {
-    const remembered = await this.kv.hgetall(this.keys.linkedWorkspaces());
-    const gone: { workspaceId: string; linkedBy: string; linkedAt: number }[] = [];
-    for (const [workspaceId, raw] of Object.entries(remembered)) {
+  async vanished(): Promise<VanishedLink[]> {
+    const generation = await this.generation();
+    const listed = await this.kv.hgetall(this.keys.linkedWorkspaces());
+    const gone = new Map<string, VanishedLink>();
+    for (const [workspaceId, seen] of this.seen) {
+      if (seen.generation === generation || workspaceId in listed) continue;
       if ((await this.kv.get(this.keys.link(workspaceId))) !== null) continue;
-      try {
-        const { linkedBy, linkedAt } = JSON.parse(raw) as { linkedBy: string; linkedAt: number };
-        gone.push({ workspaceId, linkedBy: String(linkedBy), linkedAt: Number(linkedAt) });
-      } catch {
-        gone.push({ workspaceId, linkedBy: '', linkedAt: 0 });
-      }
+      gone.set(workspaceId, {
+        workspaceId,
+        linkedBy: seen.linkedBy,
+        linkedAt: seen.linkedAt,
+        lostGeneration: seen.generation,
+      });
     }
-    return gone;
+    const known = new Map<string, SeenLink>();
+    for (const [workspaceId, raw] of Object.entries(listed)) {
+      const { linkedBy, linkedAt } = parseListed(raw);
+      known.set(workspaceId, { linkedBy, linkedAt, generation });
+      if (gone.has(workspaceId) || (await this.kv.get(this.keys.link(workspaceId))) !== null) continue;
+      gone.set(workspaceId, { workspaceId, linkedBy, linkedAt });
+    }
+    // From now on this process knows the list as it is (what another process unlinked left it) and, until they are
+    // forgotten, the links that vanished.
+    this.seen.clear();
+    for (const [workspaceId, seen] of known) this.seen.set(workspaceId, seen);
+    for (const link of gone.values())
+      if (link.lostGeneration !== undefined)
+        this.seen.set(link.workspaceId, {
+          linkedBy: link.linkedBy,
+          linkedAt: link.linkedAt,
+          generation: link.lostGeneration,
+        });
+    return [...gone.values()];
   }
 
-  /** Forgets a vanished link once its admins were told (the next link remembers it again). */
+  /** Forgets a vanished link once its admins were told, or another process claimed to tell them (the next link remembers it again). */
   async forgetVanished(workspaceId: string): Promise<void> {
+    this.seen.delete(workspaceId);
     await this.kv.hdel(this.keys.linkedWorkspaces(), workspaceId);
+  }
+
+  /** True for the one caller, across processes, that is to tell the linking admin the link vanished (for a day). */
+  claimVanishedNotice(workspaceId: string, at: number): Promise<boolean> {
+    return this.kv.set(this.keys.vanishedLinkNotice(workspaceId), String(at), {
+      onlyIfAbsent: true,
+      ttlMs: VANISHED_NOTICE_TTL_MS,
+    });
+  }
+
+  /** True for the one caller, across processes, that is to log that Redis lost the generation `generation`. */
+  claimLossNotice(generation: string, at: number): Promise<boolean> {
+    return this.kv.set(this.keys.linksLostNotice(generation), String(at), {
+      onlyIfAbsent: true,
+      ttlMs: VANISHED_NOTICE_TTL_MS,
+    });
+  }
+
+  /**
+   * Whether the workspace, found without a link, had one that Redis lost rather than none (never linked, unlinked):
+   * its admin was told it vanished (within the last day), the list of linked workspaces still names it, or this
+   * process saw it before Redis lost what it held. What "not linked" says to its members.
+   */
+  async lost(workspaceId: string): Promise<boolean> {
+    if ((await this.kv.get(this.keys.vanishedLinkNotice(workspaceId))) !== null) return true;
+    if ((await this.kv.hget(this.keys.linkedWorkspaces(), workspaceId)) !== null) return true;
+    const seen = this.seen.get(workspaceId);
+    return seen !== undefined && (await this.kv.get(this.keys.linksGeneration())) !== seen.generation;
+  }
+
+  /** The links' generation (Keys.linksGeneration), written now when Redis has none. */
+  private async generation(): Promise<string> {
+    const fresh = randomUUID();
+    if (await this.kv.set(this.keys.linksGeneration(), fresh, { onlyIfAbsent: true })) return fresh;
+    return (await this.kv.get(this.keys.linksGeneration())) ?? fresh;
   }
 
   /**
@@ -303,6 +399,16 @@ export class LinkStore {
       // Changed in between without changing generation or break (a key rotation's reseal): read it again.
     }
     throw new Error(`the link of workspace ${workspaceId} kept changing while it was written`);
+  }
+}
+
+/** An entry of the list of linked workspaces: who linked and when ('' and 0 when it cannot be read). */
+function parseListed(raw: string): { linkedBy: string; linkedAt: number } {
+  try {
+    const { linkedBy, linkedAt } = JSON.parse(raw) as { linkedBy: unknown; linkedAt: unknown };
+    return { linkedBy: String(linkedBy ?? ''), linkedAt: Number(linkedAt ?? 0) };
+  } catch {
+    return { linkedBy: '', linkedAt: 0 };
   }
 }
 

@@ -63,6 +63,11 @@ describe('notices', () => {
       () => renderNotLinked(),
       'Este workspace ainda não está vinculado ao sistema de estoque. Um administrador do workspace vincula com `/estoque vincular`.',
     ],
+    [
+      'not linked: the link was lost',
+      () => renderNotLinked(true),
+      'Este workspace não está vinculado ao sistema de estoque: o vínculo se perdeu no armazenamento do bot (ninguém o desfez). Um administrador do workspace vincula de novo com `/estoque vincular`.',
+    ],
     ['not found', () => renderNotFound('request', 999), 'Solicitação 999 não encontrada.'],
     ['not found purchase', () => renderNotFound('purchase', 4242), 'Compra 4242 não encontrada.'],
     [

@@ -64,6 +64,7 @@ function shown(error: unknown, route: Route | null = PURCHASE) {
 describe('failure messages', () => {
   it.each([
     ['not linked', new NotLinkedError('T1'), renderNotLinked(), 'info'],
+    ['a link Redis lost', new NotLinkedError('T1', true), renderNotLinked(true), 'info'],
     ['a broken link', new LinkBrokenError('T1', 'U1', true), renderCredentialsExpired(), 'warn'],
     ['expired credentials', new CredentialsExpiredError(), renderCredentialsExpired(), 'warn'],
     ['a purchase not found', new NotFoundError('purchase', 5), renderNotFound('purchase', 5), 'info'],

@@ -93,6 +93,57 @@ it('remembers linked workspaces: a link that vanishes without an unlink is repor
   expect(await store.vanished()).toEqual([]);
 });
 
+/** Every key under the test's prefix deleted: what a restart of a Redis without persistence leaves (or FLUSHALL). */
+async function emptyRedis(): Promise<void> {
+  const found = await redis.redis.keys(`${redis.prefix}*`);
+  if (found.length > 0) await redis.redis.del(...found);
+}
+
+it('Redis lost everything (the list of linked workspaces too): the links this process saw are reported, what another process unlinked is not', async () => {
+  const kv = new RedisKeyValue(redis.redis);
+  const box = new SecretBox(randomBytes(32));
+  const store = new LinkStore(kv, redis.keys, box);
+  const other = new LinkStore(kv, redis.keys, box);
+  await store.save(link);
+  await other.save({ ...link, workspaceId: 'T2', linkedBy: 'U2' });
+  await other.save({ ...link, workspaceId: 'T3', linkedBy: 'U3' });
+  // This process learns the links others made at its checks, and at the next one that another process unlinked one.
+  expect(await store.vanished()).toEqual([]);
+  await other.delete('T3');
+  expect(await store.lost('T3')).toBe(false);
+  expect(await store.vanished()).toEqual([]);
+
+  await emptyRedis();
+  expect(await store.lost('T1')).toBe(true);
+  expect(await store.lost('T9')).toBe(false);
+  const gone = await store.vanished();
+  expect(gone.map(({ workspaceId, linkedBy }) => ({ workspaceId, linkedBy }))).toEqual([
+    { workspaceId: 'T1', linkedBy: 'U1' },
+    { workspaceId: 'T2', linkedBy: 'U2' },
+  ]);
+  expect(gone.every((g) => typeof g.lostGeneration === 'string')).toBe(true);
+  // Reported until forgotten (once told); a link made again meanwhile is not vanished.
+  await store.forgetVanished('T1');
+  await other.save({ ...link, workspaceId: 'T2', linkedBy: 'U2' });
+  expect(await store.vanished()).toEqual([]);
+  expect(await store.lost('T1')).toBe(false);
+});
+
+it('lost: a workspace the list still names, its link gone, was linked; one never linked was not', async () => {
+  const store = new LinkStore(new RedisKeyValue(redis.redis), redis.keys, new SecretBox(randomBytes(32)));
+  await store.save(link);
+  // Another process's view: it saw nothing, the list says.
+  const fresh = new LinkStore(new RedisKeyValue(redis.redis), redis.keys, new SecretBox(randomBytes(32)));
+  await redis.redis.del(redis.keys.link('T1'));
+  expect(await fresh.lost('T1')).toBe(true);
+  expect(await fresh.lost('T2')).toBe(false);
+  expect(await fresh.claimVanishedNotice('T1', 1)).toBe(true);
+  expect(await store.claimVanishedNotice('T1', 2)).toBe(false);
+  await store.forgetVanished('T1');
+  // Told: still "lost" for a day, whoever asks.
+  expect(await fresh.lost('T1')).toBe(true);
+});
+
 it('a broken link keeps its sealed login and password and why it broke, and enters the checks schedule', async () => {
   const store = new LinkStore(new RedisKeyValue(redis.redis), redis.keys, new SecretBox(randomBytes(32)));
   await store.save(link);
