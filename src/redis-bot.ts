@@ -136,6 +136,9 @@ export async function startReplica(
   const redis = createRedis(config.REDIS_URL, logger, { clock });
   const notReady = await serveNotReady(config.PORT);
   const waiting = notReady.server;
+  // The port it got (PORT=0: one the system chose) is the one the bot takes over, and the one logged.
+  const port = notReady.port;
+  logger.info({ component: 'startup', port }, 'listening on PORT; /healthz answers 503 until started');
   let bot: RedisBot | null = null;
   try {
     await waitForRedis(redis, logger.child({ component: 'startup' }), { url: config.REDIS_URL, clock });
@@ -146,12 +149,12 @@ export async function startReplica(
         ? await checkSlackToken(config, config.SLACK_BOT_TOKEN, logger)
         : null;
     if (config.slack.kind === 'socket') await checkAppToken(config, config.slack.appToken, logger);
-    bot = buildRedisBot(config, logger, { redis });
+    bot = buildRedisBot({ ...config, PORT: port }, logger, { redis });
     notReady.waitFor('credentials-key');
     await checkCredentialsKey(bot, logger);
     if (tokenTeam) await resumeAfterNewToken(bot, tokenTeam, logger);
     await new Promise<void>((resolve) => waiting.close(() => resolve()));
-    await startSlackApp(bot.app, bot.container.slackDeps, config.PORT).catch((error: unknown) => {
+    await startSlackApp(bot.app, bot.container.slackDeps, port).catch((error: unknown) => {
       throw slackStartFailure(error, config) ?? error;
     });
   } catch (error) {
@@ -177,7 +180,7 @@ export async function startReplica(
   started.container.feed.start();
   logger.info(
     {
-      port: config.PORT,
+      port,
       mode: config.slack.kind,
       oauth: config.oauth,
       rateLimit: config.UPSTREAM_RATE_LIMIT,
@@ -245,6 +248,8 @@ type StartupWait = 'redis' | 'slack' | 'credentials-key';
 
 interface NotReady {
   server: Server;
+  /** The port it listens on (PORT, or the one the system chose for PORT=0). */
+  port: number;
   waitFor(step: StartupWait): void;
 }
 
@@ -280,7 +285,10 @@ function serveNotReady(port: number): Promise<NotReady> {
           : error,
       ),
     );
-    server.listen(port, () => resolve({ server, waitFor }));
+    server.listen(port, () => {
+      const address = server.address();
+      resolve({ server, waitFor, port: typeof address === 'object' && address ? address.port : port });
+    });
   });
 }
 

@@ -224,3 +224,50 @@ it('no drain delay in Socket Mode (no load balancer in front), a third of the gr
   expect(drainDelayMs({ SHUTDOWN_GRACE: 1_000, slack: { kind: 'http' } })).toBe(333);
   expect(drainDelayMs({ SHUTDOWN_GRACE: 25_000, slack: { kind: 'socket', appToken: 'xapp-1' } })).toBe(0);
 });
+
+it('PORT=0: the bot serves on the port its start-up 503 got, and `estoque-bot started` names that port', async () => {
+  // auth.test is held so that the test sees the start-up server before the bot takes its port over.
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const asked: string[] = [];
+  const held = createServer((req, res) => {
+    asked.push(req.url ?? '');
+    req.resume();
+    void released.then(() => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ok: true, team_id: FAKE_SEED.teamId, user_id: 'UBOT', bot_id: 'BBOT' }));
+    });
+  });
+  await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+  const config: ReplicaConfig = {
+    ...(await socketConfig({})),
+    PORT: 0,
+    SLACK_API_URL: `http://127.0.0.1:${(held.address() as AddressInfo).port}/api/`,
+  };
+  const { logger, lines } = captureLogger('info');
+  const logged = (msg: string) =>
+    lines.map((l) => JSON.parse(l) as { msg: string; port?: number }).find((l) => l.msg === msg);
+  const starting = startReplica(config, logger);
+  let replica: Awaited<typeof starting> | undefined;
+  try {
+    await eventually(() => asked.includes('/api/auth.test'));
+    const waitingPort = logged('listening on PORT; /healthz answers 503 until started')?.port;
+    const whileStarting = await fetch(`http://127.0.0.1:${waitingPort}/healthz`).then(
+      (res) => res.status,
+      () => 'refused',
+    );
+    release();
+    replica = await starting;
+    const startedPort = logged('estoque-bot started')?.port;
+    expect(startedPort).not.toBe(0);
+    expect(startedPort).toBe(waitingPort);
+    expect(whileStarting).toBe(503);
+    expect((await fetch(`http://127.0.0.1:${startedPort}/healthz`)).status).toBe(200);
+  } finally {
+    release();
+    await (replica ?? (await starting)).stop();
+    held.close();
+  }
+});
