@@ -1,14 +1,16 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type App, webApi } from '@slack/bolt';
 import type { Redis } from 'ioredis';
 import type { ReplicaConfig } from './config.js';
 import { buildContainer, type Container, type ContainerOptions } from './container.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { errFields, type Logger } from './lib/logger.js';
+import { PromMetrics } from './lib/prom-metrics.js';
 import { renderVanishedLinkAdminNotice } from './render/index.js';
 import { buildSlackApp, liveHandler, startSlackApp } from './slack/app.js';
 import { ABANDON_NOTICE_MS } from './slack/background.js';
 import { createSlackClients } from './slack/slack-clients.js';
+import { metricsHandler } from './slack/slack-metrics.js';
 import { SecretBox } from './store/crypto.js';
 import { checkDurability } from './store/durability.js';
 import { SlackInstallationStore } from './store/installation-store.js';
@@ -38,7 +40,13 @@ export interface RedisBot {
 export function buildRedisBot(
   config: ReplicaConfig,
   logger: Logger,
-  options: { keyPrefix?: string; features?: ContainerOptions['features']; redis?: Redis } = {},
+  options: {
+    keyPrefix?: string;
+    features?: ContainerOptions['features'];
+    redis?: Redis;
+    /** The metrics registry, when one was made before the bot (startReplica's start-up server serves it). */
+    metrics?: PromMetrics;
+  } = {},
 ): RedisBot {
   const redis = options.redis ?? createRedis(config.REDIS_URL, logger);
   const keys = new Keys(options.keyPrefix ?? config.REDIS_KEY_PREFIX);
@@ -68,6 +76,7 @@ export function buildRedisBot(
     budget,
     installations,
     ...(options.features && { features: options.features }),
+    ...(options.metrics && { metrics: options.metrics }),
   });
   const serving = { stopping: false };
   const app = buildSlackApp({
@@ -134,7 +143,12 @@ export async function startReplica(
 ): Promise<Replica> {
   const clock = options.clock ?? systemClock;
   const redis = createRedis(config.REDIS_URL, logger, { clock });
-  const notReady = await serveNotReady(config.PORT);
+  // One registry for the replica's whole life, served by the start-up server too: a replica that waits for Redis
+  // says `estoque_redis_up 0` instead of no series at all (the "store down" alert could not fire).
+  const metrics = new PromMetrics();
+  const startupKv = new RedisKeyValue(redis);
+  metrics.readFrom({ storeUp: () => startupKv.ping(), budgetUsage: async () => [] });
+  const notReady = await serveNotReady(config.PORT, metricsHandler(metrics, config.METRICS_TOKEN));
   const waiting = notReady.server;
   // The port it got (PORT=0: one the system chose) is the one the bot takes over, and the one logged.
   const port = notReady.port;
@@ -149,7 +163,7 @@ export async function startReplica(
         ? await checkSlackToken(config, config.SLACK_BOT_TOKEN, logger)
         : null;
     if (config.slack.kind === 'socket') await checkAppToken(config, config.slack.appToken, logger);
-    bot = buildRedisBot({ ...config, PORT: port }, logger, { redis });
+    bot = buildRedisBot({ ...config, PORT: port }, logger, { redis, metrics });
     notReady.waitFor('credentials-key');
     await checkCredentialsKey(bot, logger);
     if (tokenTeam) await resumeAfterNewToken(bot, tokenTeam, logger);
@@ -254,16 +268,20 @@ interface NotReady {
 }
 
 /**
- * PORT answers `/healthz` with 503 (and everything else but `/livez` with 503), naming the step start-up waits for,
- * until the Slack app takes the port over.
+ * PORT answers `/healthz` with 503 (and everything else but `/livez` and `/metrics` with 503), naming the step
+ * start-up waits for, until the Slack app takes the port over.
  */
-function serveNotReady(port: number): Promise<NotReady> {
+function serveNotReady(
+  port: number,
+  metrics: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<NotReady> {
   let waitingFor: StartupWait = 'redis';
   const server = createServer((req, res) => {
-    // Alive while it waits (for Redis, however long): only readiness fails.
-    if (req.method === 'GET' && req.url?.split('?')[0] === '/livez') {
+    const path = req.method === 'GET' ? req.url?.split('?')[0] : undefined;
+    // Alive while it waits (for Redis, however long): only readiness fails. Scraped as when started.
+    if (path === '/livez' || path === '/metrics') {
       req.resume();
-      liveHandler(req, res);
+      (path === '/livez' ? liveHandler : metrics)(req, res);
       return;
     }
     res.writeHead(503, { 'content-type': 'application/json', connection: 'close' });

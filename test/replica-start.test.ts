@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { loadConfig, type ReplicaConfig } from '../src/config.js';
 import { FAKE_SEED, type FakeSlack, startFakeSlack } from '../src/fake-slack/index.js';
@@ -13,7 +16,7 @@ import { Keys } from '../src/store/keys.js';
 import { RedisKeyValue } from '../src/store/kv.js';
 import { SubscriptionStore } from '../src/store/subscription-store.js';
 import { eventually } from './helpers/bot-harness.js';
-import { freePort } from './helpers/bot-process.js';
+import { freePort, startOwnRedis } from './helpers/bot-process.js';
 import { TEST_REDIS_URL } from './helpers/env.js';
 import { ManualClock } from './helpers/manual-clock.js';
 import { makeTestRedis, type TestRedis } from './helpers/redis.js';
@@ -269,5 +272,47 @@ it('PORT=0: the bot serves on the port its start-up 503 got, and `estoque-bot st
     release();
     await (replica ?? (await starting)).stop();
     held.close();
+  }
+});
+
+it('while it waits for Redis at start, /metrics answers (METRICS_TOKEN asked as always) with estoque_redis_up 0: the store-down alert can fire', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'estoque-replica-metrics-'));
+  const redisPort = await freePort();
+  const token = 'metrics-token-0123456789';
+  const config: ReplicaConfig = {
+    ...(await socketConfig({})),
+    REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    METRICS_TOKEN: token,
+  };
+  const base = `http://127.0.0.1:${config.PORT}`;
+  const scrape = (authorization?: string) =>
+    fetch(`${base}/metrics`, authorization ? { headers: { authorization } } : {});
+  const starting = startReplica(config, captureLogger('silent').logger);
+  let own: Awaited<ReturnType<typeof startOwnRedis>> | undefined;
+  try {
+    const health = await eventually(() => fetch(`${base}/healthz`).catch(() => null));
+    expect(health.status).toBe(503);
+    expect(await health.json()).toMatchObject({ ok: false, waitingFor: 'redis' });
+    expect((await scrape()).status).toBe(401);
+    expect((await scrape('Bearer not-the-token-at-all')).status).toBe(401);
+    const waiting = await scrape(`Bearer ${token}`);
+    expect(waiting.status).toBe(200);
+    const text = await waiting.text();
+    expect(text).toMatch(/^estoque_redis_up 0$/m);
+    expect(text).toMatch(/^process_cpu_user_seconds_total /m);
+
+    // Redis comes: the replica starts, and the same series goes on from the bot's server.
+    own = await startOwnRedis(dir, [], redisPort);
+    const replica = await starting;
+    try {
+      const started = await scrape(`Bearer ${token}`);
+      expect(started.status).toBe(200);
+      expect(await started.text()).toMatch(/^estoque_redis_up 1$/m);
+    } finally {
+      await replica.stop();
+    }
+  } finally {
+    await own?.stop();
+    await rm(dir, { recursive: true, force: true });
   }
 });
