@@ -15,7 +15,12 @@ import { SecretBox } from '../store/crypto.js';
 import { EmbeddedKeyValue } from '../store/embedded-kv.js';
 import { Keys } from '../store/keys.js';
 import { type KeyValue, RedisKeyValue } from '../store/kv.js';
-import { createRedis } from '../store/redis-connection.js';
+import {
+  createRedis,
+  credentialsRefusal,
+  describeRefusal,
+  type RedisCredentialsRefusal,
+} from '../store/redis-connection.js';
 import type { Budget } from '../upstream/budget.js';
 import { createMemoryBudget } from '../upstream/budget-memory.js';
 import { createRedisBudget } from '../upstream/budget-redis.js';
@@ -260,13 +265,23 @@ async function openStorage(config: Config, dataDir: string, keys: Keys, logger: 
   };
   if (config.REDIS_URL) {
     const redis = createRedis(config.REDIS_URL, logger, { lazyConnect: true });
+    // Refused credentials reach the client's `error` event, and the connection then only says it closed: kept to
+    // be named, and not retried (nobody fixes the password while local mode starts).
+    let refusal: RedisCredentialsRefusal | null = null;
+    redis.on('error', (error: unknown) => {
+      refusal ??= credentialsRefusal(error);
+      if (refusal) redis.disconnect();
+    });
     try {
       await redis.connect();
       await redis.ping();
     } catch (error) {
       redis.disconnect();
+      const refused = credentialsRefusal(error) ?? refusal;
       throw new Error(
-        `REDIS_URL is set but Redis does not answer (${error instanceof Error ? error.message : String(error)}); unset it to use the embedded store`,
+        refused
+          ? `${describeRefusal(refused)}; or unset REDIS_URL to use the embedded store`
+          : `REDIS_URL is set but Redis does not answer (${error instanceof Error ? error.message : String(error)}); unset it to use the embedded store`,
       );
     }
     return {

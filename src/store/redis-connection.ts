@@ -12,6 +12,41 @@ export function redisTarget(url: string): string {
   }
 }
 
+/** Redis refused the credentials in REDIS_URL: a configuration problem, not an outage. */
+export interface RedisCredentialsRefusal {
+  /**
+   * `WRONGPASS`: a password (or ACL user) Redis does not accept, or a disabled user; `NOAUTH`: Redis asks for a
+   * password and REDIS_URL has none; `NOPERM`: the ACL user may not run a command the bot needs.
+   */
+  code: 'WRONGPASS' | 'NOAUTH' | 'NOPERM';
+  /** Redis's reply (it never holds the password). */
+  reply: string;
+}
+
+const REFUSAL_FIXES: Record<RedisCredentialsRefusal['code'], string> = {
+  WRONGPASS:
+    'Redis does not accept the password (or the ACL user, redis://user:password@host:port) in REDIS_URL, or the ' +
+    'user is disabled: put the right ones in REDIS_URL, or fix them on the Redis side',
+  NOAUTH:
+    'Redis asks for a password and REDIS_URL has none: put it in REDIS_URL (redis://:password@host:port, or ' +
+    'redis://user:password@host:port with an ACL user)',
+  NOPERM:
+    'the ACL user in REDIS_URL lacks a permission the bot needs: give it the commands and keys the bot uses ' +
+    '(ACL SETUSER <user> ~<REDIS_KEY_PREFIX>* +@all)',
+};
+
+/** The refusal an error from ioredis is (Redis's WRONGPASS, NOAUTH or NOPERM reply), or null. */
+export function credentialsRefusal(error: unknown): RedisCredentialsRefusal | null {
+  const reply = error instanceof Error ? error.message : '';
+  const code = /^(WRONGPASS|NOAUTH|NOPERM)\b/.exec(reply)?.[1] as RedisCredentialsRefusal['code'] | undefined;
+  return code ? { code, reply: reply.slice(0, 200) } : null;
+}
+
+/** `Redis refused the credentials in REDIS_URL (<reply>): <the fix>`, never the password. */
+export function describeRefusal(refusal: RedisCredentialsRefusal): string {
+  return `Redis refused the credentials in REDIS_URL (${refusal.reply}): ${REFUSAL_FIXES[refusal.code]}`;
+}
+
 /**
  * An ioredis client whose errors are structured log lines, one per outage (not one stack per reconnection
  * attempt on stderr, ioredis's default without an `error` listener), and whose recovery is logged with how
@@ -41,9 +76,15 @@ export function createRedis(
     errors += 1;
     if (downSince !== null) return;
     downSince = clock.monotonic();
+    // Redis answers, and refuses REDIS_URL's credentials: not "unreachable".
+    const refusal = credentialsRefusal(error);
     log.error(
-      { ...errFields(error) },
-      everReady ? 'redis connection lost; reconnecting' : 'redis unreachable; retrying',
+      { ...errFields(error), ...(refusal && { refused: refusal.code }) },
+      refusal
+        ? `${describeRefusal(refusal)}; retrying`
+        : everReady
+          ? 'redis connection lost; reconnecting'
+          : 'redis unreachable; retrying',
     );
   });
   redis.on('ready', () => {
@@ -60,8 +101,10 @@ export function createRedis(
 }
 
 /**
- * Waits until Redis answers PING, saying once what it waits for and then again every `remindMs`; never gives up
- * (the orchestrator decides how long a replica may take to become healthy). Resolves false when `signal` aborts.
+ * Waits until Redis answers PING, saying once what it waits for and then again every `remindMs` (at once when that
+ * changes); never gives up (the orchestrator decides how long a replica may take to become healthy). Credentials
+ * Redis refuses are said as such, at error level with the fix, and waited on too: a password changed on the Redis
+ * side is taken as soon as it matches REDIS_URL's. Resolves false when `signal` aborts.
  */
 export async function waitForRedis(
   redis: Redis,
@@ -75,31 +118,55 @@ export async function waitForRedis(
   const remindMs = options.remindMs ?? 30_000;
   const started = clock.monotonic();
   let lastSaid: number | null = null;
-  for (;;) {
-    if (options.signal?.aborted) return false;
-    try {
-      if ((await redis.ping()) === 'PONG') {
-        if (lastSaid !== null)
-          logger.info({ waitedMs: Math.round(clock.monotonic() - started) }, 'redis answered; starting');
-        return true;
-      }
-    } catch (error) {
-      const now = clock.monotonic();
-      if (lastSaid === null || now - lastSaid >= remindMs) {
-        logger.warn(
-          {
+  let lastKind = '';
+  // A refusal at connection (AUTH) reaches the client's `error` event; the PING may fail otherwise ("Connection is
+  // closed", the retries' limit).
+  let connectionError: unknown = null;
+  const onError = (error: unknown) => {
+    connectionError = error;
+  };
+  redis.on('error', onError);
+  try {
+    for (;;) {
+      if (options.signal?.aborted) return false;
+      try {
+        if ((await redis.ping()) === 'PONG') {
+          if (lastSaid !== null)
+            logger.info({ waitedMs: Math.round(clock.monotonic() - started) }, 'redis answered; starting');
+          return true;
+        }
+      } catch (error) {
+        const now = clock.monotonic();
+        const refusal = credentialsRefusal(error) ?? credentialsRefusal(connectionError);
+        const kind = refusal?.code ?? 'unreachable';
+        if (lastSaid === null || kind !== lastKind || now - lastSaid >= remindMs) {
+          const fields = {
             redis: redisTarget(options.url),
             waitedMs: Math.round(now - started),
             retryMs,
             ...errFields(error),
-          },
-          lastSaid === null
-            ? 'not started: waiting for Redis (REDIS_URL); /healthz answers 503 meanwhile'
-            : 'still waiting for Redis (REDIS_URL)',
-        );
-        lastSaid = now;
+          };
+          if (refusal)
+            logger.error(
+              { ...fields, refused: refusal.code },
+              `${lastSaid === null ? 'not started' : 'still not started'}: ${describeRefusal(refusal)}; ` +
+                'waiting for Redis to take them; /healthz answers 503 meanwhile',
+            );
+          else
+            logger.warn(
+              fields,
+              lastSaid === null
+                ? 'not started: waiting for Redis (REDIS_URL); /healthz answers 503 meanwhile'
+                : 'still waiting for Redis (REDIS_URL)',
+            );
+          lastSaid = now;
+          lastKind = kind;
+        }
       }
+      connectionError = null;
+      await new Promise<void>((resolve) => clock.setTimeout(resolve, retryMs));
     }
-    await new Promise<void>((resolve) => clock.setTimeout(resolve, retryMs));
+  } finally {
+    redis.off('error', onError);
   }
 }

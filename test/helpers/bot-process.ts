@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -91,6 +91,22 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Whether the redis-server binary is on PATH (startOwnRedis needs it). Without it, says once why the tests that
+ * need one are skipped.
+ */
+export function hasRedisServer(): boolean {
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    console.warn(
+      'redis-server is not on PATH: the tests that start a Redis of their own are skipped (apt-get install redis-server)',
+    );
+    return false;
+  }
+}
+
 /** A redis-server of the test's own (on a free port, in a temp dir), which it may stop: never the shared one. */
 export async function startOwnRedis(
   dir: string,
@@ -111,7 +127,9 @@ export async function startOwnRedis(
     try {
       await probe.connect().catch(() => undefined);
       if ((await probe.ping()) === 'PONG') break;
-    } catch {
+    } catch (error) {
+      // Started with --requirepass: it answers, asking for the password.
+      if (/NOAUTH/.test(String(error))) break;
       await new Promise((r) => setTimeout(r, 50));
     }
   }

@@ -10,6 +10,7 @@ import { FAKE_SEED } from '../../src/fake-slack/index.js';
 import { makeLogger } from '../../src/lib/logger.js';
 import { type LocalMode, startLocalMode } from '../../src/local/local-mode.js';
 import { isPortFree } from '../../src/local/ports.js';
+import { hasRedisServer, startOwnRedis } from '../helpers/bot-process.js';
 import { TEST_REDIS_URL } from '../helpers/env.js';
 
 const logger = makeLogger({ level: 'silent' });
@@ -130,6 +131,25 @@ describe('local mode', () => {
     );
     expect(await isPortFree(sandbox.port, '127.0.0.1')).toBe(true);
   });
+
+  it.skipIf(!hasRedisServer())(
+    'a password Redis refuses: start-up fails saying so, with the reply, never the password',
+    async () => {
+      const own = await startOwnRedis(dataDir, ['--requirepass', 'right-secret']);
+      try {
+        const failed = await start({ REDIS_URL: `redis://:wrong-secret@127.0.0.1:${own.port}` }).catch(
+          (error: unknown) => error as Error,
+        );
+        expect(failed).toBeInstanceOf(Error);
+        const message = (failed as Error).message;
+        expect(message).toMatch(/^Redis refused the credentials in REDIS_URL \(WRONGPASS /);
+        expect(message).toMatch(/unset REDIS_URL to use the embedded store/);
+        expect(message).not.toContain('wrong-secret');
+      } finally {
+        await own.stop();
+      }
+    },
+  );
 
   it('uses Redis for the store and the budget when REDIS_URL is set', async () => {
     // A database of its own: local mode writes under the production prefix, which no other test uses.

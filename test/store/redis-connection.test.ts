@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createRedis, redisTarget } from '../../src/store/redis-connection.js';
+import { createRedis, redisTarget, waitForRedis } from '../../src/store/redis-connection.js';
 import { eventually } from '../helpers/bot-harness.js';
-import { startOwnRedis } from '../helpers/bot-process.js';
+import { hasRedisServer, startOwnRedis } from '../helpers/bot-process.js';
 import { TEST_REDIS_URL } from '../helpers/env.js';
 import { captureLogger } from '../helpers/upstream-stack.js';
 
@@ -83,3 +84,63 @@ it('sends the commands of one turn of the event loop in one write (a burst of ac
     redis.disconnect();
   }
 });
+
+const withRedisServer = hasRedisServer();
+
+type Line = { level: number; msg: string; refused?: string };
+
+it.skipIf(!withRedisServer)(
+  'credentials Redis refuses (a wrong password, none, a wrong ACL user, an ACL user without rights): said as such at error level with the fix, never the password; the wait goes on until Redis takes them',
+  async () => {
+    const own = await startOwnRedis(dir, ['--requirepass', 'right-secret']);
+    const admin = new Redis(`redis://:right-secret@127.0.0.1:${own.port}`, { maxRetriesPerRequest: 2 });
+    await admin.call('ACL', 'SETUSER', 'limited', 'on', '>limited-secret', '~*', '-@all', '+get');
+    const at = `127.0.0.1:${own.port}`;
+    /** Waits with `url` until the refusal is said; the wait, its lines, and a way to end it. */
+    const waitWith = async (url: string) => {
+      const { logger, lines } = captureLogger('info');
+      const redis = createRedis(url, logger, { retryStrategy: () => 50 });
+      const controller = new AbortController();
+      const waiting = waitForRedis(redis, logger, { url, retryMs: 20, signal: controller.signal });
+      const parsed = () => lines.map((l) => JSON.parse(l) as Line);
+      // The wait's first line, whatever it says.
+      const said = await eventually(() => parsed().find((l) => l.msg.startsWith('not started:')));
+      return { said, parsed, lines, waiting, redis, stop: () => controller.abort() };
+    };
+    try {
+      for (const [url, code, fix, secret] of [
+        [`redis://:wrong-secret@${at}`, 'WRONGPASS', /password/, 'wrong-secret'],
+        [`redis://${at}`, 'NOAUTH', /has none/, null],
+        [`redis://nobody:nobody-secret@${at}`, 'WRONGPASS', /ACL user/, 'nobody-secret'],
+        [`redis://limited:limited-secret@${at}`, 'NOPERM', /permission/, 'limited-secret'],
+      ] as const) {
+        const { said, parsed, lines, waiting, redis, stop } = await waitWith(url);
+        try {
+          expect(said.msg).toMatch(/^not started: Redis refused the credentials in REDIS_URL/);
+          expect(said).toMatchObject({ level: 50, refused: code });
+          expect(said.msg).toMatch(fix);
+          expect(said.msg).toMatch(/waiting/);
+          // Not an outage: nothing says Redis is unreachable.
+          expect(parsed().map((l) => l.msg)).not.toContain('redis unreachable; retrying');
+          if (secret !== null) expect(lines.join('\n')).not.toContain(secret);
+        } finally {
+          stop();
+          expect(await waiting).toBe(false);
+          redis.disconnect();
+        }
+      }
+      // A password rotated on the Redis side: the replica waits, and starts once Redis takes it.
+      const { waiting, redis } = await waitWith(`redis://:rotated-secret@${at}`);
+      try {
+        await admin.config('SET', 'requirepass', 'rotated-secret');
+        expect(await waiting).toBe(true);
+      } finally {
+        redis.disconnect();
+      }
+    } finally {
+      admin.disconnect();
+      await own.stop();
+    }
+  },
+  60_000,
+);
