@@ -118,6 +118,36 @@ describe('/estoque vincular', () => {
     for (const line of check) expect(line.correlationId).toBe(failed[0]?.correlationId);
   });
 
+  it('a refused attempt (a wrong password, an active session, a company the login cannot see) is logged once at info with its workspace, correlation id and reason, never the password', async () => {
+    const attempts = [
+      [{ login: C1.login, password: 'Errada-S3cr3t-1', company: '1' }, 'login_refused'],
+      [
+        {
+          login: DEMO_FACTS.activeSessionLogin.login,
+          password: DEMO_FACTS.activeSessionLogin.password,
+          company: '1',
+        },
+        'active_session',
+      ],
+      [{ login: C1.login, password: C1.password, company: '2' }, 'company_forbidden'],
+    ] as const;
+    for (const [values, reason] of attempts) {
+      const before = h.logs.length;
+      const answer = JSON.parse((await h.submitLink(values, { user: USERS.admin })).body) as Answer;
+      expect(answer.response_action).toBe('errors');
+      const lines = h.logs.slice(before).map((line) => JSON.parse(line) as Record<string, unknown>);
+      const failed = lines.filter((line) => line.msg === 'link attempt failed');
+      expect(failed).toHaveLength(1);
+      expect(failed[0]).toMatchObject({
+        level: 30,
+        reason,
+        workspaceId: TEAM,
+        correlationId: expect.any(String),
+      });
+      expect(h.logs.slice(before).join('')).not.toContain(values.password);
+    }
+  });
+
   it('a read under the old link that lands after a link to another company never shows under the new one', async () => {
     await h.link(TEAM);
     // A read of company 1's stockrooms is held at upstream while the workspace is linked to company 2.

@@ -89,6 +89,7 @@ export class LinkService {
     } catch (error) {
       if (error instanceof AuthRejectedError) {
         if (error.hasActiveSession) {
+          refused(log, 'active_session', error);
           return {
             ok: false,
             field: 'endSession',
@@ -96,6 +97,7 @@ export class LinkService {
               'Já existe uma sessão ativa para este login. Marque esta opção para encerrá-la e envie de novo.',
           };
         }
+        refused(log, 'login_refused', error);
         return {
           ok: false,
           field: 'password',
@@ -114,6 +116,7 @@ export class LinkService {
       stockroomCount = stockrooms.length;
     } catch (error) {
       if (error instanceof UpstreamForbiddenError) {
+        refused(log, 'company_forbidden', error);
         return {
           ok: false,
           field: 'company',
@@ -248,6 +251,18 @@ export class LinkService {
       return { ok: false, field: null, reason: 'busy', retryAt: error.pausedUntil };
     return { ok: false, field: null, reason: 'unavailable' };
   }
+}
+
+/**
+ * Why the upstream refused a link attempt (the admin sees it on the form's field): the issuer refused the login
+ * (`login_refused`: a wrong password, an unknown login...), it has a session open elsewhere (`active_session`), or
+ * the login cannot see the company (`company_forbidden`).
+ */
+type LinkRefusal = 'login_refused' | 'active_session' | 'company_forbidden';
+
+/** One info line per refused attempt (its workspace and correlation id are on `log`); errors never hold a password. */
+function refused(log: Logger, reason: LinkRefusal, error: unknown): void {
+  log.info({ reason, ...errFields(error) }, 'link attempt failed');
 }
 
 /** What `/estoque status` and the Home say of a broken link's automatic checks. */
