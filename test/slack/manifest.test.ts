@@ -29,6 +29,18 @@ function listUnder(key: string): string[] {
 }
 
 describe('manifest.yml', () => {
+  it('its first comment counts the placeholder URLs to replace as they are', () => {
+    const words = ['', 'once', 'twice', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+    const uses =
+      manifest
+        .split('\n')
+        .filter((line) => !line.trim().startsWith('#'))
+        .join('\n')
+        .split('https://estoque-bot.example.com').length - 1;
+    const said = /https:\/\/estoque-bot\.example\.com \((\w+)\b/.exec(manifest)?.[1];
+    expect(said).toBe(words[uses]);
+  });
+
   it('asks for exactly the bot scopes an OAuth install requests', () => {
     expect(listUnder('bot').sort()).toEqual([...BOT_SCOPES].sort());
   });
