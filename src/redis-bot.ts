@@ -278,9 +278,11 @@ function serveNotReady(
   let waitingFor: StartupWait = 'redis';
   const server = createServer((req, res) => {
     const path = req.method === 'GET' ? req.url?.split('?')[0] : undefined;
-    // Alive while it waits (for Redis, however long): only readiness fails. Scraped as when started.
+    // Alive while it waits (for Redis, however long): only readiness fails. Scraped as when started. No connection
+    // is kept open: this server gives the port to the bot.
     if (path === '/livez' || path === '/metrics') {
       req.resume();
+      res.setHeader('connection', 'close');
       (path === '/livez' ? liveHandler : metrics)(req, res);
       return;
     }
