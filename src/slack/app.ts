@@ -5,11 +5,9 @@ import {
   type AppOptions,
   AuthorizationError,
   type Authorize,
-  type Logger as BoltLogger,
   type CustomRoute,
   HTTPModuleFunctions,
   HTTPReceiver,
-  LogLevel,
   type ReceiverEvent,
   type ReceiverProcessEventErrorHandlerArgs,
   SocketModeReceiver,
@@ -17,7 +15,7 @@ import {
 } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Config } from '../config.js';
-import { errFields, type Logger, maskSecretsInLine, sanitizeForLog } from '../lib/logger.js';
+import { errFields } from '../lib/logger.js';
 import type { SlackInstallationStore } from '../store/installation-store.js';
 import type { KeyValue } from '../store/kv.js';
 import { registerActions } from './actions/index.js';
@@ -34,6 +32,7 @@ import {
   signedHeaders,
 } from './request-guard.js';
 import { retryingFetch } from './response-url.js';
+import { boltLogger, webApiLogger } from './slack-logger.js';
 import { meteredFetch, metricsHandler, timeAcks } from './slack-metrics.js';
 import { registerLinkModal } from './views/link-modal.js';
 import { INTERACTIVE_WEB_CLIENT } from './web-clients.js';
@@ -116,7 +115,8 @@ export function buildSlackApp(options: SlackAppOptions): App {
     extendedErrorHandler: true,
     ...(oauthOptions ?? {
       authorize: singleWorkspaceAuthorize(
-        new webApi.WebClient(undefined, clientOptions),
+        // Bolt gives its own clients its logger; this one is built before Bolt is.
+        new webApi.WebClient(undefined, { ...clientOptions, logger: webApiLogger(deps.logger) }),
         options.botToken ?? config.SLACK_BOT_TOKEN ?? '',
       ),
     }),
@@ -313,51 +313,4 @@ export function healthHandler(
     };
     kv.ping().then(answer, () => answer(false));
   };
-}
-
-/**
- * Bolt's logger interface over pino, so Bolt's own lines are structured too: its text parts become `msg`, an Error
- * becomes `err` (name, message, code; never a stack), other objects become `data` as JSON, not "[object Object]".
- */
-export function boltLogger(logger: Logger): BoltLogger {
-  const child = logger.child({ component: 'bolt' });
-  let level: LogLevel = LogLevel.INFO;
-  const write =
-    (method: 'debug' | 'info' | 'warn' | 'error') =>
-    (...parts: unknown[]) => {
-      // Bolt calls debug on every request: nothing is masked or copied for a line the level drops.
-      if (!child.isLevelEnabled(method)) return;
-      const { fields, msg } = boltLine(parts);
-      child[method](fields, msg);
-    };
-  return {
-    debug: write('debug'),
-    info: write('info'),
-    warn: write('warn'),
-    error: write('error'),
-    setLevel: (next: LogLevel) => {
-      level = next;
-    },
-    getLevel: () => level,
-    setName: () => undefined,
-  };
-}
-
-function boltLine(parts: unknown[]): { fields: Record<string, unknown>; msg: string } {
-  const text: string[] = [];
-  const data: unknown[] = [];
-  let err: ReturnType<typeof errFields>['err'] | undefined;
-  for (const part of parts) {
-    if (part instanceof Error && err === undefined) err = errFields(part).err;
-    else if (part instanceof Error) data.push(errFields(part).err);
-    else if (part !== null && typeof part === 'object') data.push(sanitizeForLog(part));
-    else text.push(String(part));
-  }
-  const fields: Record<string, unknown> = {
-    ...(err && { err }),
-    ...(data.length === 1 ? { data: data[0] } : data.length > 1 ? { data } : {}),
-  };
-  // Bolt's and the Web client's debug lines carry request and answer bodies as text (the OAuth exchange's
-  // client_secret and code among them): pino's key redaction cannot see inside a string.
-  return { fields, msg: maskSecretsInLine(text.join(' ').trim()) || (err ? err.message : 'bolt') };
 }

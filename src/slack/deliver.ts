@@ -15,7 +15,7 @@ import { slackCallFailure } from './paced-post.js';
 import { ResponseUrlOutcomeUnknownError } from './response-url.js';
 import { answerOutcome } from './slack-metrics.js';
 import { emailOf } from './slack-users.js';
-import { singleAttemptClient } from './web-clients.js';
+import { type PolicyClientDeps, singleAttemptClient } from './web-clients.js';
 
 export type DeliveryMode =
   /** A new ephemeral answer (a command): it replaces its own first message, if one was shown. */
@@ -243,7 +243,7 @@ export async function sendResponse(
     recipient,
     message,
     responseUrlInDoubt ? 'ephemeral' : options.response_type,
-    deps.metrics,
+    deps,
   );
   const inDoubt = responseUrlInDoubt || channelPostInDoubt;
   const fields = {
@@ -349,11 +349,11 @@ async function deliverElsewhere(
   recipient: Recipient,
   message: Message,
   responseType: 'ephemeral' | 'in_channel',
-  metrics: SlackDeps['metrics'],
+  deps: PolicyClientDeps,
 ): Promise<{ deliveredBy: string | null; failures: string[]; channelPostInDoubt: boolean }> {
   const { client, userId, channelId } = recipient;
   const content = { text: message.text, blocks: message.blocks };
-  const poster = singleAttemptClient(client, metrics);
+  const poster = singleAttemptClient(client, deps);
   const ways: [string, () => Promise<unknown>][] = [];
   if (channelId && responseType === 'in_channel')
     ways.push(['chat.postMessage', () => poster.chat.postMessage({ channel: channelId, ...content })]);

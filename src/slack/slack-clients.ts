@@ -2,6 +2,7 @@ import { webApi } from '@slack/bolt';
 import type { InstallationStore } from '@slack/oauth';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../lib/logger.js';
+import { webApiLogger } from './slack-logger.js';
 
 /** A Web API client per workspace, for work that starts without a Slack request (the digest scheduler). */
 export interface SlackClients {
@@ -30,7 +31,7 @@ export interface SlackClientsOptions {
  */
 export function createSlackClients(options: SlackClientsOptions): SlackClients {
   const clients = new Map<string, WebClient>();
-  const logger = webApiLogger(options.logger.child({ component: 'slack-web-api' }));
+  const logger = webApiLogger(options.logger);
   const clientFor = (token: string): WebClient => {
     let client = clients.get(token);
     if (!client) {
@@ -68,21 +69,5 @@ export function createSlackClients(options: SlackClientsOptions): SlackClients {
         return null;
       }
     },
-  };
-}
-
-/** The WebClient's logger interface over pino; its own messages are debug noise except warnings. */
-function webApiLogger(logger: Logger) {
-  let level = webApi.LogLevel.WARN;
-  return {
-    debug: (...msg: unknown[]) => logger.debug(msg.map(String).join(' ')),
-    info: (...msg: unknown[]) => logger.debug(msg.map(String).join(' ')),
-    warn: (...msg: unknown[]) => logger.warn(msg.map(String).join(' ')),
-    error: (...msg: unknown[]) => logger.error(msg.map(String).join(' ')),
-    setLevel: (next: webApi.LogLevel) => {
-      level = next;
-    },
-    getLevel: () => level,
-    setName: () => undefined,
   };
 }

@@ -1,6 +1,8 @@
 import { webApi } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
+import { webApiLogger } from './slack-logger.js';
 import { meteredFetch } from './slack-metrics.js';
 
 /**
@@ -52,6 +54,12 @@ export const SINGLE_ATTEMPT_WEB_CLIENT = {
   timeout: 5_000,
 } as const;
 
+/** What a listener's client under another policy is built with: its Slack errors counted, its own lines logged. */
+export interface PolicyClientDeps {
+  metrics: Pick<Metrics, 'slackApiError'>;
+  logger: Logger;
+}
+
 type ClientPolicy =
   | typeof TRIGGER_WEB_CLIENT
   | typeof TRIGGER_OPEN_WEB_CLIENT
@@ -60,13 +68,10 @@ const boundClients = new Map<ClientPolicy, WeakMap<WebClient, WebClient>>();
 
 /**
  * The same workspace's client under another policy (one per listener client and policy, kept with it); its Slack
- * errors are counted like the listener client's.
+ * errors are counted like the listener client's, and its own lines (`http request failed`…) go to the JSON log, as
+ * the listener client's do (until 2026-11-27 it had no logger: they were plain text on stderr).
  */
-function withPolicy(
-  client: WebClient,
-  metrics: Pick<Metrics, 'slackApiError'>,
-  policy: ClientPolicy,
-): WebClient {
+function withPolicy(client: WebClient, deps: PolicyClientDeps, policy: ClientPolicy): WebClient {
   let clients = boundClients.get(policy);
   if (!clients) {
     clients = new WeakMap();
@@ -77,7 +82,8 @@ function withPolicy(
     bound = new webApi.WebClient(client.token, {
       slackApiUrl: client.slackApiUrl,
       ...policy,
-      fetch: meteredFetch(metrics, client.slackApiUrl),
+      fetch: meteredFetch(deps.metrics, client.slackApiUrl),
+      logger: webApiLogger(deps.logger),
     });
     clients.set(client, bound);
   }
@@ -85,16 +91,16 @@ function withPolicy(
 }
 
 /** The workspace's client with the trigger_id policy (TRIGGER_WEB_CLIENT). */
-export function triggerClient(client: WebClient, metrics: Pick<Metrics, 'slackApiError'>): WebClient {
-  return withPolicy(client, metrics, TRIGGER_WEB_CLIENT);
+export function triggerClient(client: WebClient, deps: PolicyClientDeps): WebClient {
+  return withPolicy(client, deps, TRIGGER_WEB_CLIENT);
 }
 
 /** The workspace's client for views.open's attempts (TRIGGER_OPEN_WEB_CLIENT: one each, retried by the caller). */
-export function triggerOpenClient(client: WebClient, metrics: Pick<Metrics, 'slackApiError'>): WebClient {
-  return withPolicy(client, metrics, TRIGGER_OPEN_WEB_CLIENT);
+export function triggerOpenClient(client: WebClient, deps: PolicyClientDeps): WebClient {
+  return withPolicy(client, deps, TRIGGER_OPEN_WEB_CLIENT);
 }
 
 /** The workspace's client that makes one attempt (SINGLE_ATTEMPT_WEB_CLIENT). */
-export function singleAttemptClient(client: WebClient, metrics: Pick<Metrics, 'slackApiError'>): WebClient {
-  return withPolicy(client, metrics, SINGLE_ATTEMPT_WEB_CLIENT);
+export function singleAttemptClient(client: WebClient, deps: PolicyClientDeps): WebClient {
+  return withPolicy(client, deps, SINGLE_ATTEMPT_WEB_CLIENT);
 }

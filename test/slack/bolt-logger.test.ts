@@ -1,7 +1,7 @@
 import { SocketModeReceiver } from '@slack/bolt';
 import { expect, it } from 'vitest';
 import { BlockIds, InputActionIds, ViewIds } from '../../src/render/ids.js';
-import { boltLogger } from '../../src/slack/app.js';
+import { boltLogger } from '../../src/slack/slack-logger.js';
 import { captureLogger } from '../helpers/upstream-stack.js';
 
 it("Bolt's own lines: text as msg, an Error as err, objects as JSON fields; never [object Object] or a stack", () => {

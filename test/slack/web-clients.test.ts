@@ -9,6 +9,7 @@ import {
   textOf,
   USERS,
 } from '../helpers/bot-harness.js';
+import { consoleAndStderr } from '../helpers/console-spy.js';
 
 /**
  * The Web API retries of listeners, bounded (src/slack/web-clients.ts): seen as the calls the fake Slack received
@@ -61,13 +62,13 @@ describe('views.open, tied to a trigger_id', () => {
   });
 });
 
-describe('other calls of listeners', () => {
-  /** `/estoque almoxarifados` whose response_url is dead: the answer goes by chat.postEphemeral, retried. */
-  async function answerByEphemeral() {
-    h.slack.failNext('response_url', { error: 'expired_url' }, 1);
-    return h.command('/estoque', 'almoxarifados');
-  }
+/** `/estoque almoxarifados` whose response_url is dead: the answer goes by chat.postEphemeral, retried. */
+async function answerByEphemeral() {
+  h.slack.failNext('response_url', { error: 'expired_url' }, 1);
+  return h.command('/estoque', 'almoxarifados');
+}
 
+describe('other calls of listeners', () => {
   it('retry a 5xx twice, then give up (the failure is logged, the answer goes another way)', async () => {
     h.slack.failNext('chat.postEphemeral', { status: 503 }, 10);
     const result = await answerByEphemeral();
@@ -163,5 +164,37 @@ describe('messages posted in a channel or a DM', () => {
     await eventually(() => h.logs.some((l) => l.includes('dm: slack_webapi_request_error')));
     expect(callsOf('chat.postMessage')).toHaveLength(1);
     expect(h.slack.messages.filter((m) => m.channel.startsWith('D'))).toHaveLength(1);
+  });
+});
+
+/**
+ * Every client the bot uses logs through pino (slack-logger.ts): until 2026-11-27 the clients of web-clients.ts
+ * (and the single-workspace auth.test's, test/slack/single-workspace-acks.test.ts) had no logger, and a failed call
+ * wrote `[WARN]  web-api:WebClient:1 http request failed fetch failed` as plain text on stderr.
+ */
+describe("the clients' own lines", () => {
+  it('a call whose reply is lost writes nothing on the console or stderr: its line is in the JSON log', async () => {
+    const outside = consoleAndStderr();
+    try {
+      // The chat help's post: singleAttemptClient (web-clients.ts).
+      h.slack.failNext('chat.postMessage', { dropReply: true }, 1);
+      await h.event(mention().event, TEAM);
+      await eventually(() => h.logs.some((l) => l.includes('chat help not sent')));
+      // An answer by chat.postEphemeral: the listener's own client (Bolt's), retried twice.
+      h.slack.failNext('chat.postEphemeral', { dropReply: true }, 3);
+      await answerByEphemeral();
+      await eventually(
+        () => callsOf('chat.postEphemeral').length === 3 && h.logs.some((l) => l.includes('"dm"')),
+      );
+    } finally {
+      outside.restore();
+    }
+    expect(outside.written).toEqual([]);
+    const failed = h.logs
+      .map((l) => JSON.parse(l) as { level: number; component?: string; msg: string })
+      .filter((l) => l.msg.startsWith('http request failed'));
+    expect(failed.filter((l) => l.component === 'slack-web-api')).toHaveLength(1);
+    expect(failed.filter((l) => l.component === 'bolt')).toHaveLength(3);
+    expect(failed.every((l) => l.level === 40)).toBe(true);
   });
 });

@@ -29,7 +29,7 @@ export function handleDigestCommand(
             weekdaysOnly: command.weekdaysOnly,
           },
           // One attempt: a retried confirmation after a 5xx or a timeout could appear twice in the channel.
-          singleAttemptClient(args.client, deps.metrics),
+          singleAttemptClient(args.client, deps),
         );
       case 'digest-cancel':
         return deps.digestSubscriptions.unsubscribe(workspaceId, channelId);

@@ -75,7 +75,7 @@ async function openLinkModal(deps: SlackDeps, args: CommandArgs): Promise<void> 
   try {
     // The lookup and views.open share the trigger's 3 s: both on the trigger policy (1.3 s each at most).
     const verdict = await linkAdminVerdict(
-      triggerClient(client, deps.metrics),
+      triggerClient(client, deps),
       command.user_id,
       deps.config.BOT_ADMINS,
       args.context,

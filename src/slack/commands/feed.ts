@@ -44,7 +44,7 @@ export function handleFeedCommand(deps: SlackDeps, args: CommandArgs, command: F
           return feed.subscribe(
             { workspaceId, channelId, userId, stockroomId: command.stockroomId, kinds: command.kinds },
             // One attempt: a retried confirmation after a 5xx or a timeout could appear twice in the channel.
-            singleAttemptClient(args.client, deps.metrics),
+            singleAttemptClient(args.client, deps),
           );
         case 'feed-cancel':
           return feed.unsubscribe(workspaceId, channelId);

@@ -47,7 +47,7 @@ export function registerChatHelp(app: App, deps: SlackDeps): void {
     const help = renderChatHelp();
     try {
       // One attempt: after a 5xx or a timeout the help may be in the thread already.
-      await singleAttemptClient(client, deps.metrics).chat.postMessage({
+      await singleAttemptClient(client, deps).chat.postMessage({
         channel: where.channel,
         text: help.text,
         blocks: help.blocks,

@@ -62,7 +62,7 @@ export function registerLinkModal(app: App, deps: SlackDeps): void {
       await ack();
       // The lookup and views.open share the trigger's 3 s: both on the trigger policy (1.3 s each at most).
       const verdict = await linkAdminVerdict(
-        triggerClient(client, deps.metrics),
+        triggerClient(client, deps),
         body.user.id,
         deps.config.BOT_ADMINS,
         context,
@@ -118,7 +118,7 @@ async function submitLink(deps: SlackDeps, args: ViewArgs): Promise<void> {
   // while the link went on behind it).
   const checkLeft = Math.max(0, MODAL_ANSWER_BUDGET_MS - (deps.now() - arrived));
   const verdict = await Promise.race([
-    linkAdminVerdict(triggerClient(client, deps.metrics), userId, deps.config.BOT_ADMINS, args.context),
+    linkAdminVerdict(triggerClient(client, deps), userId, deps.config.BOT_ADMINS, args.context),
     sleep(checkLeft).then((): AdminVerdict => ({ allowed: false, reason: 'lookup-failed' })),
   ]);
   if (!verdict.allowed || workspaceId === null) {

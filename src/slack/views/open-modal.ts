@@ -46,7 +46,7 @@ export async function openModal(
 ): Promise<ModalOpening> {
   const externalId = `estoque-${randomUUID()}`;
   const args = { trigger_id: triggerId, view: { ...view, external_id: externalId } };
-  const opener = triggerOpenClient(client, deps.metrics);
+  const opener = triggerOpenClient(client, deps);
   const started = performance.now();
   const attempt = async (): Promise<ModalOpening> => {
     const opened = await opener.views.open(args);

@@ -1,0 +1,81 @@
+import { type Logger as BoltLogger, LogLevel } from '@slack/bolt';
+import { errFields, type Logger, maskSecretsInLine, sanitizeForLog } from '../lib/logger.js';
+
+/**
+ * The Slack libraries' logger interface (Bolt's, the Web client's, Socket Mode's) over pino. Every Slack client the
+ * bot builds is given one: a client without it writes through @slack/logger's console logger, plain text on stderr
+ * (`[WARN]  web-api:WebClient:1 http request failed fetch failed`, until 2026-11-27), beside the JSON log.
+ */
+
+type Method = 'debug' | 'info' | 'warn' | 'error';
+
+function libraryLogger(logger: Logger, component: string, levels: Record<Method, Method>): BoltLogger {
+  const child = logger.child({ component });
+  let level: LogLevel = LogLevel.INFO;
+  const write =
+    (method: Method) =>
+    (...parts: unknown[]) => {
+      const to = levels[method];
+      // Bolt calls debug on every request: nothing is masked or copied for a line the level drops.
+      if (!child.isLevelEnabled(to)) return;
+      const { fields, msg } = libraryLine(parts, component);
+      child[to](fields, msg);
+    };
+  return {
+    debug: write('debug'),
+    info: write('info'),
+    warn: write('warn'),
+    error: write('error'),
+    setLevel: (next: LogLevel) => {
+      level = next;
+    },
+    getLevel: () => level,
+    setName: () => undefined,
+  };
+}
+
+/**
+ * Bolt's logger interface over pino, so Bolt's own lines are structured too: its text parts become `msg`, an Error
+ * becomes `err` (name, message, code; never a stack), other objects become `data` as JSON, not "[object Object]".
+ */
+export function boltLogger(logger: Logger): BoltLogger {
+  return libraryLogger(logger, 'bolt', {
+    debug: 'debug',
+    info: 'info',
+    warn: 'warn',
+    error: 'error',
+  });
+}
+
+/**
+ * A Web API client's logger (the clients the bot builds itself: the scheduler's, the listeners' other policies,
+ * the bot's identity, the start-up checks): the same lines as boltLogger's under `component: "slack-web-api"`; the
+ * client's info lines are debug noise.
+ */
+export function webApiLogger(logger: Logger): BoltLogger {
+  return libraryLogger(logger, 'slack-web-api', {
+    debug: 'debug',
+    info: 'debug',
+    warn: 'warn',
+    error: 'error',
+  });
+}
+
+function libraryLine(parts: unknown[], component: string): { fields: Record<string, unknown>; msg: string } {
+  const text: string[] = [];
+  const data: unknown[] = [];
+  let err: ReturnType<typeof errFields>['err'] | undefined;
+  for (const part of parts) {
+    if (part instanceof Error && err === undefined) err = errFields(part).err;
+    else if (part instanceof Error) data.push(errFields(part).err);
+    else if (part !== null && typeof part === 'object') data.push(sanitizeForLog(part));
+    else text.push(String(part));
+  }
+  const fields: Record<string, unknown> = {
+    ...(err && { err }),
+    ...(data.length === 1 ? { data: data[0] } : data.length > 1 ? { data } : {}),
+  };
+  // Bolt's and the Web client's debug lines carry request and answer bodies as text (the OAuth exchange's
+  // client_secret and code among them): pino's key redaction cannot see inside a string.
+  return { fields, msg: maskSecretsInLine(text.join(' ').trim()) || (err ? err.message : component) };
+}
