@@ -4,12 +4,15 @@ import type { Redis } from 'ioredis';
 import type { ReplicaConfig } from './config.js';
 import { buildContainer, type Container, type ContainerOptions } from './container.js';
 import { type Clock, systemClock } from './lib/clock.js';
+import { orAfter } from './lib/deadline.js';
 import { errFields, type Logger } from './lib/logger.js';
 import { PromMetrics } from './lib/prom-metrics.js';
 import { renderVanishedLinkAdminNotice } from './render/index.js';
 import { buildSlackApp, liveHandler, startSlackApp } from './slack/app.js';
 import { ABANDON_NOTICE_MS } from './slack/background.js';
+import type { BotIds } from './slack/bot-identity.js';
 import { createSlackClients } from './slack/slack-clients.js';
+import { webApiLogger } from './slack/slack-logger.js';
 import { metricsHandler } from './slack/slack-metrics.js';
 import { SecretBox } from './store/crypto.js';
 import { checkDurability } from './store/durability.js';
@@ -46,6 +49,8 @@ export function buildRedisBot(
     redis?: Redis;
     /** The metrics registry, when one was made before the bot (startReplica's start-up server serves it). */
     metrics?: PromMetrics;
+    /** What the start-up check read of the bot (SLACK_BOT_TOKEN's auth.test): no request asks again. */
+    botIds?: BotIds | null;
   } = {},
 ): RedisBot {
   const redis = options.redis ?? createRedis(config.REDIS_URL, logger);
@@ -85,6 +90,7 @@ export function buildRedisBot(
     kv,
     installations,
     stopping: () => serving.stopping,
+    botIds: options.botIds ?? null,
   });
   return { redis, keys, kv, box, installations, container, app, serving };
 }
@@ -158,15 +164,15 @@ export async function startReplica(
     await waitForRedis(redis, logger.child({ component: 'startup' }), { url: config.REDIS_URL, clock });
     await reportDurability(redis, config.REDIS_URL, logger);
     notReady.waitFor('slack');
-    const tokenTeam =
+    const botIds =
       !config.oauth && config.SLACK_BOT_TOKEN
-        ? await checkSlackToken(config, config.SLACK_BOT_TOKEN, logger)
+        ? await checkSlackToken(config, config.SLACK_BOT_TOKEN, logger, clock)
         : null;
-    if (config.slack.kind === 'socket') await checkAppToken(config, config.slack.appToken, logger);
-    bot = buildRedisBot({ ...config, PORT: port }, logger, { redis, metrics });
+    if (config.slack.kind === 'socket') await checkAppToken(config, config.slack.appToken, logger, clock);
+    bot = buildRedisBot({ ...config, PORT: port }, logger, { redis, metrics, botIds });
     notReady.waitFor('credentials-key');
     await checkCredentialsKey(bot, logger);
-    if (tokenTeam) await resumeAfterNewToken(bot, tokenTeam, logger);
+    if (botIds?.teamId) await resumeAfterNewToken(bot, botIds.teamId, logger);
     await new Promise<void>((resolve) => waiting.close(() => resolve()));
     await startSlackApp(bot.app, bot.container.slackDeps, port).catch((error: unknown) => {
       throw slackStartFailure(error, config) ?? error;
@@ -354,27 +360,52 @@ async function resumeAfterNewToken(bot: RedisBot, teamId: string, logger: Logger
 }
 
 /**
- * auth.test with the bot token before anything starts: a refused token stops start-up with the fix. Returns the
- * token's workspace, or null when Slack could not be asked.
+ * How long start-up waits for Slack to answer a token check (auth.test, apps.connections.open; a refused connection
+ * or a 5xx retried within it). Past it, Slack is unreachable for start-up's purpose: a warn line, and the replica
+ * starts (a single-workspace bot asks its ids again when a request needs them, bot-identity.ts). Until 2026-11-27
+ * each check waited 10 s per attempt over 3 attempts: about 31 s of 503 per replica through a Slack outage.
  */
-async function checkSlackToken(config: ReplicaConfig, token: string, logger: Logger): Promise<string | null> {
-  const client = new webApi.WebClient(token, {
+export const SLACK_CHECK_WAIT_MS = 5_000;
+
+/** The start-up checks' client: the bounds above, its own lines in the JSON log. */
+function startupCheckClient(config: ReplicaConfig, token: string, logger: Logger) {
+  return new webApi.WebClient(token, {
     slackApiUrl: config.SLACK_API_URL,
     retryConfig: { retries: 2, minTimeout: 500, maxTimeout: 2_000 },
-    timeout: 10_000,
-    logLevel: webApi.LogLevel.ERROR,
+    timeout: SLACK_CHECK_WAIT_MS,
+    logger: webApiLogger(logger.child({ component: 'startup' })),
   });
+}
+
+const NO_ANSWER = Symbol('no answer');
+
+/** The check's answer, or NO_ANSWER once SLACK_CHECK_WAIT_MS have passed on `clock` (the call goes on, unheard). */
+function withinCheckWait<T>(call: Promise<T>, clock: Clock): Promise<T | typeof NO_ANSWER> {
+  return orAfter<T | typeof NO_ANSWER>(call, SLACK_CHECK_WAIT_MS, () => NO_ANSWER, clock);
+}
+
+/**
+ * auth.test with the bot token before anything starts: a refused token stops start-up with the fix. Returns the
+ * bot's ids (its workspace among them), or null when Slack could not be asked within SLACK_CHECK_WAIT_MS.
+ */
+async function checkSlackToken(
+  config: ReplicaConfig,
+  token: string,
+  logger: Logger,
+  clock: Clock,
+): Promise<BotIds | null> {
   try {
-    const auth = await client.auth.test();
+    const auth = await withinCheckWait(startupCheckClient(config, token, logger).auth.test(), clock);
+    if (auth === NO_ANSWER) throw new Error(`Slack did not answer within ${SLACK_CHECK_WAIT_MS} ms`);
     logger.info(
       { component: 'startup', teamId: auth.team_id, botUserId: auth.user_id },
       'Slack accepted SLACK_BOT_TOKEN',
     );
-    return auth.team_id ?? null;
+    return { teamId: auth.team_id, botUserId: auth.user_id, botId: auth.bot_id };
   } catch (error) {
     const failure = tokenRefusal(error, 'SLACK_BOT_TOKEN');
     if (failure) throw failure;
-    // Slack unreachable: not the token's fault. Bolt retries its own calls; say it once.
+    // Slack unreachable: not the token's fault. Say it once.
     logger.warn(
       { component: 'startup', ...errFields(error) },
       'could not reach the Slack Web API to check SLACK_BOT_TOKEN (SLACK_API_URL); starting anyway',
@@ -387,15 +418,18 @@ async function checkSlackToken(config: ReplicaConfig, token: string, logger: Log
  * Socket Mode's client retries a refused app token forever inside `start()`: asked first (apps.connections.open,
  * whose URL is left unused), a refused one stops start-up with the fix.
  */
-async function checkAppToken(config: ReplicaConfig, appToken: string, logger: Logger): Promise<void> {
-  const client = new webApi.WebClient(appToken, {
-    slackApiUrl: config.SLACK_API_URL,
-    retryConfig: { retries: 2, minTimeout: 500, maxTimeout: 2_000 },
-    timeout: 10_000,
-    logLevel: webApi.LogLevel.ERROR,
-  });
+async function checkAppToken(
+  config: ReplicaConfig,
+  appToken: string,
+  logger: Logger,
+  clock: Clock,
+): Promise<void> {
   try {
-    await client.apps.connections.open();
+    const open = await withinCheckWait(
+      startupCheckClient(config, appToken, logger).apps.connections.open(),
+      clock,
+    );
+    if (open === NO_ANSWER) throw new Error(`Slack did not answer within ${SLACK_CHECK_WAIT_MS} ms`);
     logger.info({ component: 'startup' }, 'Slack accepted SLACK_APP_TOKEN');
   } catch (error) {
     const failure = tokenRefusal(error, 'SLACK_APP_TOKEN');

@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { loadConfig, type ReplicaConfig } from '../src/config.js';
 import { FAKE_SEED, type FakeSlack, startFakeSlack } from '../src/fake-slack/index.js';
-import { urlVerification } from '../src/fake-slack/signer.js';
-import { drainDelayMs, StartupError, startReplica } from '../src/redis-bot.js';
+import { slashCommand, urlVerification } from '../src/fake-slack/signer.js';
+import { drainDelayMs, SLACK_CHECK_WAIT_MS, StartupError, startReplica } from '../src/redis-bot.js';
+import { renderHelp } from '../src/render/index.js';
 import { SecretBox } from '../src/store/crypto.js';
 import { FeedListenerStore } from '../src/store/feed-listeners.js';
 import { CredentialsKeyCheck } from '../src/store/key-check.js';
@@ -179,6 +180,87 @@ it("/healthz's start-up 503 says what it waits for: Slack's check of the token o
     held.close();
   }
 });
+
+it("the start-up check's auth.test is the only one: the bot's ids it read serve every request", async () => {
+  const config = await socketConfig({});
+  const replica = await startReplica(config, captureLogger('silent').logger);
+  try {
+    expect(slack.calls.filter((c) => c.method === 'auth.test')).toHaveLength(1);
+    const ack = await helpCommand(config.PORT);
+    expect(JSON.parse(ack.body)).toMatchObject({ text: renderHelp().text });
+    expect(slack.calls.filter((c) => c.method === 'auth.test')).toHaveLength(1);
+  } finally {
+    await replica.stop();
+  }
+});
+
+/** A signed `/estoque` (the help) to the replica on `port`. */
+function helpCommand(port: number) {
+  return slashCommand(
+    { eventsUrl: `http://127.0.0.1:${port}/slack/events`, signingSecret: 's' },
+    {
+      command: '/estoque',
+      text: '',
+      teamId: FAKE_SEED.teamId,
+      userId: FAKE_SEED.users.member,
+      channelId: FAKE_SEED.channels.stockroom,
+      responseUrl: slack.newResponseUrl({
+        teamId: FAKE_SEED.teamId,
+        channelId: FAKE_SEED.channels.stockroom,
+        userId: FAKE_SEED.users.member,
+      }),
+      triggerId: slack.newTriggerId(),
+    },
+  );
+}
+
+it(`Slack silent for the token check: start-up waits ${SLACK_CHECK_WAIT_MS} ms of its clock, warns, starts; /estoque is acked at once`, async () => {
+  const config = await socketConfig({});
+  expect(config.slack.kind).toBe('http');
+  // auth.test is held, its retries too: a Slack that takes connections and never answers.
+  const holds = [slack.holdNext('auth.test'), slack.holdNext('auth.test'), slack.holdNext('auth.test')];
+  const clock = new ManualClock(Date.now());
+  const { logger, lines } = captureLogger('info');
+  let replica: Awaited<ReturnType<typeof startReplica>> | null = null;
+  const starting = startReplica(config, logger, { clock }).then((started) => {
+    replica = started;
+    return started;
+  });
+  try {
+    const asked = await holds[0]?.arrived;
+    expect(replica).toBeNull();
+    clock.advance(SLACK_CHECK_WAIT_MS);
+    clock.runDue();
+    await eventually(() => replica, 10_000);
+    expect(asked?.answeredAt).toBeUndefined();
+    const said = lines.map(
+      (l) => JSON.parse(l) as { level: number; msg: string; err?: { message?: string } },
+    );
+    expect(said.find((l) => /check SLACK_BOT_TOKEN/.test(l.msg))).toMatchObject({
+      level: 40,
+      msg: 'could not reach the Slack Web API to check SLACK_BOT_TOKEN (SLACK_API_URL); starting anyway',
+      err: { message: `Slack did not answer within ${SLACK_CHECK_WAIT_MS} ms` },
+    });
+    expect(said.some((l) => l.msg === 'estoque-bot started')).toBe(true);
+    // The command's ack does not wait for the bot's ids: auth.test is still unanswered when it comes.
+    const ack = await helpCommand(config.PORT);
+    expect(ack.status).toBe(200);
+    expect(JSON.parse(ack.body)).toMatchObject({ text: renderHelp().text });
+    expect(asked?.answeredAt).toBeUndefined();
+  } finally {
+    for (const hold of holds) hold.release();
+    // The stop's drain delay and grace run on the manual clock too.
+    let stopped = false;
+    void (await starting).stop().then(() => {
+      stopped = true;
+    });
+    await eventually(() => {
+      clock.advance(1_000);
+      clock.runDue();
+      return stopped;
+    });
+  }
+}, 30_000);
 
 /** Whether something accepts TCP connections on the port (the HTTP client's pool would hide a closed listener). */
 function listening(port: number): Promise<boolean> {

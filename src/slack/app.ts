@@ -13,12 +13,12 @@ import {
   SocketModeReceiver,
   webApi,
 } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
 import type { Config } from '../config.js';
 import { errFields } from '../lib/logger.js';
 import type { SlackInstallationStore } from '../store/installation-store.js';
 import type { KeyValue } from '../store/kv.js';
 import { registerActions } from './actions/index.js';
+import { BotIdentity, type BotIds, singleWorkspaceAuthorize } from './bot-identity.js';
 import { registerCommands } from './commands/index.js';
 import type { SlackDeps } from './deps.js';
 import { registerChatHelp } from './events/chat-help.js';
@@ -35,7 +35,7 @@ import { retryingFetch } from './response-url.js';
 import { boltLogger, webApiLogger } from './slack-logger.js';
 import { meteredFetch, metricsHandler, timeAcks } from './slack-metrics.js';
 import { registerLinkModal } from './views/link-modal.js';
-import { INTERACTIVE_WEB_CLIENT } from './web-clients.js';
+import { IDENTITY_WEB_CLIENT, INTERACTIVE_WEB_CLIENT } from './web-clients.js';
 
 /** The scopes the bot uses, and no more (manifest.yml lists the same, and says why each). */
 export const BOT_SCOPES = [
@@ -55,6 +55,11 @@ export interface SlackAppOptions {
   installations: SlackInstallationStore | null;
   /** True once the replica stops (SIGTERM): `/healthz` answers 503 at once while the server still drains. */
   stopping?: () => boolean;
+  /**
+   * Single-workspace install: the bot's ids as the replica's start-up check read them (`auth.test`), so that no
+   * request asks again; unset, they are asked when a request first needs them (bot-identity.ts).
+   */
+  botIds?: BotIds | null;
   /** Overrides for tests: the signing secret and bot token when config has none. */
   signingSecret?: string;
   botToken?: string;
@@ -110,16 +115,11 @@ export function buildSlackApp(options: SlackAppOptions): App {
   };
   const common = {
     logger,
+    // Bolt gives its clients its logger (`logger` above) itself.
     clientOptions,
     // app.error gets the request's body: an authorization failure is answered through the guard (below).
     extendedErrorHandler: true,
-    ...(oauthOptions ?? {
-      authorize: singleWorkspaceAuthorize(
-        // Bolt gives its own clients its logger; this one is built before Bolt is.
-        new webApi.WebClient(undefined, { ...clientOptions, logger: webApiLogger(deps.logger) }),
-        options.botToken ?? config.SLACK_BOT_TOKEN ?? '',
-      ),
-    }),
+    ...(oauthOptions ?? { authorize: singleWorkspace(options) }),
   };
   const guard = new RequestGuard({
     seen: deps.seenRequests,
@@ -198,32 +198,26 @@ export function buildSlackApp(options: SlackAppOptions): App {
   return app;
 }
 
-/**
- * One workspace's authorization (SLACK_BOT_TOKEN). Bolt's own, given the token, asks `auth.test` as it is built and
- * keeps that promise: a Slack unreachable at start-up was an unhandled rejection that stopped the process (a crash
- * loop through a Slack incident or a DNS failure), and every request after it failed the same way. This one asks
- * when a request first needs the bot's ids, shares that call, keeps a success and asks again after a failure.
- * While the ids cannot be read, a command or a click goes on without them (nothing of theirs needs them); an
- * Events API event does not (Bolt's ignoreSelf and the chat help need them to tell the bot's own messages from a
- * person's, or the bot would answer itself).
- */
-export function singleWorkspaceAuthorize(client: WebClient, botToken: string): Authorize<boolean> {
-  let ids: Promise<{ botId: string | undefined; botUserId: string | undefined }> | null = null;
-  return async ({ isEnterpriseInstall }, body) => {
-    ids ??= client.auth.test({ token: botToken }).then(
-      (result) => ({ botId: result.bot_id, botUserId: result.user_id }),
-      (error: unknown) => {
-        ids = null;
-        throw error;
-      },
-    );
-    try {
-      return { isEnterpriseInstall, botToken, ...(await ids) };
-    } catch (error) {
-      if (typeof body === 'object' && body !== null && 'event' in body) throw error;
-      return { isEnterpriseInstall, botToken };
-    }
-  };
+/** One workspace's authorization (SLACK_BOT_TOKEN): see bot-identity.ts. */
+function singleWorkspace(options: SlackAppOptions): Authorize<boolean> {
+  const { config, deps } = options;
+  const botToken = options.botToken ?? config.SLACK_BOT_TOKEN ?? '';
+  const client = new webApi.WebClient(botToken, {
+    slackApiUrl: config.SLACK_API_URL,
+    ...IDENTITY_WEB_CLIENT,
+    fetch: meteredFetch(deps.metrics, config.SLACK_API_URL),
+    logger: webApiLogger(deps.logger),
+  });
+  const identity = new BotIdentity({
+    ask: async () => {
+      const answer = await client.auth.test();
+      return { teamId: answer.team_id, botUserId: answer.user_id, botId: answer.bot_id };
+    },
+    known: options.botIds ?? null,
+    logger: deps.logger,
+    now: deps.now,
+  });
+  return singleWorkspaceAuthorize(identity, botToken);
 }
 
 /** Bolt's App, with every event going through the guard first (see request-guard.ts). */

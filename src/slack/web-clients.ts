@@ -54,6 +54,17 @@ export const SINGLE_ATTEMPT_WEB_CLIENT = {
   timeout: 5_000,
 } as const;
 
+/**
+ * The bot's `auth.test` in a single-workspace install (bot-identity.ts), which an Events API event waits for while
+ * the bot's ids are not known: one attempt, 2 s at most, so that the event is answered within Slack's 3 s either way
+ * (a command or a click never waits for it).
+ */
+export const IDENTITY_WEB_CLIENT = {
+  retryConfig: { retries: 0 },
+  rejectRateLimitedCalls: true,
+  timeout: 2_000,
+} as const;
+
 /** What a listener's client under another policy is built with: its Slack errors counted, its own lines logged. */
 export interface PolicyClientDeps {
   metrics: Pick<Metrics, 'slackApiError'>;
