@@ -14,7 +14,9 @@ import {
   webApi,
 } from '@slack/bolt';
 import type { Config } from '../config.js';
+import { systemClock } from '../lib/clock.js';
 import { errFields } from '../lib/logger.js';
+import { OutageLog } from '../lib/outage-log.js';
 import type { SlackInstallationStore } from '../store/installation-store.js';
 import type { KeyValue } from '../store/kv.js';
 import { registerActions } from './actions/index.js';
@@ -32,7 +34,7 @@ import {
   signedHeaders,
 } from './request-guard.js';
 import { retryingFetch } from './response-url.js';
-import { boltLogger, webApiLogger } from './slack-logger.js';
+import { boltLogger, socketConnectionLogger, webApiLogger } from './slack-logger.js';
 import { meteredFetch, metricsHandler, timeAcks } from './slack-metrics.js';
 import { registerLinkModal } from './views/link-modal.js';
 import { IDENTITY_WEB_CLIENT, INTERACTIVE_WEB_CLIENT } from './web-clients.js';
@@ -129,10 +131,22 @@ export function buildSlackApp(options: SlackAppOptions): App {
   });
   let app: App;
   if (config.SLACK_APP_TOKEN) {
+    const outage = new OutageLog({
+      logger: deps.logger.child({ component: 'socket-mode' }),
+      clock: deps.clock ?? systemClock,
+      messages: {
+        first:
+          'cannot reach Slack to open the Socket Mode connection (apps.connections.open, SLACK_API_URL); retrying',
+        reminder:
+          'still cannot reach Slack to open the Socket Mode connection (apps.connections.open, SLACK_API_URL)',
+        ended: 'Socket Mode connected: Slack reached again',
+      },
+    });
     // Built here rather than by Bolt so that /healthz can see the websocket's state.
     const receiver = new SocketModeReceiver({
       appToken: config.SLACK_APP_TOKEN,
-      logger,
+      // The socket client's and its Web API client's lines: apps.connections.open's failed attempts are one outage.
+      logger: socketConnectionLogger(deps.logger, outage, () => socket.connected),
       customRoutes,
       // Socket Mode serves /healthz (and OAuth, if configured) on its own HTTP server, on PORT. Bolt hands
       // installerOptions.clientOptions to the socket client too: its apps.connections.open goes to SLACK_API_URL,
@@ -151,6 +165,7 @@ export function buildSlackApp(options: SlackAppOptions): App {
     });
     receiver.client.on('connected', () => {
       socket.connected = true;
+      outage.recovered();
     });
     for (const state of ['disconnecting', 'disconnected', 'reconnecting', 'connecting'])
       receiver.client.on(state, () => {

@@ -1,5 +1,6 @@
 import { type Logger as BoltLogger, LogLevel } from '@slack/bolt';
 import { errFields, type Logger, maskSecretsInLine, sanitizeForLog } from '../lib/logger.js';
+import type { OutageLog } from '../lib/outage-log.js';
 
 /**
  * The Slack libraries' logger interface (Bolt's, the Web client's, Socket Mode's) over pino. Every Slack client the
@@ -59,6 +60,31 @@ export function webApiLogger(logger: Logger): BoltLogger {
     warn: 'warn',
     error: 'error',
   });
+}
+
+/**
+ * The Socket Mode receiver's logger (its socket client's and that client's Web API client's too). While the socket
+ * is not connected, the `http request failed` lines of apps.connections.open, one per attempt (it retries about a
+ * hundred times, at growing pauses from 1 s), are one outage (`outage`: the first said, then a reminder every
+ * 30 s); anything else, or such a failure while connected (the OAuth exchange's), is said as boltLogger says it.
+ * Until 2026-11-27 each attempt was a warn line, every 1-3 s at first.
+ */
+export function socketConnectionLogger(
+  logger: Logger,
+  outage: OutageLog,
+  connected: () => boolean,
+): BoltLogger {
+  const bolt = boltLogger(logger);
+  return {
+    ...bolt,
+    warn: (...parts: unknown[]) => {
+      if (connected() || parts[0] !== 'http request failed') {
+        bolt.warn(...parts);
+        return;
+      }
+      outage.failed({ err: { message: maskSecretsInLine(parts.slice(1).map(String).join(' ')) } });
+    },
+  };
 }
 
 function libraryLine(parts: unknown[], component: string): { fields: Record<string, unknown>; msg: string } {

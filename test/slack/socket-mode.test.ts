@@ -5,6 +5,8 @@ import { buildSlackApp } from '../../src/slack/app.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
 import { eventually, type Harness, startHarness } from '../helpers/bot-harness.js';
 import { freePort } from '../helpers/bot-process.js';
+import { consoleAndStderr } from '../helpers/console-spy.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 
 /**
  * Socket Mode opens its websocket with apps.connections.open: through SLACK_API_URL, as every other Web API call
@@ -63,4 +65,87 @@ describe('Socket Mode', () => {
       }
     });
   }
+});
+
+/**
+ * Socket Mode with Slack unreachable: its client retries apps.connections.open about a hundred times, with growing
+ * pauses, and its Web API client said each failed attempt (`http request failed`, a warn every 1-3 s at first,
+ * until 2026-11-27). Now one warn line for the outage, then a reminder at most every 30 s, as the wait for Redis
+ * does. (The fake Slack has no websocket: the line said when the connection opens after an outage is tested on
+ * its own, test/lib/outage-log.test.ts.)
+ */
+describe('Socket Mode while Slack cannot be reached', () => {
+  let h: Harness;
+  let clock: ManualClock;
+  beforeAll(async () => {
+    clock = new ManualClock(Date.now());
+    h = await startHarness({ clock });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('says the first failed apps.connections.open, then a reminder at most every 30 s, not one line per attempt', async () => {
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: 'xoxb-1-test',
+      SLACK_APP_TOKEN: 'xapp-1-unreachable',
+      SLACK_API_URL: h.slack.apiUrl,
+      UPSTREAM_BASE_URL: h.sandbox.baseUrl,
+      UPSTREAM_AUTH_URL: h.sandbox.authUrl,
+      CREDENTIALS_KEY: Buffer.alloc(32, 3).toString('base64'),
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      PORT: String(await freePort()),
+      LOG_LEVEL: 'silent',
+    });
+    const app: App = buildSlackApp({
+      config,
+      deps: h.container.slackDeps,
+      kv: new RedisKeyValue(h.redis.redis),
+      installations: null,
+    });
+    // Each attempt reaches Slack and its connection is cut before the answer: `fetch failed`, retried.
+    h.slack.failNext('apps.connections.open', { dropReply: true }, 1_000);
+    const opens = () => h.slack.calls.filter((c) => c.method === 'apps.connections.open').length;
+    const said = () =>
+      h.logs
+        .map(
+          (l) =>
+            JSON.parse(l) as {
+              level: number;
+              msg: string;
+              component?: string;
+              failures?: number;
+              err?: unknown;
+            },
+        )
+        .filter((l) => l.level >= 40 && /Socket Mode|http request failed/.test(l.msg));
+    const outside = consoleAndStderr();
+    void app.start().catch(() => undefined);
+    try {
+      await eventually(() => opens() >= 3);
+      expect(said()).toEqual([
+        expect.objectContaining({
+          level: 40,
+          msg: 'cannot reach Slack to open the Socket Mode connection (apps.connections.open, SLACK_API_URL); retrying',
+          component: 'socket-mode',
+          err: expect.objectContaining({ message: 'fetch failed' }),
+        }),
+      ]);
+      // 30 s later (the clock of the app), the next failed attempt reminds once.
+      const before = opens();
+      clock.advance(30_000);
+      await eventually(() => opens() > before);
+      await eventually(() => said().length === 2);
+      expect(said()[1]).toMatchObject({
+        level: 40,
+        msg: 'still cannot reach Slack to open the Socket Mode connection (apps.connections.open, SLACK_API_URL)',
+        failures: expect.any(Number),
+      });
+      expect(said()[1]?.failures).toBeGreaterThanOrEqual(4);
+    } finally {
+      outside.restore();
+      await app.stop().catch(() => undefined);
+    }
+    expect(outside.written).toEqual([]);
+  });
 });
