@@ -141,7 +141,8 @@ describe('Socket Mode while Slack cannot be reached', () => {
         msg: 'still cannot reach Slack to open the Socket Mode connection (apps.connections.open, SLACK_API_URL)',
         failures: expect.any(Number),
       });
-      expect(said()[1]?.failures).toBeGreaterThanOrEqual(4);
+      // Every failed attempt since the first is counted (the third may fail only after the clock moved).
+      expect(said()[1]?.failures).toBeGreaterThanOrEqual(3);
     } finally {
       outside.restore();
       await app.stop().catch(() => undefined);
