@@ -221,7 +221,8 @@ function singleWorkspace(options: SlackAppOptions): Authorize<boolean> {
     slackApiUrl: config.SLACK_API_URL,
     ...IDENTITY_WEB_CLIENT,
     fetch: meteredFetch(deps.metrics, config.SLACK_API_URL),
-    logger: webApiLogger(deps.logger),
+    // BotIdentity says a failure once per outage; the client's line for each attempt is debug.
+    logger: webApiLogger(deps.logger, { quiet: true }),
   });
   const identity = new BotIdentity({
     ask: async () => {

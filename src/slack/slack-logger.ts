@@ -51,13 +51,14 @@ export function boltLogger(logger: Logger): BoltLogger {
 /**
  * A Web API client's logger (the clients the bot builds itself: the scheduler's, the listeners' other policies,
  * the bot's identity, the start-up checks): the same lines as boltLogger's under `component: "slack-web-api"`; the
- * client's info lines are debug noise.
+ * client's info lines are debug noise. `quiet`: its warnings too (`http request failed`, once per attempt), for a
+ * client whose caller says the failure itself, once (bot-identity.ts).
  */
-export function webApiLogger(logger: Logger): BoltLogger {
+export function webApiLogger(logger: Logger, options: { quiet?: boolean } = {}): BoltLogger {
   return libraryLogger(logger, 'slack-web-api', {
     debug: 'debug',
     info: 'debug',
-    warn: 'warn',
+    warn: options.quiet ? 'debug' : 'warn',
     error: 'error',
   });
 }
