@@ -1,4 +1,4 @@
-import type { LinkStore, WorkspaceLink } from '../store/link-store.js';
+import { credentialOfLink, type LinkStore, type WorkspaceLink } from '../store/link-store.js';
 import type { MaterialScope } from '../store/stock-store.js';
 import type { Priority } from '../upstream/budget.js';
 import type { CallContext } from '../upstream/client.js';
@@ -108,13 +108,7 @@ export function workspaceContext(
     workspaceId: link.workspaceId,
     link,
     call: {
-      credential: {
-        id: link.credentialId,
-        login: link.login,
-        password: link.password,
-        empresaId: link.empresaId,
-        unidadeId: link.unidadeId,
-      },
+      credential: credentialOfLink(link),
       priority,
       ...(correlationId !== undefined && { correlationId }),
     },

@@ -1,5 +1,5 @@
 import { errFields, type Logger } from '../lib/logger.js';
-import { renderBrokenLinkAdminNotice, renderHealedLinkAdminNotice } from '../render/index.js';
+import { type Message, renderBrokenLinkAdminNotice, renderHealedLinkAdminNotice } from '../render/index.js';
 import type { SlackClients } from './slack-clients.js';
 
 /**
@@ -14,18 +14,14 @@ export async function tellLinkingAdminBroken(
   linkedBy: string,
   checkedAgain = false,
 ): Promise<void> {
-  const notice = renderBrokenLinkAdminNotice(undefined, checkedAgain);
-  try {
-    const client = await clients.forWorkspace(workspaceId);
-    if (!client) {
-      logger.warn({ workspaceId }, 'could not DM the linking admin: no Slack installation');
-      return;
-    }
-    await client.chat.postMessage({ channel: linkedBy, text: notice.text, blocks: notice.blocks });
-    logger.info({ workspaceId }, 'linking admin told the link is broken');
-  } catch (error) {
-    logger.warn({ workspaceId, ...errFields(error) }, 'could not DM the linking admin');
-  }
+  await dmLinkingAdmin(
+    clients,
+    logger,
+    workspaceId,
+    linkedBy,
+    renderBrokenLinkAdminNotice(undefined, checkedAgain),
+    'linking admin told the link is broken',
+  );
 }
 
 /**
@@ -38,7 +34,25 @@ export async function tellLinkingAdminHealed(
   workspaceId: string,
   linkedBy: string,
 ): Promise<void> {
-  const notice = renderHealedLinkAdminNotice();
+  await dmLinkingAdmin(
+    clients,
+    logger,
+    workspaceId,
+    linkedBy,
+    renderHealedLinkAdminNotice(),
+    'linking admin told the link works again',
+  );
+}
+
+/** A DM to the admin who linked, through the workspace's own client; a failure is logged, never thrown. */
+async function dmLinkingAdmin(
+  clients: SlackClients,
+  logger: Logger,
+  workspaceId: string,
+  linkedBy: string,
+  notice: Message,
+  told: string,
+): Promise<void> {
   try {
     const client = await clients.forWorkspace(workspaceId);
     if (!client) {
@@ -46,7 +60,7 @@ export async function tellLinkingAdminHealed(
       return;
     }
     await client.chat.postMessage({ channel: linkedBy, text: notice.text, blocks: notice.blocks });
-    logger.info({ workspaceId }, 'linking admin told the link works again');
+    logger.info({ workspaceId }, told);
   } catch (error) {
     logger.warn({ workspaceId, ...errFields(error) }, 'could not DM the linking admin');
   }

@@ -61,6 +61,23 @@ interface StoredLink {
   probes?: LinkProbes | null;
 }
 
+/** The upstream login a link holds, as the upstream client takes it (UpstreamCredential). */
+export function credentialOfLink(link: WorkspaceLink): {
+  id: string;
+  login: string;
+  password: string;
+  empresaId: number | null;
+  unidadeId: number | null;
+} {
+  return {
+    id: link.credentialId,
+    login: link.login,
+    password: link.password,
+    empresaId: link.empresaId,
+    unidadeId: link.unidadeId,
+  };
+}
+
 /** A link remembered as made, found gone although nobody unlinked it (LinkStore.vanished). */
 export interface VanishedLink {
   workspaceId: string;

@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { errFields, type Logger } from '../../lib/logger.js';
 import type { FeedListenerStore } from '../../store/feed-listeners.js';
-import type { LinkBreak, LinkStore, WorkspaceLink } from '../../store/link-store.js';
+import {
+  credentialOfLink,
+  type LinkBreak,
+  type LinkStore,
+  type WorkspaceLink,
+} from '../../store/link-store.js';
 import type { SubscriptionStore } from '../../store/subscription-store.js';
 import type { TokenManager } from '../../upstream/auth.js';
 import { BudgetClosedError, BudgetExhaustedError } from '../../upstream/budget-errors.js';
@@ -166,13 +171,7 @@ export class LinkHealer {
     const { workspaceId } = link;
     const log = this.deps.logger.child({ workspaceId });
     const count = link.probes?.count ?? 0;
-    const credential: UpstreamCredential = {
-      id: link.credentialId,
-      login: link.login,
-      password: link.password,
-      empresaId: link.empresaId,
-      unidadeId: link.unidadeId,
-    };
+    const credential: UpstreamCredential = credentialOfLink(link);
     try {
       await this.deps.tokens.login(credential, { expireCurrentSession: true, priority: 'background' });
       await this.deps.client.listStockrooms({

@@ -1,6 +1,6 @@
 import { type Clock, systemClock, type TimerHandle } from '../../lib/clock.js';
 import { errFields, type Logger } from '../../lib/logger.js';
-import type { LinkStore } from '../../store/link-store.js';
+import { credentialOfLink, type LinkStore } from '../../store/link-store.js';
 import type { TokenManager } from '../../upstream/auth.js';
 import type { LinkHealer } from './link-healer.js';
 
@@ -65,13 +65,7 @@ export class TokenKeeper {
       if (seen.has(link.credentialId)) continue;
       seen.add(link.credentialId);
       try {
-        const credential = {
-          id: link.credentialId,
-          login: link.login,
-          password: link.password,
-          empresaId: link.empresaId,
-          unidadeId: link.unidadeId,
-        };
+        const credential = credentialOfLink(link);
         if (await this.tokens.keepAlive(credential, withinMs)) renewed += 1;
       } catch (error) {
         this.logger.warn({ workspaceId, ...errFields(error) }, 'keep-alive renewal failed');
