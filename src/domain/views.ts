@@ -181,6 +181,8 @@ export interface PurchaseFiltersView {
 export interface PurchaseListView {
   filters: PurchaseFiltersView;
   list: Page<PurchaseOrder>;
+  /** An empty first page filtered by a stockroom the saved active list does not hold (PendingPurchasesView's). */
+  stockroomNotActive?: true;
 }
 
 export interface PurchaseRequestsView {
@@ -199,6 +201,8 @@ export interface ReceiptFiltersView {
 export interface ReceiptListView {
   filters: ReceiptFiltersView;
   list: Page<GoodsReceipt>;
+  /** An empty first page filtered by a stockroom the saved active list does not hold (PendingPurchasesView's). */
+  stockroomNotActive?: true;
 }
 
 export interface LinkStatusView {

@@ -144,7 +144,7 @@ export function renderPurchaseList(answer: Answer<PurchaseListView>, ctx: Render
     list,
     row: (purchase) => purchaseSection(purchase, ctx),
     noun: ['compra', 'compras'],
-    empty: `Nenhuma compra encontrada. ${grouped}`,
+    empty: `Nenhuma compra encontrada. ${grouped}${notActive(answer.data, filters.stockroomId)}`,
     route: { view: 'purchases', filters: filters, page: list.page },
     freshness: answer.freshness,
     ctx,
@@ -191,11 +191,18 @@ export function renderReceiptList(answer: Answer<ReceiptListView>, ctx: RenderCo
     list,
     row: (receipt) => receiptSection(receipt, ctx),
     noun: ['entrada', 'entradas'],
-    empty: 'Nenhuma entrada encontrada.',
+    empty: `Nenhuma entrada encontrada.${notActive(answer.data, filters.stockroomId)}`,
     route: { view: 'receipts', filters: filters, page: list.page },
     freshness: answer.freshness,
     ctx,
   });
+}
+
+/** " O almoxarifado 99 não está entre os ativos…" after an empty list's text, when that is why it may be empty. */
+function notActive(view: { stockroomNotActive?: true }, stockroomId: number | undefined): string {
+  return view.stockroomNotActive && stockroomId !== undefined
+    ? ` ${stockroomNotActiveText(stockroomId)}`
+    : '';
 }
 
 /** At most this many stockrooms are named in a note; the rest are counted. */

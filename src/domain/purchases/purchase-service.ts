@@ -1,5 +1,6 @@
 import { definedOnly } from '../../lib/objects.js';
 import { isLastingRefusal, isTransient } from '../../upstream/budget-errors.js';
+import type { Page } from '../../upstream/client.js';
 import { UpstreamForbiddenError } from '../../upstream/errors.js';
 import type { PurchaseOrder, Stockroom } from '../../upstream/schemas.js';
 import { NoSavedDataError, type ReadOptions } from '../cached-reader.js';
@@ -148,7 +149,10 @@ export class PurchaseService {
       (call) => this.deps.client.listPurchases(call, definedOnly(query)),
       options,
     );
-    return { data: { filters, list: list.data }, freshness: list.freshness };
+    return {
+      data: { filters, list: list.data, ...(await this.notActiveNote(ws, filters.stockroomId, list.data)) },
+      freshness: list.freshness,
+    };
   }
 
   async linkedRequests(
@@ -190,7 +194,24 @@ export class PurchaseService {
       (call) => this.deps.client.listReceipts(call, definedOnly(query)),
       options,
     );
-    return { data: { filters, list: list.data }, freshness: list.freshness };
+    return {
+      data: { filters, list: list.data, ...(await this.notActiveNote(ws, filters.stockroomId, list.data)) },
+      freshness: list.freshness,
+    };
+  }
+
+  /**
+   * `stockroomNotActive` for an empty first page filtered by a stockroom the saved active list does not hold (read
+   * only then: one store read, no call). Older purchases and receipts may name a stockroom no longer active, so the
+   * list is asked all the same; the note says why it may be empty.
+   */
+  private async notActiveNote(
+    ws: WorkspaceContext,
+    stockroomId: number | undefined,
+    list: Page<unknown>,
+  ): Promise<{ stockroomNotActive?: true }> {
+    if (stockroomId === undefined || list.rows.length > 0 || list.page > 1) return {};
+    return (await this.savedStockroom(ws, stockroomId)).notActive ? { stockroomNotActive: true } : {};
   }
 }
 

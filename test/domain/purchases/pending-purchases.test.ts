@@ -2,7 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PurchaseService } from '../../../src/domain/purchases/purchase-service.js';
 import { CatalogService } from '../../../src/domain/stock/catalog-service.js';
 import { renderDigest } from '../../../src/render/digest.js';
-import { renderPendingPurchases } from '../../../src/render/purchases.js';
+import {
+  renderPendingPurchases,
+  renderPurchaseList,
+  renderReceiptList,
+} from '../../../src/render/purchases.js';
 import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
 import { type Harness, saoPaulo, startDigestHarness, WS } from '../../helpers/digest-harness.js';
 
@@ -143,5 +147,30 @@ describe('pending purchases of one stockroom not among the active ones', () => {
     const answer = await purchases.pending(await ws(), 99, 1);
     expect(answer.data.stockroomNotActive).toBeUndefined();
     expect(h.dataCalls().filter((url) => url === '/v1/almoxarifados')).toEqual([]);
+  });
+});
+
+describe('the purchase and receipt lists of one stockroom not among the active ones', () => {
+  it('are read as asked, and an empty first page says the stockroom is not active', async () => {
+    const { h, purchases, ws } = await start();
+    await new CatalogService(h.replica().domain).stockrooms(await ws());
+    const ctx = { timeZone: 'America/Sao_Paulo', now: h.clock.now() };
+    const list = await purchases.list(await ws(), { stockroomId: 99 }, 1);
+    expect(h.dataCalls().some((url) => url.startsWith('/v1/compras-materiais?') && url.includes('99'))).toBe(
+      true,
+    );
+    // Until 2026-11-27: a bare "Nenhuma compra encontrada."
+    expect(list.data.stockroomNotActive).toBe(true);
+    expect(JSON.stringify(renderPurchaseList(list, ctx))).toContain(
+      'O almoxarifado 99 não está entre os ativos desta empresa',
+    );
+    const receipts = await purchases.receipts(await ws(), { stockroomId: 99 }, 1);
+    expect(receipts.data.stockroomNotActive).toBe(true);
+    expect(JSON.stringify(renderReceiptList(receipts, ctx))).toContain(
+      'O almoxarifado 99 não está entre os ativos desta empresa',
+    );
+    // A known stockroom's lists say nothing of it.
+    const known = await purchases.list(await ws(), { stockroomId: NORTE.almoxarifado }, 1);
+    expect(known.data.stockroomNotActive).toBeUndefined();
   });
 });
