@@ -249,7 +249,10 @@ export function buildContainer(options: ContainerOptions): Container {
     subscriptions,
     feedListeners,
     // Read when someone asks for /estoque status, after the engine below exists.
-    feed: { status: (workspaceId) => feed.status(workspaceId) },
+    feed: {
+      status: (workspaceId) => feed.status(workspaceId),
+      linkedAnotherCompany: (workspaceId, empresaId) => feed.linkedAnotherCompany(workspaceId, empresaId),
+    },
     logger,
     now,
   });
@@ -348,7 +351,8 @@ export function buildContainer(options: ContainerOptions): Container {
     reads: {
       async requestStatus(workspaceId, requestId, correlationId, calls) {
         const ws = await workspaces.resolve(workspaceId, 'interactive', correlationId, calls);
-        return (await requests.detail(ws, requestId, 1)).data.header?.statusName ?? null;
+        const statusName = (await requests.detail(ws, requestId, 1)).data.header?.statusName ?? null;
+        return { statusName, empresaId: ws.link.empresaId };
       },
       async ownEmail(workspaceId, user, correlationId, calls) {
         const ws = await workspaces.resolve(workspaceId, 'interactive', correlationId, calls);

@@ -24,13 +24,16 @@ import type { ChannelPoster } from './digest-subscriptions.js';
 
 /** What following needs from the domain; upstream and link failures are thrown, for the usual messages. */
 export interface FollowReads {
-  /** The request's current status name (null when unknown); throws NotFound for a request that does not exist. */
+  /**
+   * The request's current status name (null when unknown) and the company it was read from (the link's); throws
+   * NotFound for a request that does not exist.
+   */
   requestStatus(
     workspaceId: string,
     requestId: number,
     correlationId: string,
     calls?: AnswerCallOptions,
-  ): Promise<string | null>;
+  ): Promise<{ statusName: string | null; empresaId: number | null }>;
   /**
    * The user's e-mail when it matches an upstream user, as `/solicitacao minhas` matches it; throws
    * UserNotMatchedError otherwise.
@@ -128,8 +131,19 @@ export class FeedSubscriptions {
     correlationId: string,
     calls?: AnswerCallOptions,
   ): Promise<Message> {
-    const status = await this.deps.reads.requestStatus(workspaceId, requestId, correlationId, calls);
-    const { follow, created } = await this.deps.store.follow(workspaceId, userId, requestId, status);
+    const { statusName, empresaId } = await this.deps.reads.requestStatus(
+      workspaceId,
+      requestId,
+      correlationId,
+      calls,
+    );
+    const { follow, created } = await this.deps.store.follow(
+      workspaceId,
+      userId,
+      requestId,
+      statusName,
+      empresaId,
+    );
     this.deps.logger.info({ workspaceId, correlationId, requestId, created }, 'request followed');
     return renderFollowing(follow, { already: !created });
   }

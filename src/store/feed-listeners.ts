@@ -30,6 +30,11 @@ export interface Follow {
   /** Status name when the follow began or last changed: what `/solicitacao acompanhando` shows. */
   lastSeenStatus: string | null;
   createdAt: number;
+  /**
+   * The company (empresaId) linked when the follow was made: the request number names that company's request. A
+   * follow stored before 2026-11-27 has none, and counts as the company the feed last read.
+   */
+  empresaId?: number | null;
 }
 
 /** A user following every request whose requester is them (`/solicitacao minhas acompanhar`). */
@@ -129,12 +134,16 @@ export class FeedListenerStore {
 
   // Follows of one request.
 
-  /** Starts following (or keeps following: the first `createdAt` stays, the status seen is updated). */
+  /**
+   * Starts following (or keeps following: the first `createdAt` stays, the status seen and the company are
+   * updated). `empresaId`: the company linked now, whose request the number names.
+   */
   async follow(
     workspaceId: string,
     userId: string,
     requestId: number,
     lastSeenStatus: string | null,
+    empresaId?: number | null,
   ): Promise<{ follow: Follow; created: boolean }> {
     const key = this.keys.feedFollows(workspaceId);
     const field = followField(userId, requestId);
@@ -146,6 +155,8 @@ export class FeedListenerStore {
       lastSeenStatus: lastSeenStatus ?? previous?.lastSeenStatus ?? null,
       createdAt: previous?.createdAt ?? this.now(),
     };
+    const company = empresaId !== undefined ? empresaId : previous?.empresaId;
+    if (company !== undefined) follow.empresaId = company;
     await this.kv.hset(key, field, JSON.stringify(follow));
     await this.index(workspaceId);
     return { follow, created: previous === null };

@@ -366,6 +366,80 @@ describe('lifecycle, like digests', () => {
     expect(told()).toHaveLength(2);
   });
 
+  it('a link to another company ends the old follows at once; a follow made after it stays and its changes are DMed', async () => {
+    // Until 2026-11-27 only the round that noticed the new company ended follows, every one, those made after the
+    // link too, with a DM saying they were the old company's requests.
+    const subscribed = await h.command('/estoque', 'alertas assinar');
+    await h.nextMessage(subscribed.sentAt, { channel: CHANNELS.stockroom, ephemeral: false });
+    await answerTo('/solicitacao', `${REQUEST} acompanhar`);
+    expect(await roundNow(h)).toMatchObject({ ran: true }); // records company 1
+    const C2 = DEMO_FACTS.company2;
+    const told = () =>
+      h.slack.calls
+        .filter((c) => c.method === 'chat.postMessage' && String(c.args.text).includes('outra empresa'))
+        .map((c) => String(c.args.text));
+    await h.link(TEAM, C2.login, C2.password, C2.empresa);
+    // The old company's follow ends with the link itself, its follower told.
+    expect(await feeds().listFollows(TEAM)).toEqual([]);
+    expect(told()).toHaveLength(1);
+    expect(told()[0]).toContain(String(REQUEST));
+    const id = C2.requestIds.last; // "Em separação": it can move
+    expect(textOf(await answerTo('/solicitacao', `${id} acompanhar`))).toContain(String(id));
+    expect((await feeds().listFollows(TEAM))[0]).toMatchObject({ requestId: id, empresaId: C2.empresa });
+    const posts = () =>
+      h.slack.messages.filter((m) => m.channel === CHANNELS.stockroom && !m.ephemeral).length;
+    const postsBefore = posts();
+    // The new company's first round only records (no flood), keeps the new follow and tells nobody again.
+    expect(await roundNow(h)).toMatchObject({ ran: true, round: { recorded: true } });
+    expect(posts()).toBe(postsBefore);
+    expect((await feeds().listFollows(TEAM)).map((f) => f.requestId)).toEqual([id]);
+    expect(told()).toHaveLength(1);
+    expect(told()[0]).toContain(String(REQUEST));
+    expect(told()[0]).not.toContain(String(id));
+    // The new company's request changes: its follower is DMed.
+    const dmsOf = (requestId: number) =>
+      h.slack.calls.filter(
+        (c) =>
+          c.method === 'chat.postMessage' &&
+          c.args.channel === USERS.member &&
+          !String(c.args.text).includes('outra empresa') &&
+          String(c.args.text).includes(String(requestId)),
+      );
+    expect(dmsOf(id)).toHaveLength(0);
+    const made = h.sandbox.advance({
+      empresaId: C2.empresa,
+      changes: 1,
+      kinds: ['status'],
+      requestIds: [id],
+    });
+    expect(made).toHaveLength(1);
+    expect(made).toMatchObject([{ kind: 'status', solicitacaoMaterialId: id }]);
+    expect(await roundNow(h)).toMatchObject({ ran: true });
+    expect(dmsOf(id)).toHaveLength(1);
+    expect((await feeds().listFollows(TEAM)).map((f) => f.requestId)).toEqual([id]);
+    expect(told()).toHaveLength(1);
+  });
+
+  it('unlinked, then linked to another company: the next round ends only the follows of another company', async () => {
+    // The link sees no previous link to compare with; the round does, by the company each follow recorded.
+    await answerTo('/solicitacao', `${REQUEST} acompanhar`);
+    await feeds().follow(TEAM, USERS.admin, REQUEST + 1, 'Aberta'); // stored before follows recorded a company
+    expect(await roundNow(h)).toMatchObject({ ran: true }); // records company 1
+    await h.container.linkService.unlink(TEAM);
+    const C2 = DEMO_FACTS.company2;
+    await h.link(TEAM, C2.login, C2.password, C2.empresa);
+    expect(await feeds().listFollows(TEAM)).toHaveLength(2);
+    const id = C2.requestIds.first;
+    await answerTo('/solicitacao', `${id} acompanhar`);
+    expect(await roundNow(h)).toMatchObject({ ran: true, round: { recorded: true } });
+    expect((await feeds().listFollows(TEAM)).map((f) => f.requestId)).toEqual([id]);
+    const told = h.slack.calls
+      .filter((c) => c.method === 'chat.postMessage' && String(c.args.text).includes('outra empresa'))
+      .map((c) => ({ user: String(c.args.channel), text: String(c.args.text) }));
+    expect(told.map((dm) => dm.user).sort()).toEqual([USERS.admin, USERS.member].sort());
+    expect(told.every((dm) => !dm.text.includes(String(id)))).toBe(true);
+  });
+
   it('app_uninstalled forgets what the feed saw, so a reinstall starts over without a flood', async () => {
     await listen();
     const before = await seenBefore();

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { type Clock, systemClock, type TimerHandle } from '../../lib/clock.js';
 import { orAfter } from '../../lib/deadline.js';
 import { errFields, type Logger } from '../../lib/logger.js';
-import type { FeedListenerStore, WorkspaceListeners } from '../../store/feed-listeners.js';
+import type { FeedListenerStore, Follow, WorkspaceListeners } from '../../store/feed-listeners.js';
 import type { FeedRoundState, FeedSnapshotStore } from '../../store/feed-snapshot-store.js';
 import type { DomainDeps } from '../deps.js';
 import { LinkBrokenError, NotLinkedError } from '../errors.js';
@@ -284,15 +284,13 @@ export class FeedEngine {
    * A link to another company: the request numbers followed were that company's requests, and name others under the
    * new link, whose changes their followers would be DMed about as if they were theirs. Those follows end, and each
    * follower is told which (own follows, by e-mail, still mean the person's requests, and stay). Each step may run
-   * again: a round that dies midway leaves the old scope, and the next one ends what is left.
+   * again: a round that dies midway leaves the old scope, and the next one ends what is left. A follow already ended
+   * (by the link itself, or another replica's round) is not told again.
    */
-  private async endFollowsOfAnotherCompany(
-    workspaceId: string,
-    listeners: WorkspaceListeners,
-  ): Promise<void> {
+  private async endFollowsOfAnotherCompany(workspaceId: string, follows: readonly Follow[]): Promise<void> {
     const byUser = new Map<string, number[]>();
-    for (const follow of listeners.follows) {
-      await this.options.listeners.unfollow(workspaceId, follow.userId, follow.requestId);
+    for (const follow of follows) {
+      if (!(await this.options.listeners.unfollow(workspaceId, follow.userId, follow.requestId))) continue;
       byUser.set(follow.userId, [...(byUser.get(follow.userId) ?? []), follow.requestId]);
     }
     for (const [userId, requestIds] of byUser) {
@@ -305,7 +303,7 @@ export class FeedEngine {
     }
     if (byUser.size > 0)
       this.options.logger.info(
-        { workspaceId, follows: listeners.follows.length, followers: byUser.size },
+        { workspaceId, follows: follows.length, followers: byUser.size },
         'follows of request numbers ended: the workspace links another company',
       );
   }
@@ -348,10 +346,17 @@ export class FeedEngine {
       logger.info({ workspaceId }, 'feed starts over: the workspace links another company or unit');
       await snapshots.forget(workspaceId);
       state = await snapshots.state(workspaceId);
-      if (seen.split(':')[0] !== scope.split(':')[0]) {
-        await this.endFollowsOfAnotherCompany(workspaceId, listeners);
-        listeners = await this.options.listeners.listWorkspace(workspaceId);
-      }
+    }
+    // A follow names the request of the company linked when it was made (Follow.empresaId); one made before that
+    // was recorded counts as the company the feed last read. Until 2026-11-27 every follow ended at a company
+    // change, those made under the new link (before this round) too.
+    const companyChanged = seen !== null && seen.split(':')[0] !== scope.split(':')[0];
+    const another = listeners.follows.filter((follow) =>
+      follow.empresaId === undefined ? companyChanged : follow.empresaId !== ws.link.empresaId,
+    );
+    if (another.length > 0) {
+      await this.endFollowsOfAnotherCompany(workspaceId, another);
+      listeners = await this.options.listeners.listWorkspace(workspaceId);
     }
     if (seen !== scope) await snapshots.setScope(workspaceId, scope);
 
@@ -431,6 +436,17 @@ export class FeedEngine {
       plannedAt: state.nextRoundAt,
       startedAt,
     };
+  }
+
+  /**
+   * The workspace was just linked to another company (LinkService.link): the follows made under another company
+   * (or before follows recorded theirs) end at once, and their followers are told, rather than at the next round.
+   * What the feed saw is left to that round, under its lease: it sees the new scope and starts over, recording.
+   */
+  async linkedAnotherCompany(workspaceId: string, empresaId: number | null): Promise<void> {
+    const { follows } = await this.options.listeners.listWorkspace(workspaceId);
+    const another = follows.filter((follow) => follow.empresaId !== empresaId);
+    if (another.length > 0) await this.endFollowsOfAnotherCompany(workspaceId, another);
   }
 
   async status(workspaceId: string): Promise<FeedStatus> {

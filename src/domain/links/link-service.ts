@@ -58,7 +58,11 @@ export interface LinkServiceDeps {
   logger: Logger;
   now: () => number;
   /** The change feed's state, for `/estoque status` (absent: the feed is off). */
-  feed?: { status(workspaceId: string): Promise<FeedStatus> } | null;
+  feed?: {
+    status(workspaceId: string): Promise<FeedStatus>;
+    /** A link to another company: the old company's follows end now, their followers told (FeedEngine). */
+    linkedAnotherCompany?(workspaceId: string, empresaId: number | null): Promise<void>;
+  } | null;
 }
 
 /** Linking a workspace to an upstream login (admins only; the Slack layer checks who asks). */
@@ -165,8 +169,13 @@ export class LinkService {
     await this.forgetWorkspaceData(workspaceId);
     // What was seen of materials is slow to learn again and stays true for the same company; another company has
     // other materials under the same ids.
-    if (previous && previous.empresaId !== credential.empresaId)
+    if (previous && previous.empresaId !== credential.empresaId) {
       await this.deps.stock.forget({ workspaceId, empresaId: previous.empresaId });
+      // The request numbers followed name the old company's requests: those follows end now, not at the next
+      // feed round (which ends what this misses). Until 2026-11-27 only that round did, and it ended the follows
+      // made since the new link too.
+      await this.deps.feed?.linkedAnotherCompany?.(workspaceId, credential.empresaId);
+    }
     // Another login: the old one's token pair (a refresh token alive for 7 days) goes, as an unlink's does.
     if (previous && previous.credentialId !== credential.id)
       await this.deps.tokens.forget(previous.credentialId);
