@@ -1,6 +1,7 @@
-import type { FeedEngine, RoundReport } from '../domain/feed/engine.js';
+import { type FeedEngine, feedScope, type RoundReport } from '../domain/feed/engine.js';
 import type { FeedListenerStore } from '../store/feed-listeners.js';
 import type { FeedSnapshotStore } from '../store/feed-snapshot-store.js';
+import type { LinkStore } from '../store/link-store.js';
 import type { LocalFeedRounds } from './sandbox-motion.js';
 
 /** How often, and how long apart, a round asked for now waits for one another tick of this process holds. */
@@ -18,6 +19,7 @@ export function localFeedRounds(
   engine: Pick<FeedEngine, 'runIfDue'>,
   snapshots: Pick<FeedSnapshotStore, 'state' | 'updateState'>,
   listeners: Pick<FeedListenerStore, 'listWorkspace'>,
+  links: Pick<LinkStore, 'get'>,
   now: () => number,
   wait: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 ): LocalFeedRounds {
@@ -26,14 +28,19 @@ export function localFeedRounds(
       const { follows } = await listeners.listWorkspace(workspaceId);
       return [...new Set(follows.map((follow) => follow.requestId))];
     },
+    // Never recorded, or recorded under another company or unit than the link's: the next round only records
+    // (the engine starts over), so the changes made now are told by the round after it. Until 2026-11-27 only
+    // "never recorded" counted, and the first `avancar` after a relink told nothing.
     async needsFirstRound(workspaceId) {
-      const [state, workspace] = await Promise.all([
+      const [state, workspace, link] = await Promise.all([
         snapshots.state(workspaceId),
         listeners.listWorkspace(workspaceId),
+        links.get(workspaceId),
       ]);
       const listening =
         workspace.channels.length > 0 || workspace.follows.length > 0 || workspace.ownFollows.length > 0;
-      return listening && state.recordedAt === null;
+      const otherScope = link !== null && state.scope !== null && state.scope !== feedScope(link);
+      return listening && (state.recordedAt === null || otherScope);
     },
     async runNow(workspaceId, { receipts }) {
       for (let attempt = 0; attempt < LEASED_TRIES; attempt += 1) {

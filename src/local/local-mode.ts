@@ -166,6 +166,7 @@ export async function startLocalMode(
             container.feed,
             container.feedSnapshots,
             container.feedListeners,
+            container.links,
             container.domain.now,
           ),
       ),

@@ -3,6 +3,7 @@ import type { RoundReport } from '../../src/domain/feed/engine.js';
 import { localFeedRounds } from '../../src/local/local-feed.js';
 import type { WorkspaceListeners } from '../../src/store/feed-listeners.js';
 import type { FeedRoundState } from '../../src/store/feed-snapshot-store.js';
+import type { LinkStore } from '../../src/store/link-store.js';
 
 /**
  * Local mode's rounds on demand (src/local/local-feed.ts), with the engine and the stores replaced by records of
@@ -17,6 +18,10 @@ function world(options: {
   reports?: RoundReport[];
   listeners?: Partial<WorkspaceListeners>;
   recordedAt?: number;
+  /** FeedRoundState.scope: the company and unit the snapshot was read from. */
+  scope?: string;
+  /** The link's company; null: not linked. */
+  link?: { empresaId: number; unidadeId: number | null } | null;
 }) {
   const updates: Partial<FeedRoundState>[] = [];
   const waits: number[] = [];
@@ -45,7 +50,7 @@ function world(options: {
         lastRoundAt: null,
         lastReadAt: null,
         readUntil: null,
-        scope: null,
+        scope: options.scope ?? null,
       }),
       updateState: async (_workspaceId, changes) => {
         updates.push(changes);
@@ -60,6 +65,12 @@ function world(options: {
         ownFollows: [],
         ...options.listeners,
       }),
+    },
+    {
+      get: async (workspaceId) => {
+        const link = options.link === undefined ? { empresaId: 1, unidadeId: null } : options.link;
+        return link && ({ workspaceId, ...link } as Awaited<ReturnType<LinkStore['get']>>);
+      },
     },
     () => NOW,
     async (ms) => {
@@ -110,5 +121,23 @@ describe('local mode: a feed round now', () => {
         listeners: { follows: [follow, { ...follow, userId: 'U2' }] } as Partial<WorkspaceListeners>,
       }).rounds.followedRequests(WS),
     ).resolves.toEqual([1312]);
+  });
+
+  it('needs a first round too when the snapshot was recorded under another company than the link’s (a relink)', async () => {
+    // Until 2026-11-27 a recorded snapshot was enough: the round after a relink only recorded, and the first
+    // `avancar` told nothing of its changes.
+    const channels = [{ channelId: 'C1' }] as unknown as WorkspaceListeners['channels'];
+    const recorded = { listeners: { channels }, recordedAt: NOW };
+    await expect(world({ ...recorded, scope: '1:' }).rounds.needsFirstRound(WS)).resolves.toBe(false);
+    await expect(
+      world({ ...recorded, scope: '1:', link: { empresaId: 2, unidadeId: null } }).rounds.needsFirstRound(WS),
+    ).resolves.toBe(true);
+    await expect(
+      world({ ...recorded, scope: '1:', link: { empresaId: 1, unidadeId: 5 } }).rounds.needsFirstRound(WS),
+    ).resolves.toBe(true);
+    // Not linked: the round would not run anyway.
+    await expect(world({ ...recorded, scope: '1:', link: null }).rounds.needsFirstRound(WS)).resolves.toBe(
+      false,
+    );
   });
 });

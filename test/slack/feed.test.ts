@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeRoute } from '../../src/domain/routes.js';
 import { FAKE_SEED } from '../../src/fake-slack/index.js';
+import { localFeedRounds } from '../../src/local/local-feed.js';
+import { sandboxMotion } from '../../src/local/sandbox-motion.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import {
   buttonsOf,
@@ -462,6 +464,41 @@ describe('/estoque sandbox avancar', () => {
     const body = JSON.parse(result.body) as { text: string };
     expect(body.text).toContain('só existe no modo local');
     expect(h.sandbox.changes).toEqual([]);
+  });
+
+  it('local mode, right after a link to another company: the first advance is told in the channel', async () => {
+    // Local mode's motion (src/local/sandbox-motion.ts) over this harness's sandbox, stores and engine. Until
+    // 2026-11-27 the snapshot of the old company counted as recorded: the round after the advance only recorded the
+    // new company, and its changes were never told.
+    const motion = sandboxMotion(
+      h.sandbox,
+      async (workspaceId) => (await h.container.links.get(workspaceId))?.empresaId ?? null,
+      () =>
+        localFeedRounds(
+          h.container.feed,
+          h.container.feedSnapshots,
+          h.container.feedListeners,
+          h.container.links,
+          Date.now,
+        ),
+    );
+    const subscribed = await h.command('/estoque', 'alertas assinar');
+    await h.nextMessage(subscribed.sentAt, { channel: CHANNELS.stockroom, ephemeral: false });
+    const made1 = await motion.advance(TEAM, 1);
+    await motion.announce(TEAM, made1);
+    const C2 = DEMO_FACTS.company2;
+    await h.link(TEAM, C2.login, C2.password, C2.empresa);
+    const channel = () => h.slack.messages.filter((m) => m.channel === CHANNELS.stockroom && !m.ephemeral);
+    const before = channel().length;
+    const made = await motion.advance(TEAM, 3);
+    expect(made).toHaveLength(3);
+    await motion.announce(TEAM, made);
+    const text = channel()
+      .slice(before)
+      .map((m) => textOf(m))
+      .join('\n');
+    for (const change of made)
+      expect(text).toContain(`*${change.kind === 'recebimentos' ? change.purchaseId : change.requestId}*`);
   });
 
   it('bad arguments get the usage', async () => {

@@ -4,6 +4,7 @@ import { orAfter } from '../../lib/deadline.js';
 import { errFields, type Logger } from '../../lib/logger.js';
 import type { FeedListenerStore, Follow, WorkspaceListeners } from '../../store/feed-listeners.js';
 import type { FeedRoundState, FeedSnapshotStore } from '../../store/feed-snapshot-store.js';
+import type { WorkspaceLink } from '../../store/link-store.js';
 import type { DomainDeps } from '../deps.js';
 import { LinkBrokenError, NotLinkedError } from '../errors.js';
 import { type DeliveryOutcome, deliverOutbox } from './deliver.js';
@@ -340,7 +341,7 @@ export class FeedEngine {
     }
     // The snapshot belongs to the company (and unit) it was read from. Linked to another one since (directly, or
     // unlinked and linked again), its requests are other requests under the same numbers: start over, recording.
-    const scope = `${ws.link.empresaId}:${ws.link.unidadeId ?? ''}`;
+    const scope = feedScope(ws.link);
     const seen = state.scope;
     if (seen !== null && seen !== scope) {
       logger.info({ workspaceId }, 'feed starts over: the workspace links another company or unit');
@@ -501,6 +502,11 @@ function lateSince(
 ): number | null {
   const lastRead = state.lastReadAt ?? state.lastRoundAt;
   return lastRead !== null && startedAt - lastRead > 2 * intervalMs ? lastRead : null;
+}
+
+/** The company and unit a snapshot is read from, as FeedRoundState.scope notes it. */
+export function feedScope(link: Pick<WorkspaceLink, 'empresaId' | 'unidadeId'>): string {
+  return `${link.empresaId}:${link.unidadeId ?? ''}`;
 }
 
 function hasListeners(listeners: WorkspaceListeners): boolean {
