@@ -1,6 +1,8 @@
 import { type Config, ConfigError, type Environment, loadConfig, readEnvironment } from './config.js';
+import { systemClock } from './lib/clock.js';
 import { errFields, makeLogger, maskSecretsInText, stdoutDestination } from './lib/logger.js';
 import { isSupportedNode, SUPPORTED_NODE } from './lib/runtime.js';
+import { stopSignalTracker } from './lib/stop-signals.js';
 import { logUnhandledRejections } from './lib/unhandled-rejections.js';
 import {
   drainDelayMs,
@@ -48,21 +50,29 @@ async function main(): Promise<void> {
     logger.warn({ signal, exitCode: code }, 'second signal while stopping: exiting now');
     process.exit(code);
   };
+  // One Ctrl-C on `npm start` delivers SIGINT twice (the terminal's and npm's forwarded one): the echo is ignored.
+  const signalVerdict = stopSignalTracker(systemClock);
+  const onStopSignal = (signal: string, stop: (signal: string) => void) => {
+    const verdict = signalVerdict(signal);
+    if (verdict === 'ignore') {
+      logger.debug({ signal }, 'same signal again at once (npm forwards Ctrl-C): ignored');
+      return;
+    }
+    if (verdict === 'exit-now') exitOnSecondSignal(signal);
+    stop(signal);
+  };
   if (config.mode === 'local') {
     const { startLocalMode } = await import('./local/local-mode.js');
     const local = await startLocalMode(config, logger);
-    let stoppingLocal = false;
     const stopLocal = (signal: string) => {
-      if (stoppingLocal) exitOnSecondSignal(signal);
-      stoppingLocal = true;
       logger.info({ signal }, 'stopping local mode');
       local.close().then(
         () => process.exit(0),
         () => process.exit(1),
       );
     };
-    process.on('SIGTERM', () => stopLocal('SIGTERM'));
-    process.on('SIGINT', () => stopLocal('SIGINT'));
+    process.on('SIGTERM', () => onStopSignal('SIGTERM', stopLocal));
+    process.on('SIGINT', () => onStopSignal('SIGINT', stopLocal));
     return;
   }
 
@@ -102,8 +112,8 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => onStopSignal('SIGTERM', stop));
+  process.on('SIGINT', () => onStopSignal('SIGINT', stop));
   // A throw nobody caught leaves the process in a state nobody knows: the users whose answers are in flight get the
   // restart notice after a short grace, then exit 1 for the orchestrator to restart it. (Rejections nobody handled
   // have their own handler.)
