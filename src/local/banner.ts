@@ -14,8 +14,9 @@ export interface LocalModeSummary {
   credentialsKey: LocalCredentialsKey;
   workspace: { id: string; name: string; channel: string; userName: string };
   link:
-    | { state: 'kept' | 'linked'; login: string; empresaId: number | null }
-    | { state: 'failed'; reason: string };
+    | { state: 'kept' | 'linked' | 'broken'; login: string; empresaId: number | null }
+    | { state: 'failed'; reason: string }
+    | { state: 'unlinked' };
 }
 
 export function formatBanner(s: LocalModeSummary): string {
@@ -29,10 +30,7 @@ export function formatBanner(s: LocalModeSummary): string {
       ? `embedded, saved in ${s.store.file} (one process only)`
       : `Redis at ${redactUrl(s.store.url)}, keys under ${s.store.prefix} (local mode's own)`;
   const budget = s.store.kind === 'embedded' ? 'in-process' : 'shared through Redis';
-  const link =
-    s.link.state === 'failed'
-      ? `NOT linked (${s.link.reason}); link it from the page with /estoque vincular`
-      : `${s.link.state === 'linked' ? 'linked now' : 'linked'} to the sandbox login ${s.link.login}, company ${s.link.empresaId ?? '—'}`;
+  const link = linkLine(s.link);
   const rows: [string, string][] = [
     ['playground + fake Slack', `${s.fakeSlackUrl}  (the bot's SLACK_API_URL: ${s.fakeSlackUrl}/api/)`],
     [
@@ -64,6 +62,19 @@ export function formatBanner(s: LocalModeSummary): string {
     'Ctrl+C stops everything.',
     '',
   ].join('\n');
+}
+
+function linkLine(link: LocalModeSummary['link']): string {
+  switch (link.state) {
+    case 'failed':
+      return `NOT linked (${link.reason}); link it from the page with /estoque vincular`;
+    case 'unlinked':
+      return 'NOT linked (unlinked from the page); link it from the page with /estoque vincular';
+    case 'broken':
+      return `link to the sandbox login ${link.login}, company ${link.empresaId ?? '—'} is BROKEN (the upstream refused it); the bot checks it again on its own, or link it again from the page with /estoque vincular`;
+    default:
+      return `${link.state === 'linked' ? 'linked now' : 'linked'} to the sandbox login ${link.login}, company ${link.empresaId ?? '—'}`;
+  }
 }
 
 /** A Redis URL without its password. */

@@ -40,8 +40,8 @@ import { sandboxMotion } from './sandbox-motion.js';
  *
  * The workspace is the fake's seeded one, in single-workspace mode with the fake's bot token and a signing
  * secret made up at start and shared in-process only. The person at the page is the seeded admin, in the
- * seeded stockroom channel. At start the workspace is linked to the sandbox's demo login through the real
- * LinkService (unless it already is).
+ * seeded stockroom channel. At the first start the workspace is linked to the sandbox's demo login through the
+ * real LinkService (unless it already is); later starts keep the link as it was left (linkDemoLogin).
  *
  * ONE PROCESS: without REDIS_URL the store is the embedded one (a JSON file in DATA_DIR) and the rate budget
  * lives in memory, neither of which can be shared by a second process. With REDIS_URL both are Redis, as in
@@ -204,7 +204,7 @@ export async function startLocalMode(
     });
     stops.push({ name: 'playground', stop: async () => playground.unmount() });
 
-    const link = await linkDemoLogin(container, teamId, logger);
+    const link = await linkDemoLogin(container, kv, keys, teamId, logger);
     // As in production: keep the linked credential's refresh chain alive, and post the digests on time
     // (container.close stops both).
     container.keeper.start();
@@ -300,21 +300,39 @@ async function openStorage(config: Config, dataDir: string, keys: Keys, logger: 
   return { kind: 'embedded', file, kv, budget: createMemoryBudget(budgetOptions), close: () => kv.close() };
 }
 
-/** Links the workspace to the sandbox's demo login, through the same service the linking modal uses. */
+/**
+ * Links the workspace to the sandbox's demo login at the first start, through the same service the linking modal
+ * uses. A marker in the store says it was done (or a link was found): later starts leave the link as the person at
+ * the page left it, unlinked or broken, and say so in the banner. A link sealed under another key (CREDENTIALS_KEY
+ * changed) cannot be used by anyone: that one is replaced.
+ */
 async function linkDemoLogin(
   container: Container,
+  kv: KeyValue,
+  keys: Keys,
   teamId: string,
   logger: Logger,
 ): Promise<LocalModeSummary['link']> {
   const demo = DEMO_FACTS.company1;
+  const markerKey = keys.localDemoLinkMade(teamId);
+  const markDone = () => kv.set(markerKey, String(container.domain.now()), { onlyIfAbsent: true });
+  const linkedBefore = (await kv.get(markerKey)) !== null;
+  let unreadable = false;
   try {
     const existing = await container.links.get(teamId);
-    if (existing && existing.brokenAt === null) {
-      return { state: 'kept', login: existing.login, empresaId: existing.empresaId };
+    if (existing) {
+      // A store from before the marker: its link counts as the first start's.
+      if (!linkedBefore) await markDone();
+      const state = existing.brokenAt === null ? 'kept' : 'broken';
+      return { state, login: existing.login, empresaId: existing.empresaId };
     }
   } catch (error) {
-    // Sealed under another key (CREDENTIALS_KEY changed): link again below.
     logger.warn(errFields(error), 'stored link unreadable');
+    unreadable = true;
+  }
+  if (linkedBefore && !unreadable) {
+    logger.info('local workspace left unlinked, as it was unlinked from the page');
+    return { state: 'unlinked' };
   }
   const outcome = await container.linkService.link(
     teamId,
@@ -327,7 +345,10 @@ async function linkDemoLogin(
     },
     FAKE_SEED.users.admin,
   );
-  if (outcome.ok) return { state: 'linked', login: demo.login, empresaId: demo.empresa };
+  if (outcome.ok) {
+    await markDone();
+    return { state: 'linked', login: demo.login, empresaId: demo.empresa };
+  }
   const reason = outcome.field === null ? outcome.reason : outcome.message;
   logger.warn({ reason }, 'could not link the local workspace to the demo login');
   return { state: 'failed', reason };

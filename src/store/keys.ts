@@ -114,6 +114,14 @@ export class Keys {
     return `${this.prefix}link-probes`;
   }
 
+  /**
+   * String (when, epoch ms): local mode linked the workspace to the sandbox's demo login once, or found it linked.
+   * Written once, never expired: later starts leave an unlinked or broken link as it is.
+   */
+  localDemoLinkMade(workspaceId: string): string {
+    return `${this.prefix}demo-link-made:${workspaceId}`;
+  }
+
   /** A known text sealed with CREDENTIALS_KEY, written with the first link: a replica with other keys refuses to start. */
   credentialsKeyCheck(): string {
     return `${this.prefix}credentials-key-check`;

@@ -10,8 +10,10 @@ import { FAKE_SEED } from '../../src/fake-slack/index.js';
 import { makeLogger } from '../../src/lib/logger.js';
 import { type LocalMode, startLocalMode } from '../../src/local/local-mode.js';
 import { isPortFree } from '../../src/local/ports.js';
+import { EmbeddedKeyValue } from '../../src/store/embedded-kv.js';
 import { hasRedisServer, startOwnRedis } from '../helpers/bot-process.js';
 import { TEST_REDIS_URL } from '../helpers/env.js';
+import { openPlaygroundEvents, playgroundCommand, textOfPlaygroundMessage } from './sse.js';
 
 const logger = makeLogger({ level: 'silent' });
 
@@ -92,6 +94,56 @@ describe('local mode', () => {
     expect(second.printed).toContain('kept in');
     expect(second.printed).toContain('linked to the sandbox login demo, company 1');
     expect(second.printed).not.toContain('linked now');
+  });
+
+  it('links the demo login at the first start only: after Desvincular a restart leaves it unlinked', async () => {
+    const first = await start();
+    expect(first.printed).toContain('linked now to the sandbox login demo, company 1');
+    const page = await openPlaygroundEvents(first.local.url);
+    try {
+      expect(await playgroundCommand(first.local.url, '/estoque', 'desvincular')).toEqual({ ok: true });
+      const ask = await page.message((m) => m.ephemeral && m.text.includes('Desvincular'));
+      const clicked = await fetch(new URL('playground/action', first.local.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ actionId: 'unlink:confirm', channel: ask.channel, ts: ask.ts }),
+      });
+      expect(clicked.status).toBe(200);
+      await page.message((m) => textOfPlaygroundMessage(m).includes('Estoque desvinculado'));
+    } finally {
+      page.close();
+    }
+    await first.local.close();
+
+    const second = await start();
+    expect(second.printed).not.toContain('linked now');
+    expect(second.printed).toContain(
+      'NOT linked (unlinked from the page); link it from the page with /estoque vincular',
+    );
+    await second.local.close();
+    const stored = await readFile(join(dataDir, 'store.json'), 'utf8');
+    expect(stored).not.toContain(`estoque:link:${FAKE_SEED.teamId}"`);
+  });
+
+  it('reports a broken link at start and keeps it, instead of replacing it with the demo login', async () => {
+    const first = await start();
+    await first.local.close();
+    // The link breaks (its tokens refused, say) while local mode is stopped.
+    const kv = await EmbeddedKeyValue.open({ file: join(dataDir, 'store.json') });
+    const key = `estoque:link:${FAKE_SEED.teamId}`;
+    const raw = await kv.get(key);
+    expect(raw).not.toBeNull();
+    const brokenAt = Date.parse('2026-11-27T10:00:00Z');
+    await kv.set(key, JSON.stringify({ ...JSON.parse(raw ?? '{}'), brokenAt, brokenWhy: 'tokens_refused' }));
+    await kv.close();
+
+    const second = await start();
+    expect(second.printed).not.toContain('linked now');
+    expect(second.printed).toContain('link to the sandbox login demo, company 1 is BROKEN');
+    await second.local.close();
+    const kvAfter = await EmbeddedKeyValue.open({ file: join(dataDir, 'store.json') });
+    expect(JSON.parse((await kvAfter.get(key)) ?? '{}')).toMatchObject({ brokenAt });
+    await kvAfter.close();
   });
 
   it('serves GET /metrics on the bot port, the embedded store reported up', async () => {
