@@ -30,6 +30,7 @@ import { lockDataDir } from './data-dir-lock.js';
 import { localFeedRounds } from './local-feed.js';
 import { isAddressInUse, isPortFree, startOnPortOrFree } from './ports.js';
 import { sandboxMotion } from './sandbox-motion.js';
+import { openSandboxRun } from './sandbox-run.js';
 
 /**
  * Local mode: the whole bot on one machine, with no Slack and no upstream configured.
@@ -113,12 +114,24 @@ export async function startLocalMode(
     stops.push({ name: 'store', stop: storage.close });
     const { kv, budget } = storage;
 
+    // The sandbox lives in memory and the store outlives it: it comes back as it was, so that the feed's snapshots,
+    // the cache and the follows' last-seen statuses still describe it (sandbox-run.ts).
+    const sandboxRun = await openSandboxRun(kv, keys, logger.child({ component: 'sandbox-run' }));
     const sandboxPort = overrides.sandboxPort ?? config.SANDBOX_PORT;
     const sandboxStart = await startOnPortOrFree(sandboxPort, (port) =>
-      startSandbox({ port, host: HOST, rateLimit: config.SANDBOX_RATE_LIMIT }),
+      startSandbox({
+        port,
+        host: HOST,
+        rateLimit: config.SANDBOX_RATE_LIMIT,
+        now: sandboxRun.now,
+        seed: sandboxRun.seed,
+        onAdvance: (request, at) => sandboxRun.record(request, at),
+      }),
     );
     const sandbox: Sandbox = sandboxStart.value;
     stops.push({ name: 'sandbox', stop: () => sandbox.close() });
+    const replayed = sandboxRun.replay(sandbox);
+    if (replayed > 0) logger.info({ advances: replayed }, 'sandbox advances of earlier runs made again');
     if (sandboxStart.fellBack) {
       logger.warn(
         { wanted: sandboxPort, port: sandbox.port },
@@ -158,7 +171,14 @@ export async function startLocalMode(
       budget,
       // `/estoque sandbox avancar`: the sandbox runs in this process, so the page can move its data along.
       sandboxMotion: sandboxMotion(
-        sandbox,
+        {
+          // Saved before the feed's round reads what it changed: a restart replays it.
+          advance: async (request) => {
+            const changes = sandbox.advance(request);
+            await sandboxRun.saved();
+            return changes;
+          },
+        },
         async (workspaceId) => (await container.links.get(workspaceId))?.empresaId ?? null,
         // Built with the container, used once it is.
         () =>
@@ -204,6 +224,8 @@ export async function startLocalMode(
     });
     stops.push({ name: 'playground', stop: async () => playground.unmount() });
 
+    // A store from before the sandbox's runs were kept: what it saw was another sandbox.
+    if (sandboxRun.fresh) await forgetEarlierSandbox(container, teamId, logger);
     const link = await linkDemoLogin(container, kv, keys, teamId, logger);
     // As in production: keep the linked credential's refresh chain alive, and post the digests on time
     // (container.close stops both).
@@ -352,6 +374,22 @@ async function linkDemoLogin(
   const reason = outcome.field === null ? outcome.reason : outcome.message;
   logger.warn({ reason }, 'could not link the local workspace to the demo login');
   return { state: 'failed', reason };
+}
+
+/**
+ * The sandbox starts afresh while the store holds what the feed saw of an earlier one (a store from before the
+ * sandbox's runs were kept): its snapshots, the cached answers and the follows' last-seen statuses would describe
+ * other data, and the next rounds would tell changes backwards. They are forgotten: the next round only records.
+ */
+async function forgetEarlierSandbox(container: Container, teamId: string, logger: Logger): Promise<void> {
+  const state = await container.feedSnapshots.state(teamId);
+  if (state.recordedAt === null) return;
+  await container.feedSnapshots.forget(teamId);
+  await container.cache.clear(teamId);
+  for (const follow of await container.feedListeners.listFollows(teamId)) {
+    await container.feedListeners.updateLastSeen(teamId, follow.userId, follow.requestId, null);
+  }
+  logger.info('the sandbox starts afresh: what the feed saw of an earlier one is forgotten');
 }
 
 /** The keys local mode writes on a shared Redis: `<REDIS_KEY_PREFIX>local:`. */

@@ -1,8 +1,7 @@
 import type { RoundReport } from '../domain/feed/engine.js';
 import type { SandboxChangeView } from '../render/sandbox.js';
-import type { SandboxChange } from '../sandbox/changes.js';
+import type { AdvanceRequest, SandboxChange } from '../sandbox/changes.js';
 import { DEFAULT_EMPRESA } from '../sandbox/control.js';
-import type { Sandbox } from '../sandbox/server.js';
 import type { SandboxMotion } from '../slack/deps.js';
 
 /** What the motion asks of the change feed (local-feed.ts): the playground's alerts follow its advances at once. */
@@ -24,7 +23,7 @@ export interface LocalFeedRounds {
  * exists and report none), and after the reply its round runs now.
  */
 export function sandboxMotion(
-  sandbox: Pick<Sandbox, 'advance'>,
+  sandbox: { advance(request: AdvanceRequest): SandboxChange[] | Promise<SandboxChange[]> },
   companyOf: (workspaceId: string) => Promise<number | null>,
   feedOf: () => LocalFeedRounds,
 ): SandboxMotion {
@@ -34,7 +33,7 @@ export function sandboxMotion(
       const feed = feedOf();
       if (await feed.needsFirstRound(workspaceId)) await feed.runNow(workspaceId, { receipts: true });
       const requestIds = await feed.followedRequests(workspaceId);
-      return sandbox.advance({ empresaId, changes, requestIds }).map(viewOf);
+      return (await sandbox.advance({ empresaId, changes, requestIds })).map(viewOf);
     },
     async announce(workspaceId, changes) {
       if (changes.length === 0) return;

@@ -55,6 +55,7 @@ export class SandboxControl {
     private readonly data: SandboxData,
     private readonly seed: number,
     private readonly now: () => number,
+    private readonly onAdvance?: (request: AdvanceRequest, at: number) => void,
   ) {
     this.served = new Set(data.empresaIds);
     this.loginCompany = new Map(data.accounts.map((a) => [a.login, a.empresa]));
@@ -81,7 +82,9 @@ export class SandboxControl {
       motion = new CompanyMotion(company, this.seed);
       this.motions.set(empresa, motion);
     }
-    const made = motion.advance(changes, [...new Set(kinds)], this.now(), requestIds);
+    const at = this.now();
+    const made = motion.advance(changes, [...new Set(kinds)], at, requestIds);
+    this.onAdvance?.(request, at);
     return made.map((change) => {
       const logged = { seq: this.log.length + 1, ...change } as SandboxChange;
       this.log.push(logged);

@@ -61,6 +61,11 @@ export interface SandboxOptions {
   advanceEveryMs?: number;
   /** What each automatic tick does: one company picked (seeded) among `empresaIds`, `changes` changes. */
   autoAdvance?: AutoAdvance;
+  /**
+   * Told of every advance made (in-process, over the admin route or by the timer), with the clock's time it was
+   * made at: with the same `now` at start and the same seed, making them again in order gives the same data.
+   */
+  onAdvance?: (request: AdvanceRequest, at: number) => void;
 }
 
 export interface SandboxCall {
@@ -239,7 +244,7 @@ async function streamHuge(
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const now = options.now ?? Date.now;
   const data = buildDemoData(now(), { extraCompanies: options.extraCompanies ?? 0 });
-  const control = new SandboxControl(data, options.seed ?? 1, now);
+  const control = new SandboxControl(data, options.seed ?? 1, now, options.onAdvance);
   const issuer = new TokenIssuer(data.accounts, {
     tokenTtlMs: options.tokenTtlMs ?? 2 * HOUR,
     refreshTtlMs: options.refreshTtlMs ?? 7 * 24 * HOUR,

@@ -122,6 +122,14 @@ export class Keys {
     return `${this.prefix}demo-link-made:${workspaceId}`;
   }
 
+  /**
+   * String (JSON): local mode's in-memory sandbox as it was made, its first start's time, seed and every advance
+   * since, replayed at the next start (src/local/sandbox-run.ts).
+   */
+  localSandboxRun(): string {
+    return `${this.prefix}local-sandbox-run`;
+  }
+
   /** A known text sealed with CREDENTIALS_KEY, written with the first link: a replica with other keys refuses to start. */
   credentialsKeyCheck(): string {
     return `${this.prefix}credentials-key-check`;
