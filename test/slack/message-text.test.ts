@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { visibleMessageText } from '../../src/slack/parse/message-text.js';
+import { visibleMessageParts, visibleMessageText } from '../../src/slack/parse/message-text.js';
 
 describe('visibleMessageText', () => {
   it('reads the text, then the words of blocks and attachments, not buttons’ values', () => {
@@ -45,6 +45,30 @@ describe('visibleMessageText', () => {
       ],
     });
     expect(text.split('\n')).toEqual(['x', 'Solicitação', '4105']);
+  });
+
+  it('parts: the text, each top-level block, each attachment, in order (a block’s own texts joined)', () => {
+    const parts = visibleMessageParts({
+      text: 'Resumo',
+      blocks: [
+        { type: 'header', text: { type: 'plain_text', text: 'Novidades' } },
+        { type: 'section', text: { type: 'mrkdwn', text: '*1324* · Central' }, fields: [{ text: 'campo' }] },
+        { type: 'divider' },
+        {
+          type: 'rich_text',
+          elements: [{ type: 'rich_text_section', elements: [{ text: 'a SM ' }, { text: '1312' }] }],
+        },
+      ],
+      attachments: [{ fallback: 'anexo', fields: [{ title: 'Solicitação', value: '4105' }] }],
+    });
+    expect(parts).toEqual([
+      'Resumo',
+      'Novidades',
+      '*1324* · Central\ncampo',
+      'a SM \n1312',
+      'anexo\nSolicitação\n4105',
+    ]);
+    expect(visibleMessageParts(null)).toEqual([]);
   });
 
   it('is bounded and never throws on what a payload may hold', () => {

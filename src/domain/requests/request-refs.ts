@@ -79,6 +79,30 @@ export function findRequestNumbers(text: unknown): number[] {
 }
 
 /**
+ * Request numbers named in a message made of parts (a Slack message's text, each of its blocks, each attachment):
+ * each part read on its own as findRequestNumbers reads a text, so a bare number counts where nothing of its own
+ * part is labelled, then all merged in the order of the parts, each once, at most MAX_REQUEST_REFS. A digest's new
+ * requests (`*1324* · Almoxarifado Central`, a block each) are offered beside a low-stock line's "visto na
+ * solicitação 1321" (until 2026-11-27 that label, read in the one joined text, hid every bare number of the
+ * message). Parts past MAX_TEXT_CHARS in all are not read.
+ */
+export function findRequestNumbersInParts(parts: readonly unknown[]): number[] {
+  const out: number[] = [];
+  let chars = 0;
+  for (const part of parts) {
+    if (typeof part !== 'string') continue;
+    if (chars >= MAX_TEXT_CHARS || out.length === MAX_REQUEST_REFS) break;
+    const text = part.slice(0, MAX_TEXT_CHARS - chars);
+    chars += text.length;
+    for (const id of findRequestNumbers(text)) {
+      if (!out.includes(id)) out.push(id);
+      if (out.length === MAX_REQUEST_REFS) break;
+    }
+  }
+  return out;
+}
+
+/**
  * A text that starts by naming a request's number as findRequestNumbers reads it (`SM 4105`, `SM-4105`,
  * `solicitação nº 4105`; `#4105` is a number already): the number, and the rest of the text (folded: accents and
  * case gone). Null otherwise.

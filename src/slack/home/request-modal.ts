@@ -9,7 +9,7 @@ import type {
   ViewSubmitAction,
 } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { findRequestNumbers } from '../../domain/requests/request-refs.js';
+import { findRequestNumbersInParts } from '../../domain/requests/request-refs.js';
 import type { Route } from '../../domain/routes.js';
 import { errFields, newCorrelationId } from '../../lib/logger.js';
 import {
@@ -26,7 +26,7 @@ import { type Message, renderStaleButton } from '../../render/index.js';
 import { type Recipient, tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
-import { visibleMessageText } from '../parse/message-text.js';
+import { visibleMessageParts } from '../parse/message-text.js';
 import { submittedWorkspaceId, viewForWorkspace, workspaceIdOf } from '../slack-users.js';
 import { type ModalRef, openModal } from '../views/open-modal.js';
 import { updateModal } from '../views/update-modal.js';
@@ -131,8 +131,9 @@ export function registerRequestModals(app: App, deps: SlackDeps): void {
       if (!workspaceId) return;
       // The payload has a response_url: a modal that cannot be opened is told there, ephemerally.
       const who = { workspaceId, userId: shortcut.user.id, channelId: shortcut.channel.id, respond };
-      // The blocks too: a bot's message (a digest, an alert) has its numbers there, its text only sums up.
-      const ids = findRequestNumbers(visibleMessageText(shortcut.message));
+      // The blocks too: a bot's message (a digest, an alert) has its numbers there, its text only sums up. Each
+      // block read on its own: a digest's rows of new requests are offered beside a low-stock line's labelled one.
+      const ids = findRequestNumbersInParts(visibleMessageParts(shortcut.message));
       const [only] = ids;
       if (ids.length === 1 && only !== undefined) {
         await openAndShow(deps, client, shortcut.trigger_id, who, only);

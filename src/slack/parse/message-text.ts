@@ -10,19 +10,48 @@ const MAX_NODES = 5_000;
 const MAX_CHARS = 20_000;
 
 export function visibleMessageText(message: unknown): string {
-  if (typeof message !== 'object' || message === null) return '';
+  return visibleMessageParts(message).join('\n');
+}
+
+/**
+ * The same words, one string per part of the message as Slack shows it: the `text`, each top-level block, each
+ * legacy attachment (a part's own texts joined by newlines), in order, empty parts left out. A digest's rows are
+ * blocks of their own, so a reader can take each on its own (findRequestNumbersInParts).
+ */
+export function visibleMessageParts(message: unknown): string[] {
+  if (typeof message !== 'object' || message === null) return [];
   const { text, blocks, attachments } = message as {
     text?: unknown;
     blocks?: unknown;
     attachments?: unknown;
   };
   const parts: string[] = [];
+  /** The texts of the part being read. */
+  let part: string[] = [];
   let chars = 0;
   let nodes = 0;
   const add = (value: string) => {
     if (chars >= MAX_CHARS || value === '') return;
-    parts.push(value.slice(0, MAX_CHARS - chars));
+    part.push(value.slice(0, MAX_CHARS - chars));
     chars += value.length;
+  };
+  const endPart = () => {
+    if (part.length > 0) parts.push(part.join('\n'));
+    part = [];
+  };
+  /** A list of blocks or attachments: each item is a part (anything else is read as one part). */
+  const walkParts = (list: unknown) => {
+    if (!Array.isArray(list)) {
+      walk(list, 0);
+      endPart();
+      return;
+    }
+    nodes += 1;
+    for (const item of list) {
+      if (nodes >= MAX_NODES || chars >= MAX_CHARS) break;
+      walk(item, 1);
+      endPart();
+    }
   };
   const walk = (node: unknown, depth: number): void => {
     if (depth > MAX_DEPTH || nodes >= MAX_NODES || chars >= MAX_CHARS) return;
@@ -46,7 +75,8 @@ export function visibleMessageText(message: unknown): string {
     }
   };
   if (typeof text === 'string') add(text);
-  walk(blocks, 0);
-  walk(attachments, 0);
-  return parts.join('\n');
+  endPart();
+  walkParts(blocks);
+  walkParts(attachments);
+  return parts;
 }

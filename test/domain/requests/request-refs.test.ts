@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   findRequestNumbers,
+  findRequestNumbersInParts,
   leadingRequestNumber,
   MAX_REQUEST_REFS,
 } from '../../../src/domain/requests/request-refs.js';
@@ -107,6 +108,35 @@ describe('findRequestNumbers', () => {
     expect(findRequestNumbers('SM 4105/4106')).toEqual([4105, 4106]);
     expect(findRequestNumbers('solicitações 4.105, 4.106 e 4107')).toEqual([4105, 4106, 4107]);
     expect(findRequestNumbers('solicitação 4.5')).toEqual([4]);
+  });
+});
+
+describe('findRequestNumbersInParts', () => {
+  it('reads each part on its own (a bare number counts beside another part’s label), merged in order, each once', () => {
+    // A digest: its summary, its rows of new requests, a low-stock line that names a request with its label.
+    const parts = [
+      'Resumo do estoque de 27/11/2026: 2 solicitações novas',
+      '*1324* · Almoxarifado Central\nSolicitante: Márcia · Status: Aberta (1)',
+      '*1321* · Almoxarifado Central',
+      '*Compra 7012* · Almoxarifado Central\nFornecedor: Hidráulica (12)',
+      '*Lâmpada LED 1500 lm* — saldo 0\nVisto na solicitação 1321 em 27/11/2026 06:00',
+    ];
+    expect(findRequestNumbersInParts(parts)).toEqual([1324, 1321]);
+    // The same text as one part: the label hides the bare numbers, as findRequestNumbers reads it.
+    expect(findRequestNumbers(parts.join('\n'))).toEqual([1321]);
+  });
+
+  it('keeps the rule inside a part: a person’s message (its text and its rich text block) offers its labelled one', () => {
+    const said = 'a SM 1312 chegou? são 1500 unidades';
+    expect(findRequestNumbersInParts([said, said])).toEqual([1312]);
+  });
+
+  it('is bounded: at most MAX_REQUEST_REFS numbers, nothing but strings read', () => {
+    const parts = Array.from({ length: 30 }, (_, i) => `#${1000 + i}`);
+    expect(findRequestNumbersInParts(parts)).toHaveLength(MAX_REQUEST_REFS);
+    expect(findRequestNumbersInParts([42, null, { text: 'SM 12' }, 'SM 13'])).toEqual([13]);
+    expect(findRequestNumbersInParts([])).toEqual([]);
+    expect(findRequestNumbersInParts(['x'.repeat(30_000), 'SM 14'])).toEqual([]);
   });
 });
 

@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DigestView } from '../../../src/domain/digest/digest-view.js';
 import type { NewRequestEvent, ReceiptEvent } from '../../../src/domain/feed/types.js';
 import { findRequestNumbers } from '../../../src/domain/requests/request-refs.js';
 import { buildViewSubmissionPayload, interaction } from '../../../src/fake-slack/index.js';
+import { renderDigest } from '../../../src/render/digest.js';
 import { renderFeedPost } from '../../../src/render/feed.js';
 import { DEMO_FACTS } from '../../../src/sandbox/facts.js';
 import {
@@ -476,6 +478,87 @@ describe('message shortcut abrir_solicitacao', () => {
     });
     const choice = await nextView(h, since, 'views.open');
     expect(buttonsOfView(choice).map((b) => b.text?.text)).toEqual(['Solicitação 1312', 'Solicitação 1316']);
+  });
+
+  it('on the bot’s digest, offers every new request, though a low-stock line names one with its label', async () => {
+    const now = Date.now();
+    const request = (id: number) => ({
+      solicitacaoMaterialId: id,
+      almoxarifado: 1,
+      site: 1,
+      solicitante: 42,
+      almoxarifado_Nome: 'Almoxarifado Central',
+      solicitante_Nome: 'Márcia',
+      listaStatusAndamentoSolicitacao: null,
+      statusAndamentoSolicitacao: 1,
+      statusAndamentoSolicitacao_Nome: 'Aberta',
+      ocorrencias: null,
+      concluidoComRessalvas: false,
+      rowNumber: 1,
+      totalRows: 4,
+    });
+    const view: DigestView = {
+      workspaceId: TEAM,
+      stockroomId: null,
+      stockroomName: null,
+      since: now - 86_400_000,
+      coveredUntil: now,
+      opened: {
+        total: 4,
+        rows: [1324, 1323, 1322, 1321].map(request),
+        fromDay: { year: 2026, month: 11, day: 26 },
+      },
+      inProgress: {
+        total: 3,
+        statuses: [{ status: 2, name: 'Em separação', count: 3 }],
+        fromDay: { year: 2026, month: 10, day: 28 },
+        complete: true,
+      },
+      pending: {
+        total: 1,
+        stockrooms: 1,
+        rows: [
+          {
+            purchase: {
+              compraMaterialId: 7012,
+              almoxarifado: 1,
+              almoxarifado_Nome: 'Almoxarifado Central',
+              fornecedor: 12,
+              fornecedor_Nome: 'Hidráulica São Jorge Ltda',
+            },
+            stockroom: { almoxarifado: 1, nome: 'Almoxarifado Central' },
+          },
+        ],
+      },
+      belowMinimum: {
+        total: 1,
+        rows: [
+          {
+            // A number in the material's name, in the block that names its request: no request.
+            stock: { materialId: 101, current: 0, minimum: 10, maximum: 40, requestId: 1321, seenAt: now },
+            name: 'Lâmpada LED 1500 lm',
+          },
+        ],
+        itemListsRead: 4,
+        newRequests: 4,
+      },
+      freshness: { fetchedAt: now, fromCache: false, degraded: null },
+    };
+    const digest = renderDigest(view, { timeZone: 'America/Sao_Paulo', now });
+    const since = h.slack.views.length;
+    await messageShortcut(h, 'abrir_solicitacao', digest.text ?? '', {
+      channel: CHANNELS.stockroom,
+      blocks: digest.blocks ?? [],
+      fromBot: true,
+    });
+    const choice = await nextView(h, since, 'views.open');
+    // Until 2026-11-27 only 1321: "visto na solicitação 1321" hid the rows' plain numbers of the whole message.
+    expect(buttonsOfView(choice).map((b) => b.text?.text)).toEqual([
+      'Solicitação 1324',
+      'Solicitação 1323',
+      'Solicitação 1322',
+      'Solicitação 1321',
+    ]);
   });
 
   it('on the bot’s receipt alert, the purchase’s number is no request: its linked requests are', async () => {
