@@ -267,6 +267,7 @@ export function buildContainer(options: ContainerOptions): Container {
     purchases,
     linkService,
     follows: feedListeners,
+    localMode: options.sandboxMotion !== undefined,
   });
   const digestLogger = logger.child({ component: 'digest' });
   const slackClients = createSlackClients({

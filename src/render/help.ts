@@ -97,11 +97,26 @@ const CONVENTIONS =
   'Filtros são `chave:valor`; datas em `dd/mm/aaaa`; `pagina:2` abre outra página das respostas com *Próxima*. ' +
   'Acentos e maiúsculas não importam.';
 
+/**
+ * Local mode's own command, after `/estoque`'s lines: the sandbox runs beside the bot only there (elsewhere the
+ * command says it does not exist, so the help does not offer it). Until 2026-11-27 no help named it.
+ */
+const LOCAL_MODE_LINE: UsageLine = {
+  examples: ['/estoque sandbox avancar', '/estoque sandbox avancar 5'],
+  what: 'modo local: o sandbox muda solicitações e compras (3 mudanças, ou até 20) e os alertas avisam',
+};
+
+export interface HelpOptions {
+  /** Local mode (the sandbox runs in the bot's process): the help names `/estoque sandbox avancar`. */
+  localMode?: boolean;
+}
+
 /** Help shows no data, so it needs no clock; without a context it renders as a private answer. */
 const STATIC_CONTEXT: RenderContext = { timeZone: 'UTC', now: 0 };
 
-function usageText(command: CommandName): string {
-  const { title, lines } = USAGE[command];
+function usageText(command: CommandName, options: HelpOptions = {}): string {
+  const { title, lines: own } = USAGE[command];
+  const lines = command === 'estoque' && options.localMode ? [...own, LOCAL_MODE_LINE] : own;
   return [
     `*${title}*`,
     ...lines.map(
@@ -110,10 +125,10 @@ function usageText(command: CommandName): string {
   ].join('\n');
 }
 
-export function renderHelp(ctx?: RenderContext): Message {
+export function renderHelp(ctx?: RenderContext, options: HelpOptions = {}): Message {
   const body: KnownBlock[] = [
     header('Estoque no Slack'),
-    section(usageText('estoque')),
+    section(usageText('estoque', options)),
     section(usageText('solicitacao')),
     section(usageText('compras')),
     context(CONVENTIONS),

@@ -3,7 +3,7 @@ import type { MaterialMatch } from '../domain/views.js';
 import type { Material } from '../upstream/schemas.js';
 import { actions, button, context, finalizeMessage, mrkdwn, plain, section } from './blocks.js';
 import { formatAge, mentionUser, plural, safeText, truncate } from './format.js';
-import { renderHelp } from './help.js';
+import { type HelpOptions, renderHelp } from './help.js';
 import { ActionIds, BlockIds, InputActionIds, ViewIds } from './ids.js';
 import { Limits } from './limits.js';
 import { materialBlock } from './materials.js';
@@ -261,6 +261,6 @@ export function renderNoRequestFoundModal(): ModalView {
   ]);
 }
 
-export function renderHelpModal(ctx: RenderContext): ModalView {
-  return renderAnswerModal('Ajuda', renderHelp(ctx));
+export function renderHelpModal(ctx: RenderContext, options: HelpOptions = {}): ModalView {
+  return renderAnswerModal('Ajuda', renderHelp(ctx, options));
 }

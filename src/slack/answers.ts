@@ -37,6 +37,8 @@ export interface AnswerServices {
    * lists the reader's follows.
    */
   follows: Pick<FeedListenerStore, 'getFollow' | 'listFollows' | 'getOwnFollow'>;
+  /** Local mode (the sandbox runs in this process): the help names `/estoque sandbox avancar`. */
+  localMode?: boolean;
 }
 
 export interface AnswerRequest {
@@ -63,7 +65,7 @@ export class Answers {
     const { render } = request;
     switch (route.view) {
       case 'help':
-        return renderHelp(render);
+        return renderHelp(render, { localMode: this.services.localMode === true });
       case 'status':
         return renderLinkStatus(await this.services.linkService.status(request.workspaceId), render);
       case 'following':

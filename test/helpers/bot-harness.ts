@@ -19,6 +19,8 @@ import {
 } from '../../src/fake-slack/index.js';
 import type { Clock } from '../../src/lib/clock.js';
 import type { Logger } from '../../src/lib/logger.js';
+import { localFeedRounds } from '../../src/local/local-feed.js';
+import { sandboxMotion } from '../../src/local/sandbox-motion.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { BOT_SCOPES, buildSlackApp, startSlackApp } from '../../src/slack/app.js';
@@ -52,6 +54,11 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** The budget, built over the test's Redis and logger; default the Redis budget of the configured limit. */
   budget?: (redis: TestRedis, logger: Logger) => Budget;
+  /**
+   * As local mode wires the bot (src/local/local-mode.ts): `/estoque sandbox avancar` moves the harness's sandbox
+   * along, and the feed's round runs at once.
+   */
+  localMode?: boolean;
 }
 
 export interface Harness {
@@ -372,6 +379,19 @@ async function startBot(
     installations,
     ...(options.clock && { clock: options.clock }),
     ...(options.now && { now: options.now }),
+    ...(options.localMode && {
+      sandboxMotion: sandboxMotion(
+        sandbox,
+        async (workspaceId) => (await container.links.get(workspaceId))?.empresaId ?? null,
+        () =>
+          localFeedRounds(
+            container.feed,
+            container.feedSnapshots,
+            container.feedListeners,
+            container.domain.now,
+          ),
+      ),
+    }),
   });
   const app = buildSlackApp({ config, deps: container.slackDeps, kv, installations });
   const server = (await startSlackApp(app, container.slackDeps, 0)) as { address(): AddressInfo };

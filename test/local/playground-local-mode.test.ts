@@ -57,6 +57,16 @@ describe('the playground over local mode', () => {
     expect([...text.matchAll(/Solicitante: Fernanda Oliveira/g)].length).toBeGreaterThan(1);
   });
 
+  it('the page’s command hint and `/estoque ajuda` name `/estoque sandbox avancar`', async () => {
+    const page = await open();
+    // Until 2026-11-27 the hint was the manifest's alone, and the help did not name it either.
+    const estoque = page.hello.commands.find((c) => c.command === '/estoque');
+    expect(estoque?.usageHint).toContain('sandbox avancar [N]');
+    expect(await playgroundCommand(local.url, '/estoque', 'ajuda')).toEqual({ ok: true });
+    const help = await page.message((m) => m.ephemeral && m.text.startsWith('Ajuda'));
+    expect(textOfPlaygroundMessage(help)).toContain('/estoque sandbox avancar');
+  });
+
   it('/estoque sandbox avancar moves the linked company’s requests along and says what changed', async () => {
     const page = await open();
     expect(await playgroundCommand(local.url, '/estoque', 'sandbox avancar 2')).toEqual({ ok: true });

@@ -6,7 +6,11 @@ import { Script } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_SEED, type FakeSlack, startFakeSlack } from '../../src/fake-slack/index.js';
 import { PLAYGROUND_SCRIPT } from '../../src/fake-slack/playground/assets/script.js';
-import { PLAYGROUND_COMMANDS, PLAYGROUND_SHORTCUTS } from '../../src/fake-slack/playground/commands.js';
+import {
+  MANIFEST_COMMANDS,
+  PLAYGROUND_COMMANDS,
+  PLAYGROUND_SHORTCUTS,
+} from '../../src/fake-slack/playground/commands.js';
 import { mountPlayground } from '../../src/fake-slack/playground/routes.js';
 import { buildStateValues, clientSideErrors } from '../../src/fake-slack/playground/view-state.js';
 import { openPlaygroundEvents, type PlaygroundMessage } from './sse.js';
@@ -34,7 +38,17 @@ describe('playground assets', () => {
       ...manifest.matchAll(/- command: (\S+)\n(?:.*\n)*?\s+description: (.+)\n\s+usage_hint: "(.*)"/g),
     ].map((m) => ({ command: m[1], description: m[2], usageHint: m[3] }));
     expect(fromManifest).toHaveLength(3);
-    expect(PLAYGROUND_COMMANDS).toEqual(fromManifest);
+    expect(MANIFEST_COMMANDS).toEqual(fromManifest);
+    // The playground's picker: the same, and local mode's `/estoque sandbox avancar` inside `/estoque`'s hint.
+    expect(
+      PLAYGROUND_COMMANDS.map((c) => ({
+        ...c,
+        usageHint: c.usageHint.replace(' | sandbox avancar [N]', ''),
+      })),
+    ).toEqual(fromManifest);
+    expect(PLAYGROUND_COMMANDS.find((c) => c.command === '/estoque')?.usageHint).toMatch(
+      /\| <material> almox:ID \| sandbox avancar \[N\]\]$/,
+    );
   });
 });
 

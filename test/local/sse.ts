@@ -11,6 +11,8 @@ export interface PlaygroundMessage {
 
 export interface Hello {
   user: { id: string; name: string };
+  /** The command picker's commands and usage hints. */
+  commands: { command: string; description: string; usageHint: string }[];
   messages: PlaygroundMessage[];
 }
 

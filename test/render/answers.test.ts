@@ -136,6 +136,14 @@ describe('every answer', () => {
 });
 
 describe('help and usage', () => {
+  it('names `/estoque sandbox avancar` in local mode only, after the other `/estoque` lines', () => {
+    expect(allText(renderHelp())).not.toContain('sandbox avancar');
+    const local = allText(renderHelp(undefined, { localMode: true }));
+    expect(local).toContain('`/estoque sandbox avancar` · `/estoque sandbox avancar 5`');
+    expect(local.indexOf('/estoque ajuda')).toBeLessThan(local.indexOf('/estoque sandbox avancar'));
+    expect(local.indexOf('/estoque sandbox avancar')).toBeLessThan(local.indexOf('/solicitacao 1234'));
+  });
+
   it('lists every command with a concrete example', () => {
     const text = allText(renderHelp());
     for (const example of [

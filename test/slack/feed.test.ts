@@ -15,6 +15,7 @@ import {
   textOf,
   USERS,
 } from '../helpers/bot-harness.js';
+import { clickInView, nextView, openHome, viewText } from '../helpers/shortcuts.js';
 
 /** `/estoque alertas …` and following requests, over signed HTTP into the bot and the fake Slack. */
 
@@ -499,6 +500,35 @@ describe('/estoque sandbox avancar', () => {
       .join('\n');
     for (const change of made)
       expect(text).toContain(`*${change.kind === 'recebimentos' ? change.purchaseId : change.requestId}*`);
+  });
+
+  it('`/estoque ajuda` and the Home’s Ajuda name it in local mode only', async () => {
+    const helpText = async (of: Harness) =>
+      JSON.stringify(
+        (JSON.parse((await of.command('/estoque', 'ajuda')).body) as { blocks: unknown }).blocks,
+      );
+    const homeHelpText = async (of: Harness) => {
+      const home = await openHome(of, USERS.member);
+      const since = of.slack.views.length;
+      await clickInView(of, home, 'home:help', USERS.member);
+      return viewText(await nextView(of, since, 'views.open'));
+    };
+    // Outside local mode there is no sandbox: the help does not offer it.
+    expect(await helpText(h)).not.toContain('sandbox avancar');
+    expect(await homeHelpText(h)).not.toContain('sandbox avancar');
+    const local = await startHarness({ localMode: true });
+    try {
+      await local.link(TEAM);
+      // Until 2026-11-27 neither named it: local mode's way to make the feed say something was not to be found.
+      expect(await helpText(local)).toContain('/estoque sandbox avancar');
+      expect(await homeHelpText(local)).toContain('/estoque sandbox avancar');
+      // The command the help names works there.
+      const moved = await local.command('/estoque', 'sandbox avancar 1');
+      const reply = await local.nextMessage(moved.sentAt, { userId: USERS.member });
+      expect(textOf(reply)).toContain('O sandbox fez 1 mudança');
+    } finally {
+      await local.close();
+    }
   });
 
   it('bad arguments get the usage', async () => {

@@ -34,7 +34,10 @@ export function registerEstoqueCommand(app: App, deps: SlackDeps): void {
     const { command } = parsed;
     switch (command.kind) {
       case 'help':
-        await args.ack({ response_type: 'ephemeral', ...renderHelp() });
+        await args.ack({
+          response_type: 'ephemeral',
+          ...renderHelp(undefined, { localMode: deps.sandbox !== undefined }),
+        });
         return;
       case 'link':
         await openLinkModal(deps, args);

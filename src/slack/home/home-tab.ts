@@ -90,7 +90,10 @@ export function registerHomeTab(app: App, deps: SlackDeps): void {
   });
   app.action<BlockAction<ButtonAction>>(ActionIds.homeHelp, async (args) => {
     await args.ack();
-    const help = renderHelpModal({ timeZone: deps.config.DIGEST_TZ, now: deps.now() });
+    const help = renderHelpModal(
+      { timeZone: deps.config.DIGEST_TZ, now: deps.now() },
+      { localMode: deps.sandbox !== undefined },
+    );
     const opening = await openModal(deps, args.client, args.body.trigger_id, help);
     if (!opening.opened)
       await tellModalNotOpened(deps, opening.error, 'help modal not opened', clicker(args));
