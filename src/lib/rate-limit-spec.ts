@@ -55,11 +55,3 @@ export function formatRateLimit(spec: RateLimitSpec): string {
   if (windowMs % 1_000 === 0) return `${count}/${windowMs / 1_000}s`;
   return `${count}/${windowMs}ms`;
 }
-
-/** A duration as people write it: `2m`, `90s`, `1h`. */
-export function formatDuration(ms: number): string {
-  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
-  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000}m`;
-  if (ms % 1_000 === 0) return `${ms / 1_000}s`;
-  return `${ms}ms`;
-}

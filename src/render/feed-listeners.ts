@@ -110,8 +110,10 @@ export function renderFollowList(
   const rows = current.rows.map((follow) => {
     const status =
       follow.lastSeenStatus === null ? 'status ainda não visto' : statusText(follow.lastSeenStatus, null);
+    // The follow keeps when it began, not when its status changed: said as the follow's time (until 2026-11-27
+    // "Em separação · desde 13:28" read as the status's).
     return section(
-      `*${follow.requestId}* — ${status} · desde ${formatDateTime(follow.createdAt, ctx.timeZone)}`,
+      `*${follow.requestId}* — ${status} · acompanhando desde ${formatDateTime(follow.createdAt, ctx.timeZone)}`,
       routeButton('Ver', { view: 'request', id: follow.requestId, page: 1 }),
     );
   });

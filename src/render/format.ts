@@ -217,14 +217,37 @@ export function formatAge(then: number, now: number): string {
   return `há ${days} ${days === 1 ? 'dia' : 'dias'}`;
 }
 
-/** "em instantes", "em 3 min", "em 2 h", "em 5 dias": how long until `then`. */
+/**
+ * "em instantes", "em 3 min", "em 1 h 59 min", "em 2 h", "em 5 dias": how long until `then` (minutes rounded up;
+ * until 2026-11-27 hours were rounded down alone, and 1 h 59 min read "em 1 h").
+ */
 export function formatIn(then: number, now: number): string {
   const remaining = then - now;
   if (remaining < MINUTE) return 'em instantes';
-  if (remaining < HOUR) return `em ${Math.ceil(remaining / MINUTE)} min`;
-  if (remaining < DAY) return `em ${Math.floor(remaining / HOUR)} h`;
+  if (remaining < DAY) {
+    const minutes = Math.ceil(remaining / MINUTE);
+    if (minutes < 60) return `em ${minutes} min`;
+    const rest = minutes % 60;
+    return rest === 0 ? `em ${minutes / 60} h` : `em ${Math.floor(minutes / 60)} h ${rest} min`;
+  }
   const days = Math.floor(remaining / DAY);
   return `em ${days} ${days === 1 ? 'dia' : 'dias'}`;
+}
+
+/**
+ * A duration in pt-BR words, for people (config's `2m`, `288s` are for operators): "45 s", "2 min", "4 min 48 s",
+ * "1 h", "1 h 30 min" (seconds rounded; under an hour they show, from an hour on only minutes do).
+ */
+export function formatSpan(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) {
+    const rest = seconds % 60;
+    return rest === 0 ? `${seconds / 60} min` : `${Math.floor(seconds / 60)} min ${rest} s`;
+  }
+  const minutes = Math.round(seconds / 60);
+  const rest = minutes % 60;
+  return rest === 0 ? `${minutes / 60} h` : `${Math.floor(minutes / 60)} h ${rest} min`;
 }
 
 /** A rate window in words: "na última hora", "nos últimos 36 s", "nas últimas 2 horas". */

@@ -94,7 +94,8 @@ export function renderMaterialModal(
   blocks.push(
     { type: 'divider' },
     materialBlock(picked.match, ctx),
-    context(`Lista de materiais de ${formatAge(picked.fetchedAt, ctx.now)} · ${STOCK_NOTE}`),
+    // "lida há 2 min", "lida agora" (until 2026-11-27 "Lista de materiais de há 2 min").
+    context(`Lista de materiais lida ${formatAge(picked.fetchedAt, ctx.now)} · ${STOCK_NOTE}`),
     {
       type: 'input',
       block_id: BlockIds.shareChannel,

@@ -1,6 +1,5 @@
 import type { KnownBlock } from '@slack/types';
 import type { LinkStatusView } from '../domain/views.js';
-import { formatDuration } from '../lib/rate-limit-spec.js';
 import { answerMessage } from './answer.js';
 import { fieldsSection, header, section } from './blocks.js';
 import {
@@ -9,6 +8,7 @@ import {
   formatDateTime,
   formatIn,
   formatNumber,
+  formatSpan,
   formatWindow,
   mentionUser,
   safeText,
@@ -41,23 +41,32 @@ export function cacheText(cache: NonNullable<LinkStatusView['cache']>): string {
   return `${percent}% de acertos (${formatNumber(cache.hits)} de ${formatNumber(total)} leituras)`;
 }
 
-/** Why the rounds come less often than FEED_INTERVAL asks. */
+/**
+ * Why the rounds come less often than FEED_INTERVAL asks. People read this: no setting is named to them (until
+ * 2026-11-27 `FEED_INTERVAL`, `FEED_BUDGET_SHARE` and `FEED_BUDGET_SHARE_SATURATED` were); the README names them.
+ */
 const STRETCHED: Record<NonNullable<NonNullable<LinkStatusView['feed']>['stretchedBy']> | 'none', string> = {
   none: '',
-  share: ' (mais espaçada que `FEED_INTERVAL`: a cota dos alertas não paga verificações mais frequentes)',
-  load: ' (mais espaçada que `FEED_INTERVAL`: as verificações esperaram por consultas livres na janela, e os comandos dos usuários vêm antes)',
+  share:
+    ' (mais espaçada que o intervalo configurado: a cota dos alertas não paga verificações mais frequentes)',
+  load: ' (mais espaçada que o intervalo configurado: as verificações esperaram por consultas livres na janela, e os comandos dos usuários vêm antes)',
 };
 
-/** "a cada 2m · 3 de 50 consultas da cota do alerta usadas nesta janela", or why it does not run. */
+/**
+ * "verificação a cada 4 min 48 s · 3 de 50 consultas da cota dos alertas usadas na janela", or why it does not
+ * run (until 2026-11-27 the interval read as configured, "a cada 288s", "a cada 2m").
+ */
 export function feedText(feed: NonNullable<LinkStatusView['feed']>): string {
-  if (feed.shareCap === 0) return 'desligados (`FEED_BUDGET_SHARE` é 0)';
+  // FEED_BUDGET_SHARE is 0.
+  if (feed.shareCap === 0) return 'desligados (a configuração do bot não reserva consultas para os alertas)';
+  // FEED_BUDGET_SHARE_SATURATED is 0, and commands waited for calls in this window.
   if (feed.cap === 0)
-    return 'parados nesta janela: comandos esperaram por consultas, e `FEED_BUDGET_SHARE_SATURATED` é 0';
+    return 'parados nesta janela: comandos esperaram por consultas, e a configuração do bot não deixa consultas para os alertas quando isso acontece';
   const share =
     `${formatNumber(feed.used)} de ${formatNumber(feed.cap)} consultas da cota dos alertas usadas na janela` +
     (feed.saturated ? ' (cota reduzida: comandos esperaram por consultas nesta janela)' : '');
   if (!feed.listening) return `sem assinantes (nenhuma consulta) · ${share}`;
-  return `verificação a cada ${formatDuration(feed.intervalMs)}${STRETCHED[feed.stretchedBy ?? 'none']} · ${share}`;
+  return `verificação a cada ${formatSpan(feed.intervalMs)}${STRETCHED[feed.stretchedBy ?? 'none']} · ${share}`;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { MaterialMatch } from '../../src/domain/views.js';
 import { renderMaterialShared } from '../../src/render/home-modals.js';
 import {
   renderCatalog,
+  renderFollowList,
   renderHelp,
   renderMaterialSearch,
   renderPendingPurchases,
@@ -770,5 +771,24 @@ describe('purchases and receipts', () => {
     const text = allText(renderReceiptList(answer({ filters: {}, list }), ctx));
     expect(text).toContain('*Entrada*');
     expect(text).toContain('*Flag*\nNão');
+  });
+});
+
+describe('/solicitacao acompanhando', () => {
+  it('says since when the person follows, not as the status’s time (until 2026-11-27 "Em separação · desde 13:28")', () => {
+    const follows = [
+      {
+        workspaceId: 'T1',
+        userId: 'U1',
+        requestId: 1316,
+        lastSeenStatus: 'Em separação',
+        createdAt: NOW - 60_000,
+      },
+      { workspaceId: 'T1', userId: 'U1', requestId: 1312, lastSeenStatus: null, createdAt: NOW - 60_000 },
+    ];
+    const text = allText(renderFollowList(follows, null, ctx));
+    expect(text).toContain('*1316* — Em separação · acompanhando desde 22/11/2026 10:35');
+    expect(text).toContain('*1312* — status ainda não visto · acompanhando desde 22/11/2026 10:35');
+    expect(text).not.toMatch(/— [^·\n]* · desde/);
   });
 });

@@ -12,6 +12,7 @@ import {
   formatMoney,
   formatNumber,
   formatRatePeriod,
+  formatSpan,
   formatWindow,
   joinAnd,
   mentionUser,
@@ -93,6 +94,20 @@ describe('ages and windows', () => {
     expect(formatAge(NOW - 3 * 86_400_000, NOW)).toBe('há 3 dias');
     expect(formatAge(NOW + 60_000, NOW)).toBe('agora');
     expect(formatIn(NOW + 90_000, NOW)).toBe('em 2 min');
+    // Hours and minutes: until 2026-11-27 1 h 59 min read "em 1 h".
+    expect(formatIn(NOW + 119 * 60_000, NOW)).toBe('em 1 h 59 min');
+    expect(formatIn(NOW + 2 * 3_600_000, NOW)).toBe('em 2 h');
+    expect(formatIn(NOW + 59 * 60_000 + 30_000, NOW)).toBe('em 1 h');
+    expect(formatIn(NOW + 3 * 86_400_000, NOW)).toBe('em 3 dias');
+  });
+
+  it('writes a duration in pt-BR words (never `288s` or `2m`)', () => {
+    expect(formatSpan(288_000)).toBe('4 min 48 s');
+    expect(formatSpan(120_000)).toBe('2 min');
+    expect(formatSpan(45_000)).toBe('45 s');
+    expect(formatSpan(5_400_000)).toBe('1 h 30 min');
+    expect(formatSpan(3_600_000)).toBe('1 h');
+    expect(formatSpan(0)).toBe('0 s');
   });
 
   it('writes rate windows in words', () => {

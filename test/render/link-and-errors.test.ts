@@ -49,7 +49,8 @@ describe('link status', () => {
     expect(text).toContain('*Unidade*\n4');
     expect(text).toContain('37 de 250 consultas usadas na última hora, 213 livres');
     expect(text).toContain('75% de acertos');
-    expect(text).toContain('22/11/2026 12:06 (em 1 h)');
+    // Until 2026-11-27 "(em 1 h)" for 1 h 30 min.
+    expect(text).toContain('22/11/2026 12:06 (em 1 h 30 min)');
   });
 
   it('shows the change feed: its interval in force and its share of the window, or that it costs nothing', () => {
@@ -63,11 +64,17 @@ describe('link status', () => {
       shareCap: 50,
     };
     expect(allText(renderLinkStatus({ ...status, feed }, ctx))).toContain(
-      '*Alertas*\nverificação a cada 5m · 12 de 50 consultas da cota dos alertas usadas na janela',
+      '*Alertas*\nverificação a cada 5 min · 12 de 50 consultas da cota dos alertas usadas na janela',
     );
-    // Longer than FEED_INTERVAL: says why.
+    // In pt-BR words (until 2026-11-27 "a cada 288s", "a cada 2m").
+    expect(
+      allText(
+        renderLinkStatus({ ...status, feed: { ...feed, intervalMs: 288_000, stretchedBy: 'share' } }, ctx),
+      ),
+    ).toContain('verificação a cada 4 min 48 s (');
+    // Longer than FEED_INTERVAL: says why, without naming the setting (until 2026-11-27 `FEED_INTERVAL`).
     expect(allText(renderLinkStatus({ ...status, feed: { ...feed, stretchedBy: 'share' } }, ctx))).toContain(
-      'verificação a cada 5m (mais espaçada que `FEED_INTERVAL`: a cota dos alertas não paga',
+      'verificação a cada 5 min (mais espaçada que o intervalo configurado: a cota dos alertas não paga',
     );
     expect(allText(renderLinkStatus({ ...status, feed: { ...feed, stretchedBy: 'load' } }, ctx))).toContain(
       'as verificações esperaram por consultas livres na janela',
@@ -76,16 +83,26 @@ describe('link status', () => {
       allText(renderLinkStatus({ ...status, feed: { ...feed, listening: false, used: 0 } }, ctx)),
     ).toContain('sem assinantes (nenhuma consulta)');
     expect(allText(renderLinkStatus({ ...status, feed: { ...feed, cap: 0, shareCap: 0 } }, ctx))).toContain(
-      'desligados (`FEED_BUDGET_SHARE` é 0)',
+      'desligados (a configuração do bot não reserva consultas para os alertas)',
     );
-    // Off for the window because of the saturated share alone: that one is named, not FEED_BUDGET_SHARE.
+    // Off for the window because of the saturated share alone: that one is said, not the share being off.
     const stopped = allText(
       renderLinkStatus({ ...status, feed: { ...feed, cap: 0, saturated: true, used: 0 } }, ctx),
     );
     expect(stopped).toContain(
-      'parados nesta janela: comandos esperaram por consultas, e `FEED_BUDGET_SHARE_SATURATED` é 0',
+      'parados nesta janela: comandos esperaram por consultas, e a configuração do bot não deixa consultas para os alertas quando isso acontece',
     );
-    expect(stopped).not.toContain('`FEED_BUDGET_SHARE` é 0');
+    expect(stopped).not.toContain('desligados');
+    // No setting's name reaches a person (until 2026-11-27 `FEED_INTERVAL`, `FEED_BUDGET_SHARE`…).
+    for (const variant of [
+      { stretchedBy: 'share' as const },
+      { stretchedBy: 'load' as const },
+      { cap: 0, shareCap: 0 },
+      { cap: 0, saturated: true },
+    ])
+      expect(allText(renderLinkStatus({ ...status, feed: { ...feed, ...variant } }, ctx))).not.toMatch(
+        /FEED_/,
+      );
     expect(allText(renderLinkStatus(status, ctx))).not.toContain('Alertas');
     // Commands were refused slots in this window: the feed keeps to its smaller share, and says so.
     expect(
