@@ -388,6 +388,7 @@ async function startBot(
             container.feed,
             container.feedSnapshots,
             container.feedListeners,
+            container.links,
             container.domain.now,
           ),
       ),
