@@ -53,8 +53,13 @@ export class HomeViewStore {
     workspaceId: string,
     userId: string,
   ): Promise<{ build: number; published: PublishedHome }> {
-    const build = await this.kv.incr(this.keys.homeBuilds(workspaceId, userId), { ttlMs: BUILD_COUNTER_MS });
-    return { build, published: await this.published(workspaceId, userId) };
+    // Both at once (one round trip): a publish recorded between the two is met the same way in either order, by
+    // the hash_conflict it brings (home-order.ts).
+    const [build, published] = await Promise.all([
+      this.kv.incr(this.keys.homeBuilds(workspaceId, userId), { ttlMs: BUILD_COUNTER_MS }),
+      this.published(workspaceId, userId),
+    ]);
+    return { build, published };
   }
 
   /** The Home recorded as published (build 0 and no hash when none is). */
