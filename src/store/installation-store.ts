@@ -1,10 +1,20 @@
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/oauth';
+import { orAfter } from '../lib/deadline.js';
 import type { SecretBox } from './crypto.js';
 import type { Keys } from './keys.js';
 import type { KeyValue } from './kv.js';
 
 /** How long a process trusts its own record that an org-wide install serves a workspace (see `recorded`). */
 const RECORD_AGAIN_MS = 10 * 60_000;
+
+/**
+ * How long a lookup waits for the store before it answers with the installation this process last read (see
+ * `lastRead`): Bolt's authorize runs before every ack, and Slack's limit is 3 s for the whole exchange.
+ */
+export const INSTALLATION_STORE_WAIT_MS = 300;
+
+/** The store did not answer within the wait. */
+const NO_ANSWER = Symbol('no answer');
 
 /**
  * Slack installations for multi-workspace OAuth, sealed (they hold bot tokens). Org-wide installs are kept
@@ -24,6 +34,13 @@ export class SlackInstallationStore implements InstallationStore {
    * organisation that installs again must be found by its workspaces' digests and alerts.
    */
   private readonly recorded = new Map<string, number>();
+  /**
+   * The sealed value this process last read or wrote, by installation id: the answer when the store does not
+   * answer within `storeWaitMs` or fails (a Redis outage or a slow Redis must not fail every ack, `/estoque
+   * ajuda` included). Only then: whenever the store answers, its answer stands (an install removed by another
+   * replica is gone at the next read that reaches the store). One value per install, sealed as stored.
+   */
+  private readonly lastRead = new Map<string, string>();
 
   constructor(
     private readonly kv: KeyValue,
@@ -32,6 +49,7 @@ export class SlackInstallationStore implements InstallationStore {
     /** Called with the workspace id after an install is stored (digests paused by a revoked token resume). */
     private readonly onStored?: (workspaceId: string) => Promise<unknown>,
     private readonly now: () => number = Date.now,
+    private readonly storeWaitMs = INSTALLATION_STORE_WAIT_MS,
   ) {}
 
   private idOf(query: {
@@ -54,11 +72,10 @@ export class SlackInstallationStore implements InstallationStore {
       teamId: installation.team?.id,
     });
     this.reading.delete(id);
-    await this.kv.set(
-      this.keys.installation(id),
-      this.box.seal(JSON.stringify(installation), `installation:${id}`),
-    );
+    const sealed = this.box.seal(JSON.stringify(installation), `installation:${id}`);
+    await this.kv.set(this.keys.installation(id), sealed);
     this.reading.delete(id);
+    this.lastRead.set(id, sealed);
     const workspaceId = installation.team?.id ?? installation.enterprise?.id;
     if (workspaceId && this.onStored) await this.onStored(workspaceId);
     // An org-wide install answers the organisation's workspaces: those it has served resume too.
@@ -72,14 +89,15 @@ export class SlackInstallationStore implements InstallationStore {
   async fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation<'v1' | 'v2', boolean>> {
     // Each caller gets its own object: Bolt's authorize may keep or change what it is handed.
     const parse = (opened: string) => JSON.parse(opened) as Installation<'v1' | 'v2', boolean>;
-    const own = await this.read(this.idOf(query));
+    const { opened: own, remembered } = await this.readInTime(this.idOf(query));
     if (own !== null) {
       // A request from a workspace an org-wide install serves names the workspace beside the enterprise
       // (`is_enterprise_install` true: Bolt asks for the enterprise's install, found at once): note that it
       // serves that workspace, so its digests and alerts find the install by team id and an uninstall reaches
       // its link. Once per process and RECORD_AGAIN_MS.
       const { teamId, enterpriseId } = query;
-      if (query.isEnterpriseInstall && enterpriseId && teamId && teamId !== enterpriseId)
+      // Not while the store does not answer: the record waits for a lookup that reaches it.
+      if (!remembered && query.isEnterpriseInstall && enterpriseId && teamId && teamId !== enterpriseId)
         await this.recordServed(teamId, enterpriseId);
       return parse(own);
     }
@@ -159,17 +177,47 @@ export class SlackInstallationStore implements InstallationStore {
   async deleteInstallation(query: InstallationQuery<boolean>): Promise<void> {
     const id = this.idOf(query);
     this.reading.delete(id);
+    this.lastRead.delete(id);
     await this.kv.del(this.keys.installation(id));
     this.reading.delete(id);
+    this.lastRead.delete(id);
+  }
+
+  /**
+   * The installation's JSON as `read` gives it; when the store has not answered within `storeWaitMs`, or failed,
+   * the value this process last read of it (`remembered`). With none remembered, the store's own answer or failure.
+   */
+  private async readInTime(id: string): Promise<{ opened: string | null; remembered: boolean }> {
+    const read = this.read(id);
+    const known = this.lastRead.get(id);
+    if (known === undefined) return { opened: await read, remembered: false };
+    const answer = await orAfter<string | null | typeof NO_ANSWER>(
+      read.catch(() => NO_ANSWER),
+      this.storeWaitMs,
+      () => NO_ANSWER,
+    );
+    if (answer !== NO_ANSWER) return { opened: answer, remembered: false };
+    // Read again at the fallback: a write or delete of this process meanwhile has replaced or dropped it.
+    const latest = this.lastRead.get(id);
+    return latest === undefined
+      ? { opened: await read, remembered: false }
+      : { opened: this.box.open(latest, `installation:${id}`), remembered: true };
   }
 
   /** The installation's JSON, decrypted, or null; one read at a time per id (see `reading`). */
   private read(id: string): Promise<string | null> {
     const under = this.reading.get(id);
     if (under) return under;
-    const read = this.kv
+    const read: Promise<string | null> = this.kv
       .get(this.keys.installation(id))
-      .then((sealed) => (sealed === null ? null : this.box.open(sealed, `installation:${id}`)))
+      .then((sealed) => {
+        // Only the read still current: a write or delete of this process since has set or dropped the value.
+        if (this.reading.get(id) === read) {
+          if (sealed === null) this.lastRead.delete(id);
+          else this.lastRead.set(id, sealed);
+        }
+        return sealed === null ? null : this.box.open(sealed, `installation:${id}`);
+      })
       .finally(() => {
         if (this.reading.get(id) === read) this.reading.delete(id);
       });

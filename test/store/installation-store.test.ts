@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Installation } from '@slack/oauth';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../src/store/crypto.js';
 import { SlackInstallationStore } from '../../src/store/installation-store.js';
 import { RedisKeyValue } from '../../src/store/kv.js';
@@ -184,4 +184,92 @@ it('forgetting an organisation leaves a workspace recorded under another one', a
   await store.forgetServed('E001');
   expect(await redis.redis.get(redis.keys.workspaceEnterprise('T123'))).toBe('E002');
   expect(await redis.redis.exists(redis.keys.enterpriseWorkspaces('E001'))).toBe(0);
+});
+
+describe('a store that does not answer in time', () => {
+  const teamQuery = { teamId: 'TA', enterpriseId: undefined, isEnterpriseInstall: false };
+  const teamInstall = (token: string) =>
+    ({
+      ...orgInstall,
+      enterprise: undefined,
+      isEnterpriseInstall: false,
+      team: { id: 'TA' },
+      bot: { ...orgInstall.bot!, token },
+    }) as Installation<'v2', false>;
+
+  /** A store whose reads of installations can be held (never answered until let go) or made to fail. */
+  function faultyStore() {
+    const kv = new RedisKeyValue(redis.redis);
+    const get = kv.get.bind(kv);
+    let mode: 'answer' | 'hold' | 'fail' = 'answer';
+    const held: Array<() => void> = [];
+    kv.get = (key: string) => {
+      if (mode === 'answer' || !key.includes('installation')) return get(key);
+      if (mode === 'fail') return Promise.reject(new Error('Connection is closed.'));
+      return new Promise<string | null>((resolve) => held.push(() => resolve(get(key))));
+    };
+    const store = new SlackInstallationStore(
+      kv,
+      redis.keys,
+      new SecretBox(randomBytes(32)),
+      undefined,
+      Date.now,
+      20,
+    );
+    return {
+      store,
+      set(next: typeof mode) {
+        mode = next;
+      },
+      release() {
+        for (const letGo of held.splice(0)) letGo();
+      },
+    };
+  }
+
+  it('answers with the installation this process last read, while the store is held or failing', async () => {
+    const { store: faulty, set, release } = faultyStore();
+    await faulty.storeInstallation(teamInstall('xoxb-first'));
+    expect((await faulty.fetchInstallation(teamQuery)).bot?.token).toBe('xoxb-first');
+
+    set('hold');
+    expect((await faulty.fetchInstallation(teamQuery)).bot?.token).toBe('xoxb-first');
+    set('fail');
+    expect((await faulty.fetchInstallation(teamQuery)).bot?.token).toBe('xoxb-first');
+    set('answer');
+    release();
+  });
+
+  it('lets the store answer whenever it does: a new token written by another replica is seen at once', async () => {
+    const { store: faulty } = faultyStore();
+    await faulty.storeInstallation(teamInstall('xoxb-first'));
+    await faulty.fetchInstallation(teamQuery);
+    // Another replica writes a new token; this process reads the store, which answers.
+    await store.storeInstallation(teamInstall('xoxb-other-box'));
+    await expect(faulty.fetchInstallation(teamQuery)).rejects.toThrow(); // sealed under another key
+  });
+
+  it('never answers from memory an install the store said is gone, nor one never read', async () => {
+    const { store: faulty, set, release } = faultyStore();
+    // Never read: a failing store fails the lookup, as before.
+    set('fail');
+    await expect(faulty.fetchInstallation(teamQuery)).rejects.toThrow('Connection is closed.');
+    set('answer');
+
+    await faulty.storeInstallation(teamInstall('xoxb-first'));
+    await faulty.fetchInstallation(teamQuery);
+    // Removed by another replica: the next read that reaches the store finds nothing, and forgets it.
+    await redis.redis.del(redis.keys.installation('T-TA'));
+    await expect(faulty.fetchInstallation(teamQuery)).rejects.toThrow('no installation');
+    set('fail');
+    await expect(faulty.fetchInstallation(teamQuery)).rejects.toThrow('Connection is closed.');
+
+    // Removed by this process: forgotten at once.
+    set('answer');
+    await faulty.storeInstallation(teamInstall('xoxb-second'));
+    await faulty.deleteInstallation(teamQuery);
+    set('fail');
+    await expect(faulty.fetchInstallation(teamQuery)).rejects.toThrow('Connection is closed.');
+    release();
+  });
 });
