@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errFields, type Logger } from '../lib/logger.js';
-import type { CacheEntry, CacheStore } from '../store/cache-store.js';
+import type { CachedRefusal, CacheEntry, CacheStore } from '../store/cache-store.js';
 import type { Demand, Priority } from '../upstream/budget.js';
 import { BudgetExhaustedError } from '../upstream/budget-errors.js';
 import { mayShare, PRIORITIES } from '../upstream/budget-policy.js';
@@ -195,7 +195,13 @@ export class CachedReader implements AnswerReader {
     // Under the link's credential, company and unit: a read started under an earlier link that lands after a new
     // one (to another company) is stored where the new link never looks.
     const paramsKey = cacheParamsKey(params, linkScope(ws));
-    const entry = await this.safeGet<T>(workspaceId, endpoint, paramsKey);
+    const ref: EntryRef = { workspaceId, endpoint, paramsKey };
+    // An endpoint that remembers refusals reads the entry and its refusal in one round trip: a miss needs both
+    // before it asks upstream. Until 2026-11-27 the refusal was a GET of its own after the entry's.
+    const checksRefusal = !savedOnly && !options.bypassCache && REFUSAL_TTL_MS[endpoint] !== undefined;
+    const { entry, refusal } = checksRefusal
+      ? await this.safeGetWithRefusal<T>(ref)
+      : { entry: await this.safeGet<T>(workspaceId, endpoint, paramsKey), refusal: null };
     if (savedOnly) {
       if (!entry) throw new NoSavedDataError(endpoint);
       return {
@@ -216,9 +222,8 @@ export class CachedReader implements AnswerReader {
         freshness: { fetchedAt: entry.fetchedAt, fromCache: true, degraded: null },
       };
     }
-    const ref: EntryRef = { workspaceId, endpoint, paramsKey };
-    if (!options.bypassCache) {
-      const refused = await this.freshRefusal(ref, entry?.fetchedAt ?? null, freshSince);
+    if (checksRefusal) {
+      const refused = this.freshRefusal(endpoint, refusal, entry?.fetchedAt ?? null, freshSince);
       if (refused) {
         void this.cache.record(workspaceId, 'hits').catch(() => undefined);
         throw refused;
@@ -361,19 +366,19 @@ export class CachedReader implements AnswerReader {
   }
 
   /**
-   * The 403 remembered for an entry, as the error to throw, while it is fresh (REFUSAL_TTL_MS, from its time) and
-   * newer than the entry's answer (an answer stored since stands over it); null otherwise, and for endpoints that
-   * remember none (no store read for them). A store that does not answer remembers nothing: upstream is asked.
+   * The 403 remembered for an entry (`refusal`, read with it), as the error to throw, while it is fresh
+   * (REFUSAL_TTL_MS, from its time) and newer than the entry's answer (an answer stored since stands over it); null
+   * otherwise, and for endpoints that remember none.
    */
-  private async freshRefusal(
-    { workspaceId, endpoint, paramsKey }: EntryRef,
+  private freshRefusal(
+    endpoint: CachedEndpoint,
+    refusal: CachedRefusal | null,
     answeredAt: number | null,
     freshSince: number,
-  ): Promise<UpstreamForbiddenError | null> {
+  ): UpstreamForbiddenError | null {
     const keepMs = REFUSAL_TTL_MS[endpoint];
-    if (keepMs === undefined) return null;
-    const refusal = await this.cache.getRefusal(workspaceId, endpoint, paramsKey).catch(() => null);
     if (
+      keepMs === undefined ||
       refusal === null ||
       this.now() - refusal.at >= keepMs * this.ttlScale ||
       refusal.at < freshSince ||
@@ -402,6 +407,20 @@ export class CachedReader implements AnswerReader {
       .catch((storeError: unknown) =>
         this.logger.warn({ ...errFields(storeError), endpoint }, 'cache write of a refusal failed'),
       );
+  }
+
+  /** An entry and its remembered refusal, in one round trip; a store that does not answer has neither. */
+  private async safeGetWithRefusal<T>({
+    workspaceId,
+    endpoint,
+    paramsKey,
+  }: EntryRef): Promise<{ entry: CacheEntry<T> | null; refusal: CachedRefusal | null }> {
+    try {
+      return await this.cache.getWithRefusal<T>(workspaceId, endpoint, paramsKey);
+    } catch (error) {
+      this.logger.warn({ ...errFields(error), endpoint }, 'cache read failed');
+      return { entry: null, refusal: null };
+    }
   }
 
   private async safeGet<T>(workspaceId: string, endpoint: string, paramsKey: string) {

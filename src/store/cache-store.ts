@@ -29,13 +29,23 @@ export class CacheStore {
   ) {}
 
   async get<T>(workspaceId: string, endpoint: string, paramsKey: string): Promise<CacheEntry<T> | null> {
-    const raw = await this.kv.get(this.keys.cache(workspaceId, endpoint, paramsKey));
-    if (raw === null) return null;
-    try {
-      return JSON.parse(raw) as CacheEntry<T>;
-    } catch {
-      return null;
-    }
+    return parseEntry<T>(await this.kv.get(this.keys.cache(workspaceId, endpoint, paramsKey)));
+  }
+
+  /**
+   * An entry and the refusal remembered for it (setRefusal), in one round trip: what a reader of an endpoint that
+   * remembers refusals needs before it asks upstream. Either is null when absent or unreadable.
+   */
+  async getWithRefusal<T>(
+    workspaceId: string,
+    endpoint: string,
+    paramsKey: string,
+  ): Promise<{ entry: CacheEntry<T> | null; refusal: CachedRefusal | null }> {
+    const [entry = null, refusal = null] = await this.kv.getMany([
+      this.keys.cache(workspaceId, endpoint, paramsKey),
+      this.keys.cacheRefusal(workspaceId, endpoint, paramsKey),
+    ]);
+    return { entry: parseEntry<T>(entry), refusal: parseRefusal(refusal) };
   }
 
   /**
@@ -58,25 +68,6 @@ export class CacheStore {
       tail: found === null ? null : fetchedAtTail(found),
     });
     return stored ? 'stored' : 'changed';
-  }
-
-  /** The refusal remembered for an entry (setRefusal), or null. */
-  async getRefusal(workspaceId: string, endpoint: string, paramsKey: string): Promise<CachedRefusal | null> {
-    const raw = await this.kv.get(this.keys.cacheRefusal(workspaceId, endpoint, paramsKey));
-    if (raw === null) return null;
-    try {
-      const refusal = JSON.parse(raw) as Partial<CachedRefusal>;
-      return refusal.status === 403 && typeof refusal.at === 'number'
-        ? {
-            status: 403,
-            endpoint: typeof refusal.endpoint === 'string' ? refusal.endpoint : null,
-            detail: typeof refusal.detail === 'string' ? refusal.detail : null,
-            at: refusal.at,
-          }
-        : null;
-    } catch {
-      return null;
-    }
   }
 
   /** Remembers that upstream refused an entry's read for good, for `keepMs`. */
@@ -124,6 +115,32 @@ export class CacheStore {
       this.kv.keysWithPrefix(this.keys.cacheRefusalPrefix(workspaceId)),
     ]);
     await this.kv.del(...entries, ...refusals, this.keys.cacheStats(workspaceId));
+  }
+}
+
+function parseEntry<T>(raw: string | null): CacheEntry<T> | null {
+  if (raw === null) return null;
+  try {
+    return JSON.parse(raw) as CacheEntry<T>;
+  } catch {
+    return null;
+  }
+}
+
+function parseRefusal(raw: string | null): CachedRefusal | null {
+  if (raw === null) return null;
+  try {
+    const refusal = JSON.parse(raw) as Partial<CachedRefusal>;
+    return refusal.status === 403 && typeof refusal.at === 'number'
+      ? {
+          status: 403,
+          endpoint: typeof refusal.endpoint === 'string' ? refusal.endpoint : null,
+          detail: typeof refusal.detail === 'string' ? refusal.detail : null,
+          at: refusal.at,
+        }
+      : null;
+  } catch {
+    return null;
   }
 }
 

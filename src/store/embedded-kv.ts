@@ -82,6 +82,14 @@ export class EmbeddedKeyValue implements KeyValue {
     return entry.value;
   }
 
+  async getMany(keys: readonly string[]): Promise<(string | null)[]> {
+    // As MGET: a key that holds a hash or a sorted set reads as absent, never an error.
+    return keys.map((key) => {
+      const entry = this.live(key);
+      return entry?.kind === 'string' ? entry.value : null;
+    });
+  }
+
   async set(
     key: string,
     value: string,

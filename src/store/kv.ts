@@ -8,6 +8,11 @@ import { orAfter } from '../lib/deadline.js';
  */
 export interface KeyValue {
   get(key: string): Promise<string | null>;
+  /**
+   * The values of the keys given, in their order, in one command (MGET in Redis: one round trip, and one moment, for
+   * all of them): null where a key is absent or holds no string.
+   */
+  getMany(keys: readonly string[]): Promise<(string | null)[]>;
   /** Returns false when `onlyIfAbsent` and the key exists. */
   set(key: string, value: string, options?: { ttlMs?: number; onlyIfAbsent?: boolean }): Promise<boolean>;
   /**
@@ -83,6 +88,10 @@ export class RedisKeyValue implements KeyValue {
 
   get(key: string): Promise<string | null> {
     return this.redis.get(key);
+  }
+
+  async getMany(keys: readonly string[]): Promise<(string | null)[]> {
+    return keys.length === 0 ? [] : this.redis.mget(...keys);
   }
 
   async set(

@@ -12,7 +12,7 @@ import { Workspaces } from '../../src/domain/workspace.js';
 import { makeLogger } from '../../src/lib/logger.js';
 import { CacheStore } from '../../src/store/cache-store.js';
 import { SecretBox } from '../../src/store/crypto.js';
-import { RedisKeyValue } from '../../src/store/kv.js';
+import { type KeyValue, RedisKeyValue } from '../../src/store/kv.js';
 import { LinkStore } from '../../src/store/link-store.js';
 import type { Demand, Priority } from '../../src/upstream/budget.js';
 import { BudgetExhaustedError } from '../../src/upstream/budget-errors.js';
@@ -485,6 +485,91 @@ describe('CachedReader, a stockroom whose pending purchases upstream refuses (40
       true,
     );
     expect(calls).toEqual(['first', 'three', 'T2', 'atualizar', 'later']);
+  });
+
+  it('a miss reads the entry and its refusal in one store round trip before it asks upstream, hit or refused alike', async () => {
+    // Every call of the reader's store is one round trip (each KeyValue method is one command or one MULTI).
+    const trips: { method: string; keys: string[] }[] = [];
+    const real = new RedisKeyValue(store.redis);
+    const counted = new Proxy(real, {
+      get(target, method, receiver) {
+        const value = Reflect.get(target, method, receiver);
+        if (typeof value !== 'function' || typeof method !== 'string') return value;
+        return (...args: unknown[]) => {
+          const keys = args.flatMap((arg) =>
+            typeof arg === 'string' ? [arg] : Array.isArray(arg) ? arg : [],
+          );
+          trips.push({ method, keys: keys.filter((key): key is string => typeof key === 'string') });
+          return value.apply(target, args);
+        };
+      },
+    }) as KeyValue;
+    const r = new CachedReader({
+      cache: new CacheStore(counted, store.keys),
+      workspaces: new Workspaces(new LinkStore(real, store.keys, unusedBox), () => clock),
+      logger: makeLogger({ level: 'silent' }),
+      now: () => clock,
+    });
+    const params = { stockroomId: 4 };
+    const paramsKey = cacheParamsKey(params, linkScope(ws('T1')));
+    const entryKey = store.keys.cache('T1', 'pendingPurchases', paramsKey);
+    const refusalKey = store.keys.cacheRefusal('T1', 'pendingPurchases', paramsKey);
+    const fillKey = store.keys.cacheFill('T1', 'pendingPurchases', paramsKey);
+    // The round trips that read the entry or its refusal before the reader asks for the refresh's lease.
+    const readsBeforeLease = () => {
+      const lease = trips.findIndex((trip) => trip.keys.includes(fillKey));
+      return trips
+        .slice(0, lease === -1 ? trips.length : lease)
+        .filter((trip) => trip.keys.includes(entryKey) || trip.keys.includes(refusalKey));
+    };
+
+    // A miss: one round trip for both (until 2026-11-27, a GET of the entry, then a GET of its refusal).
+    await expect(r.read(ws('T1'), 'pendingPurchases', params, refused('first'))).rejects.toBeInstanceOf(
+      UpstreamForbiddenError,
+    );
+    expect(readsBeforeLease()).toHaveLength(1);
+    expect(readsBeforeLease()[0]?.keys).toEqual(expect.arrayContaining([entryKey, refusalKey]));
+    // The refusal remembered: the same one round trip answers it, and upstream is not asked.
+    trips.length = 0;
+    await expect(r.read(ws('T1'), 'pendingPurchases', params, refused('again'))).rejects.toBeInstanceOf(
+      UpstreamForbiddenError,
+    );
+    expect(trips.filter((trip) => trip.method !== 'hincrby')).toHaveLength(1);
+    expect(calls).toEqual(['first']);
+    // Past it, an answer: stored, then a hit in one round trip as well.
+    clock += FIVE_MINUTES;
+    await r.read(ws('T1'), 'pendingPurchases', params, answered('answer'));
+    trips.length = 0;
+    expect((await r.read(ws('T1'), 'pendingPurchases', params, refused('never'))).freshness.fromCache).toBe(
+      true,
+    );
+    expect(trips.filter((trip) => trip.method !== 'hincrby')).toHaveLength(1);
+    expect(calls).toEqual(['first', 'answer']);
+  });
+
+  it('a store that does not answer remembers no refusal: upstream is asked', async () => {
+    const real = new RedisKeyValue(store.redis);
+    const down = new Proxy(real, {
+      get(target, method, receiver) {
+        if (method === 'get' || method === 'getMany')
+          return async () => Promise.reject(new Error('ECONNRESET'));
+        return Reflect.get(target, method, receiver);
+      },
+    }) as KeyValue;
+    const r = readerOn(store, () => clock);
+    await expect(r.read(ws('T1'), 'pendingPurchases', null, refused('first'))).rejects.toBeInstanceOf(
+      UpstreamForbiddenError,
+    );
+    const blind = new CachedReader({
+      cache: new CacheStore(down, store.keys),
+      workspaces: new Workspaces(new LinkStore(real, store.keys, unusedBox), () => clock),
+      logger: makeLogger({ level: 'silent' }),
+      now: () => clock,
+    });
+    expect(
+      (await blind.read(ws('T1'), 'pendingPurchases', null, answered('blind'))).freshness.fromCache,
+    ).toBe(false);
+    expect(calls).toEqual(['first', 'blind']);
   });
 
   it('only pending purchases remember a 403; a cleared cache (a new link) forgets it', async () => {

@@ -170,6 +170,15 @@ export function runKeyValueContract(name: string, open: () => Promise<KeyValueUn
       expect(await kv.keysWithPrefix(k('sm'))).toEqual([]);
     });
 
+    it('getMany reads the keys given in their order, null where absent or not a string', async () => {
+      expect(await kv.getMany([])).toEqual([]);
+      expect(await kv.getMany([k('gm:a')])).toEqual([null]);
+      await kv.set(k('gm:a'), '1');
+      await kv.set(k('gm:c'), '3');
+      await kv.hset(k('gm:h'), 'f', 'v');
+      expect(await kv.getMany([k('gm:c'), k('gm:b'), k('gm:h'), k('gm:a')])).toEqual(['3', null, null, '1']);
+    });
+
     it('hgetMany reads the fields given in their order, null where absent', async () => {
       expect(await kv.hgetMany(k('hm'), ['a'])).toEqual([null]);
       expect(await kv.hgetMany(k('hm'), [])).toEqual([]);
