@@ -202,10 +202,20 @@ export class FeedSnapshotStore {
     await this.kv.hsetMany(this.keys.feedSnapshotStockrooms(workspaceId), fields);
   }
 
-  /** Removes the read times of stockrooms that left the active list. */
-  async forgetStockroomReads(workspaceId: string, ids: readonly number[]): Promise<void> {
-    const key = this.keys.feedSnapshotStockrooms(workspaceId);
-    for (const id of ids) await this.kv.hdel(key, String(id));
+  /**
+   * Stockrooms that left the active list: removes the pending purchases read from them (`purchaseIds`), then their
+   * read times (`stockroomIds`). In that order: a process that dies in between leaves the read times, and the next
+   * round that reads the list prunes again.
+   */
+  async forgetStockrooms(
+    workspaceId: string,
+    stockroomIds: readonly number[],
+    purchaseIds: readonly number[],
+  ): Promise<void> {
+    const purchases = this.keys.feedSnapshotPurchases(workspaceId);
+    for (const id of purchaseIds) await this.kv.hdel(purchases, String(id));
+    const reads = this.keys.feedSnapshotStockrooms(workspaceId);
+    for (const id of stockroomIds) await this.kv.hdel(reads, String(id));
   }
 
   /**

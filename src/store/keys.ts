@@ -297,7 +297,10 @@ export class Keys {
   feedSnapshotRequests(workspaceId: string): string {
     return `${this.prefix}feed:${workspaceId}:snap:requests`;
   }
-  /** Hash, field = purchase id: the pending purchases and their balance at the last receipts read. */
+  /**
+   * Hash, field = purchase id: the pending purchases and their balance at the last receipts read. Those of a stockroom
+   * that left the active list leave with its read time (feedSnapshotStockrooms), with no event.
+   */
   feedSnapshotPurchases(workspaceId: string): string {
     return `${this.prefix}feed:${workspaceId}:snap:purchases`;
   }

@@ -206,7 +206,7 @@ export class FeedRound {
       await this.snapshots.savePurchases(workspaceId, receipts.next, receipts.gone);
       await this.snapshots.savePurchaseReceipts(workspaceId, receipts.counted, receipts.uncounted);
       await this.snapshots.saveStockroomReads(workspaceId, receipts.reads);
-      await this.snapshots.forgetStockroomReads(workspaceId, receipts.inactive);
+      await this.snapshots.forgetStockrooms(workspaceId, receipts.inactive, receipts.inactivePurchases);
     }
     if (earlier.linked.length > 0)
       await this.snapshots.removeReceiptsWaiting(
@@ -542,9 +542,16 @@ export class FeedRound {
         .map(([id]) => id),
       reads,
       // Stockrooms read before that are no longer in the active list: their read times go (until 2026-11-27 they
-      // stayed in the snapshot for good, one per stockroom that was ever active). Their purchases stay in the pending
-      // snapshot: a stockroom that comes back is compared with what it had.
+      // stayed in the snapshot for good, one per stockroom that was ever active) ...
       inactive: [...lastRead.keys()].filter((id) => !active.has(id)),
+      // ... and so do their purchases in the pending snapshot, with no event (they were not read: diffPurchases never
+      // saw them go). Until 2026-11-27 they stayed for good, as did those of stockrooms pruned before. One that comes
+      // back has no reading, so its first reading records it again (a receipt made while it was out is not told).
+      inactivePurchases: [...previous]
+        .filter(
+          ([id, entry]) => entry.stockroomId !== null && !active.has(entry.stockroomId) && !diff.next.has(id),
+        )
+        .map(([id]) => id),
       // At least one stockroom read or refused for good (or none to read): the turn made progress.
       progressed: reads.size > 0 || stockrooms.data.length === 0,
       // Every active stockroom read or refused for good, in this round or earlier ones: the oldest of those readings

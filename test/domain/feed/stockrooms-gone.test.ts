@@ -46,6 +46,49 @@ describe('stockrooms that left the active list', () => {
     expect((await h.redis.redis.hkeys(key)).map(Number).sort((x, y) => x - y)).toEqual(kept);
   });
 
+  it('their pending purchases leave the snapshot in the same round, told as nothing; one that comes back is recorded again', async () => {
+    const { h, a } = await receiptsRecorded();
+    const purchasesKey = h.redis.keys.feedSnapshotPurchases(WS);
+    const stockroomsOf = async () => {
+      const byStockroom = new Map<number, number[]>();
+      for (const [id, raw] of Object.entries(await h.redis.redis.hgetall(purchasesKey))) {
+        const stockroomId = (JSON.parse(raw) as { stockroomId: number }).stockroomId;
+        byStockroom.set(stockroomId, [...(byStockroom.get(stockroomId) ?? []), Number(id)]);
+      }
+      return byStockroom;
+    };
+    const before = await stockroomsOf();
+    const [gone, goneIds] = [...before].sort(([x], [y]) => x - y)[0] ?? [];
+    if (gone === undefined || goneIds === undefined) throw new Error('no pending purchases recorded');
+    expect(goneIds.length).toBeGreaterThan(0);
+    const kept = [...before].filter(([id]) => id !== gone).flatMap(([, ids]) => ids);
+    const stockroom = h.sandbox.data.company(1)?.stockrooms.find((s) => s.record.almoxarifado === gone);
+    if (!stockroom) throw new Error('no such stockroom');
+    const posted = () => a.poster.posts.flatMap((post) => post.events.map((event) => event.id));
+    const postedBefore = posted();
+    stockroom.record.status = 0;
+
+    h.clock.advance(7 * HOUR);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: true, round: { complete: true, detected: 0 } });
+    // Until 2026-11-27 its purchases stayed in the snapshot for good once its read time was pruned.
+    expect((await stockroomsOf()).has(gone)).toBe(false);
+    expect((await h.redis.redis.hkeys(purchasesKey)).map(Number).sort((x, y) => x - y)).toEqual(
+      [...kept].sort((x, y) => x - y),
+    );
+    // Their leaving is no receipt: nothing in the outbox, nothing posted.
+    expect(await a.snapshots.outbox(WS)).toEqual([]);
+    expect(posted()).toEqual(postedBefore);
+
+    // Active again: its first reading records its purchases, and reports nothing.
+    stockroom.record.status = 1;
+    h.clock.advance(7 * HOUR);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: true, round: { detected: 0 } });
+    expect((await stockroomsOf()).get(gone)?.sort((x, y) => x - y)).toEqual(
+      [...goneIds].sort((x, y) => x - y),
+    );
+    expect(posted()).toEqual(postedBefore);
+  });
+
   it('a receipt of one waiting for its links leaves the waiting list at the next round, told, not kept for good', async () => {
     const { h, a } = await receiptsRecorded();
     const stockroom = h.sandbox.data.company(1)?.stockrooms[0];
