@@ -139,12 +139,13 @@ export function renderHelp(ctx?: RenderContext, options: HelpOptions = {}): Mess
 
 /**
  * A bad argument: what was wrong (from the parser, pt-BR), then how that command is used. The problem is the parser's
- * own mrkdwn: what the user typed is quoted in it as code (`\`pagina:x\``), so only the entities are escaped.
+ * own mrkdwn: what the user typed is quoted in it as code (`\`pagina:x\``), so only the entities are escaped. In
+ * local mode `/estoque`'s usage names `sandbox avancar` as its help does (until 2026-11-27 it did not).
  */
-export function renderUsage(command: CommandName, problem: string): Message {
+export function renderUsage(command: CommandName, problem: string, options: HelpOptions = {}): Message {
   const problemText = `:warning: ${escapeMrkdwnEntities(problem.trim() || 'comando não entendido')}`;
   return finalizeMessage({
     text: `Comando /${command}: ${escapeMrkdwnEntities(problem)}`,
-    blocks: [section(problemText), section(usageText(command)), context(CONVENTIONS)],
+    blocks: [section(problemText), section(usageText(command, options)), context(CONVENTIONS)],
   });
 }

@@ -29,6 +29,14 @@ export interface SandboxMotion {
   announce(workspaceId: string, changes: readonly SandboxChangeView[]): Promise<void>;
 }
 
+/**
+ * What the help and the usage after a bad argument show: in local mode (the sandbox moves along in this process) they
+ * name `/estoque sandbox avancar`.
+ */
+export function helpOptionsOf(deps: Pick<SlackDeps, 'sandbox'>): { localMode: boolean } {
+  return { localMode: deps.sandbox !== undefined };
+}
+
 /** One build and publish of a user's App Home (home/home-publish.ts publishHome). */
 export interface HomePublishRequest {
   client: WebClient;

@@ -531,6 +531,31 @@ describe('/estoque sandbox avancar', () => {
     }
   });
 
+  it('a bad argument’s usage names it in local mode only, as the help does', async () => {
+    const usageBlocks = async (of: Harness, text: string) => {
+      const body = JSON.parse((await of.command('/estoque', text)).body) as {
+        response_type: string;
+        blocks: unknown;
+      };
+      expect(body.response_type).toBe('ephemeral');
+      return JSON.stringify(body.blocks);
+    };
+    const outside = await usageBlocks(h, 'resumo xpto');
+    expect(outside).toContain('/estoque ajuda');
+    expect(outside).not.toContain('sandbox avancar');
+    const local = await startHarness({ localMode: true });
+    try {
+      // Until 2026-11-27 the usage after a bad argument left it out in local mode, while the help named it.
+      for (const text of ['resumo xpto', 'sandbox parar']) {
+        const usage = await usageBlocks(local, text);
+        expect(usage).toContain('/estoque ajuda');
+        expect(usage).toContain('`/estoque sandbox avancar` · `/estoque sandbox avancar 5`');
+      }
+    } finally {
+      await local.close();
+    }
+  });
+
   it('bad arguments get the usage', async () => {
     expect(await usageOf('/estoque', 'sandbox avancar 50')).toContain('de 1 a 20');
     expect(await usageOf('/estoque', 'sandbox parar')).toContain('`sandbox parar` não existe');

@@ -13,7 +13,7 @@ import {
   type SandboxChangeView,
 } from '../../render/sandbox.js';
 import { sendResponse, tellPerson } from '../deliver.js';
-import type { SlackDeps } from '../deps.js';
+import { helpOptionsOf, type SlackDeps } from '../deps.js';
 import { parseEstoque } from '../parse/commands.js';
 import { linkAdminVerdict, refusalOf, viewForWorkspace, workspaceIdOf } from '../slack-users.js';
 import { openModal } from '../views/open-modal.js';
@@ -28,7 +28,10 @@ export function registerEstoqueCommand(app: App, deps: SlackDeps): void {
   app.command('/estoque', async (args) => {
     const parsed = parseEstoque(args.command.text ?? '');
     if (!parsed.ok) {
-      await args.ack({ response_type: 'ephemeral', ...renderUsage('estoque', parsed.problem) });
+      await args.ack({
+        response_type: 'ephemeral',
+        ...renderUsage('estoque', parsed.problem, helpOptionsOf(deps)),
+      });
       return;
     }
     const { command } = parsed;
@@ -36,7 +39,7 @@ export function registerEstoqueCommand(app: App, deps: SlackDeps): void {
       case 'help':
         await args.ack({
           response_type: 'ephemeral',
-          ...renderHelp(undefined, { localMode: deps.sandbox !== undefined }),
+          ...renderHelp(undefined, helpOptionsOf(deps)),
         });
         return;
       case 'link':
@@ -106,7 +109,11 @@ async function openLinkModal(deps: SlackDeps, args: CommandArgs): Promise<void> 
     await sendResponse(
       deps,
       args.respond,
-      renderUsage('estoque', 'não foi possível abrir o formulário de vínculo; tente de novo.'),
+      renderUsage(
+        'estoque',
+        'não foi possível abrir o formulário de vínculo; tente de novo.',
+        helpOptionsOf(deps),
+      ),
       {
         response_type: 'ephemeral',
         replace_original: false,
@@ -132,7 +139,11 @@ async function advanceSandbox(deps: SlackDeps, args: CommandArgs, changes: numbe
       reply = renderSandboxAdvanced(made);
     } catch (error) {
       deps.logger.warn({ workspaceId, ...errFields(error) }, 'sandbox advance failed');
-      reply = renderUsage('estoque', 'o sandbox não conseguiu avançar agora; tente de novo.');
+      reply = renderUsage(
+        'estoque',
+        'o sandbox não conseguiu avançar agora; tente de novo.',
+        helpOptionsOf(deps),
+      );
     }
     await sendResponse(deps, args.respond, reply, { response_type: 'ephemeral', replace_original: false });
     // The alerts and DMs come after the reply that says what changed.

@@ -9,7 +9,7 @@ import { renderHelpModal } from '../../render/home-modals.js';
 import { ActionIds, ActionPatterns } from '../../render/ids.js';
 import { requestIdOfButton } from '../actions/follow.js';
 import { type Recipient, tellPerson } from '../deliver.js';
-import type { SlackDeps } from '../deps.js';
+import { helpOptionsOf, type SlackDeps } from '../deps.js';
 import { linkAdminVerdict, refusalOf, workspaceIdOf } from '../slack-users.js';
 import { openModal } from '../views/open-modal.js';
 import { publishHome } from './home-publish.js';
@@ -90,10 +90,7 @@ export function registerHomeTab(app: App, deps: SlackDeps): void {
   });
   app.action<BlockAction<ButtonAction>>(ActionIds.homeHelp, async (args) => {
     await args.ack();
-    const help = renderHelpModal(
-      { timeZone: deps.config.DIGEST_TZ, now: deps.now() },
-      { localMode: deps.sandbox !== undefined },
-    );
+    const help = renderHelpModal({ timeZone: deps.config.DIGEST_TZ, now: deps.now() }, helpOptionsOf(deps));
     const opening = await openModal(deps, args.client, args.body.trigger_id, help);
     if (!opening.opened)
       await tellModalNotOpened(deps, opening.error, 'help modal not opened', clicker(args));

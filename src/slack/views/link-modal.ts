@@ -21,7 +21,7 @@ import {
   renderUsage,
 } from '../../render/index.js';
 import { tellPerson } from '../deliver.js';
-import type { SlackDeps } from '../deps.js';
+import { helpOptionsOf, type SlackDeps } from '../deps.js';
 import { publishHome } from '../home/home-publish.js';
 import { isSlackResponseUrl, postToResponseUrl } from '../response-url.js';
 import {
@@ -89,7 +89,11 @@ export function registerLinkModal(app: App, deps: SlackDeps): void {
         await tellPerson(
           deps,
           respond,
-          renderUsage('estoque', 'não foi possível abrir o formulário de vínculo; tente de novo.'),
+          renderUsage(
+            'estoque',
+            'não foi possível abrir o formulário de vínculo; tente de novo.',
+            helpOptionsOf(deps),
+          ),
           recipient,
         );
       }
