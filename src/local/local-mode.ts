@@ -60,6 +60,8 @@ export interface LocalModeOverrides {
   dataDir?: string;
   /** Where the start-up summary goes (stdout by default). */
   print?: (text: string) => void;
+  /** Advances the sandbox's run keeps for replay (MAX_RECORDED_ADVANCES by default; sandbox-run.ts). */
+  maxSandboxAdvances?: number;
 }
 
 export interface LocalMode {
@@ -116,7 +118,13 @@ export async function startLocalMode(
 
     // The sandbox lives in memory and the store outlives it: it comes back as it was, so that the feed's snapshots,
     // the cache and the follows' last-seen statuses still describe it (sandbox-run.ts).
-    const sandboxRun = await openSandboxRun(kv, keys, logger.child({ component: 'sandbox-run' }));
+    const sandboxRun = await openSandboxRun(
+      kv,
+      keys,
+      logger.child({ component: 'sandbox-run' }),
+      Date.now,
+      overrides.maxSandboxAdvances,
+    );
     const sandboxPort = overrides.sandboxPort ?? config.SANDBOX_PORT;
     const sandboxStart = await startOnPortOrFree(sandboxPort, (port) =>
       startSandbox({
@@ -224,8 +232,9 @@ export async function startLocalMode(
     });
     stops.push({ name: 'playground', stop: async () => playground.unmount() });
 
-    // A store from before the sandbox's runs were kept: what it saw was another sandbox.
-    if (sandboxRun.fresh) await forgetEarlierSandbox(container, teamId, logger);
+    // A store from before the sandbox's runs were kept, or whose run went past its bound: what it saw was another
+    // sandbox.
+    if (sandboxRun.fresh) await forgetEarlierSandbox(container, teamId, sandboxRun.overflowed, logger);
     const link = await linkDemoLogin(container, kv, keys, teamId, logger);
     // As in production: keep the linked credential's refresh chain alive, and post the digests on time
     // (container.close stops both).
@@ -378,12 +387,19 @@ async function linkDemoLogin(
 
 /**
  * The sandbox starts afresh while the store holds what the feed saw of an earlier one (a store from before the
- * sandbox's runs were kept): its snapshots, the cached answers and the follows' last-seen statuses would describe
- * other data, and the next rounds would tell changes backwards. They are forgotten: the next round only records.
+ * sandbox's runs were kept, or a run past its bound, `overflowed`): its snapshots, the cached answers and the
+ * follows' last-seen statuses would describe other data, and the next rounds would tell changes backwards. They are
+ * forgotten: the next round only records. A store whose feed never recorded is taken as new, unless the run says it
+ * was not.
  */
-async function forgetEarlierSandbox(container: Container, teamId: string, logger: Logger): Promise<void> {
+async function forgetEarlierSandbox(
+  container: Container,
+  teamId: string,
+  overflowed: boolean,
+  logger: Logger,
+): Promise<void> {
   const state = await container.feedSnapshots.state(teamId);
-  if (state.recordedAt === null) return;
+  if (state.recordedAt === null && !overflowed) return;
   await container.feedSnapshots.forget(teamId);
   await container.cache.clear(teamId);
   for (const follow of await container.feedListeners.listFollows(teamId)) {

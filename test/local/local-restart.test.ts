@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { FAKE_SEED } from '../../src/fake-slack/index.js';
 import { makeLogger } from '../../src/lib/logger.js';
-import { type LocalMode, startLocalMode } from '../../src/local/local-mode.js';
+import { type LocalMode, type LocalModeOverrides, startLocalMode } from '../../src/local/local-mode.js';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
 import { EmbeddedKeyValue } from '../../src/store/embedded-kv.js';
 import {
@@ -45,11 +45,12 @@ describe('local mode restarted', () => {
   const running: LocalMode[] = [];
   const opened: PlaygroundEvents[] = [];
 
-  const start = async () => {
+  const start = async (overrides: LocalModeOverrides = {}) => {
     const local = await startLocalMode(loadConfig({ DATA_DIR: dataDir }), makeLogger({ level: 'silent' }), {
       port: 0,
       sandboxPort: 0,
       print: () => undefined,
+      ...overrides,
     });
     running.push(local);
     const page = await openPlaygroundEvents(local.url);
@@ -143,5 +144,55 @@ describe('local mode restarted', () => {
         alertedSecond.some((m) => m.id === old.id && m.from === old.to && m.to === old.from),
       ),
     ).toBe(false);
+  });
+
+  it('past the advances a run keeps, the record stays bounded and the next start is a new run: nothing told backwards', {
+    timeout: 60_000,
+  }, async () => {
+    const bound = { maxSandboxAdvances: 2 };
+    const storedRun = async () => {
+      const kv = await EmbeddedKeyValue.open({ file: join(dataDir, 'store.json') });
+      try {
+        return JSON.parse((await kv.get('estoque:local-sandbox-run')) ?? 'null') as {
+          advances: unknown[];
+          overflowed?: boolean;
+        };
+      } finally {
+        await kv.close();
+      }
+    };
+    const first = await start(bound);
+    await playgroundCommand(first.local.url, '/estoque', 'alertas assinar');
+    await first.page.message((m) => isChannel(m) && m.text.includes('assinou os alertas'));
+    await playgroundCommand(first.local.url, '/solicitacao', `${FOLLOWED_ID} acompanhar`);
+    await first.page.message((m) => textOfPlaygroundMessage(m).includes('Você passou a acompanhar'));
+    // One advance past the bound: the running sandbox goes on as before, in memory.
+    const before: Move[] = [];
+    for (let n = 0; n < 3; n += 1) {
+      const moves = await advance(first.local, first.page, 3);
+      expect(moves.length).toBeGreaterThan(0);
+      before.push(...moves);
+    }
+    await first.local.close();
+    // Until 2026-11-27 every advance stayed in the record (3 here), replayed at each start.
+    const run = await storedRun();
+    expect(run.advances.length).toBeLessThanOrEqual(bound.maxSandboxAdvances);
+    expect(run.overflowed).toBe(true);
+
+    const second = await start(bound);
+    const after = await advance(second.local, second.page, 3);
+    const moved = after.find((m) => m.id === FOLLOWED_ID);
+    expect(moved).toBeDefined();
+    // A new run: the feed forgot the old one, so every alert is one of this run's moves, none told backwards.
+    const alertedSecond = await alerted(second.page);
+    expect(alertedSecond).toContainEqual(moved);
+    for (const move of alertedSecond) expect(after).toContainEqual(move);
+    expect(
+      before.some((old) =>
+        alertedSecond.some((m) => m.id === old.id && m.from === old.to && m.to === old.from),
+      ),
+    ).toBe(false);
+    await second.local.close();
+    expect(await storedRun()).toMatchObject({ advances: [expect.anything()] });
   });
 });
