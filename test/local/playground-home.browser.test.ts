@@ -1,7 +1,14 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_FACTS } from '../../src/sandbox/facts.js';
-import { messageWith, readmeScreenshot, typeCommand, usePlaygroundSession, visibleText } from './browser.js';
+import {
+  messageWith,
+  readmeScreenshot,
+  typeCommand,
+  usePlaygroundSession,
+  VIEWPORT,
+  visibleText,
+} from './browser.js';
 
 /**
  * The App Home and both shortcuts in the playground, in headless Chromium: the Home tab in the sidebar, the
@@ -86,6 +93,36 @@ describe('playground: App Home and shortcuts in a real browser', { shuffle: fals
     await modal.waitFor(WAIT);
     await modal.getByRole('button', { name: 'Fechar' }).first().click();
     await modal.waitFor({ state: 'detached', ...WAIT });
+  });
+
+  it('a modal opens in the browser tab that asked for it, not in the person’s other tabs', async () => {
+    screenshotOnFailure('modal-one-tab');
+    // Another tab of the page (its own browser context: playwright opens pages of browser.newPage() no other way).
+    const browser = page.context().browser();
+    if (!browser) throw new Error('no browser');
+    const other = await browser.newPage({
+      viewport: VIEWPORT,
+      locale: 'pt-BR',
+      timezoneId: 'America/Sao_Paulo',
+    });
+    try {
+      await other.goto(page.url());
+      await other.getByRole('status').filter({ hasText: 'conectado' }).waitFor(WAIT);
+      await page.getByRole('button', { name: /# almoxarifado/ }).click();
+      await page.getByRole('button', { name: 'Atalhos' }).click();
+      await page.locator('.shortcuts-menu').getByRole('button', { name: 'Buscar material' }).click();
+      const modal = page.getByRole('dialog', { name: 'Buscar material' });
+      await modal.waitFor(WAIT);
+      // The other tab's answer comes after the modal on every event stream: once it shows, that tab has seen all.
+      await typeCommand(other, '/estoque ajuda');
+      await messageWith(other, 'Estoque no Slack').waitFor(WAIT);
+      // Until 2026-11-27 the modal opened in every tab of the page.
+      await expect(other.getByRole('dialog').count()).resolves.toBe(0);
+      await modal.getByRole('button', { name: 'Fechar' }).first().click();
+      await modal.waitFor({ state: 'detached', ...WAIT });
+    } finally {
+      await other.close();
+    }
   });
 
   it('a message’s "…" menu runs Abrir solicitação on it: the request opens in a modal', async () => {

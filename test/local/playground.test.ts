@@ -244,6 +244,78 @@ describe('playground routes', () => {
     controller.abort();
   });
 
+  it('shows a modal in the page whose command or click opened it, not in the person’s other pages', async () => {
+    const token = fake.tokenFor(FAKE_SEED.teamId);
+    const modal = (title: string) => ({
+      type: 'modal',
+      title: { type: 'plain_text', text: title },
+      blocks: [
+        {
+          type: 'actions',
+          block_id: 'b',
+          elements: [{ type: 'button', action_id: 'mais', text: { type: 'plain_text', text: 'Mais' } }],
+        },
+      ],
+    });
+    bot.answer = async (request) => {
+      if (request.kind === 'command') {
+        await webApi(fake.apiUrl, token, 'views.open', {
+          trigger_id: request.fields.trigger_id,
+          view: modal(`Aberto por ${request.fields.text}`),
+        });
+      } else if (request.payload.type === 'block_actions') {
+        await webApi(fake.apiUrl, token, 'views.push', {
+          trigger_id: request.payload.trigger_id,
+          view: modal('Empilhado'),
+        });
+      }
+      return undefined;
+    };
+    const pageA = await openPlaygroundEvents(fake.url, 'pagina-a');
+    const pageB = await openPlaygroundEvents(fake.url, 'pagina-b');
+    const unnamed = await openPlaygroundEvents(fake.url);
+    const seen = (page: typeof pageA) =>
+      page.viewsRead().map((v) => [v.via, (v.view.title as { text: string }).text]);
+    try {
+      const command = (text: string, client: string) =>
+        post('/playground/command', JSON.stringify({ command: '/estoque', text, client }));
+      expect(await (await command('A', 'pagina-a')).json()).toEqual({ ok: true });
+      const opened = await pageA.view((v) => v.via === 'views.open');
+      // A click in that modal pushes a view on its stack; then the bot updates the first one by its id (no trigger).
+      const click = await post(
+        '/playground/action',
+        JSON.stringify({ viewId: opened.view.id, actionId: 'mais', blockId: 'b', client: 'pagina-a' }),
+      );
+      expect(await click.json()).toEqual({ ok: true });
+      await pageA.view((v) => v.via === 'views.push');
+      await webApi(fake.apiUrl, token, 'views.update', {
+        view_id: opened.view.id,
+        view: modal('Atualizado'),
+      });
+      await pageA.view((v) => v.via === 'views.update');
+      // The other page opens one of its own.
+      expect(await (await command('B', 'pagina-b')).json()).toEqual({ ok: true });
+      await pageB.view((v) => v.via === 'views.open');
+      // Every stream has read what came before a message posted after all that.
+      await webApi(fake.apiUrl, token, 'chat.postMessage', {
+        channel: FAKE_SEED.channels.stockroom,
+        text: 'depois dos modais',
+      });
+      for (const page of [pageA, pageB, unnamed]) await page.message((m) => m.text === 'depois dos modais');
+      // Until 2026-11-27 every page of the person showed every modal.
+      expect(seen(pageA)).toEqual([
+        ['views.open', 'Aberto por A'],
+        ['views.push', 'Empilhado'],
+        ['views.update', 'Atualizado'],
+      ]);
+      expect(seen(pageB)).toEqual([['views.open', 'Aberto por B']]);
+      expect(seen(unnamed)).toEqual([]);
+    } finally {
+      for (const page of [pageA, pageB, unnamed]) page.close();
+      bot.answer = () => undefined;
+    }
+  });
+
   it('shows the bot’s DMs to the person at the page (an alert of a followed request), and nobody else’s', async () => {
     const token = fake.tokenFor(FAKE_SEED.teamId);
     // As the feed poster sends a DM: chat.postMessage to the user id.

@@ -16,17 +16,31 @@ export interface Hello {
   messages: PlaygroundMessage[];
 }
 
+export interface PlaygroundView {
+  via: 'views.open' | 'views.push' | 'views.update';
+  view: { id: string; type: string; title: unknown; blocks: unknown[] };
+}
+
 export interface PlaygroundEvents {
   hello: Hello;
   /** The next `message` event matching `predicate` (those already read included), within 15 s. */
   message(predicate: (message: PlaygroundMessage) => boolean): Promise<PlaygroundMessage>;
+  /** The next `view` event (a modal) matching `predicate` (those already read included), within 15 s. */
+  view(predicate: (view: PlaygroundView) => boolean): Promise<PlaygroundView>;
+  /** The `view` events read so far. */
+  viewsRead(): PlaygroundView[];
   close(): void;
 }
 
-/** Opens `GET /playground/events` (what loading the page does) and waits for its `hello`. */
-export async function openPlaygroundEvents(pageUrl: string): Promise<PlaygroundEvents> {
+/**
+ * Opens `GET /playground/events` (what loading the page does) and waits for its `hello`. `client`: the id the page
+ * names itself with (`?client=`), none when unset.
+ */
+export async function openPlaygroundEvents(pageUrl: string, client?: string): Promise<PlaygroundEvents> {
   const controller = new AbortController();
-  const response = await fetch(new URL('playground/events', pageUrl), { signal: controller.signal });
+  const url = new URL('playground/events', pageUrl);
+  if (client !== undefined) url.searchParams.set('client', client);
+  const response = await fetch(url, { signal: controller.signal });
   if (!response.body) throw new Error('no event stream');
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
@@ -69,6 +83,11 @@ export async function openPlaygroundEvents(pageUrl: string): Promise<PlaygroundE
           ? (e.data as PlaygroundMessage)
           : undefined,
       ),
+    view: (predicate) =>
+      next((e) =>
+        e.event === 'view' && predicate(e.data as PlaygroundView) ? (e.data as PlaygroundView) : undefined,
+      ),
+    viewsRead: () => events.filter((e) => e.event === 'view').map((e) => e.data as PlaygroundView),
     close: () => controller.abort(),
   };
 }

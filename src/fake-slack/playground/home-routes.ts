@@ -35,6 +35,8 @@ export interface HomeRoutesContext {
   shortcuts: readonly PlaygroundShortcut[];
   findView(viewId: string): FakeViewOutput | undefined;
   liveMessage(channel: string, ts: string): FakeMessage | undefined;
+  /** A trigger_id for a request of the page `body` names (routes.ts): the modal it opens shows in that page only. */
+  newTrigger(body: Record<string, unknown>): string;
 }
 
 type Handler = (body: Record<string, unknown>) => Promise<Answer>;
@@ -67,7 +69,7 @@ export function homeRoutes(ctx: HomeRoutesContext): Record<string, Handler> {
         teamId,
         userId,
         callbackId: found.callbackId,
-        triggerId: fake.newTriggerId({ userId, teamId }),
+        triggerId: ctx.newTrigger(body),
       });
       const result = await interaction(target, payload);
       return done(result.status, result.ms);
@@ -81,7 +83,7 @@ export function homeRoutes(ctx: HomeRoutesContext): Record<string, Handler> {
         teamId,
         userId,
         callbackId: found.callbackId,
-        triggerId: fake.newTriggerId({ userId, teamId }),
+        triggerId: ctx.newTrigger(body),
         channelId: message.channel,
         responseUrl: fake.newResponseUrl({ teamId, channelId: message.channel, userId }),
         message,

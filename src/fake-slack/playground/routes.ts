@@ -15,6 +15,7 @@ import { PLAYGROUND_SCRIPT } from './assets/script.js';
 import { PLAYGROUND_CSS } from './assets/styles.js';
 import { PLAYGROUND_COMMANDS, PLAYGROUND_SHORTCUTS, type PlaygroundCommand } from './commands.js';
 import { homeRoutes } from './home-routes.js';
+import { clientIdOf, ModalOwners } from './modal-owners.js';
 import {
   type Answer,
   badRequest,
@@ -42,10 +43,12 @@ import { buildStateValues, clientSideErrors, submissionResponseUrls } from './vi
  *   GET  /                    the page
  *   GET  /playground/app.js   its script; /playground/app.css its styles
  *   GET  /playground/events   server-sent events: `hello` (who, where, the messages so far that are not
- *                             ephemeral), `message`, `view`
+ *                             ephemeral), `message`, `view` (the modals of this page only), `home`;
+ *                             `?client=ID` names the page (modal-owners.ts)
  *   POST /playground/command  { command, text }
  *   POST /playground/action   { channel, ts, actionId, blockId, value } or { viewId, actionId, blockId, value, inputs }
  *   POST /playground/submit   { viewId, inputs }
+ *   (every POST may name its page with `client`: a modal its trigger opens shows in that page only)
  *   POST /playground/home, /shortcut, /message-shortcut, /suggest: the App Home and the shortcuts (home-routes.ts)
  *   GET  /healthz             the bot's /healthz, relayed
  */
@@ -94,7 +97,15 @@ export function mountPlayground(fake: FakeSlack, options: PlaygroundOptions): Pl
   const commands = options.commands ?? PLAYGROUND_COMMANDS;
   /** Views a view_submission answer pushed or updated (`response_action`): Slack keeps them, the fake does not. */
   const answeredViews = new Map<string, FakeViewOutput>();
-
+  /** The open event streams, each a page (a Slack client) or, without `?client=`, a client that named none. */
+  const streams = new Set<{ client: string | null; send: (event: string, data: unknown) => void }>();
+  const modalOwners = new ModalOwners();
+  /** A trigger_id for a request of the page `body` names: a modal opened with it shows in that page only. */
+  const newTrigger = (body: Record<string, unknown>, context: { viewId?: string } = {}): string => {
+    const triggerId = fake.newTriggerId({ userId, teamId, ...context });
+    modalOwners.issued(triggerId, clientIdOf(body.client));
+    return triggerId;
+  };
   const isDirectMessage = (channel: string) => fake.channels.get(channel)?.imUser === userId;
   const visible = (m: FakeMessage) =>
     (m.teamId === undefined || m.teamId === teamId) &&
@@ -120,6 +131,20 @@ export function mountPlayground(fake: FakeSlack, options: PlaygroundOptions): Pl
     submit: view.submit,
     close: view.close,
     blocks: withGeneratedIds(view.blocks, view.id),
+  });
+
+  // One listener for every stream, so that each view record is given its page once. As in Slack, the App Home is
+  // the user's in every client; a modal is the client's that opened it.
+  const offViews = fake.on('view', (record) => {
+    if (record.teamId !== teamId || record.userId !== userId) return;
+    if (record.view.type === 'modal') {
+      const owner = modalOwners.ownerOf(record);
+      const event = { via: record.via, view: viewToClient(record.view) };
+      for (const stream of streams) if (owner === null || owner === stream.client) stream.send('view', event);
+    } else if (record.view.type === 'home') {
+      const home = viewToClient(record.view);
+      for (const stream of streams) stream.send('home', home);
+    }
   });
 
   const findView = (viewId: string): FakeViewOutput | undefined => {
@@ -162,7 +187,7 @@ export function mountPlayground(fake: FakeSlack, options: PlaygroundOptions): Pl
     };
   }
 
-  function events(req: IncomingMessage, res: ServerResponse): void {
+  function events(req: IncomingMessage, res: ServerResponse, client: string | null): void {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
@@ -176,20 +201,14 @@ export function mountPlayground(fake: FakeSlack, options: PlaygroundOptions): Pl
     const offMessage = fake.on('message', (m) => {
       if (visible(m)) send('message', toClient(m));
     });
-    const offView = fake.on('view', (record) => {
-      if (record.teamId === teamId && record.userId === userId && record.view.type === 'modal') {
-        send('view', { via: record.via, view: viewToClient(record.view) });
-      }
-      if (record.teamId === teamId && record.userId === userId && record.view.type === 'home') {
-        send('home', viewToClient(record.view));
-      }
-    });
+    const stream = { client, send };
+    streams.add(stream);
     const keepAlive = setInterval(() => res.write(': ping\n\n'), 15_000);
     keepAlive.unref();
     req.on('close', () => {
       clearInterval(keepAlive);
       offMessage();
-      offView();
+      streams.delete(stream);
     });
   }
 
@@ -206,7 +225,7 @@ export function mountPlayground(fake: FakeSlack, options: PlaygroundOptions): Pl
       userId,
       channelId,
       responseUrl: fake.newResponseUrl(context),
-      triggerId: fake.newTriggerId({ userId, teamId }),
+      triggerId: newTrigger(body),
     });
     const failure = slackFailure(result.status, result.ms);
     if (failure) return { status: 200, body: { ok: false, error: failure } };
@@ -231,7 +250,7 @@ export function mountPlayground(fake: FakeSlack, options: PlaygroundOptions): Pl
         userId,
         channelId,
         responseUrl: '',
-        triggerId: fake.newTriggerId({ userId, teamId, viewId }),
+        triggerId: newTrigger(body, { viewId }),
         actionId,
         ...(blockId !== undefined && { blockId }),
         ...(value !== undefined && { value }),
@@ -254,7 +273,7 @@ export function mountPlayground(fake: FakeSlack, options: PlaygroundOptions): Pl
           userId,
           messageTs: message.ts,
         }),
-        triggerId: fake.newTriggerId({ userId, teamId }),
+        triggerId: newTrigger(body),
         actionId,
         ...(blockId !== undefined && { blockId }),
         ...(value !== undefined && { value }),
@@ -285,7 +304,7 @@ export function mountPlayground(fake: FakeSlack, options: PlaygroundOptions): Pl
       privateMetadata: view.private_metadata,
       values,
       view,
-      triggerId: fake.newTriggerId({ userId, teamId, viewId }),
+      triggerId: newTrigger(body, { viewId }),
       responseUrls: submissionResponseUrls(blocks, values, (channel) =>
         fake.newResponseUrl({ teamId, channelId: channel, userId }),
       ),
@@ -340,7 +359,7 @@ export function mountPlayground(fake: FakeSlack, options: PlaygroundOptions): Pl
       if (pathname === '/playground/app.js') return sendAsset(res, PLAYGROUND_SCRIPT, 'text/javascript');
       if (pathname === '/playground/app.css') return sendAsset(res, PLAYGROUND_CSS, 'text/css');
       if (pathname === '/playground/events') {
-        events(req, res);
+        events(req, res, clientIdOf(url.searchParams.get('client')));
         return true;
       }
       if (pathname === '/favicon.ico') {
@@ -365,6 +384,7 @@ export function mountPlayground(fake: FakeSlack, options: PlaygroundOptions): Pl
         shortcuts: PLAYGROUND_SHORTCUTS,
         findView,
         liveMessage,
+        newTrigger,
       }),
     };
     const handler = req.method === 'POST' ? handlers[pathname] : undefined;
@@ -375,6 +395,10 @@ export function mountPlayground(fake: FakeSlack, options: PlaygroundOptions): Pl
     return true;
   };
 
-  const unmount = fake.mount(route);
+  const unmountRoute = fake.mount(route);
+  const unmount = () => {
+    unmountRoute();
+    offViews();
+  };
   return { url: `${fake.url}/`, unmount };
 }

@@ -2,11 +2,21 @@
 export const SCRIPT_BLOCKS = String.raw`
   // ---- talking to the playground routes -------------------------------------------------------------
 
+  /**
+   * This page as one Slack client, made up when it loads: its event stream and every request it posts name it, so a
+   * modal its own click or command opens shows here and not in the person's other pages (modal-owners.ts).
+   */
+  var CLIENT_ID = (function () {
+    var bytes = new Uint8Array(12);
+    crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return ('0' + b.toString(16)).slice(-2); }).join('');
+  })();
+
   function post(path, body) {
     return fetch(path, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body)
+      body: JSON.stringify(Object.assign({}, body, { client: CLIENT_ID }))
     }).then(function (r) {
       return r.json().catch(function () { return { ok: false, error: 'http_' + r.status }; });
     }, function () { return { ok: false, error: 'playground_unreachable' }; });

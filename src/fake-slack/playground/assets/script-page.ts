@@ -226,7 +226,7 @@ export const SCRIPT_PAGE = String.raw`
 
   function connect() {
     var status = $('connection');
-    var source = new EventSource('/playground/events');
+    var source = new EventSource('/playground/events?client=' + CLIENT_ID);
     source.addEventListener('open', function () {
       status.textContent = 'conectado';
       status.classList.remove('offline');
