@@ -543,11 +543,14 @@ export class FeedRound {
       reads,
       // Stockrooms read before that are no longer in the active list: their read times go (until 2026-11-27 they
       // stayed in the snapshot for good, one per stockroom that was ever active) ...
-      inactive: [...lastRead.keys()].filter((id) => !active.has(id)),
+      // An empty list prunes nothing: it is how the API answers a wrong company context (a blip of the service),
+      // and a stockroom pruned would have its receipts of the meantime recorded, never told.
+      inactive: active.size === 0 ? [] : [...lastRead.keys()].filter((id) => !active.has(id)),
       // ... and so do their purchases in the pending snapshot, with no event (they were not read: diffPurchases never
       // saw them go). Until 2026-11-27 they stayed for good, as did those of stockrooms pruned before. One that comes
       // back has no reading, so its first reading records it again (a receipt made while it was out is not told).
       inactivePurchases: [...previous]
+        .filter(() => active.size > 0)
         .filter(
           ([id, entry]) => entry.stockroomId !== null && !active.has(entry.stockroomId) && !diff.next.has(id),
         )

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReceiptEvent } from '../../../src/domain/feed/types.js';
+import type { ReceiptChange } from '../../../src/sandbox/server.js';
 import { feedHarnessPerTest, INTERVAL_MS, recorded, WS } from '../../helpers/feed-harness.js';
 
 /**
@@ -87,6 +88,38 @@ describe('stockrooms that left the active list', () => {
       [...goneIds].sort((x, y) => x - y),
     );
     expect(posted()).toEqual(postedBefore);
+  });
+
+  it('an empty stockroom list (the API’s answer to a wrong company context) prunes nothing: receipts made after it are told', async () => {
+    const { h, a } = await receiptsRecorded();
+    const purchasesKey = h.redis.keys.feedSnapshotPurchases(WS);
+    const stockroomsKey = h.redis.keys.feedSnapshotStockrooms(WS);
+    const purchasesBefore = (await h.redis.redis.hkeys(purchasesKey)).sort();
+    const readsBefore = (await h.redis.redis.hkeys(stockroomsKey)).sort();
+    const stockrooms = h.sandbox.data.company(1)?.stockrooms ?? [];
+    for (const stockroom of stockrooms) stockroom.record.status = 0;
+    h.clock.advance(7 * HOUR);
+    expect(await a.engine.runIfDue(WS)).toMatchObject({ ran: true });
+    expect((await h.redis.redis.hkeys(purchasesKey)).sort()).toEqual(purchasesBefore);
+    expect((await h.redis.redis.hkeys(stockroomsKey)).sort()).toEqual(readsBefore);
+
+    // The list is whole again, and goods arrive before the next reading of the pending purchases.
+    for (const stockroom of stockrooms) stockroom.record.status = 1;
+    const receipts = h.sandbox
+      .advance({ changes: 3, kinds: ['recebimentos'] })
+      .filter((c): c is ReceiptChange => c.kind === 'recebimentos');
+    expect(receipts.length).toBeGreaterThan(0);
+    h.clock.advance(7 * HOUR);
+    await a.engine.runIfDue(WS);
+    h.clock.advance(3 * INTERVAL_MS);
+    await a.engine.runIfDue(WS);
+    const reported = a.poster.posts
+      .flatMap((post) => post.events)
+      .filter((event): event is ReceiptEvent => event.kind === 'recebimentos')
+      .map((event) => event.purchaseId);
+    expect([...new Set(reported)].sort()).toEqual(
+      [...new Set(receipts.map((c) => c.compraMaterialId))].sort(),
+    );
   });
 
   it('a receipt of one waiting for its links leaves the waiting list at the next round, told, not kept for good', async () => {
