@@ -18,6 +18,7 @@ import {
   mentionUser,
   plural,
   safeText,
+  visibleText,
 } from './format.js';
 import { recordLines, shortValue } from './labels.js';
 import { noActiveStockroomsText } from './link.js';
@@ -159,7 +160,7 @@ function inProgressBlocks(view: DigestView): KnownBlock[] {
 
 function pendingRow(row: PendingRow, ctx: RenderContext): SectionBlock {
   const id = row.purchase.compraMaterialId;
-  const place = row.stockroom.nome?.trim()
+  const place = visibleText(row.stockroom.nome)
     ? safeText(row.stockroom.nome, 80)
     : `Almoxarifado ${row.stockroom.almoxarifado}`;
   const details = recordLines(row.purchase, ctx.timeZone, [

@@ -3,7 +3,7 @@ import { isChannelGoneError } from '../domain/digest/publisher.js';
 import type { FeedEvent, FeedTarget } from '../domain/feed/types.js';
 import { context, finalizeMessage, header, routeButton, section } from './blocks.js';
 import { channelGoneText, formatDelay, invitingMends } from './digest.js';
-import { formatAt, mentionChannel, plural, safeText, truncate } from './format.js';
+import { formatAt, mentionChannel, plural, safeText, truncate, visibleText } from './format.js';
 import { statusText } from './requests.js';
 import type { Message, RenderContext } from './types.js';
 
@@ -30,15 +30,15 @@ export function feedEventLine(event: FeedEvent): string {
   switch (event.kind) {
     case 'novas': {
       const parts = [`Nova solicitação *${event.requestId}*`];
-      if (event.stockroomName?.trim()) parts.push(safeText(event.stockroomName, 100));
-      if (event.requesterName?.trim()) parts.push(safeText(event.requesterName, 100));
+      if (visibleText(event.stockroomName)) parts.push(safeText(event.stockroomName, 100));
+      if (visibleText(event.requesterName)) parts.push(safeText(event.requesterName, 100));
       return parts.join(' — ');
     }
     case 'status':
       return `Solicitação *${event.requestId}*: ${statusText(event.fromStatus, null)} → ${statusText(event.toStatus, null)}`;
     case 'recebimentos': {
       const verb = event.complete ? 'recebida' : 'recebida em parte';
-      const supplier = event.supplierName?.trim() ? ` (${safeText(event.supplierName, 100)})` : '';
+      const supplier = visibleText(event.supplierName) ? ` (${safeText(event.supplierName, 100)})` : '';
       const line = `Compra *${event.purchaseId}* ${verb}${supplier}`;
       if (event.requestIds.length === 0) return line;
       const ids = truncate(event.requestIds.join(', '), REQUEST_LIST_CHARS);

@@ -1,6 +1,6 @@
 import type { LocalDate } from '../domain/dates.js';
 import type { PurchaseFiltersView, ReceiptFiltersView, RequestFiltersView } from '../domain/views.js';
-import { escapeMrkdwn, formatLocalDate, joinAnd, truncate } from './format.js';
+import { escapeMrkdwn, formatLocalDate, joinAnd, truncate, visibleText } from './format.js';
 
 /** Filters in words: "almoxarifado 2, status 1 e 2, de 01/10/2026 a 31/10/2026, texto “torre”". */
 
@@ -18,7 +18,7 @@ function statuses(status: number[] | undefined): string | null {
 }
 
 function freeText(text: string | undefined): string | null {
-  const trimmed = text?.trim();
+  const trimmed = visibleText(text);
   return trimmed ? `texto “${escapeMrkdwn(truncate(trimmed, 100))}”` : null;
 }
 

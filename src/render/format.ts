@@ -16,12 +16,49 @@ const numberFormat = new Intl.NumberFormat('pt-BR', { maximumFractionDigits: 3 }
 const moneyFormat = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
 
 /**
+ * The Unicode bidirectional controls: embeddings and overrides (U+202A–U+202E), isolates (U+2066–U+2069) and the
+ * marks (U+200E, U+200F, U+061C). In a value from outside the bot they reorder what follows it on the line, the
+ * bot's own text included: a name ending in U+202E (RIGHT-TO-LEFT OVERRIDE) shows the rest of a list row, the
+ * status with it, reversed. They are removed rather than each value isolated (U+2068…U+2069): pt-BR data needs
+ * none (a right-to-left name still shows right-to-left by its own letters), removal adds no characters to count
+ * against Slack's limits, and what a person copies into a command is what they saw.
+ */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Text from outside the bot without bidirectional controls (BIDI_CONTROLS): it cannot reorder the bot's own text. */
+export function dropBidiControls(text: string): string {
+  return text.replace(BIDI_CONTROLS, '');
+}
+
+/**
+ * Only characters that show nothing: white space, format characters (zero-width space U+200B, word joiner U+2060,
+ * Mongolian vowel separator U+180E, BOM U+FEFF, soft hyphen…), other default-ignorable ones (Hangul filler U+3164)
+ * and control characters.
+ */
+const NOTHING_VISIBLE = /^[\p{White_Space}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cc}]*$/u;
+
+/**
+ * A value from outside the bot as it may be shown (plain_text, or before escapeMrkdwn): bidirectional controls
+ * removed, white space runs made one space, trimmed; '' when nothing visible is left, so that the caller's
+ * "empty → —" or fallback applies to a value made only of invisible characters (trim() keeps U+200B, U+2060,
+ * U+180E). A value with anything visible keeps its format characters: the zero-width joiners of an emoji sequence
+ * (👩‍🔧) are part of what it shows.
+ */
+export function visibleText(text: string | null | undefined): string {
+  const cleaned = dropBidiControls(text ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return NOTHING_VISIBLE.test(cleaned) ? '' : cleaned;
+}
+
+/**
  * Escapes the three characters Slack mrkdwn treats as control characters, so text can never become a mention
- * (`<@U123>`, `<!channel>`) or a link. Alone, only for text that goes inside a code span (`code`), where Slack
- * reads no formatting and what is shown must be what a person copies and types.
+ * (`<@U123>`, `<!channel>`) or a link, and removes the bidirectional controls (dropBidiControls). Alone, only for
+ * text that goes inside a code span (`code`), where Slack reads no formatting and what is shown must be what a
+ * person copies and types.
  */
 export function escapeMrkdwnEntities(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return dropBidiControls(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /**
@@ -93,10 +130,13 @@ export function truncateMrkdwn(text: string, max: number): string {
 /** The longest escape escapeMrkdwn writes (`&amp;`), less its `;`. */
 const MAX_ENTITY_LENGTH = 4;
 
-/** An upstream string ready for mrkdwn: trimmed, cut to `max` characters, escaped; empty or null → "—". */
+/**
+ * An upstream string ready for mrkdwn: its visibleText, cut to `max` characters, escaped; empty, null or nothing
+ * visible (until 2026-11-27 a value of zero-width characters showed as a blank) → "—".
+ */
 export function safeText(text: string | null | undefined, max = 200): string {
-  const trimmed = text?.trim() ?? '';
-  return trimmed === '' ? EMPTY : escapeMrkdwn(truncate(trimmed.replace(/\s+/g, ' '), max));
+  const visible = visibleText(text);
+  return visible === '' ? EMPTY : escapeMrkdwn(truncate(visible, max));
 }
 
 /** `1.234,5`: up to three decimals, no trailing zeros. */

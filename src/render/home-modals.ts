@@ -2,7 +2,7 @@ import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import type { MaterialMatch } from '../domain/views.js';
 import type { Material } from '../upstream/schemas.js';
 import { actions, button, context, finalizeMessage, mrkdwn, plain, section } from './blocks.js';
-import { formatAge, mentionUser, plural, safeText, truncate } from './format.js';
+import { formatAge, mentionUser, plural, safeText, truncate, visibleText } from './format.js';
 import { type HelpOptions, renderHelp } from './help.js';
 import { ActionIds, BlockIds, InputActionIds, ViewIds } from './ids.js';
 import { Limits } from './limits.js';
@@ -32,10 +32,12 @@ function modal(
 
 /** An option of the material picker: "código · nome", at most 75 characters; the value is the material id. */
 export function materialOption(material: Material): PlainTextOption {
-  const name = material.nome?.trim() || material.nomeFormatted?.trim() || `Material ${material.material}`;
-  const label = material.codigo?.trim() ? `${material.codigo.trim()} · ${name}` : name;
+  const name =
+    visibleText(material.nome) || visibleText(material.nomeFormatted) || `Material ${material.material}`;
+  const code = visibleText(material.codigo);
+  const label = code ? `${code} · ${name}` : name;
   return {
-    text: plain(truncate(label.replace(/\s+/g, ' '), Limits.optionText)),
+    text: plain(truncate(label, Limits.optionText)),
     value: String(material.material),
   };
 }
@@ -161,7 +163,7 @@ export function renderMaterialNotShown(): Message {
 export function renderMaterialShared(match: MaterialMatch, byUserId: string, ctx: RenderContext): Message {
   return finalizeMessage({
     // Upstream text: escaped like every other, or a code could carry a mention into the channel's notifications.
-    text: `Material ${match.material.codigo?.trim() ? safeText(match.material.codigo, 100) : match.material.material}`,
+    text: `Material ${visibleText(match.material.codigo) ? safeText(match.material.codigo, 100) : match.material.material}`,
     blocks: [
       materialBlock(match, ctx),
       context(`${STOCK_NOTE} · Compartilhado por ${mentionUser(byUserId)}`),

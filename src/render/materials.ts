@@ -13,6 +13,7 @@ import {
   plural,
   safeText,
   truncate,
+  visibleText,
 } from './format.js';
 import { stockroomNotActiveText } from './link.js';
 import type { Message, RenderContext } from './types.js';
@@ -115,11 +116,11 @@ function joinParts(parts: (string | null)[]): string | null {
 
 function brandLine(match: MaterialMatch): string | null {
   const { marca, modelo, fabricante } = match.material;
-  const brand = [marca, modelo].filter((part): part is string => part != null && part.trim() !== '');
-  const maker = fabricante?.trim() ? fabricante.trim() : null;
+  const brand = [marca, modelo].filter((part): part is string => visibleText(part) !== '');
+  const maker = visibleText(fabricante) || null;
   return joinParts([
     brand.length === 0 ? null : `Marca/modelo: ${brand.map((part) => safeText(part, 80)).join(' / ')}`,
-    maker !== null && maker.toLowerCase() !== marca?.trim().toLowerCase()
+    maker !== null && maker.toLowerCase() !== visibleText(marca).toLowerCase()
       ? `Fabricante: ${safeText(maker, 80)}`
       : null,
   ]);
@@ -127,7 +128,7 @@ function brandLine(match: MaterialMatch): string | null {
 
 function materialName(match: MaterialMatch): string {
   const { nome, nomeFormatted, material } = match.material;
-  const name = nome?.trim() || nomeFormatted?.trim() || match.knownName?.trim();
+  const name = visibleText(nome) || visibleText(nomeFormatted) || visibleText(match.knownName);
   return name ? safeText(name, 150) : `Material ${material}`;
 }
 
@@ -138,7 +139,7 @@ export function materialBlock(match: MaterialMatch, ctx: RenderContext): KnownBl
       ? material.unidadeConsumo
       : null;
   const lines = [
-    `*${material.codigo?.trim() ? `${code(truncate(material.codigo.trim(), 40))} ` : ''}${materialName(match)}*`,
+    `*${visibleText(material.codigo) ? `${code(truncate(visibleText(material.codigo), 40))} ` : ''}${materialName(match)}*`,
     joinParts([
       match.typeName ? `Tipo: ${safeText(match.typeName, 60)}` : null,
       match.categoryName ? `Categoria: ${safeText(match.categoryName, 60)}` : null,
@@ -155,7 +156,7 @@ export function materialBlock(match: MaterialMatch, ctx: RenderContext): KnownBl
 
 export function renderMaterialSearch(answer: Answer<MaterialSearchView>, ctx: RenderContext): Message {
   const view = answer.data;
-  const search = `“${escapeMrkdwn(truncate(view.text.trim(), 100))}”`;
+  const search = `“${escapeMrkdwn(truncate(visibleText(view.text), 100))}”`;
   const names =
     view.stockroomId !== null && view.stockroomName
       ? new Map([[view.stockroomId, view.stockroomName]])
@@ -204,7 +205,7 @@ export function renderMaterialSearch(answer: Answer<MaterialSearchView>, ctx: Re
     });
   }
   const body: KnownBlock[] = [
-    header(`Materiais: “${truncate(view.text.trim(), 100)}”`),
+    header(`Materiais: “${truncate(visibleText(view.text), 100)}”`),
     ...current.rows.map((match) => materialBlock(match, ctx)),
     context(
       `${pageLine(current.page, current.totalPages, count)}` +

@@ -12,7 +12,7 @@ import type { GoodsReceipt, PurchaseOrder, Stockroom } from '../upstream/schemas
 import { answerMessage, localPage, pagedListMessage, pageLine, pagingButtons } from './answer.js';
 import { context, header, routeButton, section } from './blocks.js';
 import { describePurchaseFilters, describeReceiptFilters } from './filters.js';
-import { formatNumber, plural, safeText } from './format.js';
+import { formatNumber, plural, safeText, visibleText } from './format.js';
 import { recordId, recordLines, recordSection } from './labels.js';
 import { noActiveStockroomsText, stockroomNotActiveText } from './link.js';
 import { requestRows } from './request-list.js';
@@ -56,7 +56,7 @@ export function receiptSection(receipt: GoodsReceipt, ctx: RenderContext): Secti
 }
 
 function stockroomTitle(stockroom: Pick<Stockroom, 'almoxarifado' | 'nome'>): string {
-  return stockroom.nome?.trim()
+  return visibleText(stockroom.nome)
     ? `${safeText(stockroom.nome, 100)} (${stockroom.almoxarifado})`
     : `Almoxarifado ${stockroom.almoxarifado}`;
 }
@@ -210,7 +210,7 @@ const NAMED_STOCKROOMS = 5;
 
 /** "Torre Norte (2)" (a leading "Almoxarifado" left to the sentence, which says it), or "2" without a name. */
 function stockroomRef(stockroom: Pick<Stockroom, 'almoxarifado' | 'nome'>): string {
-  const name = stockroom.nome?.trim().replace(/^almoxarifado\s+(?=\S)/i, '');
+  const name = visibleText(stockroom.nome).replace(/^almoxarifado\s+(?=\S)/i, '');
   return name ? `${safeText(name, 100)} (${stockroom.almoxarifado})` : String(stockroom.almoxarifado);
 }
 

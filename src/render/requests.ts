@@ -5,7 +5,16 @@ import type { HistoryEntry, RequestItem } from '../upstream/schemas.js';
 import { answerMessage, countOf, localPage, pageLine, pagingButtons } from './answer.js';
 import { context, fieldsSection, header, routeButton, section } from './blocks.js';
 import { followButton, unfollowButton } from './follow-buttons.js';
-import { EMPTY, formatDate, formatDateTime, formatMoney, formatNumber, plural, safeText } from './format.js';
+import {
+  EMPTY,
+  formatDate,
+  formatDateTime,
+  formatMoney,
+  formatNumber,
+  plural,
+  safeText,
+  visibleText,
+} from './format.js';
 import { BELOW_MINIMUM, isBelowMinimum, stockBounds } from './materials.js';
 import type { Message, RenderContext } from './types.js';
 
@@ -19,7 +28,7 @@ const SECTION_CHARS = 2900;
  * "status N", else "—".
  */
 export function statusText(name: string | null | undefined, status: number | null | undefined): string {
-  if (name?.trim()) return status == null ? safeText(name, 80) : `${safeText(name, 80)} (${status})`;
+  if (visibleText(name)) return status == null ? safeText(name, 80) : `${safeText(name, 80)} (${status})`;
   return status == null ? EMPTY : `status ${status}`;
 }
 
@@ -38,7 +47,7 @@ function headerFields(info: RequestHeader, ctx: RenderContext): string[] {
 
 /** The item's own material name, else the last one the bot saw for that material, else its id. */
 function itemName(item: RequestItem, knownNames: ReadonlyMap<number, string>): string {
-  const name = item.material_Nome?.trim() || knownNames.get(item.material);
+  const name = visibleText(item.material_Nome) || visibleText(knownNames.get(item.material));
   return name ? safeText(name, 200) : `Material ${item.material}`;
 }
 
@@ -138,11 +147,11 @@ export function renderRequestDetail(
 /** Who acted on a history entry: who handed the material out and who picked it up, else the requester. */
 function whoOf(entry: HistoryEntry): string | null {
   const parts: string[] = [];
-  if (entry.responsavelSaidaMaterial_Nome?.trim())
+  if (visibleText(entry.responsavelSaidaMaterial_Nome))
     parts.push(`saída: ${safeText(entry.responsavelSaidaMaterial_Nome, 80)}`);
-  if (entry.responsavelRetirada_Nome?.trim())
+  if (visibleText(entry.responsavelRetirada_Nome))
     parts.push(`retirada: ${safeText(entry.responsavelRetirada_Nome, 80)}`);
-  if (parts.length === 0 && entry.solicitante_Nome?.trim())
+  if (parts.length === 0 && visibleText(entry.solicitante_Nome))
     parts.push(`por ${safeText(entry.solicitante_Nome, 80)}`);
   return parts.length === 0 ? null : parts.join(' · ');
 }
