@@ -22,17 +22,44 @@ const url = (what: string) =>
 
 /**
  * An address the bot fetches: http: or https: only. URL.canParse alone takes `estoque.example.com:443` (its scheme
- * read as `estoque.example.com:`), `ftp://…` and `mailto:…`, which only failed at the first call.
+ * read as `estoque.example.com:`), `ftp://…` and `mailto:…`, which only failed at the first call. It is a base the
+ * bot appends paths to by joining strings (`${base}${path}?${query}`), so a query or fragment in it, even an empty
+ * `?` or `#`, would end up before the path (`https://slack.com/api?x=1/chat.postMessage`) or swallow it (`#f`):
+ * until 2026-11-27 such a value passed and every later call went astray. A user name or password in it is refused
+ * too: the address is written to logs, and neither Slack nor upstream takes credentials that way.
  */
 const httpUrl = (what: string, example: string) =>
-  optionalText.refine((value) => value === undefined || isHttpUrl(value), {
-    message: `must be an http:// or https:// ${what} URL, scheme included (for example ${example})`,
+  optionalText.superRefine((value, ctx) => {
+    const problem = value === undefined ? null : httpUrlProblem(value, what, example);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
   });
 
-function isHttpUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false;
-  const { protocol } = new URL(value);
-  return protocol === 'http:' || protocol === 'https:';
+function httpUrlProblem(value: string, what: string, example: string): string | null {
+  const parsed = URL.canParse(value) ? new URL(value) : null;
+  if (parsed === null || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+    return `must be an http:// or https:// ${what} URL, scheme included (for example ${example})`;
+  if (value.includes('?') || value.includes('#'))
+    return `must have no query (?…) or fragment (#…): paths are appended to it (for example ${example})`;
+  if (parsed.username !== '' || parsed.password !== '')
+    return 'must not hold a user name or password (user:password@): the URL is written to logs';
+  return null;
+}
+
+/**
+ * A Redis URL as ioredis reads it: redis:// or rediss://, a host (ioredis takes `redis://` or `redis://:pw@/0`
+ * without one as localhost: until 2026-11-27 that passed and a replica quietly used its own machine's Redis), and
+ * after it at most a database number (ioredis reads `/abc` as no database, 0). A password
+ * (`redis://:password@host:6379/0`, `redis://user:password@host`) and query options (`?family=6`) are ioredis's and
+ * stay. A unix socket path (`/run/redis.sock`), which ioredis also takes, is not accepted here.
+ */
+function redisUrlProblem(value: string): string | null {
+  if (!/^rediss?:\/\//.test(value)) return 'must start with redis:// or rediss://';
+  const { hostname, pathname } = new URL(value);
+  if (hostname === '')
+    return 'must name a host (for example redis://redis:6379 or redis://:password@redis:6379/0)';
+  if (!/^(\/\d*)?$/.test(pathname))
+    return `must have at most a database number after the host (redis://redis:6379/0), not ${pathname}`;
+  return null;
 }
 
 const rateLimit = (fallback: string) =>
@@ -192,8 +219,9 @@ const envSchema = z.object({
     return base.endsWith('/') ? base : `${base}/`;
   }),
   PORT: port(3000),
-  REDIS_URL: url('Redis').refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
-    message: 'must start with redis:// or rediss://',
+  REDIS_URL: url('Redis').superRefine((value, ctx) => {
+    const problem = value === undefined || !URL.canParse(value) ? null : redisUrlProblem(value);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
   }),
   UPSTREAM_BASE_URL: httpUrl('upstream service', 'https://estoque.example.com'),
   UPSTREAM_AUTH_URL: httpUrl('token issuer', 'https://auth.example.com'),

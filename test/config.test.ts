@@ -295,6 +295,59 @@ describe('loadConfig', () => {
     });
   });
 
+  it('refuses a query, a fragment or credentials in the Slack and upstream URLs: paths are appended to them', () => {
+    const cases: [string, RegExp][] = [
+      ['https://e.example/api?x=1#f', /must have no query \(\?…\) or fragment \(#…\)/],
+      ['https://e.example/api?', /must have no query/],
+      ['https://e.example/api#f', /must have no query/],
+      ['https://user:secret@e.example/api', /must not hold a user name or password/],
+      ['https://:secret@e.example/api', /must not hold a user name or password/],
+    ];
+    for (const name of ['UPSTREAM_BASE_URL', 'UPSTREAM_AUTH_URL', 'SLACK_API_URL']) {
+      for (const [bad, why] of cases) {
+        let error: unknown;
+        try {
+          loadConfig({ [name]: bad });
+        } catch (e) {
+          error = e;
+        }
+        expect(error, `${name}=${bad}`).toBeInstanceOf(ConfigError);
+        const problems = (error as ConfigError).problems.filter((problem) => problem.startsWith(`${name}:`));
+        expect(problems, `${name}=${bad}`).toHaveLength(1);
+        expect(problems[0], `${name}=${bad}`).toMatch(why);
+        // The message never repeats the password it refuses.
+        expect((error as ConfigError).message).not.toContain('secret');
+      }
+    }
+  });
+
+  it('refuses a Redis URL without a host or with something other than a database number after it', () => {
+    for (const bad of ['redis://', 'rediss://', 'redis:///0', 'redis://redis:6379/cache']) {
+      expect(() => loadConfig({ REDIS_URL: bad }), bad).toThrow(
+        /REDIS_URL: must (name a host|have at most a database)/,
+      );
+    }
+    const replica = {
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_SIGNING_SECRET: 's',
+      UPSTREAM_BASE_URL: 'https://api.example.com',
+      UPSTREAM_AUTH_URL: 'https://auth.example.com',
+      CREDENTIALS_KEY: KEY,
+    };
+    // The forms ioredis reads stay accepted: a password, an ACL user, TLS, a database, IPv6, query options.
+    for (const good of [
+      'redis://redis:6379',
+      'redis://redis:6379/',
+      'redis://:password@redis:6379/0',
+      'redis://user:password@redis:6379/15',
+      'rediss://redis.example.com:6380',
+      'redis://[::1]:6379',
+      'redis://redis:6379/0?family=6',
+    ]) {
+      expect(loadConfig({ ...replica, REDIS_URL: good }).REDIS_URL, good).toBe(good);
+    }
+  });
+
   it('names the replica-only variables in the same round as the malformed ones', () => {
     let error: unknown;
     try {
