@@ -159,6 +159,28 @@ export function renderMaterialNotShown(): Message {
   return finalizeMessage({ text, blocks: [section(`:warning: ${text}`)] });
 }
 
+/**
+ * A request (or its failure) that Slack would not show in the modal (views.update refused: a 429, a 5xx, the view
+ * itself), told beside it: the modal still says it is loading.
+ */
+export function renderRequestNotShown(id: number): Message {
+  const text = `Não consegui mostrar a solicitação ${id} na janela do Slack; use \`/solicitacao ${id}\` em um canal, ou o atalho de novo em alguns segundos.`;
+  return finalizeMessage({ text, blocks: [section(`:warning: ${text}`)] });
+}
+
+/**
+ * In place of an answer modal Slack refused for what it holds (`invalid_blocks`, a view too large: post-refusals.ts):
+ * fixed words and the number only, nothing of the answer that could be refused again.
+ */
+export function renderRequestFallbackModal(title: string, id: number): ModalView {
+  return modal(ViewIds.requestModal, title, [
+    section(
+      `:warning: O Slack recusou a janela com os detalhes da solicitação ${id}. Veja-a com \`/solicitacao ${id}\` em um canal.`,
+    ),
+    context('O problema ficou registrado para quem mantém o bot.'),
+  ]);
+}
+
 /** The material as posted in a channel by `Compartilhar`. */
 export function renderMaterialShared(match: MaterialMatch, byUserId: string, ctx: RenderContext): Message {
   return finalizeMessage({

@@ -19,7 +19,9 @@ import {
   renderLoadingModal,
   renderNoRequestFoundModal,
   renderRequestChoiceModal,
+  renderRequestFallbackModal,
   renderRequestLookupModal,
+  renderRequestNotShown,
 } from '../../render/home-modals.js';
 import { ActionPatterns, BlockIds, InputActionIds, ShortcutIds, ViewIds } from '../../render/ids.js';
 import { type Message, renderStaleButton } from '../../render/index.js';
@@ -29,7 +31,7 @@ import { failureMessage } from '../failures.js';
 import { visibleMessageParts } from '../parse/message-text.js';
 import { submittedWorkspaceId, viewForWorkspace, workspaceIdOf } from '../slack-users.js';
 import { type ModalRef, openModal } from '../views/open-modal.js';
-import { updateModal } from '../views/update-modal.js';
+import { refusedForContent, updateModal } from '../views/update-modal.js';
 import { tellModalNotOpened } from './notices.js';
 
 const MAX_INT32 = 2_147_483_647;
@@ -62,7 +64,15 @@ async function showRequest(
   deps: SlackDeps,
   client: WebClient,
   /** `hash`: the view's as this click left it; a later click changes it, and this answer then gives way. */
-  where: { modal: ModalRef; hash?: string | undefined; workspaceId: string; userId: string },
+  where: {
+    modal: ModalRef;
+    hash?: string | undefined;
+    workspaceId: string;
+    userId: string;
+    /** Where a modal Slack will not update is told (a message shortcut's response_url, else the channel or a DM). */
+    channelId?: string | undefined;
+    respond?: RespondFn | undefined;
+  },
   id: number,
 ): Promise<void> {
   const correlationId = newCorrelationId();
@@ -90,7 +100,23 @@ async function showRequest(
   // A failure names the request only when it offered to try again (a timeout, the budget), not a 404. Another choice
   // clicked in this modal meanwhile shows instead of this older answer; a closed modal has nothing to show it in.
   const view = renderAnswerModal(title(id), message, ok || offersRetry(message) ? id : undefined);
-  await updateModal(client, where.modal, view, where.hash, logger.child({ requestId: id }));
+  const modalLogger = logger.child({ requestId: id });
+  let update = await updateModal(client, where.modal, view, where.hash, modalLogger);
+  // Refused for what it holds: a plain view in its place, which Slack takes where it refused the answer.
+  if (refusedForContent(update))
+    update = await updateModal(
+      client,
+      where.modal,
+      renderRequestFallbackModal(title(id), id),
+      where.hash,
+      modalLogger,
+    );
+  if (!update.shown && update.why === 'failed') {
+    // The modal still says "Buscando…" (until 2026-11-27 it stayed so, nobody told): the person is told beside it,
+    // ephemerally through a message shortcut's response_url, else by DM (a modal and the Home have no response_url).
+    const recipient = { client, userId: where.userId, channelId: where.channelId };
+    await tellPerson(deps, where.respond, renderRequestNotShown(id), recipient, modalLogger);
+  }
 }
 
 /** Opens a modal saying it is loading (within the trigger's 3 s), then shows the request in it. */
@@ -176,7 +202,7 @@ export function registerRequestModals(app: App, deps: SlackDeps): void {
               return undefined;
             },
           );
-        const where = { ...who, modal: { viewId }, hash };
+        const where = { ...who, modal: { viewId }, hash, channelId: body.channel?.id, respond };
         await deps.tasks.run('request modal', () => showRequest(deps, client, where, id));
         return;
       }

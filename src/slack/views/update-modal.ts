@@ -2,13 +2,16 @@ import type { View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { errFields, type Logger } from '../../lib/logger.js';
 import { slackErrorCode } from '../deliver.js';
+import { CONTENT_REFUSED_ERRORS } from '../post-refusals.js';
 import type { ModalRef } from './open-modal.js';
 
 export type ModalUpdate =
   /** `ref`: the modal by its id from now on (an update by external_id tells it). */
   | { shown: true; hash: string | undefined; ref: ModalRef }
-  /** `moved`: a later update of this modal came meanwhile; `closed`: the person closed it; `failed`: anything else. */
-  | { shown: false; why: 'moved' | 'closed' | 'failed' };
+  /** `moved`: a later update of this modal came meanwhile; `closed`: the person closed it. */
+  | { shown: false; why: 'moved' | 'closed' }
+  /** Anything else (a 429 after the client's retries, a 5xx, a refusal of the view): `code`, Slack's error code. */
+  | { shown: false; why: 'failed'; code: string };
 
 /**
  * Updates a modal the person may have moved on from. Given the `hash` of the view this update follows, a later
@@ -39,7 +42,19 @@ export async function updateModal(
       logger.info('modal closed before this update; nothing shown');
       return { shown: false, why: 'closed' };
     }
-    logger.warn(errFields(error), 'modal not updated');
-    return { shown: false, why: 'failed' };
+    logger.warn({ ...errFields(error), slackError: code }, 'modal not updated');
+    return { shown: false, why: 'failed', code };
   }
+}
+
+/**
+ * A views.update refused for what the view holds (the refusals of a message's content, post-refusals.ts, and
+ * `view_too_large`): the same view is refused again however often it is sent, a plainer one may not be.
+ */
+export function refusedForContent(update: ModalUpdate): boolean {
+  return (
+    !update.shown &&
+    update.why === 'failed' &&
+    (CONTENT_REFUSED_ERRORS.has(update.code) || update.code === 'view_too_large')
+  );
 }

@@ -1,0 +1,113 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  CHANNELS,
+  eventually,
+  type Harness,
+  startHarness,
+  TEAM,
+  textOf,
+  USERS,
+} from '../../helpers/bot-harness.js';
+import {
+  clickInView,
+  messageShortcut,
+  nextView,
+  openHome,
+  submitView,
+  viewText,
+} from '../../helpers/shortcuts.js';
+
+/**
+ * The Home and the shortcuts on their failure paths (PRODUCT.md, "App Home and shortcuts"): whatever Slack, the
+ * store or upstream refuses, the person is told in pt-BR, never left looking at "Buscando…" or an empty Home.
+ */
+
+let h: Harness;
+
+beforeEach(async () => {
+  h = await startHarness();
+  await h.link(TEAM);
+});
+afterEach(async () => {
+  await h.close();
+});
+
+const updatesOf = (viewId: string, since: number) =>
+  h.slack.views.slice(since).filter((v) => v.viewId === viewId && v.via === 'views.update');
+
+describe('a request modal Slack will not update: the person is told, the modal does not stay on "Buscando…"', () => {
+  const NOT_SHOWN = 'Não consegui mostrar a solicitação 1312 na janela do Slack';
+
+  it('Abrir solicitação, views.update answered 429: told ephemerally in the channel', async () => {
+    // The listeners' client does not retry a 429: one refusal is the answer's update.
+    h.slack.failNext('views.update', { status: 429, retryAfterSec: 1 }, 1);
+    const sent = Date.now();
+    const since = h.slack.views.length;
+    await messageShortcut(h, 'abrir_solicitacao', 'a solicitação 1312 chegou?', {
+      channel: CHANNELS.stockroom,
+    });
+    const opened = await nextView(h, since, 'views.open');
+    expect(viewText(opened)).toContain('Buscando a solicitação 1312');
+    const told = await h.nextMessage(sent, { userId: USERS.member });
+    expect(textOf(told)).toContain(NOT_SHOWN);
+    expect(told).toMatchObject({ channel: CHANNELS.stockroom, ephemeral: true, visibleTo: USERS.member });
+    expect(h.slack.calls.some((c) => c.method === 'views.update' && !c.ok)).toBe(true);
+  });
+
+  it('a choice in the several-numbers modal, views.update failing with 5xx: told by DM', async () => {
+    const since = h.slack.views.length;
+    await messageShortcut(h, 'abrir_solicitacao', 'SM 1312 e #1316', { channel: CHANNELS.stockroom });
+    const choice = await nextView(h, since, 'views.open');
+    // The loading update and the answer's, each tried three times by the listeners' client.
+    h.slack.failNext('views.update', { status: 502 }, 6);
+    const sent = Date.now();
+    await clickInView(h, choice, 'request:open:1312', USERS.member);
+    const told = await h.nextMessage(sent, { userId: USERS.member });
+    expect(textOf(told)).toContain(NOT_SHOWN);
+    expect(told.channel).toMatch(/^D/);
+  });
+
+  it('Consultar solicitação after response_action update, views.update refused: told by DM', async () => {
+    const home = await openHome(h, USERS.member);
+    const since = h.slack.views.length;
+    await clickInView(h, home, 'home:lookup', USERS.member);
+    const lookup = await nextView(h, since, 'views.open');
+    h.slack.failNext('views.update', { status: 429, retryAfterSec: 1 }, 1);
+    const sent = Date.now();
+    await submitView(
+      h,
+      lookup,
+      { request_number: { number: { type: 'plain_text_input', value: '1312' } } },
+      { user: USERS.member },
+    );
+    const told = await h.nextMessage(sent, { userId: USERS.member });
+    expect(textOf(told)).toContain(NOT_SHOWN);
+    expect(told.channel).toMatch(/^D/);
+  });
+
+  it('the answer refused for what it holds (invalid_blocks): a plain view in its place, nobody told beside', async () => {
+    h.slack.failNext('views.update', { error: 'invalid_blocks' }, 1);
+    const sent = Date.now();
+    const since = h.slack.views.length;
+    await messageShortcut(h, 'abrir_solicitacao', 'a solicitação 1312 chegou?', {
+      channel: CHANNELS.stockroom,
+    });
+    const opened = await nextView(h, since, 'views.open');
+    const shown = await eventually(() => updatesOf(opened.viewId, since)[0]);
+    expect(viewText(shown)).toContain('O Slack recusou a janela com os detalhes da solicitação 1312');
+    expect(viewText(shown)).toContain('/solicitacao 1312');
+    await eventually(() => h.container.tasks.size === 0 || null);
+    expect(h.slack.messages.filter((m) => m.at >= sent)).toEqual([]);
+  });
+
+  it('a modal the person closed meanwhile (not_found) is not a reason to tell them anything', async () => {
+    h.slack.failNext('views.update', { error: 'not_found' }, 1);
+    const sent = Date.now();
+    await messageShortcut(h, 'abrir_solicitacao', 'a solicitação 1312 chegou?', {
+      channel: CHANNELS.stockroom,
+    });
+    await eventually(() => h.logs.some((line) => line.includes('modal closed before this update')));
+    await eventually(() => h.container.tasks.size === 0 || null);
+    expect(h.slack.messages.filter((m) => m.at >= sent)).toEqual([]);
+  });
+});
