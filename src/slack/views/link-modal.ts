@@ -9,7 +9,7 @@ import type {
 } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { LinkInput, LinkOutcome } from '../../domain/links/link-service.js';
-import { errFields, newCorrelationId } from '../../lib/logger.js';
+import { newCorrelationId } from '../../lib/logger.js';
 import { ActionIds, BlockIds, InputActionIds, ViewIds } from '../../render/ids.js';
 import {
   linkFieldErrors,
@@ -18,11 +18,11 @@ import {
   renderLinked,
   renderLinkModal,
   renderLinkUnavailable,
-  renderUsage,
 } from '../../render/index.js';
 import { tellPerson } from '../deliver.js';
-import { helpOptionsOf, type SlackDeps } from '../deps.js';
+import type { SlackDeps } from '../deps.js';
 import { publishHome } from '../home/home-publish.js';
+import { tellModalNotOpened } from '../home/notices.js';
 import { isSlackResponseUrl, postToResponseUrl } from '../response-url.js';
 import {
   type AdminVerdict,
@@ -84,19 +84,9 @@ export function registerLinkModal(app: App, deps: SlackDeps): void {
         workspaceIdOf(context),
       );
       const opening = await openModal(deps, client, body.trigger_id, view);
-      if (!opening.opened) {
-        deps.logger.error(errFields(opening.error), 'could not open the link modal');
-        await tellPerson(
-          deps,
-          respond,
-          renderUsage(
-            'estoque',
-            'não foi possível abrir o formulário de vínculo; tente de novo.',
-            helpOptionsOf(deps),
-          ),
-          recipient,
-        );
-      }
+      // Told as every other modal that did not open (until 2026-11-27 a Home click got a DM with /estoque's usage).
+      if (!opening.opened)
+        await tellModalNotOpened(deps, opening.error, 'link modal not opened', recipient, respond);
     },
   );
 }

@@ -111,3 +111,17 @@ describe('a request modal Slack will not update: the person is told, the modal d
     expect(h.slack.messages.filter((m) => m.at >= sent)).toEqual([]);
   });
 });
+
+describe('the link modal that will not open from the Home: told like every other modal', () => {
+  it('Vincular de novo, views.open expired_trigger_id: a DM saying the window did not open, not /estoque usage', async () => {
+    const home = await openHome(h, USERS.admin);
+    h.slack.failNext('views.open', { error: 'expired_trigger_id' }, 1);
+    const sent = Date.now();
+    await clickInView(h, home, 'link:open', USERS.admin);
+    const told = await h.nextMessage(sent, { userId: USERS.admin });
+    expect(textOf(told)).toContain('Não consegui abrir a janela no Slack; tente de novo em alguns segundos.');
+    expect(textOf(told)).not.toContain('/estoque');
+    expect(told.channel).toMatch(/^D/);
+    expect(h.logs.some((line) => line.includes('link modal not opened'))).toBe(true);
+  });
+});
