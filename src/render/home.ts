@@ -4,6 +4,7 @@ import type { FeedEventKind, FeedPauseReason } from '../store/feed-listeners.js'
 import type { Subscription } from '../store/subscription-store.js';
 import { actions, button, context, finalizeMessage, header, section } from './blocks.js';
 import { describeSubscription } from './digest.js';
+import { describeFailure } from './failures.js';
 import { escapeMrkdwn, formatAge, formatDateTime, mentionUser, plural, safeText } from './format.js';
 import { ActionIds } from './ids.js';
 import { Limits } from './limits.js';
@@ -32,14 +33,23 @@ const FEED_PAUSE_TEXT: Record<FeedPauseReason, string> = {
 
 const divider: KnownBlock = { type: 'divider' };
 
+export interface HomeRenderOptions {
+  /** The upstream budget's figures, for "Limite de N consultas por hora atingido" as the commands say it. */
+  budget?: { limit: number; windowMs: number } | undefined;
+}
+
 /** The App Home tab of one user (views.publish). Never more than Slack's 100 blocks. */
-export function renderHome(view: HomeView, ctx: RenderContext): SlackHomeView {
+export function renderHome(
+  view: HomeView,
+  ctx: RenderContext,
+  options: HomeRenderOptions = {},
+): SlackHomeView {
   const blocks: KnownBlock[] = [
     header('Estoque no Slack'),
     ...linkBlocks(view, ctx),
     divider,
     header('Minhas solicitações'),
-    ...mineBlocks(view.mine, ctx),
+    ...mineBlocks(view.mine, ctx, options),
     divider,
     header('Acompanhando'),
     ...followBlocks(view),
@@ -139,7 +149,7 @@ function refreshButton(): Button {
   return button({ text: 'Atualizar', actionId: ActionIds.homeRefresh });
 }
 
-function mineBlocks(mine: MineSection, ctx: RenderContext): KnownBlock[] {
+function mineBlocks(mine: MineSection, ctx: RenderContext, options: HomeRenderOptions): KnownBlock[] {
   switch (mine.state) {
     case 'not_linked':
       return [section('Aparecem aqui quando o workspace estiver vinculado.')];
@@ -169,15 +179,34 @@ function mineBlocks(mine: MineSection, ctx: RenderContext): KnownBlock[] {
         ),
       ];
     case 'unavailable':
-      return [
-        section(
-          'Não foi possível ler suas solicitações agora. Tente *Atualizar* daqui a pouco.',
-          refreshButton(),
-        ),
-      ];
+      return unavailableBlocks(mine, ctx, options);
     case 'list':
       return listBlocks(mine, ctx);
   }
+}
+
+/**
+ * Why `Atualizar` could not read, as `/solicitacao minhas` says it (render/failures.ts): when the budget frees, a
+ * 5xx's code for support, the reference. Until 2026-11-27 always "Não foi possível ler suas solicitações agora".
+ * Its own `Tentar de novo` (an answer's route) is left out: `Atualizar` beside the text is the Home's.
+ */
+function unavailableBlocks(
+  mine: Extract<MineSection, { state: 'unavailable' }>,
+  ctx: RenderContext,
+  options: HomeRenderOptions,
+): KnownBlock[] {
+  const { message } = describeFailure(mine.error, {
+    route: null,
+    correlationId: mine.correlationId,
+    render: ctx,
+    budget: options.budget,
+  });
+  const blocks = message.blocks.filter((block) => block.type !== 'actions');
+  const first = blocks.findIndex((block) => block.type === 'section' && block.accessory === undefined);
+  const lead = blocks[first];
+  if (lead?.type !== 'section') return [section(message.text, refreshButton()), ...blocks];
+  blocks[first] = { ...lead, accessory: refreshButton() };
+  return blocks;
 }
 
 function listBlocks(mine: Extract<MineSection, { state: 'list' }>, ctx: RenderContext): KnownBlock[] {

@@ -1,4 +1,4 @@
-import { errFields, type Logger } from '../../lib/logger.js';
+import { errFields, type Logger, newCorrelationId } from '../../lib/logger.js';
 import type { FeedListenerStore } from '../../store/feed-listeners.js';
 import type { SubscriptionStore } from '../../store/subscription-store.js';
 import { NoSavedDataError } from '../cached-reader.js';
@@ -110,9 +110,15 @@ export class HomeService {
           ? { state: 'unknown' }
           : { state: 'not_cached', upstreamUserName: null };
       }
-      this.deps.logger.warn({ workspaceId, ...errFields(error) }, 'home: requests of the user unavailable');
-      const code = (error as { code?: unknown }).code;
-      return { state: 'unavailable', code: typeof code === 'string' ? code : 'unexpected' };
+      // Logged once, with the correlation id the Home names to the user (until 2026-11-27 it had none).
+      const id = correlationId ?? newCorrelationId();
+      const raw = (error as { code?: unknown } | null)?.code;
+      const code = typeof raw === 'string' ? raw : 'unexpected';
+      this.deps.logger.warn(
+        { workspaceId, correlationId: id, code, ...errFields(error) },
+        'home: requests of the user unavailable',
+      );
+      return { state: 'unavailable', code, error, correlationId: id };
     }
   }
 }

@@ -13,8 +13,11 @@ export type MineSection =
   | { state: 'no_match'; email: string | null }
   /** Matched, but the user's list is not cached: `Atualizar` reads it. */
   | { state: 'not_cached'; upstreamUserName: string | null }
-  /** `Atualizar` could not read upstream and nothing was cached. */
-  | { state: 'unavailable'; code: string }
+  /**
+   * `Atualizar` could not read upstream and nothing was cached. `error`: why (the budget spent, a 5xx...), shown
+   * as a command shows it; `correlationId`: the one its log line carries, named to the user for support.
+   */
+  | { state: 'unavailable'; code: string; error: unknown; correlationId: string }
   | {
       state: 'list';
       upstreamUserName: string | null;

@@ -241,7 +241,16 @@ async function publishView(
     try {
       const answer = await request.client.views.publish({
         user_id: request.userId,
-        view: renderHome(view, { timeZone: deps.config.DIGEST_TZ, now: deps.now() }),
+        view: renderHome(
+          view,
+          { timeZone: deps.config.DIGEST_TZ, now: deps.now() },
+          {
+            budget: {
+              limit: deps.config.UPSTREAM_RATE_LIMIT.count,
+              windowMs: deps.config.UPSTREAM_RATE_LIMIT.windowMs,
+            },
+          },
+        ),
         ...(turn !== null && turn.hash !== null && { hash: turn.hash }),
       });
       if (turn)

@@ -9,6 +9,7 @@ import {
   USERS,
 } from '../../helpers/bot-harness.js';
 import {
+  buttonsOfView,
   clickInView,
   messageShortcut,
   nextView,
@@ -123,5 +124,49 @@ describe('the link modal that will not open from the Home: told like every other
     expect(textOf(told)).not.toContain('/estoque');
     expect(told.channel).toMatch(/^D/);
     expect(h.logs.some((line) => line.includes('link modal not opened'))).toBe(true);
+  });
+});
+
+describe('Atualizar that cannot read: the Home says why, as /solicitacao minhas does', () => {
+  /** The Home published after `Atualizar` (nothing of the user's requests saved, so the failure shows). */
+  async function refreshed(): Promise<string> {
+    const first = await openHome(h, USERS.admin);
+    const since = h.slack.views.length;
+    await clickInView(h, first, 'home:refresh');
+    const home = await eventually(() =>
+      h.slack.views
+        .slice(since)
+        .findLast(
+          (v) => v.via === 'views.publish' && v.userId === USERS.admin && !/ainda não/i.test(viewText(v)),
+        ),
+    );
+    expect(buttonsOfView(home).map((b) => b.action_id)).toContain('home:refresh');
+    return viewText(home);
+  }
+
+  it('the budget spent (upstream 429): says the limit and when to try again', async () => {
+    h.sandbox.faults.next({ path: /^\/v1\//, status: 429, times: 10 });
+    const text = await refreshed();
+    // Until 2026-11-27: "Não foi possível ler suas solicitações agora. Tente *Atualizar* daqui a pouco."
+    expect(text).not.toContain('Não foi possível ler suas solicitações');
+    expect(text).toMatch(/Limite de [\d.]+ consultas .+ atingido; tente de novo/);
+    const line = h.logs.find((l) => l.includes('home: requests of the user unavailable'));
+    expect(line).toMatch(/"correlationId":"[^"]+"/);
+  });
+
+  it('an upstream 500: shows the ErrorCommandResult hash for support and the reference of the log line', async () => {
+    h.sandbox.faults.next({
+      path: /^\/v1\//,
+      status: 500,
+      times: 20,
+      body: { type: 'Unexpected Error', hash: 'abc123def' },
+    });
+    const text = await refreshed();
+    expect(text).toContain('O sistema de estoque teve um erro interno');
+    expect(text).toContain('abc123def');
+    const line = h.logs.find((l) => l.includes('home: requests of the user unavailable')) ?? '';
+    const correlationId = /"correlationId":"([^"]+)"/.exec(line)?.[1];
+    expect(correlationId).toBeDefined();
+    expect(text).toContain(`Ref. \`${correlationId}\``);
   });
 });
