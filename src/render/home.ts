@@ -25,13 +25,19 @@ const KIND_NAMES: Record<FeedEventKind, string> = {
   status: 'mudanças de status',
   recebimentos: 'recebimentos',
 };
-const FEED_PAUSE_TEXT: Record<FeedPauseReason, string> = {
+const FEED_PAUSE_TEXT: Record<FeedPauseReason | 'unknown', string> = {
+  unknown: 'talvez pausados (não consegui verificar agora)',
   unlinked: 'pausados enquanto o workspace estiver desvinculado',
   tokens_revoked:
     'pausados: o Slack não aceita mais o app neste workspace; um administrador precisa reinstalá-lo',
 };
 
 const divider: KnownBlock = { type: 'divider' };
+
+/** A section whose store read failed (HomeView's null): said so, the rest of the Home shown. */
+function unreadable(what: string): KnownBlock[] {
+  return [section(`:warning: Não consegui ler ${what} agora. Abra a aba de novo daqui a pouco.`)];
+}
 
 export interface HomeRenderOptions {
   /** The upstream budget's figures, for "Limite de N consultas por hora atingido" as the commands say it. */
@@ -58,7 +64,7 @@ export function renderHome(
     ...alertBlocks(view),
     divider,
     header('Resumos diários'),
-    ...digestBlocks(view.digests),
+    ...(view.digests === null ? unreadable('os resumos diários') : digestBlocks(view.digests)),
     divider,
   ];
   const shortcuts = actions([
@@ -78,6 +84,7 @@ export function renderHome(
 
 function linkBlocks(view: HomeView, ctx: RenderContext): KnownBlock[] {
   const { status } = view;
+  if (status === null) return unreadable('o vínculo deste workspace');
   const linkButton = button({
     text: status.linked ? 'Vincular de novo' : 'Vincular',
     actionId: ActionIds.openLinkModal,
@@ -241,6 +248,7 @@ function listBlocks(mine: Extract<MineSection, { state: 'list' }>, ctx: RenderCo
 
 function followBlocks(view: HomeView): KnownBlock[] {
   const { follows, ownFollowEmail, paused } = view.feed;
+  if (follows === null) return unreadable('o que você acompanha');
   const blocks: KnownBlock[] = [];
   if (follows.length === 0) {
     blocks.push(
@@ -278,6 +286,7 @@ function followBlocks(view: HomeView): KnownBlock[] {
 
 function alertBlocks(view: HomeView): KnownBlock[] {
   const { alerts, paused } = view.feed;
+  if (alerts === null) return unreadable('os alertas dos canais');
   if (alerts.length === 0) {
     return [section('Nenhum canal recebe alertas. Em um canal: `/estoque alertas assinar`.')];
   }

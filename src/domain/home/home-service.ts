@@ -25,6 +25,9 @@ export interface HomeServiceDeps {
   now?: () => number;
 }
 
+/** The Home's store reads, in the order `build` makes them, for the log line of those that failed. */
+const READ_NAMES = ['link', 'digests', 'follows', 'ownFollow', 'alerts', 'paused'] as const;
+
 /**
  * `Atualizar` asks upstream unless the user's requests were read this recently: a double click, or a click right
  * after another, spends no second call of the shared budget on the same answer.
@@ -47,24 +50,50 @@ export class HomeService {
     options: { mine?: MineSection; correlationId?: string } = {},
   ): Promise<HomeView> {
     const feed = this.deps.feedListeners;
-    const [status, digests, follows, ownFollow, alerts, paused] = await Promise.all([
+    // Each read on its own: one that fails (a Redis hiccup) leaves its section unavailable, not the whole Home
+    // unpublished (until 2026-11-27 a first opener then saw an empty Home, others a stale one).
+    const reads = await Promise.allSettled([
       this.deps.linkService.status(workspaceId),
       this.deps.subscriptions.listWorkspace(workspaceId),
       feed.listFollows(workspaceId, user.id),
       feed.getOwnFollow(workspaceId, user.id),
       feed.listChannels(workspaceId),
       feed.pausedReason(workspaceId),
-    ]);
-    const mine = status.linked
-      ? (options.mine ?? (await this.mine(workspaceId, user, false, options.correlationId)))
-      : ({ state: 'not_linked' } as const);
+    ] as const);
+    const [status, digests, follows, ownFollow, alerts, paused] = reads;
+    const failed = READ_NAMES.filter((_, i) => reads[i]?.status === 'rejected');
+    if (failed.length > 0) {
+      const first = reads.find((read) => read.status === 'rejected');
+      this.deps.logger.warn(
+        {
+          workspaceId,
+          ...(options.correlationId && { correlationId: options.correlationId }),
+          reads: failed,
+          ...errFields(first?.status === 'rejected' ? first.reason : undefined),
+        },
+        'home: some reads failed; those sections shown as unavailable',
+      );
+    }
+    const value = <T>(read: PromiseSettledResult<T>): T | null =>
+      read.status === 'fulfilled' ? read.value : null;
+    const link = value(status);
+    // The link unread: the requests are still tried (resolving the workspace reads the link again, and says why).
+    const mine =
+      link === null || link.linked
+        ? (options.mine ?? (await this.mine(workspaceId, user, false, options.correlationId)))
+        : ({ state: 'not_linked' } as const);
     return {
       userId: user.id,
       isAdmin: user.isAdmin,
-      status,
+      status: link,
       mine,
-      digests,
-      feed: { follows, ownFollowEmail: ownFollow?.email ?? null, alerts, paused },
+      digests: value(digests),
+      feed: {
+        follows: ownFollow.status === 'fulfilled' ? value(follows) : null,
+        ownFollowEmail: value(ownFollow)?.email ?? null,
+        alerts: value(alerts),
+        paused: paused.status === 'fulfilled' ? paused.value : 'unknown',
+      },
     };
   }
 

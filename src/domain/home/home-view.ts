@@ -30,19 +30,24 @@ export type MineSection =
       freshness: Freshness;
     };
 
-/** What the App Home tab shows to one user; built from stored and cached data only unless refreshed. */
+/**
+ * What the App Home tab shows to one user; built from stored and cached data only unless refreshed. A section
+ * whose store read failed (a Redis hiccup) is null: shown as unavailable now, the rest of the Home still shown.
+ */
 export interface HomeView {
   userId: string;
   isAdmin: boolean;
-  status: LinkStatusView;
+  status: LinkStatusView | null;
   mine: MineSection;
-  digests: Subscription[];
+  digests: Subscription[] | null;
   /** The change feed (PRODUCT.md, "Alerts"): what this user follows, and the workspace's channel alerts. */
   feed: {
-    follows: Follow[];
+    /** Null when the follows, or the follow of the user's own requests, could not be read. */
+    follows: Follow[] | null;
     /** The e-mail when the user follows their own requests (`/solicitacao minhas acompanhar`). */
     ownFollowEmail: string | null;
-    alerts: ChannelFeed[];
-    paused: FeedPauseReason | null;
+    alerts: ChannelFeed[] | null;
+    /** `unknown`: the pause could not be read (the sections say so). */
+    paused: FeedPauseReason | null | 'unknown';
   };
 }

@@ -170,3 +170,24 @@ describe('Atualizar that cannot read: the Home says why, as /solicitacao minhas 
     expect(text).toContain(`Ref. \`${correlationId}\``);
   });
 });
+
+describe('a store read of the Home that fails: the Home is still published, the section saying so', () => {
+  it('the digests and the follows unreadable (WRONGTYPE in Redis): published with both said unavailable, the rest shown', async () => {
+    // A real failure of the real store: the keys hold a string where a hash is read.
+    await h.redis.redis.set(h.redis.keys.subscriptions(TEAM), 'not a hash');
+    await h.redis.redis.set(h.redis.keys.feedFollows(TEAM), 'not a hash');
+    const home = await openHome(h, USERS.member);
+    const text = viewText(home);
+    // Until 2026-11-27: nothing published, only the log line "home not published".
+    expect(text).toContain('Não consegui ler os resumos diários agora. Abra a aba de novo daqui a pouco.');
+    expect(text).toContain('Não consegui ler o que você acompanha agora. Abra a aba de novo daqui a pouco.');
+    expect(text).toContain('*Vinculado* à empresa');
+    expect(text).toContain('Nenhum canal recebe alertas');
+    expect(buttonsOfView(home).map((b) => b.action_id)).toEqual(
+      expect.arrayContaining(['home:search', 'home:lookup', 'home:help']),
+    );
+    const line = h.logs.find((l) => l.includes('some reads failed')) ?? '';
+    expect(line).toContain('"reads":["digests","follows"]');
+    expect(h.logs.some((l) => l.includes('home not published'))).toBe(false);
+  });
+});
