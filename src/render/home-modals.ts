@@ -152,6 +152,17 @@ export function renderModalNotOpened(): Message {
   return finalizeMessage({ text, blocks: [section(`:warning: ${text}`)] });
 }
 
+/**
+ * `/estoque vincular` whose form Slack would not open (views.open refused: an expired trigger, a 429, a 5xx), or whose
+ * admin check could not be made in the trigger's 3 s. Until 2026-11-27 it came as `/estoque`'s usage, as if the
+ * argument had been mistyped.
+ */
+export function renderLinkModalNotOpened(): Message {
+  const text =
+    'Não consegui abrir o formulário de vínculo no Slack; rode `/estoque vincular` de novo em alguns segundos.';
+  return finalizeMessage({ text, blocks: [section(`:warning: ${text}`)] });
+}
+
 /** A material chosen in the picker that Slack would not show in the modal (views.update refused: a 429, a 5xx). */
 export function renderMaterialNotShown(): Message {
   const text =

@@ -65,6 +65,17 @@ describe('/estoque vincular', () => {
     expect(h.slack.limitViolations).toEqual([]);
   });
 
+  it('a form Slack will not open is said as such, with the command to try again, not as a bad argument', async () => {
+    h.slack.failNext('views.open', { error: 'expired_trigger_id' }, 5);
+    const result = await h.command('/estoque', 'vincular', { user: USERS.admin });
+    const text = textOf(await h.nextMessage(result.sentAt, { userId: USERS.admin }));
+    expect(text).toMatch(/formulário de vínculo/);
+    expect(text).toContain('/estoque vincular');
+    // Until 2026-11-27 the whole /estoque usage followed, as after a mistyped argument.
+    expect(text).not.toMatch(/Comando `?\/estoque`?:/);
+    expect(text).not.toContain('resumo assinar');
+  });
+
   it('shows a wrong password as a field error with the upstream message, and stores nothing', async () => {
     const result = await h.submitLink(
       { login: C1.login, password: 'errada', company: '1' },

@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import { errFields, newCorrelationId } from '../../lib/logger.js';
+import { renderLinkModalNotOpened } from '../../render/home-modals.js';
 import {
   type Message,
   renderHelp,
@@ -106,19 +107,10 @@ async function openLinkModal(deps: SlackDeps, args: CommandArgs): Promise<void> 
     if (!opening.opened) throw opening.error;
   } catch (error) {
     deps.logger.error({ correlationId, ...errFields(error) }, 'could not open the link modal');
-    await sendResponse(
-      deps,
-      args.respond,
-      renderUsage(
-        'estoque',
-        'não foi possível abrir o formulário de vínculo; tente de novo.',
-        helpOptionsOf(deps),
-      ),
-      {
-        response_type: 'ephemeral',
-        replace_original: false,
-      },
-    );
+    await sendResponse(deps, args.respond, renderLinkModalNotOpened(), {
+      response_type: 'ephemeral',
+      replace_original: false,
+    });
   }
 }
 
