@@ -121,6 +121,11 @@ export class EmbeddedKeyValue implements KeyValue {
     return deleted;
   }
 
+  async exists(...keys: string[]): Promise<number> {
+    // Like Redis, a key named twice counts twice.
+    return keys.filter((key) => this.live(key) !== undefined).length;
+  }
+
   async delIfEquals(key: string, value: string): Promise<boolean> {
     const entry = this.live(key);
     if (entry?.kind !== 'string' || entry.value !== value) return false;
@@ -190,6 +195,15 @@ export class EmbeddedKeyValue implements KeyValue {
     this.changed();
   }
 
+  async hsetIfEquals(key: string, field: string, expected: string | null, value: string): Promise<boolean> {
+    const fields = this.hash(key)?.fields;
+    const current = fields !== undefined && Object.hasOwn(fields, field) ? (fields[field] ?? null) : null;
+    if (current !== expected) return false;
+    this.hashForWrite(key).fields[field] = value;
+    this.changed();
+    return true;
+  }
+
   async hsetMany(key: string, fields: Record<string, string>): Promise<void> {
     const entries = Object.entries(fields);
     if (entries.length === 0) return;
@@ -198,13 +212,20 @@ export class EmbeddedKeyValue implements KeyValue {
     this.changed();
   }
 
-  async hdel(key: string, field: string): Promise<void> {
+  async hdel(key: string, ...fields: string[]): Promise<number> {
     const entry = this.hash(key);
-    if (entry === undefined || !Object.hasOwn(entry.fields, field)) return;
-    delete entry.fields[field];
+    if (entry === undefined) return 0;
+    let deleted = 0;
+    for (const field of new Set(fields)) {
+      if (!Object.hasOwn(entry.fields, field)) continue;
+      delete entry.fields[field];
+      deleted += 1;
+    }
+    if (deleted === 0) return 0;
     // Like Redis, a hash without fields does not exist.
     if (Object.keys(entry.fields).length === 0) this.entries.delete(key);
     this.changed();
+    return deleted;
   }
 
   async hgetall(key: string): Promise<Record<string, string>> {

@@ -21,6 +21,8 @@ export interface KeyValue {
    */
   setMany(entries: Record<string, string>, options: { ttlMs: number }): Promise<void>;
   del(...keys: string[]): Promise<number>;
+  /** How many of the keys given exist (a hash or sorted set with nothing left does not), in one command. */
+  exists(...keys: string[]): Promise<number>;
   /** Deletes the key only if it holds `value` (lock release). */
   delIfEquals(key: string, value: string): Promise<boolean>;
   /**
@@ -48,9 +50,18 @@ export interface KeyValue {
   /** The values of the fields given, in their order (null where absent), in one command. */
   hgetMany(key: string, fields: readonly string[]): Promise<(string | null)[]>;
   hset(key: string, field: string, value: string): Promise<void>;
+  /**
+   * Sets the field to `value` only if it still holds `expected` (null: only while the field is absent), in one step:
+   * a value rewritten from what was read never undoes a write or delete made meanwhile (another replica's).
+   */
+  hsetIfEquals(key: string, field: string, expected: string | null, value: string): Promise<boolean>;
   /** Sets every field given, in one command (nothing when `fields` is empty). */
   hsetMany(key: string, fields: Record<string, string>): Promise<void>;
-  hdel(key: string, field: string): Promise<void>;
+  /**
+   * Deletes the fields given, in one command. How many were there: with concurrent callers, each field counts for
+   * exactly one of them. Nothing given: 0.
+   */
+  hdel(key: string, ...fields: string[]): Promise<number>;
   hgetall(key: string): Promise<Record<string, string>>;
   hincrby(key: string, field: string, by: number): Promise<number>;
   /**
@@ -73,6 +84,7 @@ export interface KeyValue {
 
 const DEL_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 const REPLACE_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 else return 0 end`;
+const HSET_IF_EQUALS = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 else return 0 end`;
 const EXPIRE_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 // ARGV[3] empty: only while absent. Otherwise also while the value ends with ARGV[3].
 const INCR_WITH_TTL = `local n = redis.call('INCR', KEYS[1])
@@ -122,6 +134,10 @@ export class RedisKeyValue implements KeyValue {
     return keys.length === 0 ? Promise.resolve(0) : this.redis.del(...keys);
   }
 
+  exists(...keys: string[]): Promise<number> {
+    return keys.length === 0 ? Promise.resolve(0) : this.redis.exists(...keys);
+  }
+
   async delIfEquals(key: string, value: string): Promise<boolean> {
     return (await this.redis.eval(DEL_IF_EQUALS, 1, key, value)) === 1;
   }
@@ -159,13 +175,18 @@ export class RedisKeyValue implements KeyValue {
     await this.redis.hset(key, field, value);
   }
 
+  async hsetIfEquals(key: string, field: string, expected: string | null, value: string): Promise<boolean> {
+    if (expected === null) return (await this.redis.hsetnx(key, field, value)) === 1;
+    return (await this.redis.eval(HSET_IF_EQUALS, 1, key, field, expected, value)) === 1;
+  }
+
   async hsetMany(key: string, fields: Record<string, string>): Promise<void> {
     if (Object.keys(fields).length === 0) return;
     await this.redis.hset(key, fields);
   }
 
-  async hdel(key: string, field: string): Promise<void> {
-    await this.redis.hdel(key, field);
+  hdel(key: string, ...fields: string[]): Promise<number> {
+    return fields.length === 0 ? Promise.resolve(0) : this.redis.hdel(key, ...fields);
   }
 
   hgetall(key: string): Promise<Record<string, string>> {

@@ -150,11 +150,51 @@ export function runKeyValueContract(name: string, open: () => Promise<KeyValueUn
       await kv.hset(k('h'), 'f1', 'c');
       expect(await kv.hget(k('h'), 'f1')).toBe('c');
       expect(await kv.hgetall(k('h'))).toEqual({ f1: 'c', f2: 'b' });
-      await kv.hdel(k('h'), 'f1');
-      await kv.hdel(k('h'), 'not-there');
+      expect(await kv.hdel(k('h'), 'f1')).toBe(1);
+      expect(await kv.hdel(k('h'), 'not-there')).toBe(0);
       expect(await kv.hgetall(k('h'))).toEqual({ f2: 'b' });
-      await kv.hdel(k('h'), 'f2');
+      expect(await kv.hdel(k('h'), 'f2')).toBe(1);
       expect(await kv.keysWithPrefix(k('h'))).toEqual([]);
+      expect(await kv.hdel(k('h'), 'f2')).toBe(0);
+    });
+
+    it('hdel deletes several fields in one go and counts those that were there', async () => {
+      await kv.hsetMany(k('hd'), { a: '1', b: '2', c: '3' });
+      expect(await kv.hdel(k('hd'))).toBe(0);
+      expect(await kv.hdel(k('hd'), 'a', 'x', 'c', 'a')).toBe(2);
+      expect(await kv.hgetall(k('hd'))).toEqual({ b: '2' });
+      expect(await kv.hdel(k('hd'), 'b', 'a')).toBe(1);
+      expect(await kv.keysWithPrefix(k('hd'))).toEqual([]);
+    });
+
+    it('exists counts the keys there, of any kind; a hash or sorted set emptied is not', async () => {
+      expect(await kv.exists()).toBe(0);
+      expect(await kv.exists(k('e:none'))).toBe(0);
+      await kv.set(k('e:s'), 'v');
+      await kv.hset(k('e:h'), 'f', 'v');
+      await kv.zadd(k('e:z'), 'm', 1);
+      expect(await kv.exists(k('e:s'), k('e:h'), k('e:z'), k('e:none'))).toBe(3);
+      await kv.hdel(k('e:h'), 'f');
+      await kv.zrem(k('e:z'), 'm');
+      expect(await kv.exists(k('e:h'), k('e:z'))).toBe(0);
+      await kv.set(k('e:short'), 'v', { ttlMs: 40 });
+      await sleep(90);
+      expect(await kv.exists(k('e:short'), k('e:s'))).toBe(1);
+    });
+
+    it('hsetIfEquals writes a field only while it holds the value expected, or only while absent', async () => {
+      expect(await kv.hsetIfEquals(k('hc'), 'f', 'old', 'new')).toBe(false);
+      expect(await kv.keysWithPrefix(k('hc'))).toEqual([]);
+      expect(await kv.hsetIfEquals(k('hc'), 'f', null, 'first')).toBe(true);
+      expect(await kv.hsetIfEquals(k('hc'), 'f', null, 'second')).toBe(false);
+      expect(await kv.hget(k('hc'), 'f')).toBe('first');
+      expect(await kv.hsetIfEquals(k('hc'), 'f', 'other', 'new')).toBe(false);
+      expect(await kv.hsetIfEquals(k('hc'), 'f', 'first', 'new')).toBe(true);
+      expect(await kv.hgetall(k('hc'))).toEqual({ f: 'new' });
+      await kv.hdel(k('hc'), 'f');
+      // A field deleted meanwhile stays deleted.
+      expect(await kv.hsetIfEquals(k('hc'), 'f', 'new', 'newer')).toBe(false);
+      expect(await kv.keysWithPrefix(k('hc'))).toEqual([]);
     });
 
     it('setMany sets every key with its TTL, replacing what they held; nothing at all writes nothing', async () => {
