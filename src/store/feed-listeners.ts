@@ -67,6 +67,12 @@ export interface WorkspaceListeners {
 type StoredChannelFeed = Omit<ChannelFeed, 'paused'>;
 
 /**
+ * How many times a follow's write is tried again when another one came between its read and its write (a double
+ * click, a delivery, another replica): each retry means one more write to that one follow meanwhile, already rare.
+ */
+const WRITE_ATTEMPTS = 10;
+
+/**
  * The change feed's listeners per workspace, in Redis (or the embedded store): channel feeds, follows of one
  * request, follows of one's own requests. `feedListenerIndex()` holds the workspaces that have any listener,
  * so the rounds list them without scanning keys (as the digest's `subscriptionIndex()`).
@@ -116,13 +122,11 @@ export class FeedListenerStore {
     return stored ? { ...stored, paused: await this.pausedReason(workspaceId) } : null;
   }
 
-  /** False when the channel had no feed. */
+  /** False when the channel had no feed; of two removals at once, exactly one is told it had. */
   async removeChannel(workspaceId: string, channelId: string): Promise<boolean> {
-    const key = this.keys.feedChannels(workspaceId);
-    const existed = (await this.kv.hget(key, channelId)) !== null;
-    await this.kv.hdel(key, channelId);
+    const removed = await this.kv.hdel(this.keys.feedChannels(workspaceId), channelId);
     await this.dropFromIndexIfEmpty(workspaceId);
-    return existed;
+    return removed > 0;
   }
 
   async listChannels(workspaceId: string): Promise<ChannelFeed[]> {
@@ -136,7 +140,9 @@ export class FeedListenerStore {
 
   /**
    * Starts following (or keeps following: the first `createdAt` stays, the status seen and the company are
-   * updated). `empresaId`: the company linked now, whose request the number names.
+   * updated). `empresaId`: the company linked now, whose request the number names. Written only over what was read
+   * (compare-and-set): a follow ended meanwhile (parar, another replica) is made anew, `created` with a new
+   * `createdAt`, and one made meanwhile (a double click) is kept, not `created` again.
    */
   async follow(
     workspaceId: string,
@@ -147,29 +153,35 @@ export class FeedListenerStore {
   ): Promise<{ follow: Follow; created: boolean }> {
     const key = this.keys.feedFollows(workspaceId);
     const field = followField(userId, requestId);
-    const previous = parse<Follow>(await this.kv.hget(key, field));
-    const follow: Follow = {
-      workspaceId,
-      userId,
-      requestId,
-      lastSeenStatus: lastSeenStatus ?? previous?.lastSeenStatus ?? null,
-      createdAt: previous?.createdAt ?? this.now(),
-    };
-    const company = empresaId !== undefined ? empresaId : previous?.empresaId;
-    if (company !== undefined) follow.empresaId = company;
-    await this.kv.hset(key, field, JSON.stringify(follow));
-    await this.index(workspaceId);
-    return { follow, created: previous === null };
+    for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
+      const raw = await this.kv.hget(key, field);
+      const previous = parse<Follow>(raw);
+      const follow: Follow = {
+        workspaceId,
+        userId,
+        requestId,
+        lastSeenStatus: lastSeenStatus ?? previous?.lastSeenStatus ?? null,
+        createdAt: previous?.createdAt ?? this.now(),
+      };
+      const company = empresaId !== undefined ? empresaId : previous?.empresaId;
+      if (company !== undefined) follow.empresaId = company;
+      if (!(await this.kv.hsetIfEquals(key, field, raw, JSON.stringify(follow)))) continue;
+      await this.index(workspaceId);
+      return { follow, created: previous === null };
+    }
+    throw new Error(
+      `follow of request ${requestId} not recorded: rewritten ${WRITE_ATTEMPTS} times meanwhile`,
+    );
   }
 
-  /** False when the user did not follow the request. */
+  /**
+   * False when the user did not follow the request. Of two unfollows at once (a double click, two replicas), exactly
+   * one is told it was following: the delete's own count says.
+   */
   async unfollow(workspaceId: string, userId: string, requestId: number): Promise<boolean> {
-    const key = this.keys.feedFollows(workspaceId);
-    const field = followField(userId, requestId);
-    const existed = (await this.kv.hget(key, field)) !== null;
-    await this.kv.hdel(key, field);
+    const removed = await this.kv.hdel(this.keys.feedFollows(workspaceId), followField(userId, requestId));
     await this.dropFromIndexIfEmpty(workspaceId);
-    return existed;
+    return removed > 0;
   }
 
   async getFollow(workspaceId: string, userId: string, requestId: number): Promise<Follow | null> {
@@ -179,8 +191,9 @@ export class FeedListenerStore {
   }
 
   /**
-   * Records the status a follower was last told about (a delivered `status` event). Only updates: a follow
-   * removed meanwhile stays removed. Returns whether it was there.
+   * Records the status a follower was last told about (a delivered `status` event). Only updates, and only over the
+   * follow read (compare-and-set): a follow removed meanwhile stays removed, one made again meanwhile keeps what it
+   * wrote. Returns whether it was there.
    */
   async updateLastSeen(
     workspaceId: string,
@@ -190,11 +203,17 @@ export class FeedListenerStore {
   ): Promise<boolean> {
     const key = this.keys.feedFollows(workspaceId);
     const field = followField(userId, requestId);
-    const current = parse<Follow>(await this.kv.hget(key, field));
-    if (!current) return false;
-    if (current.lastSeenStatus === status) return true;
-    await this.kv.hset(key, field, JSON.stringify({ ...current, lastSeenStatus: status }));
-    return true;
+    for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
+      const raw = await this.kv.hget(key, field);
+      const current = parse<Follow>(raw);
+      if (!current) return false;
+      if (current.lastSeenStatus === status) return true;
+      const updated = JSON.stringify({ ...current, lastSeenStatus: status });
+      if (await this.kv.hsetIfEquals(key, field, raw, updated)) return true;
+    }
+    throw new Error(
+      `status seen of request ${requestId} not recorded: rewritten ${WRITE_ATTEMPTS} times meanwhile`,
+    );
   }
 
   /** The workspace's follows, or one user's, oldest first. */
@@ -221,12 +240,11 @@ export class FeedListenerStore {
     return { own, created: previous === null };
   }
 
+  /** False when the user did not follow their own requests; of two at once, exactly one is told they did. */
   async unfollowOwn(workspaceId: string, userId: string): Promise<boolean> {
-    const key = this.keys.feedOwnFollows(workspaceId);
-    const existed = (await this.kv.hget(key, userId)) !== null;
-    await this.kv.hdel(key, userId);
+    const removed = await this.kv.hdel(this.keys.feedOwnFollows(workspaceId), userId);
     await this.dropFromIndexIfEmpty(workspaceId);
-    return existed;
+    return removed > 0;
   }
 
   async getOwnFollow(workspaceId: string, userId: string): Promise<OwnFollow | null> {
@@ -241,17 +259,17 @@ export class FeedListenerStore {
 
   /**
    * A DM to the user failed for good (`cannot_dm_bot`, `user_not_found`, ...): every follow of theirs ends,
-   * own-request follow included. Returns how many were removed.
+   * own-request follow included, each in one delete. Returns how many were removed (by this call: one ended
+   * meanwhile by another is not counted).
    */
   async removeUser(workspaceId: string, userId: string): Promise<number> {
     const key = this.keys.feedFollows(workspaceId);
     const fields = Object.entries(await this.kv.hgetall(key))
       .filter(([, value]) => parse<Follow>(value)?.userId === userId)
       .map(([field]) => field);
-    for (const field of fields) await this.kv.hdel(key, field);
+    const removed = await this.kv.hdel(key, ...fields);
     const own = await this.unfollowOwn(workspaceId, userId);
-    await this.dropFromIndexIfEmpty(workspaceId);
-    return fields.length + (own ? 1 : 0);
+    return removed + (own ? 1 : 0);
   }
 
   // The workspace as a whole.
@@ -327,15 +345,14 @@ export class FeedListenerStore {
     await this.kv.zadd(this.keys.feedSchedule(), workspaceId, this.now(), 'nx');
   }
 
+  /** Whether the workspace has no listener left, in one command: a hash without fields does not exist. */
   private async isEmpty(workspaceId: string): Promise<boolean> {
-    for (const key of [
+    const listening = await this.kv.exists(
       this.keys.feedChannels(workspaceId),
       this.keys.feedFollows(workspaceId),
       this.keys.feedOwnFollows(workspaceId),
-    ]) {
-      if (Object.keys(await this.kv.hgetall(key)).length > 0) return false;
-    }
-    return true;
+    );
+    return listening === 0;
   }
 
   /**

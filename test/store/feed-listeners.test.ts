@@ -14,6 +14,43 @@ interface Opened {
   cleanup(): Promise<void>;
 }
 
+/**
+ * The store as another replica's request finds it: `before` runs once, right before the first write (HSET, HDEL or a
+ * conditional set) to `key`, so that it lands between what the store read and what it writes.
+ */
+function interleaved(kv: KeyValue, key: string, before: () => Promise<unknown>): KeyValue {
+  let pending: (() => Promise<unknown>) | null = before;
+  const writes = new Set(['hset', 'hdel', 'hsetIfEquals']);
+  return new Proxy(kv, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        if (pending && writes.has(String(property)) && args[0] === key) {
+          const run = pending;
+          pending = null;
+          await run();
+        }
+        return value.apply(target, args);
+      };
+    },
+  });
+}
+
+/** The store, recording each command's name and key. */
+function recording(kv: KeyValue, calls: [string, unknown][]): KeyValue {
+  return new Proxy(kv, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        calls.push([String(property), args[0]]);
+        return value.apply(target, args);
+      };
+    },
+  });
+}
+
 /** The same behaviour on Redis and on the embedded store of local mode. */
 function runFeedListenerSuite(name: string, open: () => Promise<Opened>): void {
   describe(`FeedListenerStore (${name})`, () => {
@@ -146,6 +183,165 @@ function runFeedListenerSuite(name: string, open: () => Promise<Opened>): void {
         'U2/4105',
         'U1/4221',
       ]);
+    });
+
+    it('two unfollows of one follow at once (a double click, two replicas): exactly one was following', async () => {
+      await store.follow('T1', 'U1', 4105, 'Aberta');
+      let other: boolean | undefined;
+      const racing = new FeedListenerStore(
+        interleaved(opened.kv, opened.keys.feedFollows('T1'), async () => {
+          other = await store.unfollow('T1', 'U1', 4105);
+        }),
+        opened.keys,
+        () => clock,
+      );
+      const mine = await racing.unfollow('T1', 'U1', 4105);
+      expect(other).toBe(true);
+      expect(mine).toBe(false);
+      expect(await store.getFollow('T1', 'U1', 4105)).toBeNull();
+      expect(await indexed()).toEqual([]);
+    });
+
+    it('two unfollows of one own-requests follow at once: exactly one was following', async () => {
+      await store.followOwn('T1', 'U1', 'u1@example.com');
+      let other: boolean | undefined;
+      const racing = new FeedListenerStore(
+        interleaved(opened.kv, opened.keys.feedOwnFollows('T1'), async () => {
+          other = await store.unfollowOwn('T1', 'U1');
+        }),
+        opened.keys,
+        () => clock,
+      );
+      const mine = await racing.unfollowOwn('T1', 'U1');
+      expect(other).toBe(true);
+      expect(mine).toBe(false);
+      expect(await store.getOwnFollow('T1', 'U1')).toBeNull();
+      expect(await indexed()).toEqual([]);
+    });
+
+    it('two removals of one channel feed at once (alertas cancelar twice, two replicas): exactly one had it', async () => {
+      await store.upsertChannel({
+        workspaceId: 'T1',
+        channelId: 'C1',
+        stockroomId: null,
+        subscribedBy: 'U1',
+      });
+      let other: boolean | undefined;
+      const racing = new FeedListenerStore(
+        interleaved(opened.kv, opened.keys.feedChannels('T1'), async () => {
+          other = await store.removeChannel('T1', 'C1');
+        }),
+        opened.keys,
+        () => clock,
+      );
+      const mine = await racing.removeChannel('T1', 'C1');
+      expect(other).toBe(true);
+      expect(mine).toBe(false);
+      expect(await indexed()).toEqual([]);
+    });
+
+    it('a status delivered while the follow ends (parar) does not bring the follow back', async () => {
+      await store.follow('T1', 'U1', 4105, 'Aberta');
+      const racing = new FeedListenerStore(
+        interleaved(opened.kv, opened.keys.feedFollows('T1'), async () => {
+          expect(await store.unfollow('T1', 'U1', 4105)).toBe(true);
+        }),
+        opened.keys,
+        () => clock,
+      );
+      expect(await racing.updateLastSeen('T1', 'U1', 4105, 'Entregue')).toBe(false);
+      expect(await store.getFollow('T1', 'U1', 4105)).toBeNull();
+      expect(await store.listFollows('T1')).toEqual([]);
+    });
+
+    it('a status delivered while the follow is made again keeps what the new follow wrote', async () => {
+      await store.follow('T1', 'U1', 4105, 'Aberta', 1);
+      const racing = new FeedListenerStore(
+        interleaved(opened.kv, opened.keys.feedFollows('T1'), async () => {
+          clock = 2_000;
+          await store.follow('T1', 'U1', 4105, 'Aguardando compra', 2);
+        }),
+        opened.keys,
+        () => clock,
+      );
+      expect(await racing.updateLastSeen('T1', 'U1', 4105, 'Entregue')).toBe(true);
+      // The company of the follow made meanwhile stays; the status delivered after it is recorded.
+      expect(await store.getFollow('T1', 'U1', 4105)).toEqual({
+        workspaceId: 'T1',
+        userId: 'U1',
+        requestId: 4105,
+        lastSeenStatus: 'Entregue',
+        createdAt: 1_000,
+        empresaId: 2,
+      });
+    });
+
+    it('a follow whose old entry ends meanwhile is made anew, and the workspace stays listed', async () => {
+      await store.follow('T1', 'U1', 4105, 'Aberta');
+      clock = 2_000;
+      const racing = new FeedListenerStore(
+        interleaved(opened.kv, opened.keys.feedFollows('T1'), async () => {
+          expect(await store.unfollow('T1', 'U1', 4105)).toBe(true);
+        }),
+        opened.keys,
+        () => clock,
+      );
+      const made = await racing.follow('T1', 'U1', 4105, 'Em separação');
+      expect(made).toEqual({
+        created: true,
+        follow: {
+          workspaceId: 'T1',
+          userId: 'U1',
+          requestId: 4105,
+          lastSeenStatus: 'Em separação',
+          createdAt: 2_000,
+        },
+      });
+      expect(await store.getFollow('T1', 'U1', 4105)).toEqual(made.follow);
+      expect(await indexed()).toEqual(['T1']);
+      expect(
+        (await opened.kv.zrangeByScore(opened.keys.feedSchedule(), Number.POSITIVE_INFINITY)).map(
+          (e) => e.member,
+        ),
+      ).toEqual(['T1']);
+    });
+
+    it('two follows of one request at once (a double click on Acompanhar): one made it, the other was already following', async () => {
+      let other: { created: boolean } | undefined;
+      const racing = new FeedListenerStore(
+        interleaved(opened.kv, opened.keys.feedFollows('T1'), async () => {
+          other = await store.follow('T1', 'U1', 4105, 'Aberta');
+        }),
+        opened.keys,
+        () => clock + 500,
+      );
+      const mine = await racing.follow('T1', 'U1', 4105, 'Aberta');
+      expect(other?.created).toBe(true);
+      expect(mine.created).toBe(false);
+      expect(mine.follow.createdAt).toBe(1_000);
+      expect(await store.getFollow('T1', 'U1', 4105)).toEqual(mine.follow);
+    });
+
+    it('an unfollow learns whether the workspace still listens without reading a hash whole; removeUser deletes in one command', async () => {
+      for (let i = 0; i < 20; i += 1) await store.follow('T1', `U${i}`, 4105, null);
+      await store.follow('T1', 'U1', 4221, null);
+      const calls: [string, unknown][] = [];
+      const counted = new FeedListenerStore(recording(opened.kv, calls), opened.keys, () => clock);
+      expect(await counted.unfollow('T1', 'U0', 4105)).toBe(true);
+      expect(calls.filter(([command]) => command === 'hgetall')).toEqual([]);
+
+      calls.length = 0;
+      await store.followOwn('T1', 'U1', 'u1@example.com');
+      expect(await counted.removeUser('T1', 'U1')).toBe(3);
+      expect(
+        calls.filter(([command, key]) => command === 'hdel' && key === opened.keys.feedFollows('T1')),
+      ).toHaveLength(1);
+      expect(
+        calls.filter(([command, key]) => command === 'hgetall' && key !== opened.keys.feedFollows('T1')),
+      ).toEqual([]);
+      expect((await store.listFollows('T1')).map((f) => f.userId)).not.toContain('U1');
+      expect(await store.listFollows('T1')).toHaveLength(18);
+      expect(await indexed()).toEqual(['T1']);
     });
 
     it('removeUser ends every follow of one user, own requests included, and no one else’s', async () => {
