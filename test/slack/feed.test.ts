@@ -561,3 +561,48 @@ describe('/estoque sandbox avancar', () => {
     expect(await usageOf('/estoque', 'sandbox parar')).toContain('`sandbox parar` não existe');
   });
 });
+
+describe('a follow made after a change, shown the changed status', () => {
+  /** A round of this workspace's feed now, whatever its schedule said. */
+  async function roundNow() {
+    await h.container.feedSnapshots.updateState(TEAM, { nextRoundAt: Date.now() - 1 });
+    return h.container.feed.runIfDue(TEAM);
+  }
+  const LAST = DEMO_FACTS.company1.requestIds.last;
+  /** What the bot posted about LAST to `channel` (a user id: the DM with them). */
+  const postsAbout = (channel: string) =>
+    h.slack.calls
+      .filter(
+        (c) =>
+          c.method === 'chat.postMessage' &&
+          c.args.channel === channel &&
+          JSON.stringify(c.args).includes(`Solicitação ${LAST}`),
+      )
+      .map((c) => String(c.args.text));
+
+  it('is not DMed that change; the channel gets it, and the next change reaches the follower', async () => {
+    // Until 2026-11-27 the round after the follow DMed "Aberta → Em separação" to a member who had just been shown
+    // "status agora: Em separação" (the snapshot still held Aberta).
+    const subscribed = await h.command('/estoque', 'alertas assinar');
+    await h.nextMessage(subscribed.sentAt, { channel: CHANNELS.stockroom, ephemeral: false });
+    expect(await roundNow()).toMatchObject({ ran: true, round: { recorded: true } });
+    const [moved] = h.sandbox.advance({ empresaId: 1, changes: 1, kinds: ['status'], requestIds: [LAST] });
+    expect(moved).toMatchObject({ kind: 'status', solicitacaoMaterialId: LAST });
+    const toName = moved?.kind === 'status' ? moved.toNome : '?';
+    const followed = await answerTo('/solicitacao', `${LAST} acompanhar`);
+    expect(textOf(followed)).toContain(`status agora: ${toName}`);
+
+    expect(await roundNow()).toMatchObject({ ran: true });
+    expect(postsAbout(CHANNELS.stockroom).join('\n')).toContain(toName);
+    expect(postsAbout(USERS.member)).toEqual([]);
+
+    const [next] = h.sandbox.advance({ empresaId: 1, changes: 1, kinds: ['status'], requestIds: [LAST] });
+    expect(next).toMatchObject({ kind: 'status', solicitacaoMaterialId: LAST });
+    const nextName = next?.kind === 'status' ? next.toNome : '?';
+    expect(await roundNow()).toMatchObject({ ran: true });
+    const dms = postsAbout(USERS.member);
+    expect(dms).toHaveLength(1);
+    expect(dms[0]).toContain(nextName);
+    expect((await feeds().getFollow(TEAM, USERS.member, LAST))?.lastSeenStatus).toBe(nextName);
+  });
+});

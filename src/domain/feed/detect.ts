@@ -37,6 +37,8 @@ export interface RequestDiff {
  * followed it (`follows`), in a recording round too: a change made between the follow and this first read is told to
  * them. (Until 2026-11-27 a recording round skipped it, and a follow that was its workspace's first listener never
  * got a change made before that round.)
+ * A change of a request the snapshot has names the followers already shown its new status (`seenBy`): they are not
+ * told of it.
  */
 export function diffRequests(
   workspaceId: string,
@@ -116,6 +118,7 @@ export function diffRequests(
     // In a recording round too: a row an earlier recording round recorded, read again on the page this one goes back
     // to, changed since it was recorded (a change, not a first sight).
     if (changed) {
+      const seenBy = followersShown(options.follows ?? [], id, statusName);
       status.push({
         ...base,
         id: `${workspaceId}:status:${id}:${version}:${before.status ?? ''}>${statusCode ?? ''}`,
@@ -125,6 +128,7 @@ export function diffRequests(
         toStatus: statusName,
         requesterEmail: null,
         ...(outsideRecent && { outsideRecent: true }),
+        ...(seenBy.length > 0 && { seenBy }),
       });
     }
   }
@@ -191,6 +195,25 @@ function firstReadChanges(
     });
   }
   return out;
+}
+
+/**
+ * The followers of the request who were shown `statusName` already: they followed it after the change happened
+ * (the follow's answer said "status agora: …") or were told of it since. The change found against the snapshot is
+ * news to the channels, not to them. (Until 2026-11-27 they were DMed "Aberta → Em separação" right after being
+ * shown "Em separação".) Judged at detection, never at delivery: the delivery itself moves a follow's last seen
+ * status to the event's before posting, and a post retried after a failure must still reach them.
+ */
+function followersShown(follows: readonly Follow[], requestId: number, statusName: string | null): string[] {
+  if (statusName === null) return [];
+  const users = follows
+    .filter((follow) => follow.requestId === requestId)
+    .filter((follow) => {
+      const seen = follow.lastSeenStatus?.trim() || null;
+      return seen !== null && sameStatusName(seen, statusName);
+    })
+    .map((follow) => follow.userId);
+  return [...new Set(users)].sort();
 }
 
 function sameStatusName(a: string, b: string): boolean {

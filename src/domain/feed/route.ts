@@ -6,7 +6,8 @@ import type { ChannelFeed, FeedEvent, FeedTarget } from './types.js';
  * stockroom); a follower the status changes of the request and the receipts of purchases linked to it; an own
  * follower the same of every request whose requester e-mail is theirs, new ones included. A user's follows and own follow
  * make one DM. A listener gets only events detected since it began listening, so a new feed does not receive what
- * an outbox still holds for others. A status event that names its `followers` goes to their DMs alone.
+ * an outbox still holds for others. A status event that names its `followers` goes to their DMs alone; one that
+ * names a user in `seenBy` (shown its new status when they followed) goes to every listener but them.
  */
 
 export interface Delivery {
@@ -67,6 +68,8 @@ export function route(listeners: WorkspaceListeners, events: readonly FeedEvent[
         return followed || ownLinked;
       }
       if (event.kind === 'status') {
+        // Shown this status already (they followed after the change): not news to them, by any of their follows.
+        if (event.seenBy?.includes(userId)) return false;
         const since = followedSince(event.requestId);
         const followed = since !== null && event.detectedAt >= since;
         if (event.followers !== undefined) return followed && event.followers.includes(userId);

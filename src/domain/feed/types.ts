@@ -51,6 +51,11 @@ export interface StatusEvent extends FeedEventBase {
    * that first reads it has no status of its own to compare): only their DMs get it, no channel, no own follow.
    */
   followers?: string[];
+  /**
+   * Followers of the request who had already been shown `toStatus` when the change was found (they followed it after
+   * it happened): not told of it in a DM. The channels still get it. Absent on events stored before 2026-11-27.
+   */
+  seenBy?: string[];
 }
 
 export interface ReceiptEvent extends FeedEventBase {

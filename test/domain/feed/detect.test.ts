@@ -48,3 +48,34 @@ describe('diffRequests: a status code that comes and goes', () => {
     expect(again.status).toEqual([expect.objectContaining({ requestId: 1, toStatus: 'Entregue' })]);
   });
 });
+
+describe('diffRequests: followers already shown the new status', () => {
+  it('names them in seenBy; a follower shown the old status is not named', () => {
+    const follow = (userId: string, lastSeenStatus: string | null) => ({
+      workspaceId: WS,
+      userId,
+      requestId: 1,
+      lastSeenStatus,
+      createdAt: 500,
+    });
+    const diff = diffRequests(WS, new Map([[1, entry(1, 'Aberta')]]), [row(1, 2, 'Em separação')], 1_000, {
+      record: false,
+      fromList: new Set([1]),
+      follows: [follow('U2', 'em separação'), follow('U1', 'Aberta'), follow('U3', null)],
+    });
+    expect(diff.status).toEqual([
+      expect.objectContaining({
+        requestId: 1,
+        fromStatus: 'Aberta',
+        toStatus: 'Em separação',
+        seenBy: ['U2'],
+      }),
+    ]);
+    const none = diffRequests(WS, new Map([[1, entry(1, 'Aberta')]]), [row(1, 2, 'Em separação')], 1_000, {
+      record: false,
+      fromList: new Set([1]),
+      follows: [follow('U1', 'Aberta')],
+    });
+    expect(none.status[0]).not.toHaveProperty('seenBy');
+  });
+});

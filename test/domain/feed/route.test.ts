@@ -164,6 +164,26 @@ describe('route', () => {
     expect(out.map((d) => d.key)).toEqual(['u-U-A']);
   });
 
+  it('leaves out of DMs the followers shown the new status already (seenBy); channels and others get it', () => {
+    const follow = (userId: string) => ({
+      workspaceId: WS,
+      userId,
+      requestId: 11,
+      lastSeenStatus: null,
+      createdAt: 0,
+    });
+    const change = { ...status(11, 2, 'bia@x.com'), seenBy: ['U-SEEN'] } as FeedEvent;
+    const out = route(
+      listeners({
+        channels: [channel('C-ALL')],
+        follows: [follow('U-SEEN'), follow('U-OTHER')],
+        ownFollows: [{ workspaceId: WS, userId: 'U-SEEN', email: 'bia@x.com', createdAt: 0 }],
+      }),
+      [change],
+    );
+    expect(out.map((d) => d.key)).toEqual(['c-C-ALL', 'u-U-OTHER']);
+  });
+
   it('routes nothing in a paused workspace', () => {
     expect(route(listeners({ paused: 'tokens_revoked', channels: [channel('C1')] }), events)).toEqual([]);
   });
