@@ -11,6 +11,7 @@ import { HomeService } from './domain/home/home-service.js';
 import { LinkHealer } from './domain/links/link-healer.js';
 import { LinkService } from './domain/links/link-service.js';
 import { TokenKeeper } from './domain/links/token-keeper.js';
+import { type CheckListener, checkListener } from './domain/listener-check.js';
 import { MeteredReader } from './domain/metered-reader.js';
 import { Prefetcher } from './domain/prefetch.js';
 import { StorePrefetchClaims } from './domain/prefetch-claims.js';
@@ -298,10 +299,14 @@ export function buildContainer(options: ContainerOptions): Container {
     now,
     yieldToAcks: () => priority.yield(),
   });
+  // Before a channel subscribes alerts or the digest: its link, and its `almox:N` among the active stockrooms.
+  const checkChannelListener: CheckListener = (workspaceId, stockroomId, correlationId, calls) =>
+    checkListener(domain, workspaceId, stockroomId, correlationId, calls);
   const digestSubscriptions = new DigestSubscriptions({
     store: subscriptions,
     poster,
     scheduler,
+    checkListener: checkChannelListener,
     timeZone: options.config.DIGEST_TZ,
     logger: digestLogger,
     now,
@@ -360,6 +365,7 @@ export function buildContainer(options: ContainerOptions): Container {
         return requests.ownEmail(ws, user);
       },
     },
+    checkListener: checkChannelListener,
     logger: feedLogger,
   });
   const tasks = new BackgroundTasks(logger, priority);

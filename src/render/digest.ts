@@ -6,7 +6,7 @@ import type { Route } from '../domain/routes.js';
 import type { Subscription } from '../store/subscription-store.js';
 import { cacheLine, degradedWarning } from './answer.js';
 import { actions, context, finalizeMessage, header, routeButton, section } from './blocks.js';
-import { pausedNote, renderChannelList } from './channel-list.js';
+import { confirmationWithNotes, type ListenerNotes, pausedNote, renderChannelList } from './channel-list.js';
 import {
   escapeMrkdwnEntities,
   formatAt,
@@ -305,12 +305,15 @@ export function describeSubscription(sub: Subscription): string {
 }
 
 /** Posted in the channel when it subscribes: everyone there sees it, and it proves the bot can post there. */
-export function renderSubscribed(sub: Subscription, options: { updated?: boolean } = {}): Message {
+export function renderSubscribed(
+  sub: Subscription,
+  options: { updated?: boolean } & ListenerNotes = {},
+): Message {
   const verb = options.updated ? 'atualizou' : 'assinou';
   const text =
     `:white_check_mark: ${mentionUser(sub.subscribedBy)} ${verb} o resumo diário do estoque neste canal: ` +
     `${describeSubscription(sub)}. ${CANCEL_HINT}`;
-  return finalizeMessage({ text, blocks: [section(text)] });
+  return confirmationWithNotes(text, 'digest', options);
 }
 
 /** `/estoque resumo listar`: every subscription of the workspace. */
@@ -345,11 +348,18 @@ export function renderNotSubscribed(): Message {
 /**
  * A subscription refused because the bot cannot post in the channel: inviting it mends only its absence (the
  * default, what Slack says of a private channel it is not in); an archived or restricted channel stays as it is.
+ * `direct`: the command came from a DM or a group DM, where no one can invite the bot (until 2026-11-27 it was told
+ * to all the same): it is to be used in a channel.
  */
-export function renderInviteBot(reason: ChannelGoneError = 'not_in_channel'): Message {
-  const text = invitingMends(reason)
-    ? 'Não consigo postar neste canal. Convide o bot com `/invite @estoque-bot` e tente de novo.'
-    : `Não consigo postar neste canal: ${GONE_TEXT[reason]}. Use o comando em outro canal.`;
+export function renderInviteBot(
+  reason: ChannelGoneError = 'not_in_channel',
+  options: { direct?: boolean } = {},
+): Message {
+  const text = options.direct
+    ? 'Não consigo postar nesta conversa: alertas e resumos diários são postados em canais, então use o comando em um canal.'
+    : invitingMends(reason)
+      ? 'Não consigo postar neste canal. Convide o bot com `/invite @estoque-bot` e tente de novo.'
+      : `Não consigo postar neste canal: ${GONE_TEXT[reason]}. Use o comando em outro canal.`;
   return finalizeMessage({ text, blocks: [section(text)] });
 }
 

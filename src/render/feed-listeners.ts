@@ -2,7 +2,7 @@ import type { ChannelFeed, FeedEventKind, Follow } from '../domain/feed/types.js
 import type { Route } from '../domain/routes.js';
 import { answerMessage, localPage, pageLine, pagingButtons } from './answer.js';
 import { actions, context, finalizeMessage, header, routeButton, section } from './blocks.js';
-import { pausedNote, renderChannelList } from './channel-list.js';
+import { confirmationWithNotes, type ListenerNotes, pausedNote, renderChannelList } from './channel-list.js';
 import { followButton, unfollowButton } from './follow-buttons.js';
 import { escapeMrkdwn, formatDateTime, formatNumber, mentionChannel, mentionUser, plural } from './format.js';
 import { statusText } from './requests.js';
@@ -31,13 +31,13 @@ export function describeChannelFeed(feed: Pick<ChannelFeed, 'kinds' | 'stockroom
 /** Posted in the channel when it subscribes: everyone there sees it, and it proves the bot can post there. */
 export function renderFeedSubscribed(
   feed: Pick<ChannelFeed, 'kinds' | 'stockroomId' | 'subscribedBy'>,
-  options: { updated?: boolean } = {},
+  options: { updated?: boolean } & ListenerNotes = {},
 ): Message {
   const verb = options.updated ? 'atualizou' : 'assinou';
   const text =
     `:bell: ${mentionUser(feed.subscribedBy)} ${verb} os alertas do estoque neste canal: ` +
     `${describeChannelFeed(feed)}. Para parar: \`/estoque alertas cancelar\`.`;
-  return finalizeMessage({ text, blocks: [section(text)] });
+  return confirmationWithNotes(text, 'alerts', options);
 }
 
 export function renderFeedUnsubscribed(): Message {

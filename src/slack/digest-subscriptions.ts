@@ -1,6 +1,9 @@
 import type { WebClient } from '@slack/web-api';
 import type { PostNowResult } from '../domain/digest/scheduler.js';
+import { type CheckListener, listenerHold } from '../domain/listener-check.js';
+import type { AnswerCallOptions } from '../domain/workspace.js';
 import type { Logger } from '../lib/logger.js';
+import { renderListenerStockroomNotActive } from '../render/channel-list.js';
 import {
   renderAppRefused,
   renderDigestPosted,
@@ -22,10 +25,22 @@ export interface ChannelPoster {
   post(client: WebClient, workspaceId: string, channelId: string, message: Message): Promise<PostResult>;
 }
 
+/**
+ * A DM (`D…`, channel_name `directmessage`) or a group DM (channel_name `mpdm-…`; its id may start with G, as a
+ * private channel's does): where Slack refuses a post, nobody can invite the bot, and the command belongs in a channel.
+ */
+export function isDirectConversation(channelId: string, channelName?: string): boolean {
+  return (
+    channelId.startsWith('D') || channelName === 'directmessage' || channelName?.startsWith('mpdm-') === true
+  );
+}
+
 export interface DigestSubscriptionsDeps {
   store: SubscriptionStore;
   poster: ChannelPoster;
   scheduler: { postNow(workspaceId: string, channelId: string): Promise<PostNowResult> };
+  /** The link and `almox:N`, checked before a channel is subscribed. */
+  checkListener: CheckListener;
   /** DIGEST_TZ: the time zone of new subscriptions. */
   timeZone: string;
   logger: Logger;
@@ -36,6 +51,10 @@ export interface SubscribeInput {
   workspaceId: string;
   channelId: string;
   userId: string;
+  /** The command's channel_name: tells a group DM (`mpdm-…`) from a private channel. */
+  channelName?: string | undefined;
+  /** Names the command's upstream reads in logs; none from a caller that has no command. */
+  correlationId?: string | undefined;
   hour: number;
   minute: number;
   stockroomId?: number | undefined;
@@ -57,8 +76,23 @@ export class DigestSubscriptions {
    * invite the bot. Subscribing again changes the time and filters and keeps what was posted. `client` makes one
    * attempt (singleAttemptClient): a post that failed after it may have reached Slack (a 5xx, a reply lost) is not
    * repeated; the subscription is kept and the subscriber gets the confirmation with a note that it may be missing.
+   * Before it, an `almox:N` not among the active stockrooms is refused, and the confirmation says when the digest
+   * will not come yet (not linked, a broken link, a pause) and when N could not be checked now (as the alerts').
    */
-  async subscribe(input: SubscribeInput, client: WebClient): Promise<Message | null> {
+  async subscribe(
+    input: SubscribeInput,
+    client: WebClient,
+    calls?: AnswerCallOptions,
+  ): Promise<Message | null> {
+    const stockroomId = input.stockroomId ?? null;
+    const check = await this.deps.checkListener(input.workspaceId, stockroomId, input.correlationId, calls);
+    if (stockroomId !== null && check.stockroom === 'inactive') {
+      this.deps.logger.info(
+        { workspaceId: input.workspaceId, channelId: input.channelId, stockroomId },
+        'digest subscription refused: stockroom not active',
+      );
+      return renderListenerStockroomNotActive(stockroomId);
+    }
     const existing = await this.deps.store.get(input.workspaceId, input.channelId);
     const now = this.deps.now();
     const candidate: Subscription = {
@@ -68,7 +102,7 @@ export class DigestSubscriptions {
       minute: input.minute,
       timeZone: this.deps.timeZone,
       weekdaysOnly: input.weekdaysOnly,
-      stockroomId: input.stockroomId ?? null,
+      stockroomId,
       subscribedBy: input.userId,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
@@ -77,7 +111,14 @@ export class DigestSubscriptions {
       lastPostedAt: existing?.lastPostedAt ?? null,
       lastDigestAt: existing?.lastDigestAt ?? null,
     };
-    const confirmation = renderSubscribed(candidate, { updated: existing !== null });
+    // A new subscription starts unpaused: without a link its first build pauses it (DigestScheduler.buildFailed).
+    const hold = listenerHold(check.link, candidate.paused);
+    const confirmation = renderSubscribed(candidate, {
+      updated: existing !== null,
+      hold,
+      stockroomUnchecked:
+        check.link.kind === 'linked' && check.stockroom === 'unchecked' ? stockroomId : null,
+    });
     const posted = await this.deps.poster.post(client, input.workspaceId, input.channelId, confirmation);
     const inDoubt = !posted.ok && posted.kind === 'retry' && posted.mayHaveArrived === true;
     if (!posted.ok && !inDoubt) {
@@ -85,7 +126,10 @@ export class DigestSubscriptions {
         { workspaceId: input.workspaceId, channelId: input.channelId, outcome: posted.kind },
         'digest subscription refused: cannot post in the channel',
       );
-      if (posted.kind === 'channel_gone') return renderInviteBot(posted.error);
+      if (posted.kind === 'channel_gone')
+        return renderInviteBot(posted.error, {
+          direct: isDirectConversation(input.channelId, input.channelName),
+        });
       return posted.kind === 'unauthorized' ? renderAppRefused(posted.error) : renderDigestUnavailable();
     }
     await this.deps.store.upsert({
@@ -103,6 +147,7 @@ export class DigestSubscriptions {
         workspaceId: input.workspaceId,
         channelId: input.channelId,
         updated: existing !== null,
+        ...(hold && { hold: hold.kind }),
         ...(inDoubt && { confirmation: 'in doubt' }),
       },
       'digest subscribed',

@@ -1,7 +1,9 @@
 import type { WebClient } from '@slack/web-api';
 import type { FeedEventKind } from '../domain/feed/types.js';
+import { type CheckListener, listenerHold } from '../domain/listener-check.js';
 import type { AnswerCallOptions } from '../domain/workspace.js';
 import type { Logger } from '../lib/logger.js';
+import { renderListenerStockroomNotActive } from '../render/channel-list.js';
 import {
   renderAppRefused,
   renderDigestUnavailable,
@@ -20,7 +22,7 @@ import {
 } from '../render/feed-listeners.js';
 import type { Message, RenderContext } from '../render/types.js';
 import { type FeedListenerStore, normaliseKinds } from '../store/feed-listeners.js';
-import type { ChannelPoster } from './digest-subscriptions.js';
+import { type ChannelPoster, isDirectConversation } from './digest-subscriptions.js';
 
 /** What following needs from the domain; upstream and link failures are thrown, for the usual messages. */
 export interface FollowReads {
@@ -50,6 +52,8 @@ export interface FeedSubscriptionsDeps {
   store: FeedListenerStore;
   poster: ChannelPoster;
   reads: FollowReads;
+  /** The link and `almox:N`, checked before a channel is subscribed. */
+  checkListener: CheckListener;
   logger: Logger;
 }
 
@@ -57,6 +61,10 @@ export interface FeedSubscribeInput {
   workspaceId: string;
   channelId: string;
   userId: string;
+  /** The command's channel_name: tells a group DM (`mpdm-…`) from a private channel. */
+  channelName?: string | undefined;
+  /** Names the command's upstream reads in logs; none from a caller that has no command. */
+  correlationId?: string | undefined;
   stockroomId?: number | undefined;
   kinds?: FeedEventKind[] | undefined;
 }
@@ -73,17 +81,40 @@ export class FeedSubscriptions {
   /**
    * Any member of the channel may subscribe it. The confirmation is posted IN the channel first, with the
    * command's client: it tells the channel, and it is the check that the bot can post there. When Slack refuses
-   * it, nothing is subscribed and the answer says how to invite the bot. `client` makes one attempt: a post in
-   * doubt is not repeated, and the feed is kept (as DigestSubscriptions.subscribe does).
+   * it, nothing is subscribed and the answer says how to invite the bot (in a DM, to use a channel). `client` makes
+   * one attempt: a post in doubt is not repeated, and the feed is kept (as DigestSubscriptions.subscribe does).
+   * Before it, an `almox:N` not among the active stockrooms is refused (nothing posted, nothing subscribed), and the
+   * confirmation says when the alerts will not run yet (not linked, a broken link, a pause) and when N could not be
+   * checked now.
    */
-  async subscribe(input: FeedSubscribeInput, client: WebClient): Promise<Message | null> {
+  async subscribe(
+    input: FeedSubscribeInput,
+    client: WebClient,
+    calls?: AnswerCallOptions,
+  ): Promise<Message | null> {
+    const stockroomId = input.stockroomId ?? null;
+    const check = await this.deps.checkListener(input.workspaceId, stockroomId, input.correlationId, calls);
+    if (stockroomId !== null && check.stockroom === 'inactive') {
+      this.deps.logger.info(
+        { workspaceId: input.workspaceId, channelId: input.channelId, stockroomId },
+        'feed subscription refused: stockroom not active',
+      );
+      return renderListenerStockroomNotActive(stockroomId);
+    }
+    const hold = listenerHold(check.link, await this.deps.store.pausedReason(input.workspaceId));
     const existing = await this.deps.store.getChannel(input.workspaceId, input.channelId);
     const stored = {
-      stockroomId: input.stockroomId ?? null,
+      stockroomId,
       kinds: normaliseKinds(input.kinds),
       subscribedBy: input.userId,
     };
-    const confirmation = renderFeedSubscribed(stored, { updated: existing !== null });
+    const confirmation = renderFeedSubscribed(stored, {
+      updated: existing !== null,
+      hold,
+      // Without a working link nothing could be checked, and the note on the link says what matters.
+      stockroomUnchecked:
+        check.link.kind === 'linked' && check.stockroom === 'unchecked' ? stockroomId : null,
+    });
     const posted = await this.deps.poster.post(client, input.workspaceId, input.channelId, confirmation);
     const inDoubt = !posted.ok && posted.kind === 'retry' && posted.mayHaveArrived === true;
     if (!posted.ok && !inDoubt) {
@@ -91,7 +122,10 @@ export class FeedSubscriptions {
         { workspaceId: input.workspaceId, channelId: input.channelId, outcome: posted.kind },
         'feed subscription refused: cannot post in the channel',
       );
-      if (posted.kind === 'channel_gone') return renderInviteBot(posted.error);
+      if (posted.kind === 'channel_gone')
+        return renderInviteBot(posted.error, {
+          direct: isDirectConversation(input.channelId, input.channelName),
+        });
       return posted.kind === 'unauthorized' ? renderAppRefused(posted.error) : renderDigestUnavailable();
     }
     await this.deps.store.upsertChannel({
@@ -106,6 +140,7 @@ export class FeedSubscriptions {
         workspaceId: input.workspaceId,
         channelId: input.channelId,
         updated: existing !== null,
+        ...(hold && { hold: hold.kind }),
         ...(inDoubt && { confirmation: 'in doubt' }),
       },
       'feed subscribed',

@@ -101,6 +101,8 @@ export interface Who {
   team?: string;
   user?: string;
   channel?: string;
+  /** The payload's channel_name (a group DM's is `mpdm-…`); default what the fake names the channel. */
+  channelName?: string;
   /** Sent as from an org-wide install of this enterprise (Enterprise Grid): `is_enterprise_install` true. */
   enterprise?: string;
 }
@@ -202,6 +204,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         teamId: w.team,
         userId: w.user,
         channelId: w.channel,
+        ...(who?.channelName !== undefined && { channelName: who.channelName }),
         responseUrl: slack.newResponseUrl({ teamId: w.team, channelId: w.channel, userId: w.user }),
         triggerId: slack.newTriggerId({ userId: w.user, teamId: w.team }),
         ...(who?.enterprise !== undefined && { enterpriseId: who.enterprise, isEnterpriseInstall: true }),

@@ -6,6 +6,7 @@ import { DigestClaims } from '../../src/domain/digest/claims.js';
 import { DigestService } from '../../src/domain/digest/digest-service.js';
 import { DigestMaterialNotes } from '../../src/domain/digest/material-notes.js';
 import { DigestScheduler } from '../../src/domain/digest/scheduler.js';
+import { checkListener } from '../../src/domain/listener-check.js';
 import { PurchaseService } from '../../src/domain/purchases/purchase-service.js';
 import { RequestService } from '../../src/domain/requests/request-service.js';
 import { CatalogService } from '../../src/domain/stock/catalog-service.js';
@@ -234,6 +235,8 @@ export async function startDigestHarness(
         store,
         poster,
         scheduler,
+        checkListener: (workspaceId, stockroomId, correlationId, calls) =>
+          checkListener(domain, workspaceId, stockroomId, correlationId, calls),
         timeZone: SP,
         logger,
         now: clock.now,

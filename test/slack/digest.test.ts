@@ -220,3 +220,54 @@ describe('tokens_revoked', () => {
     expect((await subscription())?.paused).toBeNull();
   });
 });
+
+describe('resumo assinar: what the confirmation promises', () => {
+  /** The answer: the confirmation in the channel, or a refusal to the person (not the "Consultando…" before it). */
+  async function subscribeWith(text: string, who: { channel?: string; channelName?: string } = {}) {
+    const channel = who.channel ?? CHANNELS.stockroom;
+    const result = await h.command('/estoque', `resumo assinar${text}`, who);
+    return eventually(() =>
+      h.slack.messages.find(
+        (m) =>
+          m.at >= result.sentAt &&
+          m.channel === channel &&
+          (!m.ephemeral || (m.visibleTo === USERS.member && !m.text.includes('Consultando'))),
+      ),
+    );
+  }
+
+  it('refuses an almox: that is not among the active stockrooms, subscribing nothing', async () => {
+    // Until 2026-11-27 `almox:999` was confirmed, and every digest read a stockroom that does not exist.
+    const refused = await subscribeWith(' almox:999');
+    expect(refused.ephemeral).toBe(true);
+    expect(textOf(refused)).toContain('O almoxarifado 999 não está entre os ativos desta empresa');
+    expect(await subscription()).toBeNull();
+    const confirmed = await subscribeWith(' almox:3');
+    expect(confirmed.ephemeral).toBe(false);
+    expect(textOf(confirmed)).toContain('almoxarifado 3');
+    expect(await eventually(subscription)).toMatchObject({ stockroomId: 3 });
+  });
+
+  it('while the workspace is not linked, the confirmation says the digest starts once an admin links it', async () => {
+    await h.container.linkService.unlink(TEAM);
+    const confirmed = await subscribeWith('');
+    expect(confirmed.ephemeral).toBe(false);
+    expect(textOf(confirmed)).toContain('ainda não está vinculado');
+    expect(textOf(confirmed)).toContain(
+      'o resumo diário começa quando um administrador do workspace vincular',
+    );
+    expect(await eventually(subscription)).not.toBeNull();
+  });
+
+  it('in a DM or a group DM Slack refuses, the answer says to use the command in a channel', async () => {
+    for (const who of [
+      { channel: 'D0SOMEDM1' },
+      { channel: 'G0SOMEMP1', channelName: 'mpdm-ana--bia--caio-1' },
+    ]) {
+      const answer = await subscribeWith('', who);
+      expect(textOf(answer)).toContain('use o comando em um canal');
+      expect(textOf(answer)).not.toContain('/invite');
+      expect(await h.container.subscriptions.get(TEAM, who.channel)).toBeNull();
+    }
+  });
+});

@@ -606,3 +606,110 @@ describe('a follow made after a change, shown the changed status', () => {
     expect((await feeds().getFollow(TEAM, USERS.member, LAST))?.lastSeenStatus).toBe(nextName);
   });
 });
+
+describe('alertas assinar: what the confirmation promises', () => {
+  /** Subscribes in the stockroom channel; what the channel got (null: nothing) and what the person got. */
+  async function subscribeWith(text: string, user: string = USERS.member) {
+    const result = await h.command('/estoque', `alertas assinar${text}`, { user });
+    // The answer: the confirmation in the channel, or a refusal to the person (not the "Consultando…" before it).
+    const answer = await eventually(() =>
+      h.slack.messages.find(
+        (m) =>
+          m.at >= result.sentAt &&
+          m.channel === CHANNELS.stockroom &&
+          (!m.ephemeral || (m.visibleTo === user && !m.text.includes('Consultando'))),
+      ),
+    );
+    return { answer, posted: answer.ephemeral ? null : answer };
+  }
+  const stockroomReads = () => h.sandbox.calls.filter((c) => c.path === '/v1/almoxarifados').length;
+
+  it('refuses an almox: that is not among the active stockrooms (another company’s too), subscribing nothing', async () => {
+    // Until 2026-11-27 `almox:999` was confirmed, and the channel never got anything.
+    const readsBefore = stockroomReads(); // the link's check read it, past the cache
+    for (const id of [999, DEMO_FACTS.company2.activeStockrooms[0].almoxarifado]) {
+      const { answer, posted } = await subscribeWith(` almox:${id}`);
+      expect(textOf(answer)).toContain(`O almoxarifado ${id} não está entre os ativos desta empresa`);
+      expect(posted).toBeNull();
+      expect(await feeds().getChannel(TEAM, CHANNELS.stockroom)).toBeNull();
+    }
+    // An active one is confirmed; the list was read once, then cached.
+    const { posted } = await subscribeWith(' almox:2');
+    expect(textOf(posted as never)).toContain('almoxarifado 2');
+    expect(await eventually(() => feeds().getChannel(TEAM, CHANNELS.stockroom))).toMatchObject({
+      stockroomId: 2,
+    });
+    expect(stockroomReads()).toBe(readsBefore + 1);
+  });
+
+  it('a stockroom list upstream cannot give now does not refuse: confirmed, saying it could not be checked', async () => {
+    h.sandbox.faults.next({ path: '/v1/almoxarifados', status: 500, times: 10 });
+    const { posted } = await subscribeWith(' almox:999');
+    expect(textOf(posted as never)).toContain('assinou os alertas do estoque neste canal');
+    expect(textOf(posted as never)).toContain('Não consegui conferir agora se o almoxarifado 999');
+    expect(await eventually(() => feeds().getChannel(TEAM, CHANNELS.stockroom))).toMatchObject({
+      stockroomId: 999,
+    });
+  });
+
+  it('a spent budget does not refuse either', async () => {
+    await h.close();
+    // 2 calls a minute: the link takes both (login + check).
+    h = await startHarness({ rateLimit: { count: 2, windowMs: 60_000 } });
+    await h.link(TEAM);
+    const { posted } = await subscribeWith(' almox:2');
+    expect(textOf(posted as never)).toContain('Não consegui conferir agora se o almoxarifado 2');
+    expect(await eventually(() => feeds().getChannel(TEAM, CHANNELS.stockroom))).toMatchObject({
+      stockroomId: 2,
+    });
+    expect(h.sandbox.calls.filter((c) => c.status === 429)).toEqual([]);
+  });
+
+  it('while the workspace is not linked, the confirmation says alerts start once an admin links it', async () => {
+    // Until 2026-11-27 it was confirmed as if alerts were on.
+    await h.container.linkService.unlink(TEAM);
+    const { posted } = await subscribeWith('');
+    expect(textOf(posted as never)).toContain('assinou os alertas do estoque neste canal');
+    expect(textOf(posted as never)).toContain('ainda não está vinculado');
+    expect(textOf(posted as never)).toContain(
+      'os alertas começam quando um administrador do workspace vincular',
+    );
+    expect(textOf(posted as never)).toContain('`/estoque vincular`');
+    expect(await eventually(() => feeds().getChannel(TEAM, CHANNELS.stockroom))).toMatchObject({
+      paused: 'unlinked',
+    });
+  });
+
+  it('with a broken link, or paused for tokens_revoked, the confirmation says alerts are paused and why', async () => {
+    const link = await h.container.links.get(TEAM);
+    await h.container.links.markBroken(TEAM, Date.now(), link?.linkedAt);
+    const broken = await subscribeWith('');
+    expect(textOf(broken.posted as never)).toContain('Os alertas estão pausados');
+    expect(textOf(broken.posted as never)).toContain('vincular de novo com `/estoque vincular`');
+    await h.container.linkService.unlink(TEAM);
+    await h.link(TEAM);
+    await feeds().pauseWorkspace(TEAM, 'tokens_revoked');
+    const revoked = await subscribeWith('', USERS.admin);
+    expect(textOf(revoked.posted as never)).toContain('Os alertas estão pausados');
+    expect(textOf(revoked.posted as never)).toContain('reinstal');
+    // Linked and running: nothing of the kind.
+    await feeds().resumeWorkspace(TEAM, 'tokens_revoked');
+    const running = await subscribeWith('');
+    expect(textOf(running.posted as never)).not.toContain('pausad');
+    expect(textOf(running.posted as never)).not.toContain('vincul');
+  });
+
+  it('in a DM or a group DM Slack refuses, the answer says to use the command in a channel', async () => {
+    // Until 2026-11-27 it said to invite the bot with /invite, which cannot be done in a DM.
+    for (const who of [
+      { channel: 'D0SOMEDM1' },
+      { channel: 'G0SOMEMP1', channelName: 'mpdm-ana--bia--caio-1' },
+    ]) {
+      const result = await h.command('/estoque', 'alertas assinar', who);
+      const answer = await h.nextMessage(result.sentAt, { userId: USERS.member, ephemeral: true });
+      expect(textOf(answer)).toContain('use o comando em um canal');
+      expect(textOf(answer)).not.toContain('/invite');
+      expect(await feeds().getChannel(TEAM, who.channel)).toBeNull();
+    }
+  });
+});

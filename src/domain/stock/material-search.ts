@@ -5,9 +5,9 @@ import { type LastKnownStock, standingBalances } from '../../store/stock-store.j
 import type { Material, Stockroom } from '../../upstream/schemas.js';
 import { NoSavedDataError, type ReadOptions } from '../cached-reader.js';
 import type { DomainDeps } from '../deps.js';
-import type { Answer, CatalogEntry, Freshness, MaterialMatch, MaterialSearchView } from '../views.js';
+import type { Answer, CatalogEntry, MaterialMatch, MaterialSearchView } from '../views.js';
 import { materialScope, type WorkspaceContext } from '../workspace.js';
-import { type CatalogService, readStockrooms } from './catalog-service.js';
+import { type CatalogService, checkStockroom, readStockrooms } from './catalog-service.js';
 
 /** After a failed read, how long opening the picker asks upstream nothing (the list is said to be unreadable). */
 export const LIST_FAILED_MARK_MS = 2 * 60_000;
@@ -36,7 +36,8 @@ export class MaterialSearchService {
     options?: ReadOptions,
   ): Promise<Answer<MaterialSearchView>> {
     const stockroomId = query.stockroomId;
-    const checked = stockroomId === undefined ? null : await this.checkStockroom(ws, stockroomId, options);
+    const checked =
+      stockroomId === undefined ? null : await checkStockroom(this.deps, ws, stockroomId, options);
     const view = {
       text: query.text,
       stockroomId: stockroomId ?? null,
@@ -53,45 +54,6 @@ export class MaterialSearchService {
       checked?.listed,
     );
     return { data: { ...view, matches }, freshness: materials.freshness };
-  }
-
-  /**
-   * What the active stockroom list says of `almox:N`, before any material is read (until 2026-11-27 an N not
-   * there cost a material list call and got a spelling hint). The saved list first (no call); when it lacks N, or
-   * nothing is saved, the list through the cache: fresh, no call; stale or never read, one call, then cached 6 h
-   * and shared with `/estoque almoxarifados`, `/compras pendentes` and the digests (`Atualizar` asks again). An
-   * empty list proves nothing (a lost company context answers `[]`), and a list that cannot be read leaves N
-   * unchecked: the search goes on.
-   */
-  private async checkStockroom(
-    ws: WorkspaceContext,
-    stockroomId: number,
-    options?: ReadOptions,
-  ): Promise<{
-    state: 'active' | 'inactive' | 'unchecked';
-    name: string | null;
-    listed?: Stockroom[];
-    freshness?: Freshness;
-  }> {
-    const judge = (answer: Answer<Stockroom[]>) => {
-      const found = answer.data.find((stockroom) => stockroom.almoxarifado === stockroomId);
-      const state = found ? 'active' : answer.data.length === 0 ? 'unchecked' : 'inactive';
-      return {
-        state,
-        name: found?.nome?.trim() || null,
-        listed: answer.data,
-        freshness: answer.freshness,
-      } as const;
-    };
-    const saved = await readStockrooms(this.deps, ws, { savedOnly: true }).catch(() => null);
-    if (saved && judge(saved).state === 'active') return judge(saved);
-    try {
-      return judge(await readStockrooms(this.deps, ws, { bypassCache: options?.bypassCache ?? false }));
-    } catch (error) {
-      this.deps.logger.warn({ stockroomId, ...errFields(error) }, 'stockroom list not refreshed for almox:');
-      // What is saved still says (it lacks N, or is empty); with nothing saved N is left unchecked.
-      return saved ? judge(saved) : { state: 'unchecked', name: null };
-    }
   }
 
   /**

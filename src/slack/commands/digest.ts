@@ -15,14 +15,17 @@ export function handleDigestCommand(
   // None is cut at an answer's deadline: `resumo agora` builds the digest at its own priority, and the others
   // wait on Slack (the confirmation posted in the channel) and the store alone.
   const names = { kind: command.kind, task: `digest ${command.kind}`, deadline: false };
-  return runListenerCommand(deps, args, names, async ({ workspaceId, channelId, userId, render }) => {
+  return runListenerCommand(deps, args, names, async (ctx) => {
+    const { workspaceId, channelId, userId, render } = ctx;
     switch (command.kind) {
       case 'digest-subscribe':
         return deps.digestSubscriptions.subscribe(
           {
             workspaceId,
             channelId,
+            channelName: args.command.channel_name,
             userId,
+            correlationId: ctx.correlationId,
             hour: command.hour,
             minute: command.minute,
             stockroomId: command.stockroomId,
@@ -30,6 +33,7 @@ export function handleDigestCommand(
           },
           // One attempt: a retried confirmation after a 5xx or a timeout could appear twice in the channel.
           singleAttemptClient(args.client, deps),
+          ctx.calls,
         );
       case 'digest-cancel':
         return deps.digestSubscriptions.unsubscribe(workspaceId, channelId);

@@ -42,9 +42,18 @@ export function handleFeedCommand(deps: SlackDeps, args: CommandArgs, command: F
       switch (command.kind) {
         case 'feed-subscribe':
           return feed.subscribe(
-            { workspaceId, channelId, userId, stockroomId: command.stockroomId, kinds: command.kinds },
+            {
+              workspaceId,
+              channelId,
+              channelName: args.command.channel_name,
+              userId,
+              correlationId,
+              stockroomId: command.stockroomId,
+              kinds: command.kinds,
+            },
             // One attempt: a retried confirmation after a 5xx or a timeout could appear twice in the channel.
             singleAttemptClient(args.client, deps),
+            calls,
           );
         case 'feed-cancel':
           return feed.unsubscribe(workspaceId, channelId);
