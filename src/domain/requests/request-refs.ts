@@ -14,26 +14,37 @@ const MAX_INT32 = 2_147_483_647;
 const NUMBER = String.raw`(?:\d{1,3}(?:\.\d{3}){1,3}(?![.,]?\d)|\d{1,10}(?!\d))`;
 /** A number of a list after the first: 3 digits or more (a count such as `e 2 itens` is none). */
 const LISTED_NUMBER = String.raw`(?:\d{1,3}(?:\.\d{3}){1,3}(?![.,]?\d)|\d{3,10}(?!\d))`;
+/**
+ * The sign of a number, folded (`nº`/`n°` → `no`): `no`, `n.o` (`n.º`), `no.`, `n.`, `n`, and `nos`/`n.os` where
+ * `plural`.
+ */
+const numberSign = (plural: boolean) => String.raw`n\s{0,1}(?:\.\s{0,1}o|o\.|[o.])?${plural ? 's?' : ''}`;
 /** A year after a slash (`4105/2025`: Brazilian number/year notation): it ends the list, and is no number of it. */
 const SLASH_NOT_YEAR = String.raw`/(?!\s{0,3}(?:19|20)\d\d(?![\d.]))`;
 /**
  * More numbers after the first, in a list (`SM 4105, 4106`, `SM 4105/4106`; after the plural `solicitações` also
  * `4105, 4106 e 4107`): of 3 digits or more, so a count after the number (`solicitação 4105 e 2 itens`) is none of
- * them, and `e` only where the plural word announced a list (`SM 1312 e 2026` is a request and a year).
+ * them, and `e` only where the plural word announced a list (`SM 1312 e 2026` is a request and a year). Each may
+ * carry its own sign (`solicitações nº 4105 e nº 4106`, `n.º`, `no.`, `#`; until 2026-11-27 a repeated `nº` ended
+ * the list, so only 4105 was read).
  */
 const listTail = (and: boolean) =>
-  String.raw`(?:\s{0,3}(?:,|${SLASH_NOT_YEAR}${and ? String.raw`|\be\b` : ''})\s{0,3}#?${LISTED_NUMBER}){0,20}`;
+  String.raw`(?:\s{0,3}(?:,|${SLASH_NOT_YEAR}${and ? String.raw`|\be\b` : ''})\s{0,3}` +
+  String.raw`(?:${numberSign(false)}\s{0,3})?#?${LISTED_NUMBER}){0,20}`;
 /** `/2025` after a number: its year, read and dropped. */
 const YEAR_SUFFIX = String.raw`(?:\s{0,3}/\s{0,3}(?:19|20)\d\d(?![\d.]))?`;
 /** The words that name a request's number, and whether a list after them may go on with `e`. */
 const NAMED: readonly { word: string; and: boolean }[] = [
   // solicitações 4105 (a list announced)
   {
-    word: String.raw`\bsolicitacoes\s{0,3}(?:n\s{0,1}[o.]?s?\s{0,3}|numeros\s{0,3})?[-#:]?\s{0,3}`,
+    word: String.raw`\bsolicitacoes\s{0,3}(?:${numberSign(true)}\s{0,3}|numeros\s{0,3})?[-#:]?\s{0,3}`,
     and: true,
   },
   // solicitação 4105, solicitacao nº 4105, solicitação n. 4105, solicitação #4105, solicitacao-4105
-  { word: String.raw`\bsolicitacao\s{0,3}(?:n\s{0,1}[o.]?\s{0,3}|numero\s{0,3})?[-#:]?\s{0,3}`, and: false },
+  {
+    word: String.raw`\bsolicitacao\s{0,3}(?:${numberSign(false)}\s{0,3}|numero\s{0,3})?[-#:]?\s{0,3}`,
+    and: false,
+  },
   // SM 4105, SM-4105, SM4105, sm #4105
   { word: String.raw`\bsm\s{0,3}[-#:]?\s{0,3}`, and: false },
 ];

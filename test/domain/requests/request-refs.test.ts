@@ -22,6 +22,13 @@ describe('findRequestNumbers', () => {
     ['solicitacao-4105', [4105]],
     // A small count after the list is no number of it.
     ['solicitação 4105 e 2 itens', [4105]],
+    // `nº` (`n.º`, `no.`, `n°`, `#`) before each number of a list (until 2026-11-27 only the first was read).
+    ['as solicitações nº 4105 e nº 4106', [4105, 4106]],
+    // After `#12` a bare number is never read: these numbers come from the labelled list alone.
+    ['#12 e solicitações n.º 4105, n.º 4106 e n° 4107', [12, 4105, 4106, 4107]],
+    ['#12 e SM 4105/no. 4106', [12, 4105, 4106]],
+    ['solicitação nº 4105, nº 4106', [4105, 4106]],
+    ['solicitações nº 4105 e nº 2 itens', [4105]],
   ])('%s', (text, expected) => {
     expect(findRequestNumbers(text)).toEqual(expected);
   });
