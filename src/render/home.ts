@@ -218,10 +218,15 @@ function unavailableBlocks(
 
 function listBlocks(mine: Extract<MineSection, { state: 'list' }>, ctx: RenderContext): KnownBlock[] {
   const who = mine.upstreamUserName ? ` (${safeText(mine.upstreamUserName, 80)})` : '';
+  // Where the open ones were looked for: the whole list, or (more than one block of it) the rows read.
+  const among = mine.allRead
+    ? 'nos últimos 30 dias'
+    : `entre as ${mine.rowsRead} lidas ${mine.totalRows > mine.rowsRead ? `de ${mine.totalRows} ` : ''}dos últimos 30 dias`;
   const blocks: KnownBlock[] = [];
   if (mine.open.length === 0) {
-    blocks.push(section(`Nenhuma solicitação sua${who} em andamento nos últimos 30 dias.`));
+    blocks.push(section(`Nenhuma solicitação sua${who} em andamento ${among}.`));
   }
+  // `open` is newest first (the service sorts it): the ones shown are the newest.
   for (const request of mine.open.slice(0, HOME_MAX_REQUESTS)) {
     const id = request.solicitacaoMaterialId;
     blocks.push(
@@ -232,13 +237,11 @@ function listBlocks(mine: Extract<MineSection, { state: 'list' }>, ctx: RenderCo
       ),
     );
   }
-  const more =
-    mine.totalRows > mine.rowsRead
-      ? ` · as ${mine.rowsRead} mais recentes de ${mine.totalRows}: \`/solicitacao minhas\` lista todas`
-      : '';
+  const shown = mine.open.length > HOME_MAX_REQUESTS ? ` · aqui as ${HOME_MAX_REQUESTS} mais novas` : '';
+  const more = shown || !mine.allRead ? ': `/solicitacao minhas` lista todas' : '';
   blocks.push(
     section(
-      `${plural(mine.open.length, 'em andamento', 'em andamento')}${who} · últimos 30 dias${more}\n` +
+      `${plural(mine.open.length, 'em andamento', 'em andamento')}${who} ${among}${shown}${more}\n` +
         `_Dados salvos ${formatAge(mine.freshness.fetchedAt, ctx.now)} (${formatDateTime(mine.freshness.fetchedAt, ctx.timeZone)})._`,
       refreshButton(),
     ),

@@ -10,7 +10,7 @@ import {
   UserNotMatchedError,
 } from '../errors.js';
 import type { LinkService } from '../links/link-service.js';
-import type { RequestService, SlackUserRef } from '../requests/request-service.js';
+import { LIST_BLOCK_SIZE, type RequestService, type SlackUserRef } from '../requests/request-service.js';
 import type { Workspaces } from '../workspace.js';
 import type { HomeView, MineSection } from './home-view.js';
 
@@ -110,12 +110,16 @@ export class HomeService {
   ): Promise<MineSection> {
     try {
       const ws = await this.deps.workspaces.resolve(workspaceId, 'interactive', correlationId);
+      // The whole block read (one call, the cache entry `/solicitacao minhas` pages through), not its first page
+      // of 10: the open requests are looked for among every row read (until 2026-11-27 among the first 10 only, so
+      // 10 newer closed ones hid every open one).
       const answer = await this.deps.requests.mine(
         ws,
         user,
         {},
         1,
         refresh ? { freshSince: (this.deps.now ?? Date.now)() - HOME_REFRESH_REUSE_MS } : { savedOnly: true },
+        LIST_BLOCK_SIZE,
       );
       const { list, mine } = answer.data;
       return {
@@ -124,6 +128,7 @@ export class HomeService {
         open: newestFirst(list.rows.filter((row) => !looksClosed(row))),
         totalRows: list.totalRows,
         rowsRead: list.rows.length,
+        allRead: list.totalUnknown !== true && list.rows.length >= list.totalRows,
         freshness: answer.freshness,
       };
     } catch (error) {

@@ -21,12 +21,18 @@ export type MineSection =
   | {
       state: 'list';
       upstreamUserName: string | null;
-      /** The open requests among the rows read (the list's first page, last 30 days). */
+      /**
+       * Every open request among the rows read (the whole block of the list's first read, last 30 days), newest
+       * first (newestFirst: the list's order is not documented). Until 2026-11-27 only those of the block's first
+       * 10 rows, in the order served.
+       */
       open: MaterialRequest[];
-      /** Rows of the whole list (open or not), as upstream counted them. */
+      /** Rows of the whole list (open or not), as upstream counted them (a lower bound unless `allRead`). */
       totalRows: number;
-      /** Rows read (one page): more rows exist when totalRows is larger. */
+      /** Rows read (one block, LIST_BLOCK_SIZE at most). */
       rowsRead: number;
+      /** Every row of the list was read: no open request of the user can be missing from `open`. */
+      allRead: boolean;
       freshness: Freshness;
     };
 

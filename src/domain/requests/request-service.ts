@@ -170,24 +170,29 @@ export class RequestService {
     if (items?.data.length === 0) throw new NotFoundError('request', id);
   }
 
+  /**
+   * A page of the request list. `pageSize` (a divisor of LIST_BLOCK_SIZE; LIST_PAGE_SIZE unless set) is the page
+   * cut out of the block read: LIST_BLOCK_SIZE gives the whole block, at no cost past the one read.
+   */
   async list(
     ws: WorkspaceContext,
     filters: RequestFiltersView,
     page: number,
     options?: ReadOptions,
     solicitanteId?: number,
+    pageSize: number = LIST_PAGE_SIZE,
   ): Promise<Answer<RequestListView>> {
     const defaultPeriod = isDefaultPeriod(filters);
     const periodFrom = (daysAgo: number) => this.periodStart(filters, daysAgo);
     const from = periodFrom(DEFAULT_PERIOD_DAYS);
     const shown = defaultPeriod || filters.from !== undefined ? filters : { ...filters, from };
-    const list = await this.listFrom(ws, filters, from, page, options, solicitanteId).catch(
+    const list = await this.listFrom(ws, filters, from, page, pageSize, options, solicitanteId).catch(
       (error: unknown) => {
         // The default period's list is saved under the day it starts on: from saved data alone (the Home), past
         // midnight today's is not there yet, and yesterday's (a day longer, shown with its age) stands in.
         if (!(error instanceof NoSavedDataError && defaultPeriod && options?.savedOnly)) throw error;
         const yesterday = periodFrom(DEFAULT_PERIOD_DAYS + 1);
-        return this.listFrom(ws, filters, yesterday, page, options, solicitanteId);
+        return this.listFrom(ws, filters, yesterday, page, pageSize, options, solicitanteId);
       },
     );
     return {
@@ -223,6 +228,7 @@ export class RequestService {
     filters: RequestFiltersView,
     from: LocalDate | undefined,
     page: number,
+    pageSize: number,
     options: ReadOptions | undefined,
     solicitanteId: number | undefined,
   ) {
@@ -236,7 +242,7 @@ export class RequestService {
         options,
       );
     };
-    return pageOutOfBlocks(page, LIST_PAGE_SIZE, LIST_BLOCK_SIZE, readBlock, this.deps.now);
+    return pageOutOfBlocks(page, pageSize, LIST_BLOCK_SIZE, readBlock, this.deps.now);
   }
 
   /**
@@ -266,19 +272,23 @@ export class RequestService {
     );
   }
 
-  /** `/solicitacao minhas`: the Slack user's e-mail matched to an upstream user (cached), then the list. */
+  /**
+   * `/solicitacao minhas`: the Slack user's e-mail matched to an upstream user (cached), then the list (pages of
+   * `pageSize`, as `list`; the Home asks the whole block read).
+   */
   async mine(
     ws: WorkspaceContext,
     slackUser: SlackUserRef,
     filters: RequestFiltersView,
     page: number,
     options?: ReadOptions,
+    pageSize: number = LIST_PAGE_SIZE,
   ): Promise<Answer<RequestListView>> {
     // A bad argument costs nothing: checked before the e-mail (users.info) and the users list are read for it.
     this.checkListFilters(filters);
     const match = await this.matchUser(ws, slackUser, options);
     if (match.upstreamUserId === null) throw new UserNotMatchedError(match.email);
-    const answer = await this.list(ws, filters, page, options, match.upstreamUserId);
+    const answer = await this.list(ws, filters, page, options, match.upstreamUserId, pageSize);
     return { ...answer, data: { ...answer.data, mine: { upstreamUserName: match.upstreamUserName } } };
   }
 

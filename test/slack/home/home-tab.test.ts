@@ -257,6 +257,81 @@ describe('App Home (app_home_opened -> views.publish)', () => {
     expect(viewText(again)).toMatch(/Dados salvos agora/);
   });
 
+  /** Rows of the user's request list as a service may serve them: `closed` Atendida ones, then `open` ones. */
+  function userRows(closed: readonly number[], open: readonly number[], totalRows?: number) {
+    const template = (h.sandbox.data.company(1)?.requests ?? [])[0]!.record;
+    const row = (id: number, name: string) => ({
+      ...template,
+      solicitacaoMaterialId: id,
+      statusAndamentoSolicitacao_Nome: name,
+      concluidoComRessalvas: false,
+    });
+    const rows = [...closed.map((id) => row(id, 'Atendida')), ...open.map((id) => row(id, 'Em separação'))];
+    return rows.map((r, i) => ({ ...r, rowNumber: i + 1, totalRows: totalRows ?? rows.length }));
+  }
+  const userList = /\/v1\/solicitacoes-materiais\?.*SolicitanteId=/;
+  const openButtons = (view: Parameters<typeof buttonsOfView>[0]) =>
+    buttonsOfView(view)
+      .filter((b) => b.action_id.startsWith('request:open:'))
+      .map((b) => Number(b.value));
+
+  it('Minhas solicitações: the open ones among every row read, newest first, whatever 10 newer closed ones come first', async () => {
+    await h.link(TEAM);
+    const first = await openHome(h, USERS.admin);
+    // 12 newer Atendida requests served first, then the open ones in no order, then 3 older closed ones: 19 rows,
+    // one block (until 2026-11-27 only the first 10 rows were looked at, and the Home said there were none open).
+    const closedNewer = Array.from({ length: 12 }, (_, i) => 1341 - i);
+    h.sandbox.faults.next({
+      path: userList,
+      status: 200,
+      body: userRows([...closedNewer], [1271, 1318, 1283, 1315]).concat(
+        userRows([1250, 1251, 1252], []).map((r, i) => ({ ...r, rowNumber: 17 + i, totalRows: 19 })),
+      ),
+    });
+    const lists = () => h.sandbox.calls.filter((c) => userList.test(c.url)).length;
+    const before = lists();
+    const since = h.slack.views.length;
+    await clickInView(h, first, 'home:refresh');
+    const home = await publishedHome(h, USERS.admin, since);
+    expect(lists()).toBe(before + 1);
+    expect(openButtons(home)).toEqual([1318, 1315, 1283, 1271]);
+    const text = viewText(home);
+    expect(text).not.toContain('Nenhuma solicitação sua');
+    expect(text).toMatch(/4 em andamento .*nos últimos 30 dias/);
+    expect(text).not.toContain('lista todas');
+  });
+
+  it('Minhas solicitações: more open ones than the Home shows: the 10 newest, and the footer says so', async () => {
+    await h.link(TEAM);
+    let home = await openHome(h, USERS.admin);
+    // 12 open, served oldest first.
+    const open = Array.from({ length: 12 }, (_, i) => 1301 + i);
+    h.sandbox.faults.next({ path: userList, status: 200, body: userRows([1341, 1340], open) });
+    const since = h.slack.views.length;
+    await clickInView(h, home, 'home:refresh');
+    home = await publishedHome(h, USERS.admin, since);
+    expect(openButtons(home)).toEqual(open.slice(2).reverse());
+    expect(viewText(home)).toMatch(
+      /12 em andamento .*nos últimos 30 dias · aqui as 10 mais novas: `\/solicitacao minhas` lista todas/,
+    );
+  });
+
+  it('Minhas solicitações: a list longer than the rows read, none open among them, is not said to have none', async () => {
+    await h.link(TEAM);
+    let home = await openHome(h, USERS.admin);
+    // 150 rows, one block of 100 read.
+    const closed = Array.from({ length: 100 }, (_, i) => 1500 - i);
+    h.sandbox.faults.next({ path: userList, status: 200, body: userRows(closed, [], 150) });
+    const since = h.slack.views.length;
+    await clickInView(h, home, 'home:refresh');
+    home = await publishedHome(h, USERS.admin, since);
+    expect(openButtons(home)).toEqual([]);
+    const text = viewText(home);
+    expect(text).toContain('Nenhuma solicitação sua');
+    expect(text).toContain('em andamento entre as 100 lidas de 150 dos últimos 30 dias.');
+    expect(text).toContain('`/solicitacao minhas` lista todas');
+  });
+
   it('a user without an upstream e-mail match is told why there are no requests', async () => {
     await h.link(TEAM);
     const first = await openHome(h, USERS.member);
