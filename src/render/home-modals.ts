@@ -1,4 +1,5 @@
-import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
+import type { Button, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
+import { decodeRoute } from '../domain/routes.js';
 import type { MaterialMatch } from '../domain/views.js';
 import type { Material } from '../upstream/schemas.js';
 import { actions, button, context, finalizeMessage, mrkdwn, plain, section } from './blocks.js';
@@ -247,14 +248,42 @@ export function offersRetry(message: Message): boolean {
 }
 
 /**
- * An answer (a request, a failure) inside a modal. Its buttons answer through a message's response_url, which a
- * modal has none of: they are left out, and the modal says how to get them: for a request shown, the command
- * that shows it with them; for a failure that offered `Tentar de novo` (a timeout, the budget), how to try again.
+ * The request's own page buttons, turned into the modal's: `Anterior` (its route on the nearest page before the
+ * one shown; `Itens`, page 1, is not kept beside it) and `Próxima` (the next page), with the same route in the value
+ * and an action id the request modal's listener answers with views.update (one per page, so they stay unique).
+ * Every other button of the answer is left out.
  */
-export function renderAnswerModal(title: string, message: Message, id?: number): ModalView {
+function modalPageButtons(block: KnownBlock, id: number | undefined, page: number): KnownBlock | null {
+  if (block.type !== 'actions' || id === undefined) return null;
+  let before: { button: Button; page: number } | null = null;
+  let after: Button | null = null;
+  for (const element of block.elements) {
+    if (element.type !== 'button' || !element.action_id?.startsWith(ActionIds.navigatePrefix)) continue;
+    const route = decodeRoute(element.value);
+    if (route?.view !== 'request' || route.id !== id) continue;
+    const button = { ...element, action_id: `${ActionIds.requestPagePrefix}${route.page}` };
+    if (route.page < page && (before === null || route.page > before.page))
+      before = { button, page: route.page };
+    if (route.page === page + 1 && after === null) after = button;
+  }
+  return actions([before?.button ?? null, after]);
+}
+
+/**
+ * An answer (a request, a failure) inside a modal. Its buttons answer through a message's response_url, which a
+ * modal has none of: they are left out, but for the request's `Anterior`/`Próxima`, which page the modal itself
+ * (until 2026-11-27 they were left out too, and "Página 1 de 5" had no way to page 2); the modal says how to get
+ * the others: for a request shown, the command that shows it with them; for a failure that offered
+ * `Tentar de novo` (a timeout, the budget), how to try again.
+ */
+export function renderAnswerModal(title: string, message: Message, id?: number, page = 1): ModalView {
   const retry = offersRetry(message);
   const blocks = message.blocks
-    .filter((block) => block.type !== 'actions')
+    .flatMap((block) => {
+      if (block.type !== 'actions') return [block];
+      const pages = modalPageButtons(block, id, page);
+      return pages ? [pages] : [];
+    })
     .map((block) => {
       if (block.type === 'section' && block.accessory?.type === 'button') {
         const { accessory: _dropped, ...rest } = block;

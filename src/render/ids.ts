@@ -32,6 +32,8 @@ export const ActionIds = {
   materialPick: 'material:pick',
   /** Opens one request in a modal (value: the request number): Home rows and the choice of several numbers. */
   requestOpenPrefix: 'request:open:',
+  /** A page of the request shown in a modal (`Anterior`/`Próxima`; value: its route), by views.update. */
+  requestPagePrefix: 'request:page:',
 } as const;
 
 export const ActionPatterns = {
@@ -40,6 +42,7 @@ export const ActionPatterns = {
   share: /^share:/,
   retry: /^retry:/,
   requestOpen: /^request:open:/,
+  requestPage: /^request:page:/,
   homeUnfollow: /^home:unfollow:/,
   /** A repeated id in one message is renamed `follow:~0`, `follow:~1` (blocks.ts, numberActionIds). */
   follow: /^follow:/,

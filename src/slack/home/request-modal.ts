@@ -10,7 +10,7 @@ import type {
 } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { findRequestNumbersInParts } from '../../domain/requests/request-refs.js';
-import type { Route } from '../../domain/routes.js';
+import { decodeRoute, type Route } from '../../domain/routes.js';
 import { errFields, newCorrelationId } from '../../lib/logger.js';
 import {
   lookupNumberError,
@@ -74,6 +74,8 @@ async function showRequest(
     respond?: RespondFn | undefined;
   },
   id: number,
+  /** The page of its items (`Anterior`/`Próxima` in the modal). */
+  page = 1,
 ): Promise<void> {
   const correlationId = newCorrelationId();
   const logger = deps.logger.child({
@@ -81,7 +83,7 @@ async function showRequest(
     workspaceId: where.workspaceId,
     surface: 'request-modal',
   });
-  const route: Route = { view: 'request', id, page: 1 };
+  const route: Route = { view: 'request', id, page };
   const render = { timeZone: deps.config.DIGEST_TZ, now: deps.now() };
   let message: Message;
   let ok = true;
@@ -99,7 +101,7 @@ async function showRequest(
   }
   // A failure names the request only when it offered to try again (a timeout, the budget), not a 404. Another choice
   // clicked in this modal meanwhile shows instead of this older answer; a closed modal has nothing to show it in.
-  const view = renderAnswerModal(title(id), message, ok || offersRetry(message) ? id : undefined);
+  const view = renderAnswerModal(title(id), message, ok || offersRetry(message) ? id : undefined, page);
   const modalLogger = logger.child({ requestId: id });
   let update = await updateModal(client, where.modal, view, where.hash, modalLogger);
   // Refused for what it holds: a plain view in its place, which Slack takes where it refused the answer.
@@ -192,16 +194,7 @@ export function registerRequestModals(app: App, deps: SlackDeps): void {
       const who = { workspaceId, userId: body.user.id };
       if (body.view?.type === 'modal') {
         const viewId = body.view.id;
-        // The hash of the view this click leaves: a later click in the same modal changes it, and wins.
-        const hash = await client.views
-          .update({ view_id: viewId, view: renderLoadingModal(title(id), `Buscando a solicitação ${id}…`) })
-          .then(
-            (updated) => updated.view?.hash,
-            (error: unknown) => {
-              deps.logger.warn(errFields(error), 'request modal not updated');
-              return undefined;
-            },
-          );
+        const hash = await claimModal(deps, client, viewId, id);
         const where = { ...who, modal: { viewId }, hash, channelId: body.channel?.id, respond };
         await deps.tasks.run('request modal', () => showRequest(deps, client, where, id));
         return;
@@ -211,7 +204,58 @@ export function registerRequestModals(app: App, deps: SlackDeps): void {
     },
   );
 
+  // `Anterior`/`Próxima` of a request shown in a modal: the modal turns to that page (a modal has no response_url).
+  app.action<BlockAction<ButtonAction>>(
+    ActionPatterns.requestPage,
+    async ({ ack, body, action, client, context, respond }) => {
+      await ack();
+      const workspaceId = workspaceIdOf(context);
+      if (!workspaceId) return;
+      const route = decodeRoute(action.value);
+      if (route?.view !== 'request' || body.view?.type !== 'modal') {
+        deps.logger.warn({ actionId: action.action_id }, 'request page button with an unreadable value');
+        const recipient = { client, userId: body.user.id, channelId: body.channel?.id };
+        await tellPerson(deps, respond, renderStaleButton(), recipient);
+        return;
+      }
+      const viewId = body.view.id;
+      const hash = await claimModal(deps, client, viewId, route.id);
+      const where = {
+        workspaceId,
+        userId: body.user.id,
+        modal: { viewId },
+        hash,
+        channelId: body.channel?.id,
+        respond,
+      };
+      await deps.tasks.run('request modal page', () =>
+        showRequest(deps, client, where, route.id, route.page),
+      );
+    },
+  );
+
   app.view<ViewSubmitAction>(ViewIds.requestLookup, (args) => submitLookup(deps, args));
+}
+
+/**
+ * A click in the request modal shows it loading at once; the hash that update leaves is what the click's answer
+ * updates with, so a later click in the same modal changes it, and wins (undefined when the update failed).
+ */
+function claimModal(
+  deps: SlackDeps,
+  client: WebClient,
+  viewId: string,
+  id: number,
+): Promise<string | undefined> {
+  return client.views
+    .update({ view_id: viewId, view: renderLoadingModal(title(id), `Buscando a solicitação ${id}…`) })
+    .then(
+      (updated) => updated.view?.hash,
+      (error: unknown) => {
+        deps.logger.warn(errFields(error), 'request modal not updated');
+        return undefined;
+      },
+    );
 }
 
 type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;

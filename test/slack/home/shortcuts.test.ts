@@ -405,6 +405,54 @@ describe('message shortcut abrir_solicitacao', () => {
     expect(buttonsOfView(shown)).toEqual([]);
   });
 
+  it('a request of several pages: Anterior/Próxima stay in the modal and page it with views.update', async () => {
+    // 1312 with 20 items (3 pages of 8); the items are read once and cached, so every page shows these.
+    const request = h.sandbox.data.company(1)?.requests.find((r) => r.record.solicitacaoMaterialId === 1312);
+    const item = request!.items[0]!;
+    const items = Array.from({ length: 20 }, (_, i) => ({
+      ...item,
+      solicitacaoMaterialItemId: 90_001 + i,
+      material_Nome: `Material de teste ${i + 1}`,
+      rowNumber: i + 1,
+    }));
+    h.sandbox.faults.next({
+      path: '/v1/solicitacoes-materiais/1312/itens',
+      status: 200,
+      body: items,
+      times: 5,
+    });
+    const since = h.slack.views.length;
+    await messageShortcut(h, 'abrir_solicitacao', 'a solicitação 1312', { channel: CHANNELS.stockroom });
+    const opened = await nextView(h, since, 'views.open');
+    const first = await eventually(() =>
+      updatesOf(opened.viewId, since).find((v) => viewText(v).includes('Página 1 de 3')),
+    );
+    // Only the page buttons: the others answer through a message's response_url.
+    expect(buttonsOfView(first).map((b) => b.text?.text)).toEqual(['Próxima']);
+    expect(viewText(first)).toContain('Material de teste 1');
+
+    let at = h.slack.views.length;
+    await clickInView(h, first, 'request:page:', USERS.member);
+    const second = await eventually(() =>
+      updatesOf(opened.viewId, at).find((v) => viewText(v).includes('Página 2 de 3')),
+    );
+    expect(viewText(second)).toContain('Material de teste 9');
+    expect(viewText(second)).not.toContain('Material de teste 1\n');
+    expect(buttonsOfView(second).map((b) => b.text?.text)).toEqual(['Anterior', 'Próxima']);
+    // The answer updates the modal with the hash its click left (a later click wins).
+    expect(second.via).toBe('views.update');
+
+    at = h.slack.views.length;
+    const next = buttonsOfView(second).find((b) => b.text?.text === 'Próxima');
+    await clickInView(h, second, next!.action_id, USERS.member);
+    const third = await eventually(() =>
+      updatesOf(opened.viewId, at).find((v) => viewText(v).includes('Página 3 de 3')),
+    );
+    expect(viewText(third)).toContain('Material de teste 20');
+    expect(buttonsOfView(third).map((b) => b.text?.text)).toEqual(['Anterior']);
+    expect(h.slack.limitViolations).toEqual([]);
+  });
+
   it('several numbers: a choice; a click replaces the modal with that request', async () => {
     const since = h.slack.views.length;
     await messageShortcut(h, 'abrir_solicitacao', 'SM 1312, #1316 e 2026 (ano)', {
