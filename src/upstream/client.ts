@@ -139,6 +139,8 @@ export const DEFAULT_PAGE_SIZE = 50;
 const PAGE_PARAMS = { page: 'Page', size: 'PageSize' };
 /** The history's parameters are spelt in lower camel case (upstream-api.md, Endpoints). */
 const HISTORY_PAGE_PARAMS = { page: 'page', size: 'pageSize' };
+/** How a refusal's cause says "page size" in words (English or Portuguese) rather than by the parameter's name. */
+const PAGE_SIZE_WORDS = ['page size', 'tamanho da página', 'tamanho de página', 'tamanho das páginas'];
 
 type PagedRow = { totalRows?: number | null; rowNumber?: number | null };
 
@@ -361,10 +363,12 @@ export class UpstreamClient {
 
   /**
    * A page of a list whose allowed PageSize is not documented (upstream-api.md: "not shown"). A PageSize over the
-   * documented default refused with a 400 that does not blame other fields is asked again at that default, and once
-   * served there, that list is asked at most that from then on (this process: one refused call per list and
-   * replica); the page says the size it was served at (servedPage), so its readers page on at that size as they do
-   * with a service that serves fewer rows.
+   * documented default refused with a 400 that names the page size (a validation error of the field, or its
+   * name or PAGE_SIZE_WORDS in the cause or title) is asked again at that default, and once served there, that list
+   * is asked at most that from then on (this process: one refused call per list and replica); the page says the
+   * size it was served at (servedPage), so its readers page on at that size as they do with a service that serves
+   * fewer rows. Any other 400 is final (upstream-api.md Errors rule 6: no automatic retry of a 400) and teaches
+   * nothing about page sizes.
    */
   private async pageCall<T extends PagedRow>(
     ctx: CallContext,
@@ -382,10 +386,9 @@ export class UpstreamClient {
       return servedPage(await this.call(ctx, endpoint), page, asked);
     } catch (error) {
       if (!(asked > DEFAULT_PAGE_SIZE && error instanceof UpstreamBadRequestError)) throw error;
-      // The allowed range is not shown, nor how a refusal reads: a validation error of the field, or a cause in
-      // prose (English or Portuguese) that names no field. Only validation errors of other fields rule it out;
-      // any other 400 is asked once at the documented default, and a list then served says the size was it.
-      if (!error.blames(params.size) && error.fields.length > 0) throw error;
+      // The allowed range is not shown, nor how a refusal reads: only a 400 that says the page size is its cause
+      // is asked again; a cause in prose that names no field (the usual shape) states something else.
+      if (!error.blames(params.size, PAGE_SIZE_WORDS)) throw error;
       const served = await atMost(DEFAULT_PAGE_SIZE);
       this.pageSizeCaps.set(endpoint.label, DEFAULT_PAGE_SIZE);
       this.options.logger.warn(

@@ -69,12 +69,15 @@ export class UpstreamBadRequestError extends UpstreamError {
   readonly detail: string | null;
   /** The fields a validation `errors` dictionary names (at most MAX_FIELDS, each cut to MAX_FIELD_CHARS). */
   readonly fields: readonly string[];
+  /** The ProblemDetails `title`, cleaned as `detail` is; null when absent. */
+  readonly title: string | null;
 
   constructor(
     endpoint: string,
     detail: string | null,
     facts: AnswerFacts = {},
     fields: readonly string[] = [],
+    title: string | null = null,
   ) {
     super(`${endpoint} answered 400${detail === null ? '' : `: ${detail}`}`, {
       ...facts,
@@ -83,17 +86,25 @@ export class UpstreamBadRequestError extends UpstreamError {
     });
     this.detail = detail;
     this.fields = fields;
+    this.title = title;
   }
 
   /**
    * Whether the service says this parameter is the cause: its validation errors name it (any case, ASP.NET may
-   * prefix `$.`), or its stated cause holds its name (any case: `MaxPageSizeExceeded` blames PageSize).
+   * prefix `$.`), or its stated cause or title holds its name or one of `words` (any case and accents:
+   * `MaxPageSizeExceeded` blames PageSize, and so does "tamanho da pagina" when given as a word for it).
    */
-  blames(parameter: string): boolean {
-    const name = parameter.toLowerCase();
-    if (this.fields.some((field) => field.toLowerCase().replace(/^\$\./, '') === name)) return true;
-    return (this.detail ?? '').toLowerCase().includes(name);
+  blames(parameter: string, words: readonly string[] = []): boolean {
+    const name = fold(parameter);
+    if (this.fields.some((field) => fold(field).replace(/^\$\./, '') === name)) return true;
+    const said = [this.detail, this.title].map((text) => fold(text ?? ''));
+    return [name, ...words.map(fold)].some((word) => said.some((text) => text.includes(word)));
   }
+}
+
+/** Lower case without accents and with single spaces, for matching words in a stated cause. */
+function fold(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ');
 }
 
 export class UpstreamUnauthorizedError extends UpstreamError {
@@ -432,6 +443,12 @@ export function problemText(body: unknown): string | null {
   return text === null ? null : cleanText(text);
 }
 
+/** The ProblemDetails `title` alone, cleaned as problemText's answer; null when absent or unusable. */
+export function problemTitle(body: unknown): string | null {
+  const text = textField(body, 'title');
+  return text === null ? null : cleanText(text);
+}
+
 /**
  * The ProblemDetails `traceId` extension (ASP.NET's; the sandbox sends it too), reduced to the characters a trace
  * id is made of (W3C traceparent, ASP.NET activity ids: letters, digits, `-._:|/+=@`) and MAX_TRACE_ID_CHARS, so
@@ -483,7 +500,13 @@ export function errorFromResponse(
   const facts: AnswerFacts = { traceId: traceIdOf(body) };
   switch (status) {
     case 400:
-      return new UpstreamBadRequestError(endpoint, problemText(body), facts, validationFields(body));
+      return new UpstreamBadRequestError(
+        endpoint,
+        problemText(body),
+        facts,
+        validationFields(body),
+        problemTitle(body),
+      );
     case 401:
       return new UpstreamUnauthorizedError(endpoint, facts);
     case 403:

@@ -95,6 +95,50 @@ describe('smaller upstream faults', () => {
     expect(text).not.toContain('One or more validation errors');
   });
 
+  it('a request list refused with a 400 that states another cause than the page size is asked once, its cause shown', async () => {
+    // upstream-api.md Errors rule 6: do not automatically retry a 400; the message states the cause.
+    await start();
+    h.sandbox.faults.next({
+      path: '/v1/solicitacoes-materiais',
+      status: 400,
+      body: { title: 'Bad Request', status: 400, detail: 'Filtro de status inválido.' },
+    });
+    const { sentAt } = await h.command('/solicitacao', '');
+    const text = textOf(await h.nextMessage(sentAt, { userId: USERS.member }));
+    expect(text).toContain('recusou a consulta');
+    expect(text).toContain('Filtro de status inválido.');
+    const asked = h.sandbox.calls.filter((c) => c.at >= sentAt && c.path === '/v1/solicitacoes-materiais');
+    expect(asked.map((c) => new URL(c.url, 'http://x').searchParams.get('PageSize'))).toEqual(['100']);
+    // Nothing learnt: the next list is asked at the size it asks for.
+    const again = await h.command('/solicitacao', '');
+    await h.nextMessage(again.sentAt, { userId: USERS.member });
+    const next = h.sandbox.calls.filter(
+      (c) => c.at >= again.sentAt && c.path === '/v1/solicitacoes-materiais',
+    );
+    expect(next[0] && new URL(next[0].url, 'http://x').searchParams.get('PageSize')).toBe('100');
+  });
+
+  it('a request list refused with a 400 naming PageSize is asked again at 50 and answered', async () => {
+    await start();
+    h.sandbox.faults.next({
+      path: '/v1/solicitacoes-materiais',
+      status: 400,
+      body: {
+        title: 'One or more validation errors occurred.',
+        status: 400,
+        errors: { PageSize: ['PageSize deve estar entre 1 e 50.'] },
+      },
+    });
+    const { sentAt } = await h.command('/solicitacao', '');
+    const text = textOf(await h.nextMessage(sentAt, { userId: USERS.member }));
+    expect(text).not.toContain('recusou a consulta');
+    const asked = h.sandbox.calls.filter((c) => c.at >= sentAt && c.path === '/v1/solicitacoes-materiais');
+    expect(asked.slice(0, 2).map((c) => new URL(c.url, 'http://x').searchParams.get('PageSize'))).toEqual([
+      '100',
+      '50',
+    ]);
+  });
+
   it('a null list is bad upstream data, not an empty answer', async () => {
     await start();
     h.sandbox.faults.next({

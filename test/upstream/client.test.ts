@@ -185,22 +185,39 @@ describe('every endpoint of the stockroom area, against the sandbox', () => {
     expect(purchases.pageSize).toBe(50);
   });
 
-  it('a 400 in prose that the same list at 50 gets again is not a page size: its error stands and nothing is learnt', async () => {
+  it('a 400 in prose that does not name the page size is final: asked once, its error stands and nothing is learnt', async () => {
+    // upstream-api.md Errors rule 6: no automatic retry of a 400; its message states the cause.
     sandbox.faults.next({
       path: '/v1/solicitacoes-materiais',
       status: 400,
       body: { title: 'Bad Request', status: 400, detail: 'Parâmetros inválidos.' },
-      times: 2,
     });
     await expect(stack.client.listRequests(ctx(), { pageSize: 100 })).rejects.toMatchObject({
       detail: 'Parâmetros inválidos.',
     });
+    expect(dataCalls()).toHaveLength(1);
     const page = await stack.client.listRequests(ctx(), { pageSize: 100 });
     expect(page.pageSize).toBe(100);
     expect(dataCalls().map((c) => new URL(c.url, 'http://x').searchParams.get('PageSize'))).toEqual([
       '100',
-      '50',
       '100',
+    ]);
+  });
+
+  it('a 400 whose title alone names the page size is asked again at 50; the history list learns for itself', async () => {
+    sandbox.faults.next({
+      path: `/v1/solicitacoes-materiais/${C1.requestsWithItemsBelowMinimum[0]}/historico`,
+      status: 400,
+      body: { title: 'Invalid pageSize', status: 400, detail: 'Valor fora do intervalo.' },
+    });
+    const history = await stack.client.listRequestHistory(ctx(), C1.requestsWithItemsBelowMinimum[0] ?? 0, {
+      page: 1,
+      pageSize: 100,
+    });
+    expect(history.pageSize).toBe(50);
+    expect(dataCalls().map((c) => new URL(c.url, 'http://x').searchParams.get('pageSize'))).toEqual([
+      '100',
+      '50',
     ]);
   });
 

@@ -63,6 +63,23 @@ describe('errorFromResponse', () => {
     expect(blamed(undefined).blames('PageSize')).toBe(false);
   });
 
+  it('400 blames a parameter by words given for it, in its cause or its title, any case and accents', () => {
+    const blamed = (body: unknown) => errorFromResponse(400, body, {}, endpoint) as UpstreamBadRequestError;
+    const words = ['page size', 'tamanho da página'];
+    expect(blamed(problem({ detail: 'Page size must be between 1 and 50' })).blames('PageSize', words)).toBe(
+      true,
+    );
+    expect(
+      blamed(problem({ detail: 'O TAMANHO DA PAGINA deve ser até 50.' })).blames('PageSize', words),
+    ).toBe(true);
+    expect(
+      blamed(problem({ title: 'Invalid PageSize', detail: 'Valor fora do intervalo.' })).blames('PageSize'),
+    ).toBe(true);
+    expect(blamed(problem({ detail: 'Parâmetros inválidos.' })).blames('PageSize', words)).toBe(false);
+    // Without the words, prose is not read as naming the parameter.
+    expect(blamed(problem({ detail: 'Page size must be between 1 and 50' })).blames('PageSize')).toBe(false);
+  });
+
   it('400 falls back to the title, and to null without a body', () => {
     expect(errorFromResponse(400, problem({ title: 'Bad Request' }), {}, endpoint)).toMatchObject({
       detail: 'Bad Request',
