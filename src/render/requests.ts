@@ -144,15 +144,17 @@ export function renderRequestDetail(
   });
 }
 
-/** Who acted on a history entry: who handed the material out and who picked it up, else the requester. */
+/**
+ * The people a history entry names: who handed the material out and who picked it up. The entry has no field for
+ * who made the change, so nobody else is credited with it (its `solicitante_Nome` is the request's requester, whom
+ * the request's detail shows).
+ */
 function whoOf(entry: HistoryEntry): string | null {
   const parts: string[] = [];
   if (visibleText(entry.responsavelSaidaMaterial_Nome))
     parts.push(`saída: ${safeText(entry.responsavelSaidaMaterial_Nome, 80)}`);
   if (visibleText(entry.responsavelRetirada_Nome))
     parts.push(`retirada: ${safeText(entry.responsavelRetirada_Nome, 80)}`);
-  if (parts.length === 0 && visibleText(entry.solicitante_Nome))
-    parts.push(`por ${safeText(entry.solicitante_Nome, 80)}`);
   return parts.length === 0 ? null : parts.join(' · ');
 }
 

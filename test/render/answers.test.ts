@@ -449,7 +449,7 @@ describe('request detail', () => {
 });
 
 describe('request history', () => {
-  it('lists oldest first with date, status and who', () => {
+  it('lists oldest first with date, status and who handed out or picked up; never credits the requester', () => {
     const rows = [
       historyEntry({
         data: '2026-11-21T09:00:00',
@@ -465,7 +465,9 @@ describe('request history', () => {
       ),
     );
     expect(text.indexOf('20/11/2026 14:30')).toBeLessThan(text.indexOf('21/11/2026 09:00'));
-    expect(text).toContain('— Aberta (1) — por Maria Conceição Souza');
+    // The entry has no field for who made the change: the requester (solicitante_Nome) is not shown as its author.
+    expect(text).toContain('— Aberta (1)\n');
+    expect(text).not.toContain('Maria Conceição Souza');
     expect(text).toContain('— Entregue (1) — retirada: Ana Técnica');
   });
 

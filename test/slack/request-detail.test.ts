@@ -184,6 +184,33 @@ it('names the history leaves null (they are nullable there) come from the reques
   expect(h.sandbox.calls.filter((c) => c.kind === 'data' && c.path === REQUESTS)).toHaveLength(1);
 });
 
+it('historico does not credit the requester with a change the entry names no one for', async () => {
+  const entry = (at: string, status: number, name: string, retirada: string | null) => ({
+    ...unnamedEntry(ID),
+    status,
+    data: at,
+    solicitante: 7,
+    solicitante_Nome: 'Sérgio Nogueira',
+    statusAndamentoSolicitacao_Nome: name,
+    responsavelRetirada: retirada === null ? null : 9,
+    responsavelRetirada_Nome: retirada,
+    totalRows: 2,
+  });
+  h.sandbox.faults.next({
+    path: `${REQUESTS}/${ID}/historico`,
+    status: 200,
+    body: [
+      entry('2026-01-10T09:00:00', 5, 'Aguardando compra', null),
+      { ...entry('2026-01-12T09:00:00', 7, 'Entregue', 'Ana Técnica'), rowNumber: 2 },
+    ],
+  });
+  const { sentAt } = await h.command('/solicitacao', `${ID} historico`);
+  const text = textOf(await h.nextMessage(sentAt, { userId: USERS.member }));
+  expect(text).toContain('Aguardando compra (5)');
+  expect(text).toContain('Entregue (7) — retirada: Ana Técnica');
+  expect(text).not.toContain('por Sérgio Nogueira');
+});
+
 it('a history with its names makes no list search', async () => {
   const { sentAt } = await h.command('/solicitacao', String(ID));
   await h.nextMessage(sentAt, { userId: USERS.member });
