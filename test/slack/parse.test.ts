@@ -295,6 +295,44 @@ describe('/solicitacao', () => {
     });
   });
 
+  it('reads a number written as people write one, as Abrir solicitação reads it; other words stay a search', () => {
+    for (const text of [
+      '1.312',
+      '1312/2026',
+      '1312 / 2026',
+      '1312.',
+      '1312,',
+      '(1312)',
+      '(#1312)',
+      'Nº 1312',
+      'nº1312',
+      'n.º 1312',
+      'N° 1312',
+      'n. 1312',
+      '１.３１２',
+      '(１３１２)',
+    ])
+      expect(parseSolicitacao(text), JSON.stringify(text)).toEqual({
+        ok: true,
+        command: { kind: 'request-detail', id: 1312, page: 1 },
+      });
+    expect(parseSolicitacao('1.312 historico')).toEqual({
+      ok: true,
+      command: { kind: 'request-history', id: 1312, page: 1 },
+    });
+    expect(parseSolicitacao('nº 1312 acompanhar')).toEqual({
+      ok: true,
+      command: { kind: 'request-follow', id: 1312 },
+    });
+    expect(parseSolicitacao('1312/2026 pagina:2')).toEqual({
+      ok: true,
+      command: { kind: 'request-detail', id: 1312, page: 2 },
+    });
+    // Words that are no number form stay text: a decimal, a number glued to letters, a word, `no` before a number.
+    for (const text of ['4.5', '1312abc', 'cimento', 'torre 1312', 'no 2025', '1312/4106'])
+      expect(parseSolicitacao(text), text).toMatchObject({ ok: true, command: { kind: 'request-list' } });
+  });
+
   it('reads a number in Arabic-Indic or Devanagari digits as the number', () => {
     for (const text of ['١٣١٢', '#١٣١٢', 'SM ١٣١٢', '१३१२', '۱۳۱۲\u200b'])
       expect(parseSolicitacao(text), JSON.stringify(text)).toEqual({

@@ -211,6 +211,24 @@ it('historico does not credit the requester with a change the entry names no one
   expect(text).not.toContain('por Sérgio Nogueira');
 });
 
+it('a number written as people write one opens that request, with no text search', async () => {
+  // Until 2026-11-27 `/solicitacao 1.312` (and `1312/2026`, `(1312)`, `Nº 1312`…) searched the list for that text
+  // and answered that no request of the last 30 days matched.
+  const dotted = `${Math.floor(ID / 1000)}.${String(ID % 1000).padStart(3, '0')}`;
+  for (const typed of [dotted, `${ID}/2026`, `(${ID})`, `Nº ${ID}`, `n.º ${ID}`, `${ID}.`]) {
+    const { sentAt } = await h.command('/solicitacao', typed);
+    const text = textOf(await h.nextMessage(sentAt, { userId: USERS.member }));
+    expect(text, typed).toContain(`Solicitação ${ID}`);
+    expect(text, typed).not.toContain('Nenhuma solicitação');
+    const asked = h.sandbox.calls.filter((c) => c.kind === 'data' && c.at >= sentAt);
+    expect(
+      asked.some((c) => c.url.includes('Search=')),
+      typed,
+    ).toBe(false);
+  }
+  expect(callsTo(`${REQUESTS}/${ID}/itens`).length).toBeGreaterThan(0);
+});
+
 it('a history with its names makes no list search', async () => {
   const { sentAt } = await h.command('/solicitacao', String(ID));
   await h.nextMessage(sentAt, { userId: USERS.member });

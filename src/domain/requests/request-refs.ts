@@ -56,6 +56,15 @@ const EXPLICIT = [
 /** The words that name a request's number (`solicitação 4105`, `SM 4105`), at the start of a text: one number. */
 const LEADING = NAMED.map(({ word }) => new RegExp(`^\\s*${word}(${NUMBER})${YEAR_SUFFIX}`));
 /**
+ * A number written alone as people write a request's, at the start of a text and ending its first word: `1312`,
+ * `#1312`, `1.312`, `1312/2026` (number/year), `(1312)`, `1312.`, `1312,`, after `nº`, `n.º`, `n°` or `n.` (read
+ * before `º` becomes `o`, so the word `no` is no such sign). The number itself is NUMBER and YEAR_SUFFIX, as the
+ * shortcut reads it.
+ */
+const LONE = new RegExp(
+  String.raw`^\s*(?:n\s{0,1}(?:\.\s{0,1}[º°]?|[º°])\.?\s{0,3})?[([]?\s{0,3}#?(${NUMBER})${YEAR_SUFFIX}[)\]]?[.,;:]?(?=\s|$)`,
+);
+/**
  * A number labelled as a purchase (`Compra 7012`, `compra:7012`, `OC 7012`, `Pedido de compra 7012`, `Ordem de
  * compra: 7012`, `compras 7012, 7013 e 7014`, `Compra agrupadora: 7001`), as the bot's own receipt alerts, digests
  * and purchase answers write them: never a request's number, whatever else the text holds.
@@ -115,11 +124,19 @@ export function findRequestNumbersInParts(parts: readonly unknown[]): number[] {
 
 /**
  * A text that starts by naming a request's number as findRequestNumbers reads it (`SM 4105`, `SM-4105`,
- * `solicitação nº 4105`; `#4105` is a number already): the number, and the rest of the text (folded: accents and
- * case gone). Null otherwise.
+ * `solicitação nº 4105`), or by a number alone written as people write one (LONE: `4105`, `#4105`, `4.105`,
+ * `4105/2025`, `(4105)`, `4105.`, `nº 4105`): the number, and the rest of the text (folded: accents and case gone).
+ * Null otherwise (`4.5`, `4105abc`, `-4105` and any word that is not such a number).
  */
 export function leadingRequestNumber(text: string): { id: number; rest: string } | null {
-  const plain = foldAccents(text.slice(0, MAX_TEXT_CHARS)).replace(/º|°|ª/g, 'o');
+  const folded = foldAccents(text.slice(0, MAX_TEXT_CHARS));
+  const lone = LONE.exec(folded);
+  if (lone) {
+    const id = numberOf(lone[1] ?? '');
+    if (Number.isSafeInteger(id) && id >= 1 && id <= MAX_INT32)
+      return { id, rest: folded.slice(lone[0].length).replace(/º|°|ª/g, 'o') };
+  }
+  const plain = folded.replace(/º|°|ª/g, 'o');
   for (const pattern of LEADING) {
     const match = pattern.exec(plain);
     const id = numberOf(match?.[1] ?? '');
@@ -127,6 +144,12 @@ export function leadingRequestNumber(text: string): { id: number; rest: string }
       return { id, rest: plain.slice(match[0].length) };
   }
   return null;
+}
+
+/** Whether a word, alone, is a request's number as leadingRequestNumber reads one (`1.312`, `(1312)`, `1312/2026`). */
+export function isRequestNumberWord(word: string): boolean {
+  const read = leadingRequestNumber(word);
+  return read !== null && read.rest.trim() === '';
 }
 
 function collect(text: string, patterns: RegExp[]): number[] {

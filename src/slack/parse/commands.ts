@@ -363,7 +363,8 @@ const REQUEST_FILTERS = ['almox', 'status', 'de', 'ate', 'compra', 'pagina'] as 
 export function parseSolicitacao(text: string): Result<SolicitacaoCommand> {
   const long = lengthProblem(text);
   if (long) return fail(long);
-  // `SM 4105`, `solicitação nº 4105`: the number, as Abrir solicitação reads it (`SM １３１２` too, as tokenize would).
+  // `SM 4105`, `solicitação nº 4105`, and a number alone as people write it (`4.105`, `4105/2025`, `(4105)`,
+  // `nº 4105`): the number, as Abrir solicitação reads it (`SM １３１２` too, as tokenize would).
   const named = leadingRequestNumber(normalizeCommandText(text));
   const tokens = tokenize(named ? `${named.id} ${named.rest}` : text);
   const [first, second, ...rest] = tokens.words;

@@ -1,4 +1,5 @@
 import type { LocalDate } from '../../domain/dates.js';
+import { isRequestNumberWord } from '../../domain/requests/request-refs.js';
 import { MAX_ID, MAX_ROUTE_TEXT, MAX_YEAR, MIN_YEAR } from '../../domain/routes.js';
 import { fold } from '../../lib/text.js';
 import { restoreMrkdwnMarkers } from '../../render/format.js';
@@ -88,13 +89,19 @@ function plainForm(word: string): string {
 }
 
 /**
- * A word in its plain form when that form is a filter, a number or a time of day (`٠٧:٣٠`, `０７：３０`); any other
- * word as it was typed: the answer repeats the search as typed (`2,5mm²`), and the search itself folds the text and
- * the names alike (lib/text's fold: `mm²` and `mm2`, full-width letters and plain ones, match either way).
+ * A word in its plain form when that form is a filter, a number (a request's number as people write one too:
+ * `(１３１２)`, `１.３１２`) or a time of day (`٠٧:٣٠`, `０７：３０`); any other word as it was typed: the answer
+ * repeats the search as typed (`2,5mm²`), and the search itself folds the text and the names alike (lib/text's
+ * fold: `mm²` and `mm2`, full-width letters and plain ones, match either way).
  */
 function readWord(word: string): string {
   const plain = plainForm(word);
-  return FILTER.test(plain) || looksLikeNumber(plain) || parseTimeOfDay(plain) !== null ? plain : word;
+  return FILTER.test(plain) ||
+    looksLikeNumber(plain) ||
+    isRequestNumberWord(plain) ||
+    parseTimeOfDay(plain) !== null
+    ? plain
+    : word;
 }
 
 /**
