@@ -219,7 +219,8 @@ export function renderRequestLookupModal(): ModalView {
           type: 'plain_text_input',
           action_id: InputActionIds.requestNumber,
           placeholder: plain('Ex.: 1312'),
-          max_length: 12,
+          // Room for the number as people write it (`solicitação nº 1.312/2026`), read as /solicitacao reads it.
+          max_length: 40,
         },
       },
     ],
@@ -228,7 +229,7 @@ export function renderRequestLookupModal(): ModalView {
 }
 
 export function lookupNumberError(): string {
-  return 'Informe o número da solicitação (só algarismos, ex.: 1312).';
+  return 'Informe o número da solicitação (ex.: 1312 ou SM 1312).';
 }
 
 /** Shown at once (the trigger lasts 3 s), replaced by the answer when it comes. */

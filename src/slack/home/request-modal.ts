@@ -28,6 +28,7 @@ import { type Message, renderStaleButton } from '../../render/index.js';
 import { type Recipient, tellPerson } from '../deliver.js';
 import type { SlackDeps } from '../deps.js';
 import { failureMessage } from '../failures.js';
+import { parseRequestNumber } from '../parse/commands.js';
 import { visibleMessageParts } from '../parse/message-text.js';
 import { submittedWorkspaceId, viewForWorkspace, workspaceIdOf } from '../slack-users.js';
 import { type ModalRef, openModal } from '../views/open-modal.js';
@@ -182,7 +183,7 @@ export function registerRequestModals(app: App, deps: SlackDeps): void {
     async ({ ack, body, action, client, context, respond }) => {
       await ack();
       const workspaceId = workspaceIdOf(context);
-      const id = parseRequestNumber(action.value ?? '');
+      const id = buttonRequestNumber(action.value ?? '');
       if (!workspaceId) return;
       if (id === null) {
         // A button of an older version, or a forged value: said so (a modal and the Home have no response_url: a DM).
@@ -265,6 +266,7 @@ async function submitLookup(deps: SlackDeps, args: ViewArgs): Promise<void> {
   // A submission may come without its form state: nothing typed, asked for again (not a throw the request guard
   // answers with an empty body, which closed the modal without a word).
   const typed = view.state?.values?.[BlockIds.requestNumber]?.[InputActionIds.requestNumber]?.value;
+  // Read as `/solicitacao <número>` reads its number: `SM 1312`, `１３１２`, `1.312` and a trailing zero-width space too.
   const id = parseRequestNumber(typeof typed === 'string' ? typed : '');
   const workspaceId = submittedWorkspaceId(view, args.context);
   if (id === null || !workspaceId) {
@@ -280,8 +282,8 @@ async function submitLookup(deps: SlackDeps, args: ViewArgs): Promise<void> {
   await deps.tasks.run('request lookup', () => showRequest(deps, client, where, id));
 }
 
-/** A typed request number: digits (a leading `#` allowed), a positive int32. */
-export function parseRequestNumber(text: string): number | null {
+/** A request button's value as the bot writes it: digits (a leading `#` allowed), a positive int32. */
+function buttonRequestNumber(text: string): number | null {
   const match = /^\s*#?\s*(\d{1,10})\s*$/.exec(text);
   if (!match?.[1]) return null;
   const id = Number(match[1]);

@@ -360,13 +360,34 @@ function followAction(word: string | undefined): 'follow' | 'unfollow' | null {
 
 const REQUEST_FILTERS = ['almox', 'status', 'de', 'ate', 'compra', 'pagina'] as const;
 
+/**
+ * A /solicitacao text in words and filters, a request's number at its start read first: `SM 4105`, `solicitação nº
+ * 4105`, and a number alone as people write it (`4.105`, `4105/2025`, `(4105)`, `nº 4105`), as Abrir solicitação
+ * reads it (`SM １３１２` too, as tokenize would), becomes its digits.
+ */
+function solicitacaoTokens(text: string): Tokens {
+  const named = leadingRequestNumber(normalizeCommandText(text));
+  return tokenize(named ? `${named.id} ${named.rest}` : text);
+}
+
+/**
+ * A request's number typed on its own (the Home's Consultar solicitação field), read as `/solicitacao <número>`
+ * reads it (full-width and other scripts' digits, invisible characters, `SM 1312`, `solicitação 1312`, `1.312`,
+ * `#1312`); null for anything else, a number followed by more words or filters included.
+ */
+export function parseRequestNumber(text: string): number | null {
+  if (lengthProblem(text)) return null;
+  const tokens = solicitacaoTokens(text);
+  const [word, ...more] = tokens.words;
+  if (word === undefined || more.length > 0 || tokens.filters.size > 0 || tokens.problems.length > 0)
+    return null;
+  return parseId(word);
+}
+
 export function parseSolicitacao(text: string): Result<SolicitacaoCommand> {
   const long = lengthProblem(text);
   if (long) return fail(long);
-  // `SM 4105`, `solicitação nº 4105`, and a number alone as people write it (`4.105`, `4105/2025`, `(4105)`,
-  // `nº 4105`): the number, as Abrir solicitação reads it (`SM １３１２` too, as tokenize would).
-  const named = leadingRequestNumber(normalizeCommandText(text));
-  const tokens = tokenize(named ? `${named.id} ${named.rest}` : text);
+  const tokens = solicitacaoTokens(text);
   const [first, second, ...rest] = tokens.words;
   const id = first === undefined ? null : parseId(first);
   if (id === null && first !== undefined && looksLikeNumber(first))

@@ -854,6 +854,44 @@ describe('Consultar solicitação (Home button)', () => {
     expect(shown.view.title).toMatchObject({ text: 'Solicitação 1321' });
   });
 
+  it('reads the number as /solicitacao reads it: full-width, SM, solicitação, a zero-width space, Arabic-Indic digits', async () => {
+    // Until 2026-11-27 the field took only ASCII digits and a `#`, and refused numbers `/solicitacao` accepts.
+    const home = await openHome(h, USERS.member);
+    let since = h.slack.views.length;
+    await clickInView(h, home, 'home:lookup', USERS.member);
+    const lookup = await nextView(h, since, 'views.open');
+    for (const value of [
+      '１３２１',
+      'SM 1321',
+      'solicitação 1321',
+      '1321\u200b',
+      '١٣٢١',
+      '1.321',
+      'Nº 1321',
+    ]) {
+      since = h.slack.views.length;
+      const answer = await submitView(
+        h,
+        lookup,
+        { request_number: { number: { type: 'plain_text_input', value } } },
+        { user: USERS.member },
+      );
+      expect(JSON.parse(answer.body), JSON.stringify(value)).toMatchObject({ response_action: 'update' });
+      const shown = await eventually(() => updatesOf(lookup.viewId, since)[0]);
+      expect(shown.view.title, JSON.stringify(value)).toMatchObject({ text: 'Solicitação 1321' });
+    }
+    // Still only a number: a number with more words, or a search, is refused.
+    for (const value of ['1321 historico', 'torre', '12a']) {
+      const refused = await submitView(
+        h,
+        lookup,
+        { request_number: { number: { type: 'plain_text_input', value } } },
+        { user: USERS.member },
+      );
+      expect(JSON.parse(refused.body), value).toMatchObject({ response_action: 'errors' });
+    }
+  });
+
   it('a submission whose form state is missing asks for the number again, not a silent close', async () => {
     const home = await openHome(h, USERS.member);
     const since = h.slack.views.length;
