@@ -47,6 +47,23 @@ describe('the longest text a command reads', () => {
   });
 });
 
+describe('numbers in the parser’s messages are written in pt-BR (1.234)', () => {
+  it('the text and search lengths and the page range', () => {
+    expect(parseSolicitacao('a'.repeat(MAX_COMMAND_TEXT + 1))).toEqual({
+      ok: false,
+      problem: 'texto longo demais (1.001 caracteres; o máximo é 1.000)',
+    });
+    expect(parseEstoque('a'.repeat(MAX_COMMAND_TEXT))).toEqual({
+      ok: false,
+      problem: 'busca longa demais (1.000 caracteres; o máximo é 200)',
+    });
+    expect(parseSolicitacao('pagina:0')).toEqual({
+      ok: false,
+      problem: '`pagina:0` não é válida (use um número de 1 a 100.000)',
+    });
+  });
+});
+
 describe('whatever a command accepts fits the route its answer is (its buttons carry it)', () => {
   const int32 = 2_147_483_647;
   // Twenty distinct statuses, the highest, and one of them twice: repeats count once.

@@ -3,6 +3,7 @@ import { FEED_EVENT_KINDS, type FeedEventKind } from '../../domain/feed/types.js
 import { leadingRequestNumber } from '../../domain/requests/request-refs.js';
 import { MAX_PAGE, MAX_STATUS_VALUES } from '../../domain/routes.js';
 import { fold } from '../../lib/text.js';
+import { formatNumber } from '../../render/format.js';
 import { MAX_PERIOD_MONTHS as MAX_REQUEST_PERIOD_MONTHS } from '../../upstream/queries.js';
 import { didYouMean, SUBCOMMAND_WORDS, type Suggestion } from './did-you-mean.js';
 import {
@@ -175,7 +176,7 @@ function pageFilter(tokens: Tokens): number | string {
   const page = parseId(raw);
   return page !== null && page <= MAX_PAGE
     ? page
-    : `\`pagina:${raw}\` não é válida (use um número de 1 a ${MAX_PAGE})`;
+    : `\`pagina:${raw}\` não é válida (use um número de 1 a ${formatNumber(MAX_PAGE)})`;
 }
 
 /** Collects typed filter values, stopping at the first problem. */

@@ -2,7 +2,7 @@ import type { LocalDate } from '../../domain/dates.js';
 import { isRequestNumberWord } from '../../domain/requests/request-refs.js';
 import { MAX_ID, MAX_ROUTE_TEXT, MAX_YEAR, MIN_YEAR } from '../../domain/routes.js';
 import { fold } from '../../lib/text.js';
-import { restoreMrkdwnMarkers } from '../../render/format.js';
+import { formatNumber, restoreMrkdwnMarkers } from '../../render/format.js';
 
 /**
  * Shared pieces of the command text parser: words, `key:value` filters, accent- and case-insensitive keywords,
@@ -34,13 +34,13 @@ export const MAX_SEARCH_TEXT = MAX_ROUTE_TEXT;
 
 export function lengthProblem(text: string): string | null {
   return text.length > MAX_COMMAND_TEXT
-    ? `texto longo demais (${text.length} caracteres; o máximo é ${MAX_COMMAND_TEXT})`
+    ? `texto longo demais (${formatNumber(text.length)} caracteres; o máximo é ${formatNumber(MAX_COMMAND_TEXT)})`
     : null;
 }
 
 export function searchProblem(search: string): string | null {
   return search.length > MAX_SEARCH_TEXT
-    ? `busca longa demais (${search.length} caracteres; o máximo é ${MAX_SEARCH_TEXT})`
+    ? `busca longa demais (${formatNumber(search.length)} caracteres; o máximo é ${formatNumber(MAX_SEARCH_TEXT)})`
     : null;
 }
 
