@@ -439,9 +439,13 @@ function degradedReason(error: unknown): 'budget' | 'upstream' | null {
   return null;
 }
 
-/** When the budget frees, as the error says (a budget refusal, a 429 with Retry-After). */
+/**
+ * When the budget frees, as the error says (a budget refusal, a 429): the pause the 429 set when known (its
+ * Retry-After capped at the budget window, budget-queue.ts retryAfterPause), else its Retry-After.
+ */
 function retryAtOf(error: unknown, now: number): number | undefined {
   if (error instanceof BudgetExhaustedError) return error.retryAt;
+  if (error instanceof UpstreamRateLimitedError && error.pausedUntil !== undefined) return error.pausedUntil;
   if (error instanceof UpstreamRateLimitedError && error.retryAfterMs !== undefined)
     return now + error.retryAfterMs;
   return undefined;

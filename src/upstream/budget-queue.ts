@@ -66,6 +66,18 @@ interface Lane {
 /** About 24 days: a longer pause is a bug upstream of here, not a backoff. */
 const MAX_PAUSE_MS = 2_147_483_647;
 
+/**
+ * The pause a 429's Retry-After asks for, in whole ms (0 when absent, zero or negative), at most the budget's window.
+ * The limit upstream counts is per window (UPSTREAM_RATE_LIMIT): once a whole window has passed without a call,
+ * none of the credential's calls still counts, so no longer wait is needed. A longer Retry-After (a year in seconds,
+ * an HTTP date far ahead) would otherwise pause the credential on every replica for weeks (until 2026-11-27 up to
+ * about 24.8 days, MAX_PAUSE_MS). Both window stores (Redis and memory) get their Retry-After from here.
+ */
+export function retryAfterPause(retryAfterMs: number | undefined, windowMs: number): number {
+  if (retryAfterMs === undefined || !(retryAfterMs > 0)) return 0;
+  return Math.ceil(Math.min(retryAfterMs, windowMs, MAX_PAUSE_MS));
+}
+
 /** A monotonic instant as epoch ms on this host's clock, for errors and reports. */
 function toEpochMs(monotonic: number, clock: Clock = systemClock): number {
   return Math.round(clock.now() + (monotonic - clock.monotonic()));
@@ -91,8 +103,12 @@ export function budgetOverWindow(
     },
 
     async pauseAfter429(credentialId, retryAfterMs) {
-      const asked =
-        retryAfterMs !== undefined && retryAfterMs > 0 ? Math.ceil(Math.min(retryAfterMs, MAX_PAUSE_MS)) : 0;
+      const asked = retryAfterPause(retryAfterMs, policy.windowMs);
+      if (retryAfterMs !== undefined && asked < retryAfterMs)
+        options.logger?.warn(
+          { credentialId, retryAfterMs, pauseCapMs: asked },
+          'upstream Retry-After longer than the budget window; pausing for the window only',
+        );
       const { pausedMs, streak } = await store.pauseAfter429(credentialId, asked);
       options.logger?.warn(
         { credentialId, pausedMs, streak, retryAfterMs },

@@ -156,7 +156,8 @@ export function backoffAfter429(streak: number, windowMs: number): number {
  * How long a 429 pauses its credential on every replica: the backoff of the credential's streak of 429s, or the
  * upstream's Retry-After when that asks for longer. Retry-After is not in the API document (which says: on 429,
  * wait, back off exponentially, spread the calls), so it may only lengthen the wait: a `Retry-After: 0`, or an HTTP
- * date already past, still waits the backoff.
+ * date already past, still waits the backoff. The Retry-After it gets is already capped at the window
+ * (retryAfterPause, budget-queue.ts): no 429 pauses a credential longer than the window upstream counts in.
  */
 export function pauseAfter429Ms(retryAfterMs: number | undefined, streak: number, windowMs: number): number {
   return Math.max(

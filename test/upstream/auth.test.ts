@@ -11,7 +11,11 @@ import { TokenManager } from '../../src/upstream/auth.js';
 import type { Budget } from '../../src/upstream/budget.js';
 import { createRedisBudget } from '../../src/upstream/budget-redis.js';
 import type { UpstreamCredential } from '../../src/upstream/credential.js';
-import { CredentialsExpiredError, UpstreamTimeoutError } from '../../src/upstream/errors.js';
+import {
+  CredentialsExpiredError,
+  UpstreamRateLimitedError,
+  UpstreamTimeoutError,
+} from '../../src/upstream/errors.js';
 import { createDispatcher } from '../../src/upstream/http.js';
 import { FAST_RETRY_POLICY } from '../../src/upstream/retry.js';
 import { makeTestRedis, type TestRedis } from '../helpers/redis.js';
@@ -570,5 +574,31 @@ describe('a renewal that ends after its credential was forgotten (unlinked)', ()
     } finally {
       await b.close();
     }
+  });
+});
+
+describe('a 429 of the token issuer with a Retry-After far ahead', () => {
+  it('pauses the credential in the shared budget for at most its window, and logs the Retry-After received', async () => {
+    const started = await sandboxWith();
+    const {
+      stack: a,
+      logs,
+      credential,
+    } = stackFor(started, started.authUrl, {
+      limit: { count: 100, windowMs: 60_000 },
+    });
+    const yearAhead = new Date(Date.now() + 365 * DAY).toUTCString();
+    started.faults.next({ path: '/auth/v1/auth/', status: 429, headers: { 'retry-after': yearAhead } });
+    const error = await a.tokens.login(credential).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamRateLimitedError);
+    const pausedUntil = (error as UpstreamRateLimitedError).pausedUntil ?? 0;
+    expect(pausedUntil).toBeGreaterThan(Date.now());
+    expect(pausedUntil).toBeLessThanOrEqual(Date.now() + 60_000);
+    expect((await a.budget.usage(credential.id)).pausedUntil ?? 0).toBeLessThanOrEqual(Date.now() + 60_000);
+    const warned = logs.lines
+      .map((line) => JSON.parse(line) as { msg?: string; retryAfterMs?: number; pauseCapMs?: number })
+      .find((line) => line.pauseCapMs !== undefined);
+    expect(warned?.pauseCapMs).toBe(60_000);
+    expect(warned?.retryAfterMs).toBeGreaterThan(364 * DAY);
   });
 });

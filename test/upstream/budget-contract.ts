@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { makeLogger } from '../../src/lib/logger.js';
 import type { Budget, BudgetOptions, Priority } from '../../src/upstream/budget.js';
 import { BudgetClosedError, BudgetExhaustedError } from '../../src/upstream/budget-errors.js';
 import { RaisedPriority } from '../../src/upstream/budget-raise.js';
@@ -317,6 +318,27 @@ export function runBudgetContract(name: string, makePeers: () => Promise<BudgetP
 
       // Each credential has its own streak.
       expect(await b.pauseAfter429(`${id}-2`, 0)).toBe(250);
+    });
+
+    it('pauses for at most the window after a 429 whose Retry-After asks for far longer, and logs the value received', async () => {
+      const lines: string[] = [];
+      const logger = makeLogger({
+        level: 'warn',
+        destination: { write: (line: string) => lines.push(line) },
+      });
+      const [a, b] = await peers.open({ limit: { count: 10, windowMs: 15_000 }, logger });
+      const before = time.now();
+      // A year in seconds (Retry-After: 31536000): the pause is the window, on every peer.
+      expect(await a.pauseAfter429(id, 31_536_000_000)).toBe(15_000);
+      const pausedUntil = (await b.usage(id)).pausedUntil ?? 0;
+      expect(pausedUntil).toBeGreaterThanOrEqual(before + 15_000 - roundingMs(time));
+      expect(pausedUntil).toBeLessThanOrEqual(time.now() + 15_000);
+      // Another one during the pause does not lengthen it past the window either.
+      expect(await b.pauseAfter429(id, 31_536_000_000)).toBeLessThanOrEqual(15_000);
+      const warned = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(warned).toContainEqual(
+        expect.objectContaining({ retryAfterMs: 31_536_000_000, pauseCapMs: 15_000, credentialId: id }),
+      );
     });
 
     it('reports used and remaining budget and when the next slot frees', async () => {
