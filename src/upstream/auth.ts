@@ -21,7 +21,7 @@ import {
 import { type HttpResult, sendOnce } from './http.js';
 import { observeAttempt } from './metered.js';
 import { persistently } from './persist.js';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from './retry.js';
+import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from './retry.js';
 import { authResponseSchema } from './schemas.js';
 
 export interface TokenManagerOptions {
@@ -571,7 +571,7 @@ export class TokenManager {
     }
     try {
       // The credential is the bot's: a session still open is its own earlier one, so end it.
-      const answer = await this.logIn(credential, true, slot, mark, renewedElsewhere);
+      const answer = await this.logInConfirmingRefusal(credential, slot, mark, renewedElsewhere);
       return answer.sent ? answer.pair : this.renewedByAnother(credential.id, answer.pair);
     } catch (error) {
       if (error instanceof AuthRejectedError) {
@@ -582,6 +582,34 @@ export class TokenManager {
         );
       }
       throw error;
+    }
+  }
+
+  /**
+   * A renewal's login with the stored password. A refusal the issuer does not word as wrong credentials
+   * (AuthRejectedError.wrongCredentials: "Serviço temporariamente indisponível", or no message) may be passing, and
+   * breaking the link on it stops the workspace's commands, digests and alerts until the link heals: it is
+   * confirmed once, by one more login after a short backoff, and only a second refusal is returned. A refusal worded
+   * as wrong credentials is returned at once: that password is never sent again (an account lockout counts such
+   * tries). Until 2026-11-27 the first refusal of any kind broke the link.
+   */
+  private async logInConfirmingRefusal(
+    credential: UpstreamCredential,
+    slot: SlotWait,
+    mark: ForgottenMark,
+    renewedElsewhere: RenewedElsewhere,
+  ): Promise<TokenAnswer> {
+    try {
+      return await this.logIn(credential, true, slot, mark, renewedElsewhere);
+    } catch (error) {
+      if (!(error instanceof AuthRejectedError) || error.wrongCredentials) throw error;
+      const delayMs = backoffDelay(this.retryPolicy, 1);
+      this.options.logger.warn(
+        { credential: credential.id, delayMs, ...errFields(error) },
+        'renewal login refused, not as wrong credentials; asking once more before the link is taken as broken',
+      );
+      await this.sleep(delayMs);
+      return this.logIn(credential, true, slot, mark, renewedElsewhere);
     }
   }
 

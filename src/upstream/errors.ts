@@ -324,14 +324,36 @@ export class AuthRejectedError extends UpstreamError {
   /**
    * The issuer's message says the login or password is wrong ("Usuário ou senha inválidos."): the password itself
    * was refused, and sending it again would only count against the account (a lockout). The document shows no
-   * message, so this reads its words, in Portuguese or English.
+   * message, so this reads its words, in Portuguese or English: it must name the password, the credentials, or the
+   * login or user as invalid, wrong or unknown, and must not say the refusal is passing ("temporariamente
+   * indisponível", "tente novamente mais tarde"). Until 2026-11-27 any "inválid" counted ("Token inválido",
+   * "Plataforma inválida…"): a refusal that says nothing of the password made the bot never send it again.
    */
   get wrongCredentials(): boolean {
-    return this.upstreamMessage !== null && WRONG_CREDENTIALS.test(this.upstreamMessage);
+    return (
+      this.upstreamMessage !== null &&
+      WRONG_CREDENTIALS.test(this.upstreamMessage) &&
+      !PASSING_REFUSAL.test(this.upstreamMessage)
+    );
   }
 }
 
-const WRONG_CREDENTIALS = /senha|password|credencia|credential|inv[aá]lid/i;
+/** The password or the credentials named, or the login or user named as invalid, wrong or unknown. */
+const WRONG_CREDENTIALS = new RegExp(
+  [
+    'senha',
+    'password',
+    'credencia',
+    'credential',
+    String.raw`\b(usu[aá]rio|login|user(name)?)\b[^.;!?]{0,20}\b(inv[aá]lid|incorret|errad|n[aã]o (encontrad|existe|cadastrad)|invalid|incorrect|wrong|unknown|not found)`,
+    String.raw`\b(invalid|incorrect|wrong|unknown)\b[^.;!?]{0,20}\b(user(name)?|login)\b`,
+  ].join('|'),
+  'i',
+);
+
+/** A refusal that says it is passing: the service, not the password, is what failed. */
+const PASSING_REFUSAL =
+  /tempor[aá]ri|indispon[ií]ve|unavailable|temporar|manuten[cç][aã]o|maintenance|tente (novamente|de novo) (mais tarde|em)|try again later|sobrecarreg|overload/i;
 
 /**
  * The credentials no longer work: neither the refresh token nor a new login can renew them, or the service keeps

@@ -602,3 +602,63 @@ describe('a 429 of the token issuer with a Retry-After far ahead', () => {
     expect(warned?.retryAfterMs).toBeGreaterThan(364 * DAY);
   });
 });
+
+describe('a renewal whose login with the stored password is refused', () => {
+  const passing = {
+    success: false,
+    message: 'Serviço temporariamente indisponível',
+    hasActiveSession: false,
+    authToken: null,
+  };
+
+  /** Logged in, then both tokens expire at the issuer: the next call renews by logging in again. */
+  async function expiredSession() {
+    const started = await sandboxWith();
+    const s = stackFor(started, started.authUrl);
+    await s.stack.tokens.login(s.credential);
+    started.expireAccessTokens(C1.login);
+    started.expireRefreshTokens(C1.login);
+    return { started, ...s };
+  }
+
+  it('once, in words that do not say the credentials are wrong: asked once more, and the renewal goes through', async () => {
+    const { started, stack: s, ctx, logs } = await expiredSession();
+    started.faults.next({ path: '/auth/v1/auth/', status: 200, body: passing });
+    await expect(s.client.listStockrooms(ctx)).resolves.toHaveLength(C1.activeStockrooms.length);
+    expect(kinds(started)).toEqual([
+      'login:200',
+      'data:401',
+      'refresh:401',
+      'login:200',
+      'login:200',
+      'data:200',
+    ]);
+    expect(logs.lines.join('\n')).toContain('asking once more before the link is taken as broken');
+  });
+
+  it('twice in such words: the credentials are taken as expired, as a login refusal (checked again soon), after two logins', async () => {
+    const { started, stack: s, ctx } = await expiredSession();
+    started.faults.next({ path: '/auth/v1/auth/', status: 200, body: passing, times: 2 });
+    const error = await s.client.listStockrooms(ctx).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CredentialsExpiredError);
+    expect((error as CredentialsExpiredError).why).toBe('login_refused');
+    expect(kinds(started).filter((k) => k.startsWith('login'))).toEqual([
+      'login:200',
+      'login:200',
+      'login:200',
+    ]);
+  });
+
+  it('as wrong credentials: taken as expired at once, and the password is not sent again', async () => {
+    const { started, stack: s, ctx } = await expiredSession();
+    started.faults.next({
+      path: '/auth/v1/auth/',
+      status: 200,
+      body: { ...passing, message: 'Usuário ou senha inválidos.' },
+    });
+    const error = await s.client.listStockrooms(ctx).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CredentialsExpiredError);
+    expect((error as CredentialsExpiredError).why).toBe('password_refused');
+    expect(kinds(started).filter((k) => k.startsWith('login'))).toEqual(['login:200', 'login:200']);
+  });
+});

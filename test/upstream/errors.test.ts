@@ -309,3 +309,42 @@ describe('the hierarchy', () => {
     expect(budget).toMatchObject({ retryAt: 1_800_000_000_000, priority: 'background', retryable: false });
   });
 });
+
+describe('a login refusal read as wrong credentials (the password is then never sent again)', () => {
+  const wrong = (message: string | null) => new AuthRejectedError(message, false).wrongCredentials;
+
+  it('is one that names the password, the credentials, or the login or user as invalid or unknown', () => {
+    for (const message of [
+      'Usuário ou senha inválidos.',
+      'Login ou senha inválidos',
+      'Senha incorreta.',
+      'Credenciais inválidas',
+      'Usuário inválido.',
+      'Login não encontrado',
+      'Usuário não cadastrado',
+      'Invalid username or password',
+      'Invalid credentials',
+      'Unknown user',
+    ])
+      expect([message, wrong(message)]).toEqual([message, true]);
+  });
+
+  it('is not a passing refusal, a token refused, or another field called invalid', () => {
+    for (const message of [
+      'Serviço temporariamente indisponível',
+      'Serviço temporariamente indisponível. Tente novamente mais tarde.',
+      'Serviço de autenticação de senha indisponível',
+      'Sistema em manutenção',
+      'Service unavailable, try again later',
+      'Token inválido',
+      'Refresh token inválido.',
+      'Token inválido para este refresh token.',
+      'Plataforma inválida para integrações: use Plataform=6 (API).',
+      'Requisição inválida',
+      'Sessão inválida',
+      'Erro interno',
+    ])
+      expect([message, wrong(message)]).toEqual([message, false]);
+    expect(wrong(null)).toBe(false);
+  });
+});

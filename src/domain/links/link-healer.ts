@@ -34,8 +34,10 @@ export const PROBE_FIRST_DELAY_MS = 5 * 60_000;
 /** Then each wait doubles, up to an hour: a login and a call an hour, about 170 checks in a week. */
 export const PROBE_MAX_DELAY_MS = 60 * 60_000;
 /**
- * A login the issuer refused for another reason than wrong credentials (a message of another kind, or none; and a
- * link broken before the reason was kept): once a day, so that an account it may lock is asked 7 times at most.
+ * A link broken before the reason was kept (it may have been a password refused as wrong): once a day, so that an
+ * account the issuer may lock is asked 7 times at most. Until 2026-11-27 a login refused for another reason than
+ * wrong credentials (`login_refused`) waited this long too: one passing refusal ("Serviço temporariamente
+ * indisponível") stopped commands, digests and alerts for a day; it now follows the refused tokens' pace.
  */
 export const PROBE_LOGIN_REFUSED_DELAY_MS = 24 * 60 * 60_000;
 /** Checks end this long after the break: the refresh token's life; a link broken that long needs an admin. */
@@ -47,11 +49,14 @@ const DUE_PER_TICK = 50;
 
 /**
  * The wait after `count` checks (0: after the break) of a link broken for `why`, or null when none is to come: a
- * password the issuer said is wrong is never sent again by the bot (an account lockout counts such tries).
+ * password the issuer said is wrong is never sent again by the bot (an account lockout counts such tries). Refused
+ * tokens and a login refused for another reason (a message not read as wrong credentials: AuthRejectedError
+ * .wrongCredentials) are checked 5, 10, 20, 40 minutes apart, then hourly; a break of unknown reason daily.
  */
 export function probeDelay(why: LinkBreak | undefined, count: number): number | null {
   if (why === 'password_refused') return null;
-  if (why === 'tokens_refused') return Math.min(PROBE_MAX_DELAY_MS, PROBE_FIRST_DELAY_MS * 2 ** count);
+  if (why === 'tokens_refused' || why === 'login_refused')
+    return Math.min(PROBE_MAX_DELAY_MS, PROBE_FIRST_DELAY_MS * 2 ** count);
   return PROBE_LOGIN_REFUSED_DELAY_MS;
 }
 

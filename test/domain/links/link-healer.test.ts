@@ -53,8 +53,11 @@ describe('the schedule of checks', () => {
     expect(waits).toEqual([5, 10, 20, 40, 60, 60, 60].map((m) => m * MIN));
     expect(PROBE_FIRST_DELAY_MS).toBe(5 * MIN);
     expect(PROBE_MAX_DELAY_MS).toBe(60 * MIN);
-    expect(probeDelay('login_refused', 3)).toBe(PROBE_LOGIN_REFUSED_DELAY_MS);
-    // A link broken before the reason was kept is checked as sparingly as a refused login.
+    // A login refused otherwise than as wrong credentials (a passing refusal) follows the same pace.
+    expect([0, 1, 2, 3, 4, 5].map((count) => probeDelay('login_refused', count))).toEqual(
+      [5, 10, 20, 40, 60, 60].map((m) => m * MIN),
+    );
+    // A link broken before the reason was kept is checked once a day.
     expect(probeDelay(undefined, 0)).toBe(PROBE_LOGIN_REFUSED_DELAY_MS);
     expect(probeDelay('password_refused', 0)).toBeNull();
     expect(nextProbeAt({ brokenAt: 1_000, brokenWhy: 'tokens_refused' })).toBe(1_000 + 5 * MIN);
@@ -171,8 +174,33 @@ describe('a link broken by refused tokens', () => {
     expect(callsSince()).toEqual([]);
   });
 
-  it('a login refused for another reason is checked once a day', async () => {
+  it("a login refused for another reason (a passing refusal) is checked at the refused tokens' pace, not once a day; healed when the issuer takes the password again", async () => {
     await breakLink('login_refused');
+    clock += 5 * MIN;
+    h.sandbox.faults.next({
+      path: '/auth/v1/auth/',
+      status: 200,
+      body: {
+        success: false,
+        message: 'Serviço temporariamente indisponível',
+        hasActiveSession: false,
+        authToken: null,
+      },
+    });
+    expect(await h.container.healer.tick()).toEqual([{ workspaceId: TEAM, outcome: 'failed' }]);
+    expect(callsSince()).toEqual(['login:200']);
+    expect((await h.container.links.get(TEAM))?.probes).toEqual({ count: 1, nextAt: clock + 10 * MIN });
+    expect((await h.container.links.get(TEAM))?.brokenWhy).toBe('login_refused');
+    clock += 10 * MIN;
+    expect(await h.container.healer.tick()).toEqual([{ workspaceId: TEAM, outcome: 'healed' }]);
+    expect(callsSince()).toEqual(['login:200', 'data:200']);
+  });
+
+  it('a link broken before the reason was kept is first checked a day after the break; a login refused then without a message follows the short pace', async () => {
+    const link = await h.container.links.get(TEAM);
+    if (!link) throw new Error('not linked');
+    expect(await h.container.links.markBroken(TEAM, clock, link.linkedAt)).toBe('first');
+    since = h.sandbox.calls.length;
     clock += 5 * MIN;
     expect(await h.container.healer.tick()).toEqual([{ workspaceId: TEAM, outcome: 'not-due' }]);
     expect(callsSince()).toEqual([]);
@@ -180,9 +208,9 @@ describe('a link broken by refused tokens', () => {
     clock += 24 * 60 * MIN - 5 * MIN;
     expect(await h.container.healer.tick()).toEqual([{ workspaceId: TEAM, outcome: 'failed' }]);
     expect(callsSince()).toEqual(['login:403']);
-    expect((await h.container.links.get(TEAM))?.probes).toEqual({
-      count: 1,
-      nextAt: clock + PROBE_LOGIN_REFUSED_DELAY_MS,
+    expect(await h.container.links.get(TEAM)).toMatchObject({
+      brokenWhy: 'login_refused',
+      probes: { count: 1, nextAt: clock + 10 * MIN },
     });
   });
 });
