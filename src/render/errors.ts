@@ -204,6 +204,18 @@ export function renderBadUpstreamData(correlationId: string): Message {
   );
 }
 
+/** The text of the bot's own storage not answering for a moment (a command, and the link modal). */
+export const BOT_STORE_UNAVAILABLE_TEXT =
+  'Falha temporária do bot: o armazenamento interno não respondeu, e nada foi consultado no sistema de estoque. Tente de novo em instantes.';
+
+/**
+ * The bot's own store (Redis) did not answer while a call waited for its budget slot: not the upstream's limit
+ * (until 2026-11-27 this read "Limite de consultas ao sistema atingido").
+ */
+export function renderBotStoreUnavailable(correlationId: string): Message {
+  return failure(`:warning: ${BOT_STORE_UNAVAILABLE_TEXT}`, [context(reference(correlationId))]);
+}
+
 export function renderUnexpected(correlationId: string): Message {
   return failure(
     ':warning: Algo deu errado do nosso lado. Tente de novo; se continuar, informe ao suporte a referência abaixo.',

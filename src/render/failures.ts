@@ -8,7 +8,7 @@ import {
   type UserNotMatchedError,
 } from '../domain/errors.js';
 import type { Route } from '../domain/routes.js';
-import type { BudgetExhaustedError } from '../upstream/budget-errors.js';
+import type { BudgetExhaustedError, BudgetStoreUnavailableError } from '../upstream/budget-errors.js';
 import {
   type AuthRejectedError,
   type CredentialsExpiredError,
@@ -29,6 +29,7 @@ import {
 } from '../upstream/errors.js';
 import {
   renderBadUpstreamData,
+  renderBotStoreUnavailable,
   renderBudgetExhausted,
   renderCredentialsExpired,
   renderForbidden,
@@ -73,7 +74,8 @@ type ShownError =
   | InvalidArgumentError
   | AuthRejectedError
   | CredentialsExpiredError
-  | BudgetExhaustedError;
+  | BudgetExhaustedError
+  | BudgetStoreUnavailableError;
 
 /** Both families' codes: each one is a key of the table below. */
 type ShownCode = UpstreamErrorCode | DomainErrorCode;
@@ -120,6 +122,11 @@ const FAILURES: {
         : renderNothingFound(),
   }),
   upstream_forbidden: () => ({ level: 'warn', message: renderForbidden() }),
+  // The bot's own store did not answer during the wait for a budget slot: not the upstream's limit.
+  upstream_budget_store_unavailable: (_, { correlationId }) => ({
+    level: 'error',
+    message: renderBotStoreUnavailable(correlationId),
+  }),
   upstream_budget_exhausted: (error, { render, budget }) => ({
     level: 'warn',
     message: renderBudgetExhausted(error.retryAt, render, budget),

@@ -3,7 +3,9 @@ export { renderCatalog, renderStockrooms } from './catalog.js';
 export { renderChatHelp } from './chat-help.js';
 export * from './digest.js';
 export {
+  BOT_STORE_UNAVAILABLE_TEXT,
   renderBadUpstreamData,
+  renderBotStoreUnavailable,
   renderBrokenLinkAdminNotice,
   renderBudgetExhausted,
   renderCommandTimeout,

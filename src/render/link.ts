@@ -2,6 +2,7 @@ import type { InputBlock, ModalView } from '@slack/types';
 import type { LinkField } from '../domain/links/link-service.js';
 import type { LinkedCompany } from '../domain/views.js';
 import { actions, button, finalizeMessage, mrkdwn, plain, section } from './blocks.js';
+import { BOT_STORE_UNAVAILABLE_TEXT } from './errors.js';
 import { code, escapeMrkdwn, formatAt, mentionUser, plural, truncate } from './format.js';
 import { ActionIds, BlockIds, InputActionIds, ViewIds } from './ids.js';
 import type { Message, RenderContext } from './types.js';
@@ -105,13 +106,14 @@ function notice(text: string): Message {
 }
 
 /**
- * The link was not made. `busy`: the rate budget is spent; `unavailable`: upstream did not answer; `refused`:
+ * The link was not made. `busy`: the rate budget is spent; `unavailable`: upstream did not answer; `bot_store`: the
+ * bot's own storage did not answer while the login waited for its budget slot; `refused`:
  * upstream refused it (`message` says why, from the link service). `afterModal` is for the message posted once the
  * modal has closed, which must say that nothing was linked; without it the text is short, fit to show under a
  * modal field. With `ctx`, a retry time is given as a time of day.
  */
 export function renderLinkUnavailable(
-  reason: 'busy' | 'unavailable' | 'store' | 'refused',
+  reason: 'busy' | 'unavailable' | 'store' | 'bot_store' | 'refused',
   retryAt: number | null,
   afterModal = false,
   message?: string | null,
@@ -126,6 +128,9 @@ export function renderLinkUnavailable(
     text = `Limite de consultas ao sistema atingido; tente de novo ${when}.`;
   } else if (reason === 'unavailable') {
     text = 'O sistema de estoque não respondeu; tente de novo em alguns minutos.';
+  } else if (reason === 'bot_store') {
+    // The bot's own storage did not answer before the login could be sent: nothing was asked upstream.
+    text = BOT_STORE_UNAVAILABLE_TEXT;
   } else if (reason === 'store') {
     // The login went through; the bot's own storage (Redis) would not keep the link.
     text = 'O login foi aceito, mas não consegui guardar o vínculo agora; tente de novo em alguns minutos.';

@@ -23,9 +23,39 @@ export class BudgetExhaustedError extends UpstreamError {
   }
 }
 
-/** Waiting mends it: a spent budget, or an upstream failure a retry may get past (429, 5xx, timeout, network). */
+/**
+ * The budget's shared store (Redis) did not answer the question "may this call start?" before the call's wait
+ * ended, or failed it: no call was made, and the upstream's limit is not what stopped it. Until 2026-11-27 a wait
+ * that ended so was a BudgetExhaustedError (retry at "now"), and users read that the query limit was reached
+ * while `/estoque status` showed the budget free.
+ */
+export class BudgetStoreUnavailableError extends UpstreamError {
+  override readonly name = 'BudgetStoreUnavailableError';
+  readonly code = UpstreamErrorCode.BudgetStoreUnavailable;
+  readonly retryable = false;
+  readonly priority: string;
+
+  constructor(priority: string, cause?: unknown) {
+    super(
+      `The budget store did not answer for a ${priority} call${
+        cause instanceof Error ? `: ${cause.message}` : ''
+      }`,
+      { cause },
+    );
+    this.priority = priority;
+  }
+}
+
+/**
+ * Waiting mends it: a spent budget, a budget store that did not answer, or an upstream failure a retry may get
+ * past (429, 5xx, timeout, network).
+ */
 export function isTransient(error: unknown): boolean {
-  return error instanceof BudgetExhaustedError || (error instanceof UpstreamError && error.retryable);
+  return (
+    error instanceof BudgetExhaustedError ||
+    error instanceof BudgetStoreUnavailableError ||
+    (error instanceof UpstreamError && error.retryable)
+  );
 }
 
 /** Upstream refused in a way no wait or retry mends: a 4xx, an answer of the wrong shape or size. */

@@ -1,7 +1,7 @@
 import { type Clock, systemClock, type TimerHandle } from '../lib/clock.js';
 import { errFields, type Logger } from '../lib/logger.js';
 import type { Budget, BudgetOptions, BudgetUsage, Demand, Priority, ScheduleOptions } from './budget.js';
-import { BudgetClosedError, BudgetExhaustedError } from './budget-errors.js';
+import { BudgetClosedError, BudgetExhaustedError, BudgetStoreUnavailableError } from './budget-errors.js';
 import { type BudgetPolicy, mapPriorities, PRIORITY_RANK } from './budget-policy.js';
 
 /**
@@ -44,6 +44,8 @@ interface Job {
   reject: (reason: unknown) => void;
   /** Monotonic ms; Infinity when the job may wait for ever. */
   deadline: number;
+  /** Monotonic ms when it was queued. */
+  queuedAt: number;
   timer: TimerHandle | null;
   detach: (() => void) | null;
   onQueued: ((position: number) => void) | null;
@@ -61,7 +63,12 @@ interface Lane {
   freeAt: Record<Priority, number> | null;
   /** Ends the pump's current sleep early. */
   wake: (() => void) | null;
+  /** Monotonic ms when the slot question now in flight was sent to the store; null when none is. */
+  askedAt: number | null;
 }
+
+/** A store answers a slot question in milliseconds: one in flight this long (or half a job's wait) did not answer. */
+const STORE_SILENT_MS = 500;
 
 /** About 24 days: a longer pause is a bug upstream of here, not a backoff. */
 const MAX_PAUSE_MS = 2_147_483_647;
@@ -200,6 +207,7 @@ export class BudgetQueue {
         resolve: resolve as (value: unknown) => void,
         reject,
         deadline: this.clock.monotonic() + maxWaitMs,
+        queuedAt: this.clock.monotonic(),
         timer: null,
         detach: null,
         onQueued: options.onQueued ?? null,
@@ -250,7 +258,7 @@ export class BudgetQueue {
   private laneOf(credentialId: string): Lane {
     let lane = this.lanes.get(credentialId);
     if (lane === undefined) {
-      lane = { credentialId, jobs: [], active: false, freeAt: null, wake: null };
+      lane = { credentialId, jobs: [], active: false, freeAt: null, wake: null, askedAt: null };
       this.lanes.set(credentialId, lane);
     }
     return lane;
@@ -277,13 +285,16 @@ export class BudgetQueue {
         }
 
         let answer: AcquireResult;
+        lane.askedAt = now;
         try {
           answer = await this.acquire(lane.credentialId, head.priority);
         } catch (error) {
           // The store failed: fail closed for the job it was asked for; the next one gets its own attempt.
           this.logger?.warn({ ...errFields(error), credentialId: lane.credentialId }, 'budget store failed');
-          this.drop(lane, head, error);
+          this.drop(lane, head, new BudgetStoreUnavailableError(head.priority, error));
           continue;
+        } finally {
+          lane.askedAt = null;
         }
         if (this.closed) break;
 
@@ -375,11 +386,29 @@ export class BudgetQueue {
     if (lane.freeAt !== null) this.tellAllQueued(lane);
   }
 
+  /**
+   * The job's wait is over. When the store's last answer says its slot is still not free, the budget is what it
+   * waited for (BudgetExhaustedError, with when the slot frees). When instead a slot question has been in flight
+   * for a while (STORE_SILENT_MS, or half the job's wait), the store is what it waited for: BudgetStoreUnavailableError,
+   * so that the user is not told the query limit was reached (until 2026-11-27 a BudgetExhaustedError retrying "now").
+   */
   private expire(lane: Lane, job: Job): void {
     const knownFreeAt = lane.freeAt?.[job.priority];
     const now = this.clock.monotonic();
-    const retryAt = knownFreeAt !== undefined && knownFreeAt > now ? knownFreeAt : now;
-    this.drop(lane, job, new BudgetExhaustedError(toEpochMs(retryAt, this.clock), job.priority));
+    if (knownFreeAt !== undefined && knownFreeAt > now) {
+      this.drop(lane, job, new BudgetExhaustedError(toEpochMs(knownFreeAt, this.clock), job.priority));
+      return;
+    }
+    const silentMs = Math.min(STORE_SILENT_MS, (job.deadline - job.queuedAt) / 2);
+    if (lane.askedAt !== null && now - lane.askedAt >= silentMs) {
+      this.logger?.warn(
+        { credentialId: lane.credentialId, priority: job.priority, waitedMs: now - lane.askedAt },
+        'budget store did not answer before the call could wait no longer',
+      );
+      this.drop(lane, job, new BudgetStoreUnavailableError(job.priority));
+      return;
+    }
+    this.drop(lane, job, new BudgetExhaustedError(toEpochMs(now, this.clock), job.priority));
   }
 
   private remove(lane: Lane, job: Job): boolean {

@@ -24,6 +24,7 @@ export const UpstreamErrorCode = {
   AuthRejected: 'upstream_auth_rejected',
   CredentialsExpired: 'upstream_credentials_expired',
   BudgetExhausted: 'upstream_budget_exhausted',
+  BudgetStoreUnavailable: 'upstream_budget_store_unavailable',
 } as const;
 
 export type UpstreamErrorCode = (typeof UpstreamErrorCode)[keyof typeof UpstreamErrorCode];

@@ -9,6 +9,7 @@ import type { Route } from '../../src/domain/routes.js';
 import {
   type RenderContext,
   renderBadUpstreamData,
+  renderBotStoreUnavailable,
   renderBudgetExhausted,
   renderCredentialsExpired,
   renderForbidden,
@@ -25,7 +26,11 @@ import {
   renderUserNotMatched,
 } from '../../src/render/index.js';
 import { failureMessage } from '../../src/slack/failures.js';
-import { BudgetClosedError, BudgetExhaustedError } from '../../src/upstream/budget-errors.js';
+import {
+  BudgetClosedError,
+  BudgetExhaustedError,
+  BudgetStoreUnavailableError,
+} from '../../src/upstream/budget-errors.js';
 import {
   AuthRejectedError,
   CredentialsExpiredError,
@@ -81,6 +86,12 @@ describe('failure messages', () => {
       new BudgetExhaustedError(render.now + 90_000, 'interactive'),
       renderBudgetExhausted(render.now + 90_000, render, budget),
       'warn',
+    ],
+    [
+      'a budget store that did not answer during the wait for a slot',
+      new BudgetStoreUnavailableError('interactive'),
+      renderBotStoreUnavailable(CORRELATION),
+      'error',
     ],
     [
       'a 429 with Retry-After',

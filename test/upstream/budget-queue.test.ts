@@ -1,6 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Priority } from '../../src/upstream/budget.js';
-import { BudgetClosedError, BudgetExhaustedError } from '../../src/upstream/budget-errors.js';
+import {
+  BudgetClosedError,
+  BudgetExhaustedError,
+  BudgetStoreUnavailableError,
+} from '../../src/upstream/budget-errors.js';
 import { DEFAULT_MAX_WAIT_MS } from '../../src/upstream/budget-policy.js';
 import {
   type Acquire,
@@ -86,7 +90,7 @@ describe('budget queue', () => {
     await expect(keeper).rejects.toBeInstanceOf(BudgetClosedError);
   });
 
-  it('rejects a job when its deadline passes while the store does not answer', async () => {
+  it('rejects a job when its deadline passes while the store does not answer, saying the store did not answer, not that the budget is spent', async () => {
     let answer: (result: AcquireResult) => void = () => {};
     const acquire: Acquire = () => new Promise((resolve) => (answer = resolve));
     const queue = new BudgetQueue(acquire, DEFAULT_MAX_WAIT_MS);
@@ -94,7 +98,9 @@ describe('budget queue', () => {
     const stuck = queue.schedule('c', 'interactive', async () => 'stuck', { maxWaitMs: 60_000 });
     const behind = queue.schedule('c', 'digest', async () => 'behind', { maxWaitMs: 50 });
 
-    await expect(settle(behind)).rejects.toBeInstanceOf(BudgetExhaustedError);
+    const error = await settle(behind).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BudgetStoreUnavailableError);
+    expect(error).not.toBeInstanceOf(BudgetExhaustedError);
     expect(Date.now() - started).toBe(50);
     answer(granted);
     await expect(stuck).resolves.toBe('stuck');
@@ -113,6 +119,7 @@ describe('budget queue', () => {
     const second = queue.schedule('c', 'interactive', async () => 'second');
 
     await expect(first).rejects.toThrow('Connection is closed.');
+    await expect(first).rejects.toBeInstanceOf(BudgetStoreUnavailableError);
     await expect(second).resolves.toBe('second');
     await queue.close();
   });

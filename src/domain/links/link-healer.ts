@@ -9,7 +9,11 @@ import {
 } from '../../store/link-store.js';
 import type { SubscriptionStore } from '../../store/subscription-store.js';
 import type { TokenManager } from '../../upstream/auth.js';
-import { BudgetClosedError, BudgetExhaustedError } from '../../upstream/budget-errors.js';
+import {
+  BudgetClosedError,
+  BudgetExhaustedError,
+  BudgetStoreUnavailableError,
+} from '../../upstream/budget-errors.js';
 import type { UpstreamClient } from '../../upstream/client.js';
 import type { UpstreamCredential } from '../../upstream/credential.js';
 import { AuthRejectedError, UpstreamRateLimitedError } from '../../upstream/errors.js';
@@ -248,7 +252,7 @@ export class LinkHealer {
 /** Until when a check that failed for the budget waits (0: a slot may come at once); null when it was not that. */
 function busy(error: unknown): number | null {
   if (error instanceof BudgetExhaustedError) return error.retryAt;
-  if (error instanceof BudgetClosedError) return 0;
+  if (error instanceof BudgetClosedError || error instanceof BudgetStoreUnavailableError) return 0;
   if (error instanceof UpstreamRateLimitedError) return error.pausedUntil ?? 0;
   return null;
 }

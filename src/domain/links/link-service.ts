@@ -7,7 +7,7 @@ import type { SubscriptionStore } from '../../store/subscription-store.js';
 import type { UserMatchStore } from '../../store/user-match-store.js';
 import type { TokenManager } from '../../upstream/auth.js';
 import type { Budget } from '../../upstream/budget.js';
-import { BudgetExhaustedError } from '../../upstream/budget-errors.js';
+import { BudgetExhaustedError, BudgetStoreUnavailableError } from '../../upstream/budget-errors.js';
 import type { UpstreamClient } from '../../upstream/client.js';
 import { credentialIdOf, type UpstreamCredential } from '../../upstream/credential.js';
 import {
@@ -33,7 +33,7 @@ export type LinkField = 'login' | 'password' | 'company' | 'unit' | 'endSession'
 export type LinkOutcome =
   | { ok: true; stockroomCount: number }
   | { ok: false; field: LinkField; message: string }
-  | { ok: false; field: null; reason: 'busy' | 'unavailable' | 'store'; retryAt?: number };
+  | { ok: false; field: null; reason: 'busy' | 'unavailable' | 'store' | 'bot_store'; retryAt?: number };
 
 /**
  * How long the link, once the login and its check went through, is asked again of a store that cannot take it (a
@@ -255,6 +255,8 @@ export class LinkService {
     log.warn({ step, ...errFields(error) }, 'link attempt failed');
     if (error instanceof BudgetExhaustedError)
       return { ok: false, field: null, reason: 'busy', retryAt: error.retryAt };
+    // The bot's own store did not answer during the wait for a slot: neither the limit nor upstream.
+    if (error instanceof BudgetStoreUnavailableError) return { ok: false, field: null, reason: 'bot_store' };
     // The upstream (or its token issuer) refused for its limit: the credential is paused until then.
     if (error instanceof UpstreamRateLimitedError && error.pausedUntil !== undefined)
       return { ok: false, field: null, reason: 'busy', retryAt: error.pausedUntil };
