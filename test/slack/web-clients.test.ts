@@ -48,7 +48,7 @@ describe('views.open, tied to a trigger_id', () => {
     const result = await h.command('/estoque', 'vincular', { user: USERS.admin });
     expect(result.status).toBe(200);
     const told = await h.nextMessage(result.sentAt, { userId: USERS.admin });
-    expect(textOf(told)).toMatch(/não foi possível abrir o formulário/);
+    expect(textOf(told)).toMatch(/Não consegui abrir o formulário de vínculo/);
     expect(callsOf('views.open')).toHaveLength(2);
     expect(h.slack.views).toHaveLength(0);
   });
@@ -57,7 +57,7 @@ describe('views.open, tied to a trigger_id', () => {
     h.slack.failNext('views.open', { status: 429, retryAfterSec: 30 }, 1);
     const result = await h.command('/estoque', 'vincular', { user: USERS.admin });
     const told = await h.nextMessage(result.sentAt, { userId: USERS.admin });
-    expect(textOf(told)).toMatch(/não foi possível abrir o formulário/);
+    expect(textOf(told)).toMatch(/Não consegui abrir o formulário de vínculo/);
     expect(callsOf('views.open')).toHaveLength(1);
   });
 });
