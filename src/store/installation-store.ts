@@ -41,6 +41,8 @@ export class SlackInstallationStore implements InstallationStore {
    * replica is gone at the next read that reaches the store). One value per install, sealed as stored.
    */
   private readonly lastRead = new Map<string, string>();
+  /** Lookups under way (readInTime), by installation id; a write or delete drops them, as `reading`. */
+  private readonly readingInTime = new Map<string, Promise<{ opened: string | null; remembered: boolean }>>();
 
   constructor(
     private readonly kv: KeyValue,
@@ -72,9 +74,11 @@ export class SlackInstallationStore implements InstallationStore {
       teamId: installation.team?.id,
     });
     this.reading.delete(id);
+    this.readingInTime.delete(id);
     const sealed = this.box.seal(JSON.stringify(installation), `installation:${id}`);
     await this.kv.set(this.keys.installation(id), sealed);
     this.reading.delete(id);
+    this.readingInTime.delete(id);
     this.lastRead.set(id, sealed);
     const workspaceId = installation.team?.id ?? installation.enterprise?.id;
     if (workspaceId && this.onStored) await this.onStored(workspaceId);
@@ -177,9 +181,11 @@ export class SlackInstallationStore implements InstallationStore {
   async deleteInstallation(query: InstallationQuery<boolean>): Promise<void> {
     const id = this.idOf(query);
     this.reading.delete(id);
+    this.readingInTime.delete(id);
     this.lastRead.delete(id);
     await this.kv.del(this.keys.installation(id));
     this.reading.delete(id);
+    this.readingInTime.delete(id);
     this.lastRead.delete(id);
   }
 
@@ -187,7 +193,18 @@ export class SlackInstallationStore implements InstallationStore {
    * The installation's JSON as `read` gives it; when the store has not answered within `storeWaitMs`, or failed,
    * the value this process last read of it (`remembered`). With none remembered, the store's own answer or failure.
    */
-  private async readInTime(id: string): Promise<{ opened: string | null; remembered: boolean }> {
+  private readInTime(id: string): Promise<{ opened: string | null; remembered: boolean }> {
+    // Concurrent lookups (a burst) share one wait, as they share one read: one timer, not one per ack.
+    const under = this.readingInTime.get(id);
+    if (under) return under;
+    const answer = this.readOrRemembered(id).finally(() => {
+      if (this.readingInTime.get(id) === answer) this.readingInTime.delete(id);
+    });
+    this.readingInTime.set(id, answer);
+    return answer;
+  }
+
+  private async readOrRemembered(id: string): Promise<{ opened: string | null; remembered: boolean }> {
     const read = this.read(id);
     const known = this.lastRead.get(id);
     if (known === undefined) return { opened: await read, remembered: false };
