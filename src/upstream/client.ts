@@ -141,6 +141,28 @@ const PAGE_PARAMS = { page: 'Page', size: 'PageSize' };
 const HISTORY_PAGE_PARAMS = { page: 'page', size: 'pageSize' };
 /** How a refusal's cause says "page size" in words (English or Portuguese) rather than by the parameter's name. */
 const PAGE_SIZE_WORDS = ['page size', 'tamanho da página', 'tamanho de página', 'tamanho das páginas'];
+/**
+ * Words of a refusal's cause that name something other than the page size: the period (the lists allow 12 months),
+ * dates, a filter. A 400 in prose that says one of them, or names another parameter of the call, states its cause.
+ */
+const OTHER_CAUSE_WORDS = [
+  'período',
+  'periodo',
+  'meses',
+  'data',
+  'date',
+  'status',
+  'filtro',
+  'filter',
+  'busca',
+  'search',
+  'almoxarifado',
+  'solicitante',
+  'fornecedor',
+  'compra',
+  'empresa',
+  'unidade',
+];
 
 type PagedRow = { totalRows?: number | null; rowNumber?: number | null };
 
@@ -386,9 +408,7 @@ export class UpstreamClient {
       return servedPage(await this.call(ctx, endpoint), page, asked);
     } catch (error) {
       if (!(asked > DEFAULT_PAGE_SIZE && error instanceof UpstreamBadRequestError)) throw error;
-      // The allowed range is not shown, nor how a refusal reads: only a 400 that says the page size is its cause
-      // is asked again; a cause in prose that names no field (the usual shape) states something else.
-      if (!error.blames(params.size, PAGE_SIZE_WORDS)) throw error;
+      if (!pageSizeMayBeTheCause(error, query, params, asked)) throw error;
       const served = await atMost(DEFAULT_PAGE_SIZE);
       this.pageSizeCaps.set(endpoint.label, DEFAULT_PAGE_SIZE);
       this.options.logger.warn(
@@ -737,4 +757,26 @@ const AFTER_SLOT_MS = 5_000;
  */
 export function slotWaitMs(priority: Priority, remainingMs: number): number {
   return Math.max(Math.min(DEFAULT_MAX_WAIT_MS[priority], remainingMs), remainingMs - AFTER_SLOT_MS);
+}
+
+/**
+ * Whether a 400 of a page over the documented default may be that page size's refusal, worth one call at the default.
+ * The allowed range is not shown, nor how its refusal reads. Yes when the 400 names the page size (a validation
+ * error of the field, its name, PAGE_SIZE_WORDS or the size asked in its cause or title), and when its cause names
+ * no field at all and none of the call's other parameters nor OTHER_CAUSE_WORDS ("Parâmetros inválidos."). No when
+ * it states another cause ("O período da consulta é limitado a 12 meses.", a validation error of another field):
+ * upstream-api.md Errors rule 6, a 400 is not retried. Until 2026-11-27 every such 400 without a validation error
+ * of another field was asked again (two calls for a refused period); for an hour of that day only a 400 naming
+ * the page size was, and a refusal in prose of its own ("Parâmetros inválidos.") failed every list.
+ */
+function pageSizeMayBeTheCause(
+  error: UpstreamBadRequestError,
+  query: Record<string, unknown>,
+  params: { page: string; size: string },
+  asked: number,
+): boolean {
+  if (error.blames(params.size, [...PAGE_SIZE_WORDS, String(asked)])) return true;
+  if (error.fields.length > 0) return false;
+  const others = Object.keys(query).filter((name) => name !== params.size && name !== params.page);
+  return !others.some((name) => error.blames(name)) && !error.says(OTHER_CAUSE_WORDS);
 }

@@ -98,8 +98,13 @@ export class UpstreamBadRequestError extends UpstreamError {
   blames(parameter: string, words: readonly string[] = []): boolean {
     const name = fold(parameter);
     if (this.fields.some((field) => fold(field).replace(/^\$\./, '') === name)) return true;
+    return this.says([name, ...words]);
+  }
+
+  /** Whether its stated cause or title holds one of `words` (any case and accents). */
+  says(words: readonly string[]): boolean {
     const said = [this.detail, this.title].map((text) => fold(text ?? ''));
-    return [name, ...words.map(fold)].some((word) => said.some((text) => text.includes(word)));
+    return words.map(fold).some((word) => word !== '' && said.some((text) => text.includes(word)));
   }
 }
 

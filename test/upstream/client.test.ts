@@ -185,15 +185,39 @@ describe('every endpoint of the stockroom area, against the sandbox', () => {
     expect(purchases.pageSize).toBe(50);
   });
 
-  it('a 400 in prose that does not name the page size is final: asked once, its error stands and nothing is learnt', async () => {
-    // upstream-api.md Errors rule 6: no automatic retry of a 400; its message states the cause.
+  it('a 400 in prose of its own that names no cause (Parâmetros inválidos.) is asked once more at 50: it may be the page size', async () => {
+    // The allowed range is not shown, nor how its refusal reads: a service that answers a PageSize over its range
+    // with a cause of its own must not fail every list.
     sandbox.faults.next({
       path: '/v1/solicitacoes-materiais',
       status: 400,
       body: { title: 'Bad Request', status: 400, detail: 'Parâmetros inválidos.' },
     });
+    const page = await stack.client.listRequests(ctx(), { pageSize: 100 });
+    expect(page.pageSize).toBe(50);
+    sandbox.faults.next({
+      path: '/v1/compras-materiais',
+      status: 400,
+      body: { title: 'Bad Request', status: 400, detail: 'O valor 100 excede o máximo permitido (50).' },
+    });
+    expect((await stack.client.listPurchases(ctx(), { pageSize: 100 })).pageSize).toBe(50);
+    expect(dataCalls().map((c) => new URL(c.url, 'http://x').searchParams.get('PageSize'))).toEqual([
+      '100',
+      '50',
+      '100',
+      '50',
+    ]);
+  });
+
+  it('a 400 in prose that states another cause is final: asked once, its error stands and nothing is learnt', async () => {
+    // upstream-api.md Errors rule 6: no automatic retry of a 400; its message states the cause.
+    sandbox.faults.next({
+      path: '/v1/solicitacoes-materiais',
+      status: 400,
+      body: { title: 'Bad Request', status: 400, detail: 'O período da consulta é limitado a 12 meses.' },
+    });
     await expect(stack.client.listRequests(ctx(), { pageSize: 100 })).rejects.toMatchObject({
-      detail: 'Parâmetros inválidos.',
+      detail: 'O período da consulta é limitado a 12 meses.',
     });
     expect(dataCalls()).toHaveLength(1);
     const page = await stack.client.listRequests(ctx(), { pageSize: 100 });
