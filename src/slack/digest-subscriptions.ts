@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { PostNowResult } from '../domain/digest/scheduler.js';
-import { type CheckListener, listenerHold } from '../domain/listener-check.js';
+import { type CheckListener, type ListenerCheck, listenerHold } from '../domain/listener-check.js';
 import type { AnswerCallOptions } from '../domain/workspace.js';
 import type { Logger } from '../lib/logger.js';
 import { renderListenerStockroomNotActive } from '../render/channel-list.js';
@@ -85,14 +85,9 @@ export class DigestSubscriptions {
     calls?: AnswerCallOptions,
   ): Promise<Message | null> {
     const stockroomId = input.stockroomId ?? null;
-    const check = await this.deps.checkListener(input.workspaceId, stockroomId, input.correlationId, calls);
-    if (stockroomId !== null && check.stockroom === 'inactive') {
-      this.deps.logger.info(
-        { workspaceId: input.workspaceId, channelId: input.channelId, stockroomId },
-        'digest subscription refused: stockroom not active',
-      );
-      return renderListenerStockroomNotActive(stockroomId);
-    }
+    const checked = await checkNewListener(this.deps, 'digest', { ...input, stockroomId }, calls);
+    if ('refusal' in checked) return checked.refusal;
+    const { check } = checked;
     const existing = await this.deps.store.get(input.workspaceId, input.channelId);
     const now = this.deps.now();
     const candidate: Subscription = {
@@ -182,4 +177,30 @@ export class DigestSubscriptions {
         return renderDigestUnavailable();
     }
   }
+}
+
+/**
+ * The check a channel's new listener (`resumo assinar`, `alertas assinar`) passes before it is confirmed
+ * (checkListener): its result, or the refusal of an `almox:N` not among the active stockrooms (nothing posted,
+ * nothing subscribed; logged once, `listener` naming which).
+ */
+export async function checkNewListener(
+  deps: { checkListener: CheckListener; logger: Logger },
+  listener: 'digest' | 'feed',
+  input: {
+    workspaceId: string;
+    channelId: string;
+    stockroomId: number | null;
+    correlationId?: string | undefined;
+  },
+  calls?: AnswerCallOptions,
+): Promise<{ check: ListenerCheck } | { refusal: Message }> {
+  const { workspaceId, channelId, stockroomId } = input;
+  const check = await deps.checkListener(workspaceId, stockroomId, input.correlationId, calls);
+  if (stockroomId === null || check.stockroom !== 'inactive') return { check };
+  deps.logger.info(
+    { workspaceId, channelId, stockroomId },
+    `${listener} subscription refused: stockroom not active`,
+  );
+  return { refusal: renderListenerStockroomNotActive(stockroomId) };
 }

@@ -3,7 +3,6 @@ import type { FeedEventKind } from '../domain/feed/types.js';
 import { type CheckListener, listenerHold } from '../domain/listener-check.js';
 import type { AnswerCallOptions } from '../domain/workspace.js';
 import type { Logger } from '../lib/logger.js';
-import { renderListenerStockroomNotActive } from '../render/channel-list.js';
 import {
   renderAppRefused,
   renderDigestUnavailable,
@@ -22,7 +21,7 @@ import {
 } from '../render/feed-listeners.js';
 import type { Message, RenderContext } from '../render/types.js';
 import { type FeedListenerStore, normaliseKinds } from '../store/feed-listeners.js';
-import { type ChannelPoster, isDirectConversation } from './digest-subscriptions.js';
+import { type ChannelPoster, checkNewListener, isDirectConversation } from './digest-subscriptions.js';
 
 /** What following needs from the domain; upstream and link failures are thrown, for the usual messages. */
 export interface FollowReads {
@@ -93,14 +92,9 @@ export class FeedSubscriptions {
     calls?: AnswerCallOptions,
   ): Promise<Message | null> {
     const stockroomId = input.stockroomId ?? null;
-    const check = await this.deps.checkListener(input.workspaceId, stockroomId, input.correlationId, calls);
-    if (stockroomId !== null && check.stockroom === 'inactive') {
-      this.deps.logger.info(
-        { workspaceId: input.workspaceId, channelId: input.channelId, stockroomId },
-        'feed subscription refused: stockroom not active',
-      );
-      return renderListenerStockroomNotActive(stockroomId);
-    }
+    const checked = await checkNewListener(this.deps, 'feed', { ...input, stockroomId }, calls);
+    if ('refusal' in checked) return checked.refusal;
+    const { check } = checked;
     const hold = listenerHold(check.link, await this.deps.store.pausedReason(input.workspaceId));
     const existing = await this.deps.store.getChannel(input.workspaceId, input.channelId);
     const stored = {
